@@ -1,0 +1,235 @@
+"""Compile settings and job specifications, validated against the installed torch.
+
+Valid backends, modes and config keys are read from torch itself
+(`torch._dynamo.list_backends`, `torch._inductor.list_mode_options`, the config modules'
+own keys), never hard-coded, so the lists follow whatever torch is installed.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+DYNAMIC_CHOICES = ("auto", "true", "false")
+DEVICE_CHOICES = ("cpu", "cuda")
+
+
+class ConfigError(ValueError):
+    """A setting torch would refuse. The message names the value and lists valid ones."""
+
+
+@dataclass(frozen=True)
+class CompileConfig:
+    """One way to call torch.compile. `dynamic` is "auto" (None), "true" or "false"."""
+
+    backend: str = "inductor"
+    mode: str = "default"
+    dynamic: str = "auto"
+    fullgraph: bool = False
+    dynamo_config: tuple[tuple[str, Any], ...] = ()
+    inductor_options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """Short unique name used in every table, chart legend and CSV `config` column."""
+        parts = [self.backend]
+        if self.mode != "default":
+            parts.append(self.mode)
+        if self.dynamic != "auto":
+            parts.append(f"dynamic={self.dynamic}")
+        if self.fullgraph:
+            parts.append("fullgraph")
+        parts += [f"{k}={v}" for k, v in self.dynamo_config]
+        parts += [f"{k}={v}" for k, v in self.inductor_options]
+        return "/".join(parts)
+
+    def compile_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for torch.compile (the dynamo overrides are applied apart)."""
+        kwargs: dict[str, Any] = {
+            "backend": self.backend,
+            "fullgraph": self.fullgraph,
+            "dynamic": {"auto": None, "true": True, "false": False}[self.dynamic],
+        }
+        if self.inductor_options:
+            kwargs["options"] = dict(self.inductor_options)
+        elif self.mode != "default":
+            kwargs["mode"] = self.mode
+        return kwargs
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["dynamo_config"] = dict(self.dynamo_config)
+        d["inductor_options"] = dict(self.inductor_options)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CompileConfig":
+        return cls(
+            backend=d.get("backend", "inductor"),
+            mode=d.get("mode", "default"),
+            dynamic=d.get("dynamic", "auto"),
+            fullgraph=bool(d.get("fullgraph", False)),
+            dynamo_config=tuple(sorted(dict(d.get("dynamo_config") or {}).items())),
+            inductor_options=tuple(sorted(dict(d.get("inductor_options") or {}).items())),
+        )
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What to profile: a torchvision model name or a file path, and its input settings."""
+
+    source: str
+    batch_size: int = 1
+    image_size: int = 224
+    weights: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One model × one compile config: everything the child process needs."""
+
+    job_id: str
+    model: ModelSpec
+    config: CompileConfig = field(default_factory=CompileConfig)
+    warmup: int = 5
+    iters: int = 50
+    device: str = "cpu"
+    threads: int | None = None  # None: torch's default for this machine
+    inference_mode: bool = True
+    timeout_s: float = 900.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["config"] = self.config.to_dict()
+        d["model"] = self.model.to_dict()
+        return d
+
+
+# ------------------------------------------------------------------ what torch offers
+
+
+def available_backends() -> list[str]:
+    """Every backend torch.compile accepts here, including eager and aot_eager."""
+    import torch._dynamo
+
+    return sorted(torch._dynamo.list_backends(None))
+
+
+def recommended_backends() -> list[str]:
+    """The backends torch lists by default, plus eager and aot_eager for debugging."""
+    import torch._dynamo
+
+    return sorted(set(torch._dynamo.list_backends()) | {"eager", "aot_eager"})
+
+
+def available_modes() -> list[str]:
+    import torch._inductor
+
+    return list(torch._inductor.list_mode_options())
+
+
+def dynamo_config_defaults() -> dict[str, Any]:
+    import torch._dynamo.config
+
+    return torch._dynamo.config.get_config_copy()
+
+
+def inductor_config_defaults() -> dict[str, Any]:
+    import torch._inductor.config
+
+    return torch._inductor.config.get_config_copy()
+
+
+def parse_key_values(items: list[str], defaults: dict[str, Any], what: str) -> tuple[tuple[str, Any], ...]:
+    """Parse KEY=VALUE strings; each KEY must exist in `defaults` and VALUE match its type."""
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"{what} override {item!r} is not KEY=VALUE (e.g. capture_scalar_outputs=True).")
+        if key not in defaults:
+            close = [k for k in defaults if key.lower() in k.lower()][:8]
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise ConfigError(f"{what} has no setting {key!r}.{hint} See the {len(defaults)} keys of the installed torch.")
+        parsed[key] = _coerce(raw.strip(), defaults[key], key, what)
+    return tuple(sorted(parsed.items()))
+
+
+def _coerce(raw: str, default: Any, key: str, what: str) -> Any:
+    if isinstance(default, bool):
+        low = raw.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{what} setting {key} takes True or False, not {raw!r}.")
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw
+    if isinstance(default, (int, float)) and not isinstance(value, (int, float)):
+        raise ConfigError(f"{what} setting {key} takes a number, not {raw!r}.")
+    if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float):
+        raise ConfigError(f"{what} setting {key} takes a whole number, not {raw!r}.")
+    return value
+
+
+def validate_config(config: CompileConfig, device: str = "cpu") -> None:
+    """Raise ConfigError, with the valid values, for anything torch.compile would refuse."""
+    backends = available_backends()
+    if config.backend not in backends:
+        raise ConfigError(
+            f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}."
+        )
+    modes = available_modes()
+    if config.mode not in modes:
+        raise ConfigError(
+            f"Unknown mode {config.mode!r}. Valid modes here: {', '.join(modes)}. "
+            "(Modes such as 'max', 'min', 'high-speed' or 'keypoint' do not exist in any torch release.)"
+        )
+    if config.mode != "default" and config.backend != "inductor":
+        raise ConfigError(
+            f"mode={config.mode!r} only applies to the inductor backend, not {config.backend!r}; "
+            "use mode 'default' with other backends."
+        )
+    if config.mode != "default" and config.inductor_options:
+        raise ConfigError(
+            "torch.compile takes either a mode or inductor options, not both; drop one of them."
+        )
+    if config.inductor_options and config.backend != "inductor":
+        raise ConfigError(f"Inductor options need backend 'inductor', not {config.backend!r}.")
+    if config.dynamic not in DYNAMIC_CHOICES:
+        raise ConfigError(f"dynamic must be one of {', '.join(DYNAMIC_CHOICES)}, not {config.dynamic!r}.")
+    if device not in DEVICE_CHOICES:
+        raise ConfigError(f"device must be one of {', '.join(DEVICE_CHOICES)}, not {device!r}.")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("device 'cuda' was asked for but no CUDA GPU is available here; use --device cpu.")
+
+
+def expand_configs(
+    backends: list[str],
+    modes: list[str],
+    dynamics: list[str],
+    fullgraph: bool = False,
+    dynamo_config: tuple[tuple[str, Any], ...] = (),
+    inductor_options: tuple[tuple[str, Any], ...] = (),
+) -> list[CompileConfig]:
+    """Every combination of the given values, skipping mode variants on non-inductor
+    backends (where only 'default' applies) rather than failing the whole sweep."""
+    configs: list[CompileConfig] = []
+    for backend, mode, dynamic in itertools.product(backends, modes, dynamics):
+        if backend != "inductor" and mode != "default":
+            if len(modes) > 1:
+                continue  # a sweep over modes only means something for inductor
+        cfg = CompileConfig(backend, mode, dynamic, fullgraph, dynamo_config, inductor_options)
+        if cfg not in configs:
+            configs.append(cfg)
+    return configs

@@ -1,0 +1,216 @@
+"""The event vocabulary between a profiling job (child process) and whoever watches it.
+
+Declared once here and used everywhere: the child emits these, the runner forwards them,
+`results.JobResult.apply` folds them, the GUI turns them into Qt signals and the reports
+serialise what they carried. Every event carries the `job_id` of the job it belongs to, so
+a stale event from a cancelled job can be recognised and dropped.
+
+Events are frozen dataclasses; they cross the process boundary as pickles over a
+multiprocessing pipe and are converted to plain dicts (`to_dict`) for JSON.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+# Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
+# eager and compiled calls alternate (as PyTorch's own benchmark runner does).
+PHASES = ("load", "eager", "compile", "compiled", "benchmark")
+
+
+@dataclass(frozen=True)
+class LatencySample:
+    """One timed call: `phase` is "eager" or "compiled"; `iteration` counts from 0."""
+
+    phase: str
+    iteration: int
+    latency_ms: float
+    warmup: bool = False
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """One graph break as torch reported it while compiling (one occurrence, count 1).
+
+    `reason` is torch's gb_type ("Data-dependent branching"), `gb_code` its registry id
+    ("GB0170"); `frame_skipped` is True when dynamo gave up on the whole frame, which then
+    ran eagerly (e.g. nn.LSTM without allow_rnn).
+    """
+
+    reason: str
+    gb_code: str = ""
+    doc_url: str = ""
+    explanation: str = ""
+    hints: tuple[str, ...] = ()
+    file: str = ""
+    line: int = 0
+    source: str = ""
+    count: int = 1
+    frame_skipped: bool = False
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.reason, self.file, self.line)
+
+
+@dataclass(frozen=True)
+class Recompile:
+    """A recompilation of `function` and the guard failures that triggered it."""
+
+    function: str
+    location: str
+    reasons: tuple[str, ...]
+    compile_id: str = ""
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """What the first compiled call cost and what dynamo made of the model.
+
+    Times are seconds. `compile_time_s` is the wall time of the first compiled call; the
+    phase times come from torch's compilation metrics and are cumulative as torch reports
+    them (dynamo's includes the backend's, AOTAutograd's includes inductor's).
+    `cache_state` is "hit", "miss", "partial" or "n/a" (backends without the FX cache).
+    `coverage` says in words how much of the model actually runs compiled.
+    """
+
+    compile_time_s: float
+    dynamo_s: float = 0.0
+    aot_autograd_s: float = 0.0
+    inductor_s: float = 0.0
+    codegen_s: float = 0.0
+    cache_state: str = "n/a"
+    fx_cache_hits: int = 0
+    fx_cache_misses: int = 0
+    frames_compiled: int = 0
+    frames_skipped: int = 0
+    graph_count: int = 0
+    op_count: int = 0
+    guard_count: int = 0
+    coverage: str = ""
+    fully_compiled: bool = False
+
+
+@dataclass(frozen=True)
+class MemoryPeak:
+    """Peak memory of one phase: process RSS high-water mark, and on CUDA the allocator's."""
+
+    phase: str
+    peak_rss_mb: float
+    cuda_max_allocated_mb: float | None = None
+    cuda_max_reserved_mb: float | None = None
+
+
+@dataclass(frozen=True)
+class ResourceSample:
+    """A reading of the job's process taken from outside it (by the runner) at `t_s`."""
+
+    t_s: float
+    phase: str
+    cpu_percent: float
+    rss_mb: float
+    gpu_util_percent: float | None = None
+    gpu_mem_mb: float | None = None
+
+
+# ---------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Event:
+    job_id: str
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": self.kind, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True)
+class JobStarted(Event):
+    """The child is alive; `environment` holds versions, device, thread count."""
+
+    pid: int = 0
+    environment: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PhaseChanged(Event):
+    """The job entered `phase` (one of PHASES); `detail` says what it is doing."""
+
+    phase: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ModelLoaded(Event):
+    """The model is built: its description, parameter count and input shapes."""
+
+    description: str = ""
+    kind: str = ""
+    parameters: int = 0
+    input_shapes: tuple[str, ...] = ()
+    compile_supported: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class LatencyMeasured(Event):
+    """A batch of timed calls, sent every ~100 ms so sending never sits in a timed call."""
+
+    samples: tuple[LatencySample, ...] = ()
+
+
+@dataclass(frozen=True)
+class CompileFinished(Event):
+    result: CompileResult | None = None
+
+
+@dataclass(frozen=True)
+class GraphBreakFound(Event):
+    graph_break: GraphBreak | None = None
+
+
+@dataclass(frozen=True)
+class RecompileFound(Event):
+    recompile: Recompile | None = None
+
+
+@dataclass(frozen=True)
+class MemoryMeasured(Event):
+    peak: MemoryPeak | None = None
+
+
+@dataclass(frozen=True)
+class ResourceSampled(Event):
+    sample: ResourceSample | None = None
+
+
+@dataclass(frozen=True)
+class JobFinished(Event):
+    """The job completed; nothing more will come from it."""
+
+    wall_time_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class JobFailed(Event):
+    """The job ended without completing. `reason` is one line for a user; `detail` is the
+    traceback or the tail of the child's log. Everything received before stays valid."""
+
+    reason: str = ""
+    detail: str = ""
+    phase: str = ""
+
+
+@dataclass(frozen=True)
+class JobCancelled(Event):
+    """The job was cancelled by the user; results received before it stay valid."""
+
+    phase: str = ""
+
+
+TERMINAL_EVENTS = (JobFinished, JobFailed, JobCancelled)

@@ -1,0 +1,338 @@
+"""One profiling job: one model × one compile config, one compile. Runs in a child process.
+
+`run_job(spec, emit)` is a plain function that reports everything through `emit(event)`;
+`child_main` is the child-process entry point that sends those events over a pipe. Tests
+can call `run_job` in-process with a list's `append` as `emit`.
+
+Sequence: load → eager warm-up → compile (first compiled call, timed) → compiled warm-up →
+benchmark (eager and compiled calls alternate, as in PyTorch's benchmarks/dynamo/common.py,
+so drift hits both alike). Every timed call is synchronised on CUDA. Peak memory is taken
+per phase from the kernel's RSS high-water mark, reset between phases.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import sys
+import time
+import traceback
+from typing import Callable
+
+from core import capture
+from core import events as ev
+from core.config import JobSpec
+from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, load_model
+
+Emit = Callable[[ev.Event], None]
+FLUSH_INTERVAL_S = 0.1
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+MB = 1024 * 1024
+
+
+class JobCancelledError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ memory
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's RSS high-water mark (VmHWM) for this process (Linux ≥ 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(spec: JobSpec) -> dict:
+    import torch
+
+    env = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "threads": torch.get_num_threads(),
+        "device": spec.device,
+        "cuda_available": torch.cuda.is_available(),
+        "cuda_version": torch.version.cuda,
+        "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""),
+    }
+    try:
+        import torchvision
+
+        env["torchvision"] = torchvision.__version__
+    except Exception:
+        env["torchvision"] = None
+    if spec.device == "cuda" and torch.cuda.is_available():
+        env["device_name"] = torch.cuda.get_device_name(0)
+    else:
+        env["device_name"] = env["cpu"]
+    return env
+
+
+# ------------------------------------------------------------------ the job
+
+
+class _Job:
+    def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool]):
+        import torch
+
+        self.torch = torch
+        self.spec, self._emit, self._should_stop = spec, emit, should_stop
+        self.phase = ""
+        self._pending: list[ev.LatencySample] = []
+        self._last_flush = time.perf_counter()
+        self.graph_breaks: list[ev.GraphBreak] = []
+        self.cuda = spec.device == "cuda"
+        self.sync = torch.cuda.synchronize if self.cuda else None
+
+    def emit(self, event_type, **fields) -> None:
+        self._emit(event_type(self.spec.job_id, **fields))
+
+    def enter(self, phase: str, detail: str = "") -> None:
+        self.flush()
+        self.phase = phase
+        self.emit(ev.PhaseChanged, phase=phase, detail=detail)
+
+    # ---- latency samples, batched so sending never sits inside a timed call
+    def record(self, sample: ev.LatencySample) -> None:
+        self._pending.append(sample)
+        if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
+            self.flush()
+        if self._should_stop():
+            raise JobCancelledError()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.emit(ev.LatencyMeasured, samples=tuple(self._pending))
+            self._pending = []
+        self._last_flush = time.perf_counter()
+
+    # ---- memory per phase
+    def start_memory_phase(self) -> None:
+        reset_peak_rss()
+        if self.cuda:
+            self.torch.cuda.reset_peak_memory_stats()
+
+    def end_memory_phase(self, phase: str) -> None:
+        alloc = reserved = None
+        if self.cuda:
+            alloc = self.torch.cuda.max_memory_allocated() / MB
+            reserved = self.torch.cuda.max_memory_reserved() / MB
+        self.emit(ev.MemoryMeasured, peak=ev.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
+
+    def timed(self, fn, inputs, before=None) -> float:
+        """Milliseconds for one call, synchronised on both sides on CUDA."""
+        if before is not None:
+            before()
+        sync = self.sync
+        if sync is not None:
+            sync()
+        t0 = time.perf_counter()
+        fn(*inputs)
+        if sync is not None:
+            sync()
+        return (time.perf_counter() - t0) * 1000.0
+
+    # ---- phases
+    def run(self) -> None:
+        torch, spec = self.torch, self.spec
+        if spec.threads:
+            torch.set_num_threads(spec.threads)  # before compiling: inductor bakes it in
+        self.emit(ev.JobStarted, pid=os.getpid(), environment=environment(spec))
+        grad = torch.inference_mode() if spec.inference_mode else torch.no_grad()
+        with grad:
+            loaded = self.load()
+            self.run_eager(loaded)
+            if not loaded.compile_supported:
+                self.run_eager_only_benchmark(loaded)
+                return
+            compiled = self.compile(loaded)
+            self.run_compiled_warmup(compiled, loaded)
+            self.benchmark(loaded, compiled)
+        self.flush()
+
+    def load(self) -> LoadedModel:
+        torch, spec = self.torch, self.spec
+        self.enter("load", f"loading {spec.model.source}")
+        self.start_memory_phase()
+        loaded = load_model(spec.model)
+        model = loaded.model
+        if isinstance(model, torch.nn.Module):
+            model.eval()
+            if self.cuda:
+                model.to("cuda")
+        if self.cuda:
+            loaded.inputs = tuple(x.to("cuda") if isinstance(x, torch.Tensor) else x for x in loaded.inputs)
+        params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
+        self.emit(ev.ModelLoaded, description=loaded.description, kind=loaded.kind, parameters=params,
+                  input_shapes=tuple(describe_input(x) for x in loaded.inputs),
+                  compile_supported=loaded.compile_supported, note=loaded.note)
+        return loaded
+
+    def run_eager(self, loaded: LoadedModel) -> None:
+        spec = self.spec
+        self.enter("eager", f"eager warm-up ({spec.warmup} calls)")
+        self.start_memory_phase()
+        check_forward(loaded, spec.model.source)  # names the model file's line on failure
+        for i in range(spec.warmup):
+            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
+        self.end_memory_phase("eager")
+
+    def compile(self, loaded: LoadedModel):
+        torch, spec = self.torch, self.spec
+        cfg = spec.config
+        self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
+        for key, value in cfg.dynamo_config:
+            setattr(torch._dynamo.config, key, value)
+        capture.install(self._on_graph_break,
+                        lambda r: self.emit(ev.RecompileFound, recompile=r))
+        compiled = torch.compile(loaded.model, **cfg.compile_kwargs())
+        self.start_memory_phase()
+        before = self._step_marker()
+        t0 = time.perf_counter()
+        try:
+            self.timed(compiled, loaded.inputs, before)
+        finally:
+            compile_s = time.perf_counter() - t0
+            self.end_memory_phase("compile")
+        metrics = capture.compilation_metrics()
+        known = {g.gb_code for g in self.graph_breaks}
+        for gb in capture.skipped_frames(metrics, known):
+            self._on_graph_break(gb)
+        result = capture.summarize_compile(metrics, compile_s, cfg.backend,
+                                           sum(1 for g in self.graph_breaks if not g.frame_skipped))
+        self.emit(ev.CompileFinished, result=result)
+        return compiled
+
+    def _on_graph_break(self, gb: ev.GraphBreak) -> None:
+        self.graph_breaks.append(gb)
+        self.emit(ev.GraphBreakFound, graph_break=gb)
+
+    def _step_marker(self):
+        """CUDA-graph modes need a step boundary before each call (else outputs of the
+        previous replay may be overwritten while still in use)."""
+        if self.cuda and self.spec.config.mode in CUDAGRAPH_MODES:
+            return self.torch.compiler.cudagraph_mark_step_begin
+        return None
+
+    def run_compiled_warmup(self, compiled, loaded: LoadedModel) -> None:
+        spec = self.spec
+        # CUDA graphs record on the first calls after compiling: warm up at least three.
+        warmup = max(spec.warmup, 3) if self._step_marker() else spec.warmup
+        self.enter("compiled", f"compiled warm-up ({warmup} calls)")
+        self.start_memory_phase()
+        before = self._step_marker()
+        for i in range(warmup):
+            self.record(ev.LatencySample("compiled", i, self.timed(compiled, loaded.inputs, before), warmup=True))
+        self.end_memory_phase("compiled")
+
+    def benchmark(self, loaded: LoadedModel, compiled) -> None:
+        spec = self.spec
+        self.enter("benchmark", f"{spec.iters} timed iterations, eager and compiled alternating")
+        eager, inputs, before = loaded.model, loaded.inputs, self._step_marker()
+        timed, record, Sample = self.timed, self.record, ev.LatencySample
+        for i in range(spec.iters):
+            record(Sample("eager", i, timed(eager, inputs)))
+            record(Sample("compiled", i, timed(compiled, inputs, before)))
+        self.flush()
+
+    def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
+        spec = self.spec
+        self.enter("benchmark", f"{spec.iters} timed eager iterations (compiling not supported: {loaded.note})")
+        for i in range(spec.iters):
+            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
+        self.flush()
+
+
+def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
+    """One line a user can act on, from an exception raised in `phase`."""
+    if isinstance(exc, ModelLoadError):
+        return f"model: {exc}"
+    text = str(exc).strip().splitlines()
+    first = next((t for t in text if t.strip()), type(exc).__name__)
+    name = type(exc).__name__
+    if phase == "compile":
+        if spec.config.fullgraph and ("Unsupported" in name or "graph break" in str(exc).lower()):
+            return f"compile failed: fullgraph=True refuses graph breaks ({first}); turn fullgraph off or fix the break"
+        return f"compile failed ({name}): {first}"
+    if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
+        return f"out of memory during the {phase} phase: {first}; try a smaller batch size"
+    return f"{phase or 'start-up'} failed ({name}): {first}"
+
+
+def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False) -> str:
+    """Run one job, reporting through `emit`. Returns "completed", "failed" or "cancelled";
+    always emits exactly one terminal event."""
+    started = time.perf_counter()
+    job = None
+    try:
+        job = _Job(spec, emit, should_stop)
+        job.run()
+    except JobCancelledError:
+        job.flush()
+        emit(ev.JobCancelled(spec.job_id, phase=job.phase))
+        return "cancelled"
+    except BaseException as exc:  # report anything, keep what was measured
+        phase = job.phase if job else "start-up"
+        if job is not None:
+            try:
+                job.flush()
+            except Exception:
+                pass
+        emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
+                          detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
+        return "failed"
+    emit(ev.JobFinished(spec.job_id, wall_time_s=time.perf_counter() - started))
+    return "completed"
+
+
+def child_main(spec: JobSpec, conn, log_path: str | None = None) -> None:
+    """Entry point of the job's child process: events go to the parent over `conn`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
+    if log_path:
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    try:
+        run_job(spec, conn.send)
+    finally:
+        try:
+            conn.close()
+        except Exception:
+            pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # skip interpreter teardown (atexit of compile workers); results are sent

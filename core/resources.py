@@ -1,0 +1,95 @@
+"""Reading a job's CPU, memory and GPU use from outside its process.
+
+The runner samples the child from the parent (psutil on the child's pid, NVML for the GPU)
+so that sampling never runs inside, or perturbs, the timed loop. Without a GPU or without
+NVML this says "no GPU" and carries on; it never fails a job.
+"""
+from __future__ import annotations
+
+import time
+
+import psutil
+
+from core.events import ResourceSample
+
+MB = 1024 * 1024
+
+
+class GpuMonitor:
+    """NVML readings for one GPU. `available` is False (with `reason`) when there is none."""
+
+    def __init__(self, index: int = 0):
+        self.available = False
+        self.reason = "no GPU"
+        self.name = ""
+        self._handle = None
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            if pynvml.nvmlDeviceGetCount() <= index:
+                self.reason = "no GPU (NVML sees no device)"
+                return
+            self._nvml = pynvml
+            self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            name = pynvml.nvmlDeviceGetName(self._handle)
+            self.name = name.decode() if isinstance(name, bytes) else str(name)
+            self.available, self.reason = True, ""
+        except ImportError:
+            self.reason = "no GPU readings (the nvidia-ml-py package is not installed)"
+        except Exception as exc:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
+            self.reason = f"no GPU ({type(exc).__name__.replace('NVMLError_', '')})"
+
+    def read(self, pids: set[int]) -> tuple[float | None, float | None]:
+        """(utilization %, memory MB used by `pids` or, if unknown, by the whole device)."""
+        if not self.available:
+            return None, None
+        nv = self._nvml
+        try:
+            util = float(nv.nvmlDeviceGetUtilizationRates(self._handle).gpu)
+            used = 0
+            found = False
+            for proc in nv.nvmlDeviceGetComputeRunningProcesses(self._handle):
+                if proc.pid in pids and proc.usedGpuMemory is not None:
+                    used += proc.usedGpuMemory
+                    found = True
+            if not found:
+                used = nv.nvmlDeviceGetMemoryInfo(self._handle).used
+            return util, used / MB
+        except Exception:
+            return None, None
+
+
+class ProcessSampler:
+    """Samples a process and its children (inductor's compile workers count too)."""
+
+    def __init__(self, pid: int, gpu: GpuMonitor | None = None, t0: float | None = None):
+        self._proc = psutil.Process(pid)
+        self._gpu = gpu
+        self._t0 = time.monotonic() if t0 is None else t0
+        self._known: dict[int, psutil.Process] = {pid: self._proc}
+        for p in self._known.values():
+            p.cpu_percent(None)  # prime: the first reading of cpu_percent is meaningless
+
+    def sample(self, phase: str) -> ResourceSample | None:
+        try:
+            procs = [self._proc] + self._proc.children(recursive=True)
+        except psutil.Error:
+            return None
+        cpu = rss = 0.0
+        for p in procs:
+            known = self._known.setdefault(p.pid, p)
+            try:
+                cpu += known.cpu_percent(None)
+                rss += known.memory_info().rss
+            except psutil.Error:
+                continue
+        util, gpu_mem = self._gpu.read({p.pid for p in procs}) if self._gpu else (None, None)
+        return ResourceSample(
+            t_s=round(time.monotonic() - self._t0, 4),
+            phase=phase,
+            cpu_percent=round(cpu, 1),
+            rss_mb=round(rss / MB, 2),
+            gpu_util_percent=util,
+            gpu_mem_mb=None if gpu_mem is None else round(gpu_mem, 2),
+        )

@@ -1,0 +1,208 @@
+"""Folding a job's events into one result, and the per-config summary row.
+
+`JobResult.apply(event)` is the single place where events become state, used alike by the
+command line, the desktop app and report loading; `JobResult.summary()` derives every
+figure a table shows, so no front end computes its own.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import events as ev
+from core.config import CompileConfig, JobSpec
+from core.stats import LatencyStats, break_even_iterations, speedup, summarize
+
+STATUS_PENDING = "pending"
+STATUS_RUNNING = "running"
+STATUS_COMPLETED = "completed"
+STATUS_FAILED = "failed"
+STATUS_CANCELLED = "cancelled"
+
+
+@dataclass
+class JobResult:
+    """Everything received from one job so far. Partial results stay after a failure."""
+
+    spec: JobSpec
+    status: str = STATUS_PENDING
+    phase: str = ""
+    phase_detail: str = ""
+    failure_reason: str = ""
+    failure_detail: str = ""
+    environment: dict = field(default_factory=dict)
+    model_info: ev.ModelLoaded | None = None
+    samples: list[ev.LatencySample] = field(default_factory=list)
+    compile: ev.CompileResult | None = None
+    graph_breaks: list[ev.GraphBreak] = field(default_factory=list)
+    recompiles: list[ev.Recompile] = field(default_factory=list)
+    memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
+    resources: list[ev.ResourceSample] = field(default_factory=list)
+    wall_time_s: float = 0.0
+
+    @property
+    def job_id(self) -> str:
+        return self.spec.job_id
+
+    @property
+    def config(self) -> CompileConfig:
+        return self.spec.config
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (STATUS_COMPLETED, STATUS_FAILED, STATUS_CANCELLED)
+
+    # ----------------------------------------------------------------- folding
+
+    def apply(self, event: ev.Event) -> bool:
+        """Fold one event in. Returns False (and changes nothing) for another job's event."""
+        if event.job_id != self.job_id:
+            return False
+        if isinstance(event, ev.JobStarted):
+            self.status = STATUS_RUNNING
+            self.environment = dict(event.environment)
+        elif isinstance(event, ev.PhaseChanged):
+            self.phase, self.phase_detail = event.phase, event.detail
+        elif isinstance(event, ev.ModelLoaded):
+            self.model_info = event
+        elif isinstance(event, ev.LatencyMeasured):
+            self.samples.extend(event.samples)
+        elif isinstance(event, ev.CompileFinished):
+            self.compile = event.result
+        elif isinstance(event, ev.GraphBreakFound) and event.graph_break is not None:
+            self._add_graph_break(event.graph_break)
+        elif isinstance(event, ev.RecompileFound) and event.recompile is not None:
+            self.recompiles.append(event.recompile)
+        elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
+            self.memory[event.peak.phase] = event.peak
+        elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
+            self.resources.append(event.sample)
+        elif isinstance(event, ev.JobFinished):
+            self.status, self.wall_time_s = STATUS_COMPLETED, event.wall_time_s
+        elif isinstance(event, ev.JobFailed):
+            self.status = STATUS_FAILED
+            self.failure_reason, self.failure_detail = event.reason, event.detail
+        elif isinstance(event, ev.JobCancelled):
+            self.status = STATUS_CANCELLED
+            self.failure_reason = f"cancelled during {event.phase or 'start-up'}"
+        return True
+
+    def _add_graph_break(self, gb: ev.GraphBreak) -> None:
+        """De-duplicate by (reason, file, line), summing counts."""
+        for i, known in enumerate(self.graph_breaks):
+            if known.key == gb.key:
+                self.graph_breaks[i] = dataclasses.replace(known, count=known.count + gb.count)
+                return
+        self.graph_breaks.append(gb)
+
+    # ----------------------------------------------------------------- figures
+
+    def latencies(self, phase: str, include_warmup: bool = False) -> list[float]:
+        return [s.latency_ms for s in self.samples
+                if s.phase == phase and (include_warmup or not s.warmup)]
+
+    def stats(self, phase: str) -> LatencyStats | None:
+        return summarize(self.latencies(phase))
+
+    def summary(self) -> dict[str, Any]:
+        """One row of summary.csv: the figures every front end shows for this config."""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        es, cs = summarize(eager), summarize(compiled)
+        sp = speedup(eager, compiled)
+        compile_s = self.compile.compile_time_s if self.compile else None
+        be = break_even_iterations(compile_s, es and es.median, cs and cs.median)
+        c = self.compile
+        mem = self.memory
+        eager_peak = mem["eager"].peak_rss_mb if "eager" in mem else None
+        compiled_peak = mem["compiled"].peak_rss_mb if "compiled" in mem else None
+        return {
+            "config": self.config.label,
+            "model": self.spec.model.source,
+            "backend": self.config.backend,
+            "mode": self.config.mode,
+            "dynamic": self.config.dynamic,
+            "fullgraph": self.config.fullgraph,
+            "device": self.spec.device,
+            "status": self.status,
+            "failure_reason": self.failure_reason,
+            "eager_median_ms": es and es.median,
+            "eager_p90_ms": es and es.p90,
+            "eager_p99_ms": es and es.p99,
+            "compiled_median_ms": cs and cs.median,
+            "compiled_p90_ms": cs and cs.p90,
+            "compiled_p99_ms": cs and cs.p99,
+            "speedup": sp and sp.value,
+            "speedup_ci_low": sp and sp.ci_low,
+            "speedup_ci_high": sp and sp.ci_high,
+            "compile_time_s": compile_s,
+            "cache_state": c.cache_state if c else None,
+            "graph_count": c.graph_count if c else None,
+            "op_count": c.op_count if c else None,
+            "graph_break_count": sum(g.count for g in self.graph_breaks) if c else None,
+            "recompile_count": len(self.recompiles),
+            "frames_skipped": c.frames_skipped if c else None,
+            "coverage": c.coverage if c else None,
+            "eager_peak_mb": eager_peak,
+            "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
+            "compiled_peak_mb": compiled_peak,
+            "memory_ratio": (eager_peak / compiled_peak) if eager_peak and compiled_peak else None,
+            "cuda_eager_max_allocated_mb": mem["eager"].cuda_max_allocated_mb if "eager" in mem else None,
+            "cuda_compiled_max_allocated_mb": mem["compiled"].cuda_max_allocated_mb if "compiled" in mem else None,
+            "break_even_iters": be if be is not None else ("never" if es and cs and c else None),
+            "iterations": len(compiled),
+            "threads": self.environment.get("threads"),
+        }
+
+    # ----------------------------------------------------------------- JSON
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec.to_dict(),
+            "status": self.status,
+            "phase": self.phase,
+            "failure_reason": self.failure_reason,
+            "failure_detail": self.failure_detail,
+            "environment": self.environment,
+            "model_info": dataclasses.asdict(self.model_info) if self.model_info else None,
+            "samples": [dataclasses.asdict(s) for s in self.samples],
+            "compile": dataclasses.asdict(self.compile) if self.compile else None,
+            "graph_breaks": [dataclasses.asdict(g) for g in self.graph_breaks],
+            "recompiles": [dataclasses.asdict(r) for r in self.recompiles],
+            "memory": {k: dataclasses.asdict(v) for k, v in self.memory.items()},
+            "resources": [dataclasses.asdict(r) for r in self.resources],
+            "wall_time_s": self.wall_time_s,
+            "summary": self.summary(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "JobResult":
+        from core.config import ModelSpec
+
+        s = d["spec"]
+        spec = JobSpec(
+            job_id=s["job_id"],
+            model=ModelSpec(**s["model"]),
+            config=CompileConfig.from_dict(s["config"]),
+            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s") if k in s},
+        )
+        mi = d.get("model_info")
+        if mi:
+            mi = dict(mi)
+            mi["input_shapes"] = tuple(mi.get("input_shapes", ()))
+        return cls(
+            spec=spec,
+            status=d.get("status", STATUS_PENDING),
+            phase=d.get("phase", ""),
+            failure_reason=d.get("failure_reason", ""),
+            failure_detail=d.get("failure_detail", ""),
+            environment=d.get("environment", {}),
+            model_info=ev.ModelLoaded(**mi) if mi else None,
+            samples=[ev.LatencySample(**x) for x in d.get("samples", [])],
+            compile=ev.CompileResult(**d["compile"]) if d.get("compile") else None,
+            graph_breaks=[ev.GraphBreak(**{**g, "hints": tuple(g.get("hints", ()))}) for g in d.get("graph_breaks", [])],
+            recompiles=[ev.Recompile(**{**r, "reasons": tuple(r.get("reasons", ()))}) for r in d.get("recompiles", [])],
+            memory={k: ev.MemoryPeak(**v) for k, v in d.get("memory", {}).items()},
+            resources=[ev.ResourceSample(**x) for x in d.get("resources", [])],
+            wall_time_s=d.get("wall_time_s", 0.0),
+        )

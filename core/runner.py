@@ -1,0 +1,222 @@
+"""The parent-side job runner: one child process per job, events streamed as they happen.
+
+Why a child process: torch.compile is not thread-safe (pytorch/pytorch#118260), its config
+overrides are thread-local since 2.12, and compiling holds the GIL for long stretches (a
+compile on a worker thread stalled a 10 ms main-thread timer by up to 434 ms here). In a
+child, a crash, an out-of-memory kill or a hung compile ends that job only.
+
+`JobRunner` is plain Python: it runs jobs one at a time, synchronously, calling `on_event`
+on the calling thread for every event. `cancel()` may be called from any thread (or from
+inside `on_event`); it is honoured at the next poll, within ~50 ms. A desktop app drives it
+from a worker thread.
+"""
+from __future__ import annotations
+
+import enum
+import multiprocessing as mp
+import os
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from core import events as ev
+from core.config import JobSpec
+from core.resources import GpuMonitor, ProcessSampler
+from core.results import JobResult
+
+EventCallback = Callable[[ev.Event], None]
+
+
+class RunnerState(str, enum.Enum):
+    IDLE = "idle"
+    STARTING = "starting"  # child spawned, not yet reporting
+    RUNNING = "running"
+    FINISHING = "finishing"  # terminal event received or child ended; cleaning up
+
+
+@dataclass(frozen=True)
+class RunnerStatus:
+    """A snapshot of the runner, safe to read from any thread."""
+
+    state: RunnerState
+    job_id: str = ""
+    phase: str = ""
+    jobs_done: int = 0
+    jobs_total: int = 0
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """A user-facing sentence for how a child process ended."""
+    if exitcode is None:
+        return "the job process did not end"
+    if exitcode < 0:
+        sig = -exitcode
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+        if sig == signal.SIGKILL:
+            return f"the job process was killed ({name}), most likely by the system running out of memory"
+        if sig == signal.SIGSEGV:
+            return f"the job process crashed with a segmentation fault ({name})"
+        if sig == signal.SIGABRT:
+            return f"the job process aborted ({name})"
+        return f"the job process was ended by {name}"
+    return f"the job process exited with code {exitcode} without reporting a result"
+
+
+def _tail(path: str, lines: int = 25) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 16384))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+class JobRunner:
+    """Runs profiling jobs in child processes, one at a time. See the module docstring."""
+
+    def __init__(self, on_event: EventCallback | None = None, sample_interval_s: float = 0.2,
+                 log_dir: str | None = None, gpu: GpuMonitor | None = None):
+        self._on_event = on_event or (lambda e: None)
+        self._sample_interval_s = sample_interval_s
+        self._log_dir = log_dir or tempfile.mkdtemp(prefix="compile-profiler-logs-")
+        self._gpu = gpu if gpu is not None else GpuMonitor()
+        self._lock = threading.Lock()
+        self._cancel_job = threading.Event()
+        self._cancel_all = threading.Event()
+        self._status = RunnerStatus(RunnerState.IDLE)
+
+    @property
+    def gpu(self) -> GpuMonitor:
+        return self._gpu
+
+    @property
+    def status(self) -> RunnerStatus:
+        with self._lock:
+            return self._status
+
+    def _set_status(self, **changes) -> None:
+        with self._lock:
+            self._status = RunnerStatus(**{**self._status.__dict__, **changes})
+
+    def cancel(self, all_jobs: bool = True) -> None:
+        """Ask the running job to stop (and, by default, the jobs queued after it)."""
+        if all_jobs:
+            self._cancel_all.set()
+        self._cancel_job.set()
+
+    # ------------------------------------------------------------------ running
+
+    def run_all(self, specs: list[JobSpec]) -> list[JobResult]:
+        """Run jobs in order; after cancel() the remaining ones end as cancelled."""
+        self._cancel_all.clear()
+        results = []
+        self._set_status(jobs_done=0, jobs_total=len(specs))
+        for i, spec in enumerate(specs):
+            if self._cancel_all.is_set():
+                result = JobResult(spec)
+                self._emit(result, ev.JobCancelled(spec.job_id, phase="queue"))
+            else:
+                result = self.run(spec)
+            results.append(result)
+            self._set_status(jobs_done=i + 1)
+        return results
+
+    def run(self, spec: JobSpec) -> JobResult:
+        """Run one job to its end and return what it produced; never raises for job errors."""
+        from core.job import child_main  # the child's entry point (imports torch there only)
+
+        self._cancel_job.clear()
+        result = JobResult(spec)
+        log_path = os.path.join(self._log_dir, f"{spec.job_id}.log")
+        ctx = mp.get_context("spawn")  # CUDA cannot be re-initialised in a forked child
+        reader, writer = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=child_main, args=(spec, writer, log_path),
+                           name=f"profile-{spec.job_id}", daemon=True)
+        self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="")
+        started = time.monotonic()
+        proc.start()
+        writer.close()  # the child holds the only write end now: EOF means it is gone
+        sampler = None
+        try:
+            sampler = ProcessSampler(proc.pid, self._gpu, t0=started)
+        except Exception:
+            pass  # the child may already be gone; its exit is reported below
+        next_sample = started
+        terminal: ev.Event | None = None
+        try:
+            while terminal is None:
+                now = time.monotonic()
+                if self._cancel_job.is_set():
+                    self._stop(proc)
+                    terminal = ev.JobCancelled(spec.job_id, phase=result.phase)
+                    break
+                if now - started > spec.timeout_s:
+                    self._stop(proc)
+                    terminal = ev.JobFailed(
+                        spec.job_id,
+                        reason=f"timed out after {spec.timeout_s:g} s during the {result.phase or 'start-up'} phase "
+                               "(a hung or very slow compile?); raise --timeout to allow more time",
+                        detail=_tail(log_path), phase=result.phase)
+                    break
+                if now >= next_sample and sampler is not None:
+                    sample = sampler.sample(result.phase or "load")
+                    if sample is not None:
+                        self._emit(result, ev.ResourceSampled(spec.job_id, sample=sample))
+                    next_sample = now + self._sample_interval_s
+                wait = max(0.0, min(0.05, next_sample - time.monotonic()))
+                try:
+                    ready = reader.poll(wait)
+                except (EOFError, OSError):
+                    ready = True
+                if not ready:
+                    continue
+                try:
+                    event = reader.recv()
+                except (EOFError, OSError):
+                    proc.join(timeout=5)
+                    terminal = ev.JobFailed(spec.job_id, reason=describe_exit(proc.exitcode),
+                                            detail=_tail(log_path), phase=result.phase)
+                    break
+                if isinstance(event, ev.TERMINAL_EVENTS):
+                    terminal = event
+                    break
+                if isinstance(event, ev.JobStarted):
+                    self._set_status(state=RunnerState.RUNNING)
+                if isinstance(event, ev.PhaseChanged):
+                    self._set_status(phase=event.phase)
+                self._emit(result, event)
+        finally:
+            self._set_status(state=RunnerState.FINISHING)
+            reader.close()
+            if terminal is None or not isinstance(terminal, ev.JobFinished):
+                self._stop(proc)
+            proc.join(timeout=10)
+            if proc.is_alive():
+                self._stop(proc)
+        self._emit(result, terminal)
+        self._set_status(state=RunnerState.IDLE, job_id="", phase="")
+        return result
+
+    def _emit(self, result: JobResult, event: ev.Event) -> None:
+        result.apply(event)
+        self._on_event(event)
+
+    @staticmethod
+    def _stop(proc) -> None:
+        """End the child (and its compile workers) now: SIGKILL, since a process stuck in a
+        C++ compile or a CUDA call does not answer SIGTERM promptly."""
+        if proc.is_alive():
+            try:
+                import psutil
+
+                for child in psutil.Process(proc.pid).children(recursive=True):
+                    child.kill()
+            except Exception:
+                pass
+            proc.kill()
+        proc.join(timeout=10)

@@ -1,0 +1,80 @@
+"""Latency statistics: percentiles, speedup with a bootstrap confidence interval, break-even.
+
+numpy does the arithmetic; nothing here knows about torch.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class LatencyStats:
+    """Summary of one phase's timed iterations, in milliseconds."""
+
+    n: int
+    mean: float
+    median: float
+    p90: float
+    p99: float
+    min: float
+    max: float
+    std: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarize(latencies_ms) -> LatencyStats | None:
+    values = np.asarray(latencies_ms, dtype=float)
+    if values.size == 0:
+        return None
+    return LatencyStats(
+        n=int(values.size),
+        mean=float(values.mean()),
+        median=float(np.median(values)),
+        p90=float(np.percentile(values, 90)),
+        p99=float(np.percentile(values, 99)),
+        min=float(values.min()),
+        max=float(values.max()),
+        std=float(values.std(ddof=1)) if values.size > 1 else 0.0,
+    )
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """eager median / compiled median, with a 95% percentile-bootstrap interval."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Speedup | None:
+    """Bootstrap the ratio of medians: resample each side with replacement, independently.
+
+    A fixed seed makes the interval reproducible for the same samples.
+    """
+    eager = np.asarray(eager_ms, dtype=float)
+    compiled = np.asarray(compiled_ms, dtype=float)
+    if eager.size == 0 or compiled.size == 0:
+        return None
+    point = float(np.median(eager) / np.median(compiled))
+    rng = np.random.default_rng(seed)
+    e = np.median(rng.choice(eager, size=(resamples, eager.size), replace=True), axis=1)
+    c = np.median(rng.choice(compiled, size=(resamples, compiled.size), replace=True), axis=1)
+    ratios = e / c
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return Speedup(point, float(low), float(high))
+
+
+def break_even_iterations(compile_time_s: float | None, eager_median_ms: float | None,
+                          compiled_median_ms: float | None) -> float | None:
+    """Calls after which compiling has paid for itself; None means never (no saving)."""
+    if compile_time_s is None or eager_median_ms is None or compiled_median_ms is None:
+        return None
+    saving_ms = eager_median_ms - compiled_median_ms
+    if saving_ms <= 0:
+        return None
+    return compile_time_s * 1000.0 / saving_ms
