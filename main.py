@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""compile-profiler: does compiling my model pay off, at what cost, and why does it break?
+
+    python3 main.py [MODEL] [--backend B ...] [--run] [--screenshot PNG]   the desktop app
+    python3 main.py profile MODEL [options] --out DIR                      headless profile
+    python3 main.py test [pytest arguments]                                the test suite
+    python3 main.py bench [gui]                                            the benchmarks
+
+On first use this creates a virtual environment in .venv/ next to this file, installs the
+dependencies from pyproject.toml into it, and re-runs itself with that interpreter.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+VENV_PYTHON = os.path.join(VENV, "bin", "python")
+
+
+def _requirements() -> list[str]:
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
+        project = tomllib.load(fh)["project"]
+    return list(project["dependencies"]) + list(project["optional-dependencies"]["test"])
+
+
+def ensure_environment() -> None:
+    """Make sure .venv/ holds the dependencies, then continue inside it (re-exec)."""
+    if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
+        return
+    if sys.version_info < (3, 11):
+        sys.exit(f"compile-profiler needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    deps = _requirements()
+    stamp = hashlib.sha256("\n".join(deps).encode()).hexdigest()[:16]
+    marker = os.path.join(VENV, f".installed-{stamp}")
+    if not os.path.exists(marker):
+        print("First run: installing the dependencies into .venv/ (a few minutes, once)...",
+              file=sys.stderr, flush=True)
+        try:
+            if not os.path.exists(VENV_PYTHON):
+                subprocess.check_call([sys.executable, "-m", "venv", VENV])
+            subprocess.check_call([VENV_PYTHON, "-m", "pip", "install", "--disable-pip-version-check",
+                                   "--progress-bar", "off", *deps])
+        except (subprocess.CalledProcessError, OSError) as exc:
+            sys.exit(f"Setting up .venv/ failed ({exc}). Fix the error above and run the command again; "
+                     "delete .venv/ to start over.")
+        for name in os.listdir(VENV):
+            if name.startswith(".installed-"):
+                os.unlink(os.path.join(VENV, name))
+        open(marker, "w").close()
+    os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["test"]:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        return subprocess.call([sys.executable, "-m", "pytest", *argv[1:]], cwd=ROOT)
+    if argv[:1] == ["bench"]:
+        return subprocess.call([sys.executable, "-m", "tests.bench", *argv[1:]], cwd=ROOT)
+    if argv[:1] == ["profile"]:
+        from core.cli import main as profile_main
+
+        return profile_main(argv[1:])
+    try:
+        from gui.app import main as gui_main
+    except ImportError as exc:
+        if "gui.app" not in str(exc) and "gui" != getattr(exc, "name", ""):
+            raise
+        print("The desktop app is not built yet; running a demo profile of resnet18 instead.", file=sys.stderr)
+        from core.cli import main as profile_main
+
+        return profile_main(["resnet18", "--out", os.path.join(ROOT, "out", "demo")])
+    return gui_main(argv)
+
+
+if __name__ == "__main__":
+    ensure_environment()
+    sys.path.insert(0, ROOT)
+    sys.exit(main(sys.argv[1:]))
