@@ -135,6 +135,9 @@ def install(on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable
 
     torch._logging.set_logs(graph_breaks=True, recompiles=True)
     for name in list(logging.root.manager.loggerDict):
+        logger = logging.getLogger(name)
+        for handler in [h for h in logger.handlers if isinstance(h, _CallbackHandler)]:
+            logger.removeHandler(handler)  # install() again (in-process tests) replaces, never doubles
         if name.endswith(".__graph_breaks"):
             logging.getLogger(name).addHandler(_CallbackHandler(parse_graph_break, on_graph_break))
         elif name.endswith(".__recompiles"):
@@ -159,6 +162,19 @@ def compilation_metrics() -> list:
     from torch._dynamo.utils import get_compilation_metrics
 
     return list(get_compilation_metrics())
+
+
+def reset_compile_state() -> None:
+    """Forget earlier compiles of this process: code caches, counters and metrics.
+
+    A job runs in a fresh child, so this only matters when `run_job` is called in-process
+    (tests); `torch._dynamo.reset()` alone keeps `counters` and the metrics."""
+    import torch._dynamo
+    from torch._dynamo.utils import clear_compilation_metrics, counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    clear_compilation_metrics()
 
 
 def _user_location(metric) -> tuple[str, int]:

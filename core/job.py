@@ -212,6 +212,7 @@ class _Job:
         torch, spec = self.torch, self.spec
         cfg = spec.config
         self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
+        capture.reset_compile_state()
         for key, value in cfg.dynamo_config:
             setattr(torch._dynamo.config, key, value)
         capture.install(self._on_graph_break,

@@ -1,0 +1,198 @@
+"""`python main.py profile MODEL ...`: the headless front end of the engine.
+
+Every combination of the repeated --backend/--mode/--dynamic values becomes one job; all
+settings are validated before any work starts; progress goes to stderr; the report goes to
+--out DIR even when a job fails or the run is interrupted (Ctrl+C cancels cleanly).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import uuid
+
+from core import events as ev
+from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, CompileConfig, ConfigError, JobSpec, ModelSpec,
+                         dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
+                         validate_config)
+from core.report import ReportError, write_report
+from core.results import STATUS_COMPLETED, JobResult
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="main.py profile",
+        description="Profile a model eager against torch.compile'd, for every combination of the given "
+                    "backends, modes and dynamic settings, and write CSV/JSON reports.")
+    p.add_argument("model", metavar="MODEL", help="a torchvision model name (e.g. resnet18) or a path to a "
+                   ".py model file, a .pt2 (torch.export) or a TorchScript file")
+    p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
+    p.add_argument("--mode", action="append", help="inductor mode (repeatable; default 'default')")
+    p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES,
+                   help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)")
+    p.add_argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
+    p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
+                   help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
+    p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
+    p.add_argument("--warmup", type=int, default=5, help="warm-up calls per side (default 5)")
+    p.add_argument("--iters", type=int, default=50, help="timed iterations per side (default 50)")
+    p.add_argument("--batch-size", type=int, default=1, help="batch size of torchvision inputs (default 1)")
+    p.add_argument("--image-size", type=int, default=224, help="image size of torchvision inputs (default 224)")
+    p.add_argument("--weights", help="local state_dict for a torchvision model (torch.load weights_only=True)")
+    p.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
+    p.add_argument("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds before a job is ended as hung (default 900)")
+    p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
+                   "graph_breaks.csv, resources.csv, recompiles.csv and report.json")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def build_specs(args: argparse.Namespace) -> list[JobSpec]:
+    """Validate everything and build the jobs; raises ConfigError before any work."""
+    from core.models import ModelLoadError, is_file_source, torchvision_model_names
+
+    for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1),
+                             ("--batch-size", args.batch_size, 1), ("--image-size", args.image_size, 16)):
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low}, not {value}.")
+    if args.threads is not None and args.threads < 1:
+        raise ConfigError(f"--threads must be at least 1, not {args.threads}.")
+    if is_file_source(args.model):
+        if not os.path.exists(args.model):
+            raise ConfigError(f"model file {args.model} not found; check the path.")
+    elif args.model not in torchvision_model_names():
+        close = [n for n in torchvision_model_names() if args.model.lower() in n][:10]
+        raise ConfigError(f"{args.model!r} is neither a file nor a torchvision model."
+                          + (f" Close matches: {', '.join(close)}." if close else ""))
+    if args.weights and not os.path.exists(args.weights):
+        raise ConfigError(f"weights file {args.weights} not found.")
+    dynamo = parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
+    inductor = parse_key_values(args.inductor_option, inductor_config_defaults(), "torch._inductor.config")
+    configs = expand_configs(args.backend or ["inductor"], args.mode or ["default"], args.dynamic or ["auto"],
+                             args.fullgraph, dynamo, inductor)
+    for cfg in configs:
+        validate_config(cfg, args.device)
+    model = ModelSpec(os.path.abspath(args.model) if is_file_source(args.model) else args.model,
+                      args.batch_size, args.image_size, args.weights)
+    del ModelLoadError
+    return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=cfg, warmup=args.warmup, iters=args.iters,
+                    device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
+                    timeout_s=args.timeout) for cfg in configs]
+
+
+class Progress:
+    """A tqdm bar per job on stderr: the phase in the description, calls as the count."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+
+    def start(self, index: int, total: int, spec: JobSpec) -> None:
+        if not self.enabled:
+            print(f"[{index}/{total}] {spec.config.label}", file=sys.stderr, flush=True)
+            return
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=2 * (spec.warmup + spec.iters), desc=f"[{index}/{total}] {spec.config.label}",
+                        unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
+        self._label = self.bar.desc
+
+    def on_event(self, event: ev.Event) -> None:
+        if self.bar is None:
+            return
+        if isinstance(event, ev.PhaseChanged):
+            self.bar.set_description(f"{self._label}: {event.phase}")
+        elif isinstance(event, ev.LatencyMeasured):
+            self.bar.update(len(event.samples))
+
+    def finish(self, result: JobResult) -> None:
+        if self.bar is not None:
+            self.bar.set_description(f"{self._label}: {result.status}")
+            self.bar.close()
+            self.bar = None
+
+
+def _fmt(value, spec: str = ".2f", unit: str = "") -> str:
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:{spec}}{unit}"
+
+
+def print_summary(results: list[JobResult]) -> None:
+    for r in results:
+        s = r.summary()
+        print(f"{s['config']}: {s['status']}")
+        if r.failure_reason:
+            print(f"  reason: {r.failure_reason}")
+        print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+              f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
+              f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+        print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
+              f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
+              f"graph breaks {_fmt(s['graph_break_count'], 'd')}, recompiles {s['recompile_count']}")
+        print(f"  peak RSS eager {_fmt(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+              f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
+        if s["coverage"]:
+            print(f"  {s['coverage']}")
+        for g in r.graph_breaks:
+            where = f"{os.path.basename(g.file)}:{g.line}" if g.file else "?"
+            print(f"  graph break {g.gb_code or '-'} at {where} (x{g.count}): {g.reason}")
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from core.runner import JobRunner
+
+    try:
+        specs = build_specs(args)
+        os.makedirs(args.out, exist_ok=True)
+        if not os.access(args.out, os.W_OK):
+            raise ConfigError(f"cannot write to {args.out}; choose another --out folder.")
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: cannot create the output folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+    progress = Progress(enabled=not args.quiet and sys.stderr.isatty() or os.environ.get("FORCE_PROGRESS") == "1")
+    runner = JobRunner(on_event=progress.on_event)
+    previous = signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    results: list[JobResult] = []
+    try:
+        for i, spec in enumerate(specs, 1):
+            if runner_cancelled(results):
+                result = JobResult(spec)
+                result.apply(ev.JobCancelled(spec.job_id, phase="queue"))
+            else:
+                progress.start(i, len(specs), spec)
+                result = runner.run(spec)
+                progress.finish(result)
+            results.append(result)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
+    try:
+        paths = write_report(results, args.out, options)
+        print(f"report written to {os.path.abspath(args.out)} ({len(paths)} files)", file=sys.stderr)
+    except ReportError as exc:
+        import tempfile
+
+        fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
+        write_report(results, fallback, options)
+        print(f"error: {exc}\nThe report was saved to {fallback} instead.", file=sys.stderr)
+    print_summary(results)
+    failed = [r for r in results if r.status != STATUS_COMPLETED]
+    for r in failed:
+        print(f"error: {r.config.label} {r.status}: {r.failure_reason}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def runner_cancelled(results: list[JobResult]) -> bool:
+    return bool(results) and results[-1].status == "cancelled"
