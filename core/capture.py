@@ -184,6 +184,8 @@ def _user_location(metric) -> tuple[str, int]:
     torch_dir = os.path.dirname(torch.__file__)
     core_dir = os.path.dirname(__file__)
     best = (metric.fail_user_frame_filename or "", metric.fail_user_frame_lineno or 0)
+    if best[0].startswith((torch_dir, core_dir)):
+        best = ("", 0)  # e.g. the model *is* an nn.LSTM: no user line to point at
     for entry in metric.stack_trace or []:
         m = _FRAME.search(entry)
         if m and not m.group(3).startswith((torch_dir, core_dir)) and "multiprocessing" not in m.group(3):
@@ -191,16 +193,23 @@ def _user_location(metric) -> tuple[str, int]:
     return best
 
 
-def skipped_frames(metrics: list, known_codes: set[str]) -> list[GraphBreak]:
-    """Frames dynamo gave up on (fail_type set): the model ran those eagerly. Reported as
-    graph breaks with frame_skipped=True unless the log already named the same GB code."""
+def merge_skipped_frames(logged: list[GraphBreak], metrics: list) -> list[GraphBreak]:
+    """The logged graph breaks, with those that made dynamo skip a whole frame replaced by
+    one entry each (frame_skipped=True, located in user code where there is any)."""
+    skipped = skipped_frames(metrics)
+    codes = {g.gb_code for g in skipped if g.gb_code}
+    return [g for g in logged if g.gb_code not in codes] + skipped
+
+
+def skipped_frames(metrics: list) -> list[GraphBreak]:
+    """Frames dynamo gave up on (fail_type set): the model ran those eagerly."""
     found = []
     for m in metrics:
         if not m.fail_type or not m.fail_reason:
             continue
         gb = parse_graph_break("Graph Break Reason: " + m.fail_reason.split("\n", 1)[0] + "\n"
                                + "\n".join(m.fail_reason.split("\n")[1:]))
-        if gb is None or (gb.gb_code and gb.gb_code in known_codes):
+        if gb is None:
             continue
         file, line = _user_location(m)
         found.append(GraphBreak(

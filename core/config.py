@@ -7,6 +7,7 @@ own keys), never hard-coded, so the lists follow whatever torch is installed.
 from __future__ import annotations
 
 import ast
+import difflib
 import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -153,7 +154,8 @@ def parse_key_values(items: list[str], defaults: dict[str, Any], what: str) -> t
         if not sep or not key:
             raise ConfigError(f"{what} override {item!r} is not KEY=VALUE (e.g. capture_scalar_outputs=True).")
         if key not in defaults:
-            close = [k for k in defaults if key.lower() in k.lower()][:8]
+            close = difflib.get_close_matches(key, list(defaults), n=5, cutoff=0.6)
+            close += [k for k in defaults if key.lower() in k.lower() and k not in close][:5]
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             raise ConfigError(f"{what} has no setting {key!r}.{hint} See the {len(defaults)} keys of the installed torch.")
         parsed[key] = _coerce(raw.strip(), defaults[key], key, what)
@@ -212,6 +214,29 @@ def validate_config(config: CompileConfig, device: str = "cpu") -> None:
 
         if not torch.cuda.is_available():
             raise ConfigError("device 'cuda' was asked for but no CUDA GPU is available here; use --device cpu.")
+
+
+COMPILE_ARGUMENTS = ("backend", "mode", "dynamic", "fullgraph", "options")
+
+
+def compile_kwargs_config(**kwargs: Any) -> CompileConfig:
+    """A CompileConfig from torch.compile-style keyword arguments (as a script would pass
+    them), refusing arguments torch.compile does not take, such as the `verbose=True` that
+    outdated guides teach (a TypeError in every release)."""
+    unknown = sorted(set(kwargs) - set(COMPILE_ARGUMENTS))
+    if unknown:
+        extra = (" For compile logs use TORCH_LOGS=graph_breaks,recompiles (or torch._logging.set_logs)."
+                 if "verbose" in unknown else "")
+        raise ConfigError(f"torch.compile has no argument {unknown[0]!r}. Valid arguments: "
+                          f"{', '.join(COMPILE_ARGUMENTS)}.{extra}")
+    dynamic = kwargs.get("dynamic")
+    return CompileConfig(
+        backend=kwargs.get("backend", "inductor"),
+        mode=kwargs.get("mode") or "default",
+        dynamic="auto" if dynamic is None else ("true" if dynamic else "false"),
+        fullgraph=bool(kwargs.get("fullgraph", False)),
+        inductor_options=tuple(sorted((kwargs.get("options") or {}).items())),
+    )
 
 
 def expand_configs(

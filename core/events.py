@@ -150,7 +150,7 @@ class ModelLoaded(Event):
     """The model is built: its description, parameter count and input shapes."""
 
     description: str = ""
-    kind: str = ""
+    model_kind: str = ""  # torchvision | python | export | torchscript
     parameters: int = 0
     input_shapes: tuple[str, ...] = ()
     compile_supported: bool = True

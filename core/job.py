@@ -112,6 +112,7 @@ class _Job:
         self._pending: list[ev.LatencySample] = []
         self._last_flush = time.perf_counter()
         self.graph_breaks: list[ev.GraphBreak] = []
+        self._held_breaks: list[ev.GraphBreak] | None = None
         self.cuda = spec.device == "cuda"
         self.sync = torch.cuda.synchronize if self.cuda else None
 
@@ -176,9 +177,11 @@ class _Job:
             if not loaded.compile_supported:
                 self.run_eager_only_benchmark(loaded)
                 return
-            compiled = self.compile(loaded)
-            self.run_compiled_warmup(compiled, loaded)
-            self.benchmark(loaded, compiled)
+            # patch() rather than setattr: restored afterwards when run in-process (tests)
+            with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+                compiled = self.compile(loaded)
+                self.run_compiled_warmup(compiled, loaded)
+                self.benchmark(loaded, compiled)
         self.flush()
 
     def load(self) -> LoadedModel:
@@ -194,7 +197,7 @@ class _Job:
         if self.cuda:
             loaded.inputs = tuple(x.to("cuda") if isinstance(x, torch.Tensor) else x for x in loaded.inputs)
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
-        self.emit(ev.ModelLoaded, description=loaded.description, kind=loaded.kind, parameters=params,
+        self.emit(ev.ModelLoaded, description=loaded.description, model_kind=loaded.kind, parameters=params,
                   input_shapes=tuple(describe_input(x) for x in loaded.inputs),
                   compile_supported=loaded.compile_supported, note=loaded.note)
         return loaded
@@ -213,29 +216,34 @@ class _Job:
         cfg = spec.config
         self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
         capture.reset_compile_state()
-        for key, value in cfg.dynamo_config:
-            setattr(torch._dynamo.config, key, value)
         capture.install(self._on_graph_break,
                         lambda r: self.emit(ev.RecompileFound, recompile=r))
         compiled = torch.compile(loaded.model, **cfg.compile_kwargs())
         self.start_memory_phase()
         before = self._step_marker()
+        self._held_breaks = []
         t0 = time.perf_counter()
         try:
             self.timed(compiled, loaded.inputs, before)
         finally:
             compile_s = time.perf_counter() - t0
             self.end_memory_phase("compile")
-        metrics = capture.compilation_metrics()
-        known = {g.gb_code for g in self.graph_breaks}
-        for gb in capture.skipped_frames(metrics, known):
-            self._on_graph_break(gb)
+            metrics = capture.compilation_metrics()
+            # Breaks logged during the first call are held until the metrics say which of
+            # them made dynamo skip a whole frame (the model then runs that part eagerly).
+            breaks = capture.merge_skipped_frames(self._held_breaks, metrics)
+            self._held_breaks = None
+            for gb in breaks:
+                self._on_graph_break(gb)
         result = capture.summarize_compile(metrics, compile_s, cfg.backend,
                                            sum(1 for g in self.graph_breaks if not g.frame_skipped))
         self.emit(ev.CompileFinished, result=result)
         return compiled
 
     def _on_graph_break(self, gb: ev.GraphBreak) -> None:
+        if self._held_breaks is not None:
+            self._held_breaks.append(gb)
+            return
         self.graph_breaks.append(gb)
         self.emit(ev.GraphBreakFound, graph_break=gb)
 

@@ -8,6 +8,7 @@ becomes a `ModelLoadError` naming the file, the line and the problem.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import sys
 import traceback
@@ -105,7 +106,12 @@ def _load_torchvision(spec: ModelSpec) -> LoadedModel:
         )
     if spec.batch_size < 1 or spec.image_size < 16:
         raise ModelLoadError("batch size must be at least 1 and image size at least 16.")
-    kwargs: dict[str, Any] = {"weights": None}  # never a download: no model hub here
+    # Never a download (no model hub here): no weights, and no backbone weights either,
+    # which segmentation builders would otherwise fetch by default.
+    kwargs: dict[str, Any] = {"weights": None}
+    params = inspect.signature(torchvision.models.get_model_builder(spec.source)).parameters
+    if "weights_backbone" in params:
+        kwargs["weights_backbone"] = None
     if family == "quantization":
         kwargs["quantize"] = False
     model = torchvision.models.get_model(spec.source, **kwargs)

@@ -1,0 +1,79 @@
+import pytest
+
+from core.config import (CompileConfig, ConfigError, available_backends, available_modes, compile_kwargs_config,
+                         dynamo_config_defaults, expand_configs, parse_key_values, validate_config)
+
+
+@pytest.mark.parametrize("mode", ["max", "min", "high-speed", "keypoint"])
+def test_outdated_modes_are_refused_with_the_valid_list(mode):
+    with pytest.raises(ConfigError) as err:
+        validate_config(CompileConfig(mode=mode))
+    message = str(err.value)
+    assert repr(mode) in message
+    for valid in available_modes():  # read from the installed torch
+        assert valid in message
+
+
+def test_valid_lists_come_from_torch():
+    import torch._dynamo
+    import torch._inductor
+
+    assert set(torch._dynamo.list_backends(None)) == set(available_backends())
+    assert list(torch._inductor.list_mode_options()) == available_modes()
+
+
+def test_unknown_backend_lists_backends():
+    with pytest.raises(ConfigError, match="Valid backends here: .*aot_eager.*inductor"):
+        validate_config(CompileConfig(backend="tensorrt-turbo"))
+
+
+def test_mode_needs_inductor_and_excludes_options():
+    with pytest.raises(ConfigError, match="only applies to the inductor backend"):
+        validate_config(CompileConfig(backend="eager", mode="reduce-overhead"))
+    with pytest.raises(ConfigError, match="either a mode or inductor options"):
+        validate_config(CompileConfig(mode="max-autotune", inductor_options=(("max_autotune", True),)))
+
+
+def test_verbose_argument_is_refused():
+    with pytest.raises(ConfigError, match=r"no argument 'verbose'.*backend, mode, dynamic, fullgraph, options"):
+        compile_kwargs_config(backend="inductor", verbose=True)
+    cfg = compile_kwargs_config(backend="eager", dynamic=False, fullgraph=True)
+    assert cfg == CompileConfig(backend="eager", dynamic="false", fullgraph=True)
+
+
+def test_cuda_refused_without_gpu():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(ConfigError, match="no CUDA GPU"):
+        validate_config(CompileConfig(), device="cuda")
+
+
+def test_dynamo_overrides_are_checked_against_torch_keys():
+    defaults = dynamo_config_defaults()
+    parsed = parse_key_values(["capture_scalar_outputs=True", "allow_rnn=1", "recompile_limit=4"], defaults,
+                              "torch._dynamo.config")
+    assert dict(parsed) == {"capture_scalar_outputs": True, "allow_rnn": True, "recompile_limit": 4}
+    with pytest.raises(ConfigError, match="no setting 'capture_scalars'.*capture_scalar_outputs"):
+        parse_key_values(["capture_scalars=True"], defaults, "torch._dynamo.config")
+    with pytest.raises(ConfigError, match="True or False"):
+        parse_key_values(["allow_rnn=maybe"], defaults, "torch._dynamo.config")
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_key_values(["allow_rnn"], defaults, "torch._dynamo.config")
+
+
+def test_expand_configs_every_combination():
+    configs = expand_configs(["eager", "inductor"], ["default", "max-autotune-no-cudagraphs"], ["auto", "false"])
+    labels = [c.label for c in configs]
+    assert "eager" in labels and "eager/dynamic=false" in labels
+    assert "inductor/max-autotune-no-cudagraphs/dynamic=false" in labels
+    assert not any(c.backend == "eager" and c.mode != "default" for c in configs)
+    assert len(configs) == 6 and len(set(labels)) == 6
+
+
+def test_config_round_trip_and_kwargs():
+    cfg = CompileConfig("inductor", "default", "true", True, (("allow_rnn", True),), (("max_autotune", True),))
+    assert CompileConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.compile_kwargs() == {"backend": "inductor", "fullgraph": True, "dynamic": True,
+                                    "options": {"max_autotune": True}}

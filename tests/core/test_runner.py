@@ -1,0 +1,110 @@
+"""The runner with real child processes: crashes, timeouts and cancels keep partial results."""
+import psutil
+
+from core import events as ev
+from core.runner import JobRunner, RunnerState, describe_exit
+from tests.core.conftest import MLP_MODEL, make_spec
+
+# maybe_misbehave() runs eagerly (compiler.disable), counting model calls: the eager check
+# is call 1, eager warm-up calls 2-3, the compile call 4, compiled warm-up 5-6.
+MISBEHAVING_MODEL = '''\
+import os, time
+import torch
+
+CALLS = [0]
+
+
+@torch.compiler.disable
+def maybe_misbehave():
+    CALLS[0] += 1
+    if CALLS[0] >= {at_call}:
+        {action}
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        maybe_misbehave()
+        return self.lin(x)
+
+
+def get_model():
+    return M()
+
+
+def get_example_inputs():
+    return (torch.randn(2, 8),)
+'''
+
+
+def test_completed_job_streams_every_event_kind(write_model):
+    events = []
+    runner = JobRunner(on_event=events.append, sample_interval_s=0.1)
+    result = runner.run(make_spec(write_model(MLP_MODEL), iters=20))
+    assert result.status == "completed", result.failure_reason + result.failure_detail
+    kinds = {e.kind for e in events}
+    assert {"JobStarted", "PhaseChanged", "ModelLoaded", "LatencyMeasured", "CompileFinished",
+            "MemoryMeasured", "ResourceSampled", "JobFinished"} <= kinds
+    assert all(e.job_id == result.job_id for e in events)
+    assert len(result.latencies("compiled")) == 20
+    assert result.resources and all(s.rss_mb >= 0 for s in result.resources)
+    assert {s.phase for s in result.resources} & {"load", "eager"}
+    assert runner.status.state == RunnerState.IDLE
+
+
+def test_child_abort_fails_the_job_and_keeps_partial_results(write_model):
+    path = write_model(MISBEHAVING_MODEL.format(at_call=6, action="os.abort()"), "abort.py")
+    runner = JobRunner()
+    result = runner.run(make_spec(path, warmup=2))
+    assert result.status == "failed"
+    assert "aborted (SIGABRT)" in result.failure_reason
+    assert len(result.latencies("eager", include_warmup=True)) == 2  # eager warm-up survived
+    assert result.compile is not None  # the compile finished before the crash
+
+
+def test_hung_job_times_out_and_keeps_partial_results(write_model):
+    path = write_model(MISBEHAVING_MODEL.format(at_call=4, action="time.sleep(600)"), "hang.py")
+    pids = []
+    runner = JobRunner(on_event=lambda e: pids.append(e.pid) if isinstance(e, ev.JobStarted) else None)
+    result = runner.run(make_spec(path, warmup=2, timeout_s=15))
+    assert result.status == "failed"
+    assert "timed out after 15 s during the compile phase" in result.failure_reason
+    assert len(result.latencies("eager", include_warmup=True)) == 2
+    assert pids and not _running(pids[0])  # the hung child was ended, not left behind
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_cancel_mid_run_ends_child_and_queue(write_model):
+    path = write_model(MLP_MODEL)
+    runner = None
+    pids = []
+
+    def on_event(event):
+        if isinstance(event, ev.JobStarted):
+            pids.append(event.pid)
+        if isinstance(event, ev.LatencyMeasured) and any(not s.warmup for s in event.samples):
+            runner.cancel()  # from inside the callback, as a GUI button would from another thread
+
+    runner = JobRunner(on_event=on_event)
+    results = runner.run_all([make_spec(path, iters=1_000_000), make_spec(path)])
+    first, second = results
+    assert first.status == "cancelled" and "benchmark" in first.failure_reason
+    assert first.latencies("compiled")  # what was measured before the cancel stays
+    assert second.status == "cancelled" and not second.samples
+    assert pids and not _running(pids[0])
+    assert runner.status.state == RunnerState.IDLE
+
+
+def test_describe_exit():
+    assert "segmentation fault" in describe_exit(-11)
+    assert "out of memory" in describe_exit(-9)
+    assert "code 3" in describe_exit(3)

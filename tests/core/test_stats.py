@@ -1,0 +1,32 @@
+import math
+
+import numpy as np
+
+from core.stats import break_even_iterations, speedup, summarize
+
+
+def test_summarize_known_values():
+    s = summarize([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert s.n == 5 and s.median == 3.0 and s.min == 1.0 and s.max == 100.0
+    assert s.mean == 22.0
+    assert math.isclose(s.p90, np.percentile([1, 2, 3, 4, 100], 90))
+    assert math.isclose(s.std, np.std([1, 2, 3, 4, 100], ddof=1))
+    assert summarize([]) is None
+
+
+def test_speedup_interval_brackets_the_ratio_and_is_reproducible():
+    rng = np.random.default_rng(1)
+    eager = 10 + rng.normal(0, 0.5, 200)
+    compiled = 5 + rng.normal(0, 0.25, 200)
+    sp = speedup(eager, compiled)
+    assert 1.9 < sp.value < 2.1
+    assert sp.ci_low < sp.value < sp.ci_high
+    assert sp.ci_high - sp.ci_low < 0.3
+    assert speedup(eager, compiled) == sp
+    assert speedup([], compiled) is None
+
+
+def test_break_even():
+    assert break_even_iterations(2.0, 10.0, 6.0) == 500.0  # 2000 ms / 4 ms saved per call
+    assert break_even_iterations(2.0, 5.0, 6.0) is None  # compiled is slower: never pays off
+    assert break_even_iterations(None, 5.0, 4.0) is None
