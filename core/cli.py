@@ -146,6 +146,13 @@ def print_summary(results: list[JobResult]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if any(a == "--verbose" or a.startswith("--verbose=") for a in argv):
+        # Outdated guides teach torch.compile(..., verbose=True): a TypeError in every release.
+        print("error: torch.compile has no verbose argument. Valid arguments: backend, mode, dynamic, fullgraph, "
+              "options (--backend, --mode, --dynamic, --fullgraph, --inductor-option). Graph breaks and "
+              "recompiles are always captured in the report; for torch's own logs set "
+              "TORCH_LOGS=graph_breaks,recompiles.", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     from core.runner import JobRunner
 
