@@ -1,7 +1,7 @@
 """One profiling job: one model × one compile config, one compile. Runs in a child process.
 
 `run_job(spec, emit)` is a plain function that reports everything through `emit(event)`;
-`child_main` is the child-process entry point that sends those events over a pipe. Tests
+`core.child` is the child-process entry point that sends those events over a pipe. Tests
 can call `run_job` in-process with a list's `append` as `emit`.
 
 Sequence: load → eager warm-up → compile (first compiled call, timed) → compiled warm-up →
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
-import sys
 import time
 import traceback
 from typing import Callable
@@ -323,25 +321,3 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
         return "failed"
     emit(ev.JobFinished(spec.job_id, wall_time_s=time.perf_counter() - started))
     return "completed"
-
-
-def child_main(spec: JobSpec, conn, log_path: str | None = None) -> None:
-    """Entry point of the job's child process: events go to the parent over `conn`."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
-    if log_path:
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
-    try:
-        run_job(spec, conn.send)
-    finally:
-        try:
-            conn.close()
-        except Exception:
-            pass
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # skip interpreter teardown (atexit of compile workers); results are sent

@@ -13,13 +13,16 @@ from a worker thread.
 from __future__ import annotations
 
 import enum
-import multiprocessing as mp
 import os
+import pickle
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import Callable
 
 from core import events as ev
@@ -28,6 +31,7 @@ from core.resources import GpuMonitor, ProcessSampler
 from core.results import JobResult
 
 EventCallback = Callable[[ev.Event], None]
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class RunnerState(str, enum.Enum):
@@ -128,19 +132,18 @@ class JobRunner:
 
     def run(self, spec: JobSpec) -> JobResult:
         """Run one job to its end and return what it produced; never raises for job errors."""
-        from core.job import child_main  # the child's entry point (imports torch there only)
-
         self._cancel_job.clear()
         result = JobResult(spec)
         log_path = os.path.join(self._log_dir, f"{spec.job_id}.log")
-        ctx = mp.get_context("spawn")  # CUDA cannot be re-initialised in a forked child
-        reader, writer = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=child_main, args=(spec, writer, log_path),
-                           name=f"profile-{spec.job_id}", daemon=True)
         self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="")
         started = time.monotonic()
-        proc.start()
-        writer.close()  # the child holds the only write end now: EOF means it is gone
+        try:
+            proc, reader = self._start_child(spec, log_path)
+        except OSError as exc:
+            terminal = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
+            self._emit(result, terminal)
+            self._set_status(state=RunnerState.IDLE, job_id="", phase="")
+            return result
         sampler = None
         try:
             sampler = ProcessSampler(proc.pid, self._gpu, t0=started)
@@ -160,7 +163,7 @@ class JobRunner:
                     terminal = ev.JobFailed(
                         spec.job_id,
                         reason=f"timed out after {spec.timeout_s:g} s during the {result.phase or 'start-up'} phase "
-                               "(a hung or very slow compile?); raise --timeout to allow more time",
+                               "(a hung or very slow compile?); raise the timeout to allow more time",
                         detail=_tail(log_path), phase=result.phase)
                     break
                 if now >= next_sample and sampler is not None:
@@ -178,8 +181,11 @@ class JobRunner:
                 try:
                     event = reader.recv()
                 except (EOFError, OSError):
-                    proc.join(timeout=5)
-                    terminal = ev.JobFailed(spec.job_id, reason=describe_exit(proc.exitcode),
+                    try:
+                        proc.wait(timeout=5)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    terminal = ev.JobFailed(spec.job_id, reason=describe_exit(proc.poll()),
                                             detail=_tail(log_path), phase=result.phase)
                     break
                 if isinstance(event, ev.TERMINAL_EVENTS):
@@ -193,24 +199,47 @@ class JobRunner:
         finally:
             self._set_status(state=RunnerState.FINISHING)
             reader.close()
-            if terminal is None or not isinstance(terminal, ev.JobFinished):
+            if not isinstance(terminal, ev.JobFinished):
                 self._stop(proc)
-            proc.join(timeout=10)
-            if proc.is_alive():
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
                 self._stop(proc)
         self._emit(result, terminal)
         self._set_status(state=RunnerState.IDLE, job_id="", phase="")
         return result
+
+    @staticmethod
+    def _start_child(spec: JobSpec, log_path: str):
+        """Start `python -m core.child` with a pipe for events; the spec goes in on stdin."""
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, env.get("PYTHONPATH")) if p)
+        try:
+            with open(log_path, "wb") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "core.child", str(write_fd)],
+                    stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
+                    env=env, start_new_session=True)
+        finally:
+            os.close(write_fd)  # the child holds the only write end now: EOF means it is gone
+        reader = Connection(read_fd, writable=False)
+        try:
+            proc.stdin.write(pickle.dumps(spec))
+            proc.stdin.close()
+        except OSError:
+            pass  # the child died at once; reported as its exit
+        return proc, reader
 
     def _emit(self, result: JobResult, event: ev.Event) -> None:
         result.apply(event)
         self._on_event(event)
 
     @staticmethod
-    def _stop(proc) -> None:
+    def _stop(proc: subprocess.Popen) -> None:
         """End the child (and its compile workers) now: SIGKILL, since a process stuck in a
         C++ compile or a CUDA call does not answer SIGTERM promptly."""
-        if proc.is_alive():
+        if proc.poll() is None:
             try:
                 import psutil
 
@@ -219,4 +248,7 @@ class JobRunner:
             except Exception:
                 pass
             proc.kill()
-        proc.join(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
