@@ -14,9 +14,17 @@ from multiprocessing.connection import Connection
 
 
 def main(argv: list[str]) -> None:
-    spec = pickle.load(sys.stdin.buffer)
     conn = Connection(int(argv[0]), readable=False)
+    # Import the heavy modules before waiting for the spec: a child started ahead of time
+    # (JobRunner.prestart) does this while the parent is still validating or idle.
     from core.job import run_job
+
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError:
+        pass  # the job reports what is missing
+    spec = pickle.load(sys.stdin.buffer)
 
     try:
         run_job(spec, conn.send)

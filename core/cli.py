@@ -156,20 +156,23 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from core.runner import JobRunner
 
+    progress = Progress(enabled=not args.quiet and sys.stderr.isatty() or os.environ.get("FORCE_PROGRESS") == "1")
+    runner = JobRunner(on_event=progress.on_event)
+    runner.prestart()  # the first job's process imports torch while we validate
     try:
         specs = build_specs(args)
         os.makedirs(args.out, exist_ok=True)
         if not os.access(args.out, os.W_OK):
             raise ConfigError(f"cannot write to {args.out}; choose another --out folder.")
     except ConfigError as exc:
+        runner.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
+        runner.close()
         print(f"error: cannot create the output folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
 
-    progress = Progress(enabled=not args.quiet and sys.stderr.isatty() or os.environ.get("FORCE_PROGRESS") == "1")
-    runner = JobRunner(on_event=progress.on_event)
     previous = signal.signal(signal.SIGINT, lambda *_: runner.cancel())
     results: list[JobResult] = []
     try:
@@ -184,6 +187,7 @@ def main(argv: list[str]) -> int:
             results.append(result)
     finally:
         signal.signal(signal.SIGINT, previous)
+        runner.close()
     options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
     try:
         paths = write_report(results, args.out, options)

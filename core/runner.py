@@ -13,6 +13,7 @@ from a worker thread.
 from __future__ import annotations
 
 import enum
+import itertools
 import os
 import pickle
 import signal
@@ -93,6 +94,8 @@ class JobRunner:
         self._cancel_job = threading.Event()
         self._cancel_all = threading.Event()
         self._status = RunnerStatus(RunnerState.IDLE)
+        self._spare = None  # a prestarted child: (process, event reader, log path)
+        self._child_numbers = itertools.count(1)
 
     @property
     def gpu(self) -> GpuMonitor:
@@ -134,11 +137,11 @@ class JobRunner:
         """Run one job to its end and return what it produced; never raises for job errors."""
         self._cancel_job.clear()
         result = JobResult(spec)
-        log_path = os.path.join(self._log_dir, f"{spec.job_id}.log")
         self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="")
         started = time.monotonic()
         try:
-            proc, reader = self._start_child(spec, log_path)
+            proc, reader, log_path = self._take_child()
+            self._send_spec(proc, spec)
         except OSError as exc:
             terminal = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
             self._emit(result, terminal)
@@ -209,9 +212,34 @@ class JobRunner:
         self._set_status(state=RunnerState.IDLE, job_id="", phase="")
         return result
 
-    @staticmethod
-    def _start_child(spec: JobSpec, log_path: str):
-        """Start `python -m core.child` with a pipe for events; the spec goes in on stdin."""
+    def prestart(self) -> None:
+        """Start the next job's process now, so that its torch import (~3 s here) overlaps
+        with the caller's own work (validating settings, a user choosing a model). Only
+        call it while no job runs: an import beside a timed loop would perturb it."""
+        with self._lock:
+            if self._spare is None:
+                self._spare = self._launch_child()
+
+    def close(self) -> None:
+        """End a prestarted process that no job used. Safe to call more than once."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare[1].close()
+            self._stop(spare[0])
+
+    def _take_child(self):
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare[0].poll() is None:
+            return spare
+        if spare is not None:
+            spare[1].close()
+        return self._launch_child()
+
+    def _launch_child(self):
+        """Start `python -m core.child` in its own session with a pipe for events."""
+        log_path = os.path.join(self._log_dir, f"job-{os.getpid()}-{next(self._child_numbers)}.log")
         read_fd, write_fd = os.pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, env.get("PYTHONPATH")) if p)
@@ -221,15 +249,20 @@ class JobRunner:
                     [sys.executable, "-m", "core.child", str(write_fd)],
                     stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
                     env=env, start_new_session=True)
+        except OSError:
+            os.close(read_fd)
+            raise
         finally:
             os.close(write_fd)  # the child holds the only write end now: EOF means it is gone
-        reader = Connection(read_fd, writable=False)
+        return proc, Connection(read_fd, writable=False), log_path
+
+    @staticmethod
+    def _send_spec(proc: subprocess.Popen, spec: JobSpec) -> None:
         try:
             proc.stdin.write(pickle.dumps(spec))
             proc.stdin.close()
         except OSError:
-            pass  # the child died at once; reported as its exit
-        return proc, reader
+            pass  # the child died already; reported as its exit
 
     def _emit(self, result: JobResult, event: ev.Event) -> None:
         result.apply(event)

@@ -1,4 +1,4 @@
-"""Benchmarks: `python -m tests.bench [core|gui|all]` prints one `name: value` line per figure.
+"""Benchmarks: `python -m tests.bench [core|gui|all|overhead|fidelity|wall]` prints one `name: value` line per figure.
 
 core:
   fidelity    the engine's eager and compiled medians for resnet18 on CPU against
@@ -162,12 +162,14 @@ def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
-    if which in ("core", "all"):
-        bench_overhead()
-        bench_fidelity()
-        bench_wall()
-    if which in ("gui", "all"):
-        bench_gui()
+    benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui}
+    groups = {"core": ["overhead", "fidelity", "wall"], "all": list(benches)}
+    names = groups.get(which, [which])
+    if not set(names) <= set(benches):
+        print(f"unknown benchmark {which!r}; choose from {', '.join(list(groups) + list(benches))}", file=sys.stderr)
+        return 2
+    for name in names:
+        benches[name]()
     return 0
 
 

@@ -108,3 +108,16 @@ def test_describe_exit():
     assert "segmentation fault" in describe_exit(-11)
     assert "out of memory" in describe_exit(-9)
     assert "code 3" in describe_exit(3)
+
+
+def test_prestarted_child_runs_the_next_job_and_close_ends_a_spare(write_model):
+    pids = []
+    runner = JobRunner(on_event=lambda e: pids.append(e.pid) if isinstance(e, ev.JobStarted) else None)
+    runner.prestart()
+    spare_pid = runner._spare[0].pid
+    result = runner.run(make_spec(write_model(MLP_MODEL), iters=3, warmup=1))
+    assert result.status == "completed" and pids == [spare_pid]
+    runner.prestart()
+    unused = runner._spare[0].pid
+    runner.close()
+    assert not _running(unused)
