@@ -85,28 +85,32 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
 
 
 class Progress:
-    """A tqdm bar per job on stderr: the phase in the description, calls as the count."""
+    """Progress on stderr: a tqdm bar per job on a terminal (phase in the description,
+    calls as the count), one line per phase otherwise (logs, CI), nothing with --quiet."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    def __init__(self, quiet: bool = False, bar: bool | None = None):
+        self.quiet = quiet
+        self.use_bar = (sys.stderr.isatty() if bar is None else bar) and not quiet
         self.bar = None
+        self._label = ""
 
     def start(self, index: int, total: int, spec: JobSpec) -> None:
-        if not self.enabled:
-            print(f"[{index}/{total}] {spec.config.label}", file=sys.stderr, flush=True)
-            return
-        from tqdm import tqdm
+        self._label = f"[{index}/{total}] {spec.config.label}"
+        if self.use_bar:
+            from tqdm import tqdm
 
-        self.bar = tqdm(total=2 * (spec.warmup + spec.iters), desc=f"[{index}/{total}] {spec.config.label}",
-                        unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
-        self._label = self.bar.desc
+            self.bar = tqdm(total=2 * (spec.warmup + spec.iters), desc=self._label, unit="call",
+                            file=sys.stderr, dynamic_ncols=True, leave=True)
+        elif not self.quiet:
+            print(f"{self._label}: starting", file=sys.stderr, flush=True)
 
     def on_event(self, event: ev.Event) -> None:
-        if self.bar is None:
-            return
         if isinstance(event, ev.PhaseChanged):
-            self.bar.set_description(f"{self._label}: {event.phase}")
-        elif isinstance(event, ev.LatencyMeasured):
+            if self.bar is not None:
+                self.bar.set_description(f"{self._label}: {event.phase}")
+            elif not self.quiet:
+                print(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
+        elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
             self.bar.update(len(event.samples))
 
     def finish(self, result: JobResult) -> None:
@@ -114,6 +118,8 @@ class Progress:
             self.bar.set_description(f"{self._label}: {result.status}")
             self.bar.close()
             self.bar = None
+        elif not self.quiet:
+            print(f"{self._label}: {result.status}", file=sys.stderr, flush=True)
 
 
 def _fmt(value, spec: str = ".2f", unit: str = "") -> str:
@@ -156,7 +162,7 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from core.runner import JobRunner
 
-    progress = Progress(enabled=not args.quiet and sys.stderr.isatty() or os.environ.get("FORCE_PROGRESS") == "1")
+    progress = Progress(quiet=args.quiet)
     runner = JobRunner(on_event=progress.on_event)
     runner.prestart()  # the first job's process imports torch while we validate
     try:

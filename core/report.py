@@ -14,15 +14,16 @@ import os
 import tempfile
 from typing import Iterable
 
-from core.results import JobResult
+from core.results import STAT_FIELDS, JobResult
 
 REPORT_VERSION = 1
 
 SUMMARY_COLUMNS = [
     "config", "model", "backend", "mode", "dynamic", "fullgraph", "device", "status", "failure_reason",
-    "eager_median_ms", "eager_p90_ms", "eager_p99_ms", "compiled_median_ms", "compiled_p90_ms",
-    "compiled_p99_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s", "cache_state",
-    "graph_count", "op_count", "graph_break_count", "recompile_count", "frames_skipped", "coverage",
+    *[f"{phase}_{name}_ms" for phase in ("eager", "compiled") for name in STAT_FIELDS],
+    "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s", "cache_state",
+    "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s",
+    "graph_count", "op_count", "guard_count", "graph_break_count", "recompile_count", "frames_skipped", "coverage",
     "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]

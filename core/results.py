@@ -126,33 +126,44 @@ class JobResult:
             "device": self.spec.device,
             "status": self.status,
             "failure_reason": self.failure_reason,
-            "eager_median_ms": es and es.median,
-            "eager_p90_ms": es and es.p90,
-            "eager_p99_ms": es and es.p99,
-            "compiled_median_ms": cs and cs.median,
-            "compiled_p90_ms": cs and cs.p90,
-            "compiled_p99_ms": cs and cs.p99,
+            **_stats_columns("eager", es),
+            **_stats_columns("compiled", cs),
             "speedup": sp and sp.value,
             "speedup_ci_low": sp and sp.ci_low,
             "speedup_ci_high": sp and sp.ci_high,
             "compile_time_s": compile_s,
             "cache_state": c.cache_state if c else None,
+            "dynamo_s": c.dynamo_s if c else None,
+            "aot_autograd_s": c.aot_autograd_s if c else None,
+            "inductor_s": c.inductor_s if c else None,
+            "codegen_s": c.codegen_s if c else None,
             "graph_count": c.graph_count if c else None,
             "op_count": c.op_count if c else None,
+            "guard_count": c.guard_count if c else None,
             "graph_break_count": sum(g.count for g in self.graph_breaks) if c else None,
             "recompile_count": len(self.recompiles),
             "frames_skipped": c.frames_skipped if c else None,
-            "coverage": c.coverage if c else None,
+            "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
             "eager_peak_mb": eager_peak,
             "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
             "compiled_peak_mb": compiled_peak,
-            "memory_ratio": (eager_peak / compiled_peak) if eager_peak and compiled_peak else None,
+            "memory_ratio": self._memory_ratio(),
             "cuda_eager_max_allocated_mb": mem["eager"].cuda_max_allocated_mb if "eager" in mem else None,
             "cuda_compiled_max_allocated_mb": mem["compiled"].cuda_max_allocated_mb if "compiled" in mem else None,
             "break_even_iters": be if be is not None else ("never" if es and cs and c else None),
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
         }
+
+    def _memory_ratio(self) -> float | None:
+        """eager peak / compiled peak: the allocator's on CUDA (as PyTorch's runner reports
+        it), the process RSS high-water mark on the CPU."""
+        eager, compiled = self.memory.get("eager"), self.memory.get("compiled")
+        if not eager or not compiled:
+            return None
+        if eager.cuda_max_allocated_mb and compiled.cuda_max_allocated_mb:
+            return eager.cuda_max_allocated_mb / compiled.cuda_max_allocated_mb
+        return eager.peak_rss_mb / compiled.peak_rss_mb if compiled.peak_rss_mb else None
 
     # ----------------------------------------------------------------- JSON
 
@@ -173,6 +184,7 @@ class JobResult:
             "resources": [dataclasses.asdict(r) for r in self.resources],
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
+            "stats": {phase: (st.to_dict() if (st := self.stats(phase)) else None) for phase in ("eager", "compiled")},
         }
 
     @classmethod
@@ -206,3 +218,10 @@ class JobResult:
             resources=[ev.ResourceSample(**x) for x in d.get("resources", [])],
             wall_time_s=d.get("wall_time_s", 0.0),
         )
+
+
+STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
+
+
+def _stats_columns(phase: str, stats: LatencyStats | None) -> dict[str, float | None]:
+    return {f"{phase}_{name}_ms": (getattr(stats, name) if stats else None) for name in STAT_FIELDS}

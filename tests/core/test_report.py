@@ -53,6 +53,7 @@ def read_csv(path):
 
 def test_summary_figures_from_events():
     s = synthetic_result().summary()
+    assert set(s) == set(SUMMARY_COLUMNS)  # every figure is exported, nothing unexported
     assert s["status"] == "completed"
     assert s["eager_median_ms"] == 11.5 and s["compiled_median_ms"] == 6.5  # warm-up excluded
     assert s["speedup"] == pytest.approx(11.5 / 6.5)
