@@ -186,9 +186,11 @@ def _user_location(metric) -> tuple[str, int]:
     best = (metric.fail_user_frame_filename or "", metric.fail_user_frame_lineno or 0)
     if best[0].startswith((torch_dir, core_dir)):
         best = ("", 0)  # e.g. the model *is* an nn.LSTM: no user line to point at
-    for entry in metric.stack_trace or []:
-        m = _FRAME.search(entry)
-        if m and not m.group(3).startswith((torch_dir, core_dir)) and "multiprocessing" not in m.group(3):
+    frames = [m for m in map(_FRAME.search, metric.stack_trace or []) if m]
+    # Frames up to the job's own call into the model are the caller's, not model code.
+    last_core = max((i for i, m in enumerate(frames) if m.group(3).startswith(core_dir)), default=-1)
+    for m in frames[last_core + 1:]:
+        if not m.group(3).startswith(torch_dir):
             best = (m.group(3), int(m.group(1)))
     return best
 

@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
     p.add_argument("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds before a job is ended as hung (default 900)")
+    p.add_argument("--sweep-shapes", action="store_true",
+                   help="run every input of the model file's get_input_variants() against one compiled model "
+                        "per config, recording recompiles and their reasons (writes variants.csv)")
     p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
                    "graph_breaks.csv, resources.csv, recompiles.csv and report.json")
@@ -53,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_specs(args: argparse.Namespace) -> list[JobSpec]:
     """Validate everything and build the jobs; raises ConfigError before any work."""
-    from core.models import ModelLoadError, is_file_source, torchvision_model_names
+    from core.models import is_file_source, split_factory, torchvision_model_names
 
     for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1),
                              ("--batch-size", args.batch_size, 1), ("--image-size", args.image_size, 16)):
@@ -62,12 +65,15 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
     if args.threads is not None and args.threads < 1:
         raise ConfigError(f"--threads must be at least 1, not {args.threads}.")
     if is_file_source(args.model):
-        if not os.path.exists(args.model):
-            raise ConfigError(f"model file {args.model} not found; check the path.")
+        if not os.path.exists(split_factory(args.model)[0]):
+            raise ConfigError(f"model file {split_factory(args.model)[0]} not found; check the path.")
     elif args.model not in torchvision_model_names():
         close = [n for n in torchvision_model_names() if args.model.lower() in n][:10]
         raise ConfigError(f"{args.model!r} is neither a file nor a torchvision model."
                           + (f" Close matches: {', '.join(close)}." if close else ""))
+    if args.sweep_shapes and not _defines_variants(args.model):
+        raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
+                          f"{args.model} does not.")
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
     dynamo = parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
@@ -78,10 +84,20 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
         validate_config(cfg, args.device)
     model = ModelSpec(os.path.abspath(args.model) if is_file_source(args.model) else args.model,
                       args.batch_size, args.image_size, args.weights)
-    del ModelLoadError
     return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=cfg, warmup=args.warmup, iters=args.iters,
                     device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
-                    timeout_s=args.timeout) for cfg in configs]
+                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes) for cfg in configs]
+
+
+def _defines_variants(model: str) -> bool:
+    """A cheap look before any work; the job checks for real (the file may build it later)."""
+    from core.models import split_factory
+
+    model = split_factory(model)[0]
+    if not model.endswith(".py") or not os.path.exists(model):
+        return False
+    with open(model, encoding="utf-8", errors="replace") as fh:
+        return "def get_input_variants" in fh.read()
 
 
 class Progress:
@@ -136,9 +152,10 @@ def print_summary(results: list[JobResult]) -> None:
         print(f"{s['config']}: {s['status']}")
         if r.failure_reason:
             print(f"  reason: {r.failure_reason}")
-        print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
-              f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
-              f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+        if not r.spec.sweep_shapes:
+            print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+                  f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
+                  f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
         print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
               f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
               f"graph breaks {_fmt(s['graph_break_count'], 'd')}, recompiles {s['recompile_count']}")
@@ -146,6 +163,13 @@ def print_summary(results: list[JobResult]) -> None:
               f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
         if s["coverage"]:
             print(f"  {s['coverage']}")
+        for v in r.variants:
+            what = ("recompile limit hit: ran eagerly" if v.recompile_limit_hit else
+                    "ran eagerly (recompile limit reached)" if v.ran_eagerly else
+                    f"recompiled in {v.compile_time_s:.2f} s" if v.recompiled else
+                    f"compiled in {v.compile_time_s:.2f} s" if v.compiles else "reused compiled code")
+            print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
+                  f"{_fmt(_median(v.eager_ms), '.3f', ' ms')}, compiled {_fmt(_median(v.compiled_ms), '.3f', ' ms')}")
         for g in r.graph_breaks:
             where = f"{os.path.basename(g.file)}:{g.line}" if g.file else "?"
             print(f"  graph break {g.gb_code or '-'} at {where} (x{g.count}): {g.reason}")
@@ -209,6 +233,12 @@ def main(argv: list[str]) -> int:
     for r in failed:
         print(f"error: {r.config.label} {r.status}: {r.failure_reason}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _median(values) -> float | None:
+    import statistics
+
+    return statistics.median(values) if values else None
 
 
 def runner_cancelled(results: list[JobResult]) -> bool:

@@ -102,6 +102,7 @@ class JobSpec:
     threads: int | None = None  # None: torch's default for this machine
     inference_mode: bool = True
     timeout_s: float = 900.0
+    sweep_shapes: bool = False  # run every get_input_variants() entry instead of one benchmark
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -16,7 +16,7 @@ from typing import Any
 
 # Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
 # eager and compiled calls alternate (as PyTorch's own benchmark runner does).
-PHASES = ("load", "eager", "compile", "compiled", "benchmark")
+PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep")
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,25 @@ class ResourceSample:
     gpu_mem_mb: float | None = None
 
 
+@dataclass(frozen=True)
+class VariantResult:
+    """One input variant of a shape sweep: did the compiled model recompile for it, why,
+    what did that cost, and how fast did each side run. `compiles` counts the compile
+    attempts this variant triggered; `recompile_limit_hit` means this variant hit the
+    recompile limit: torch gave up compiling new shapes of the frame and runs them eagerly."""
+
+    index: int
+    input_shapes: tuple[str, ...]
+    compiles: int
+    recompiled: bool
+    recompile_reasons: tuple[str, ...] = ()
+    compile_time_s: float = 0.0
+    recompile_limit_hit: bool = False
+    ran_eagerly: bool = False  # a new shape after the limit: torch ran it without compiling
+    eager_ms: tuple[float, ...] = ()
+    compiled_ms: tuple[float, ...] = ()
+
+
 # ---------------------------------------------------------------------------- events
 
 
@@ -177,6 +196,13 @@ class GraphBreakFound(Event):
 @dataclass(frozen=True)
 class RecompileFound(Event):
     recompile: Recompile | None = None
+
+
+@dataclass(frozen=True)
+class VariantMeasured(Event):
+    """A shape-sweep variant is done (see VariantResult)."""
+
+    variant: VariantResult | None = None
 
 
 @dataclass(frozen=True)

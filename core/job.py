@@ -111,6 +111,7 @@ class _Job:
         self._last_flush = time.perf_counter()
         self.graph_breaks: list[ev.GraphBreak] = []
         self._held_breaks: list[ev.GraphBreak] | None = None
+        self.last_compile_s = 0.0
         self.cuda = spec.device == "cuda"
         self.sync = torch.cuda.synchronize if self.cuda else None
 
@@ -177,6 +178,9 @@ class _Job:
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+                if spec.sweep_shapes:
+                    self.sweep(loaded)
+                    return
                 compiled = self.compile(loaded)
                 self.run_compiled_warmup(compiled, loaded)
                 self.benchmark(loaded, compiled)
@@ -192,8 +196,7 @@ class _Job:
             model.eval()
             if self.cuda:
                 model.to("cuda")
-        if self.cuda:
-            loaded.inputs = tuple(x.to("cuda") if isinstance(x, torch.Tensor) else x for x in loaded.inputs)
+        loaded.inputs = self.to_device(loaded.inputs)
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
         self.emit(ev.ModelLoaded, description=loaded.description, model_kind=loaded.kind, parameters=params,
                   input_shapes=tuple(describe_input(x) for x in loaded.inputs),
@@ -209,32 +212,43 @@ class _Job:
             self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
         self.end_memory_phase("eager")
 
-    def compile(self, loaded: LoadedModel):
-        torch, spec = self.torch, self.spec
-        cfg = spec.config
-        self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
+    def make_compiled(self, model):
+        torch = self.torch
         capture.reset_compile_state()
-        capture.install(self._on_graph_break,
-                        lambda r: self.emit(ev.RecompileFound, recompile=r))
-        compiled = torch.compile(loaded.model, **cfg.compile_kwargs())
-        self.start_memory_phase()
+        capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r))
+        return torch.compile(model, **self.spec.config.compile_kwargs())
+
+    def first_call(self, compiled, inputs) -> tuple[float, list]:
+        """Time a call that may compile; returns (seconds, the compilation metrics it added).
+
+        Breaks logged during the call are held until the metrics say which of them made
+        dynamo skip a whole frame (that part of the model then runs eagerly)."""
+        n_before = len(capture.compilation_metrics())
         before = self._step_marker()
         self._held_breaks = []
         t0 = time.perf_counter()
         try:
-            self.timed(compiled, loaded.inputs, before)
+            self.timed(compiled, inputs, before)
         finally:
-            compile_s = time.perf_counter() - t0
-            self.end_memory_phase("compile")
-            metrics = capture.compilation_metrics()
-            # Breaks logged during the first call are held until the metrics say which of
-            # them made dynamo skip a whole frame (the model then runs that part eagerly).
-            breaks = capture.merge_skipped_frames(self._held_breaks, metrics)
-            self._held_breaks = None
-            for gb in breaks:
+            seconds = time.perf_counter() - t0
+            new_metrics = capture.compilation_metrics()[n_before:]
+            held, self._held_breaks = self._held_breaks, None
+            for gb in capture.merge_skipped_frames(held, new_metrics):
                 self._on_graph_break(gb)
-        result = capture.summarize_compile(metrics, compile_s, cfg.backend,
-                                           sum(1 for g in self.graph_breaks if not g.frame_skipped))
+        return seconds, new_metrics
+
+    def compile(self, loaded: LoadedModel, inputs=None):
+        spec, cfg = self.spec, self.spec.config
+        self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
+        compiled = self.make_compiled(loaded.model)
+        self.start_memory_phase()
+        try:
+            compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
+        finally:
+            self.end_memory_phase("compile")
+        distinct_breaks = len({g.key for g in self.graph_breaks if not g.frame_skipped})
+        result = capture.summarize_compile(metrics, compile_s, cfg.backend, distinct_breaks)
+        self.last_compile_s = compile_s
         self.emit(ev.CompileFinished, result=result)
         return compiled
 
@@ -272,6 +286,56 @@ class _Job:
             record(Sample("eager", i, timed(eager, inputs)))
             record(Sample("compiled", i, timed(compiled, inputs, before)))
         self.flush()
+
+    def sweep(self, loaded: LoadedModel) -> None:
+        """Every input variant in turn, against one compiled model, so the recompiles (and
+        the recompile limit) follow the pattern torch really applies."""
+        spec = self.spec
+        if not loaded.variants:
+            raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
+                                 "whose get_input_variants() returns a list of input tuples.",
+                                 file=spec.model.source)
+        variants = [self.to_device(v) for v in loaded.variants]
+        compiled = self.compile(loaded, variants[0])
+        eager, before, timed = loaded.model, self._step_marker(), self.timed
+        seen_shapes: set[tuple] = set()
+        limit_reached = False
+        for i, inputs in enumerate(variants):
+            shapes = tuple(describe_input(x) for x in inputs)
+            self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}")
+            for _ in range(spec.warmup):
+                timed(eager, inputs)
+            if i == 0:
+                compile_s, metrics = self.last_compile_s, capture.compilation_metrics()
+            else:
+                compile_s, metrics = self.first_call(compiled, inputs)
+            for _ in range(spec.warmup):
+                timed(compiled, inputs, before)
+            eager_ms, compiled_ms = [], []
+            for _ in range(spec.iters):
+                eager_ms.append(timed(eager, inputs))
+                compiled_ms.append(timed(compiled, inputs, before))
+                self.check_stop()
+            hit = any("recompile limit" in (m.fail_reason or "").lower() for m in metrics)
+            limit_reached = limit_reached or hit
+            new_shape = shapes not in seen_shapes
+            seen_shapes.add(shapes)
+            compiles = len(metrics)
+            self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+                index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
+                recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
+                compile_time_s=compile_s if compiles else 0.0,
+                recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
+                eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms)))
+
+    def check_stop(self) -> None:
+        if self._should_stop():
+            raise JobCancelledError()
+
+    def to_device(self, inputs: tuple) -> tuple:
+        if not self.cuda:
+            return inputs
+        return tuple(x.to("cuda") if isinstance(x, self.torch.Tensor) else x for x in inputs)
 
     def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
         spec = self.spec

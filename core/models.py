@@ -2,7 +2,8 @@
 TorchScript files.
 
 A Python model file defines `get_model()` (an nn.Module or a callable) and
-`get_example_inputs()` (a tuple of inputs); optionally `get_input_variants()`. Every failure
+`get_example_inputs()` (a tuple of inputs); optionally `get_input_variants()` (a list of input
+tuples, for shape sweeps). `FILE.py:NAME` picks the factory `NAME()` instead of `get_model()`. Every failure
 becomes a `ModelLoadError` naming the file, the line and the problem.
 """
 from __future__ import annotations
@@ -47,7 +48,16 @@ class LoadedModel:
     variants: list[tuple] = field(default_factory=list)
 
 
+def split_factory(source: str) -> tuple[str, str]:
+    """"file.py:get_other_model" → ("file.py", "get_other_model"); plain paths get "get_model"."""
+    path, sep, factory = source.rpartition(":")
+    if sep and path.endswith(PY_SUFFIXES) and factory.isidentifier():
+        return path, factory
+    return source, "get_model"
+
+
 def is_file_source(source: str) -> bool:
+    source = split_factory(source)[0]
     return os.path.sep in source or source.endswith(PY_SUFFIXES + EXPORT_SUFFIXES + TORCHSCRIPT_SUFFIXES) \
         or os.path.exists(source)
 
@@ -57,11 +67,12 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     source = spec.source
     if not is_file_source(source):
         return _load_torchvision(spec)
+    source, factory = split_factory(source)
     path = os.path.abspath(os.path.expanduser(source))
     if not os.path.exists(path):
         raise ModelLoadError("file not found; check the path.", file=source)
     if path.endswith(PY_SUFFIXES):
-        return _load_python_file(path)
+        return _load_python_file(path, factory)
     if path.endswith(EXPORT_SUFFIXES):
         return _load_export(path, spec)
     return _load_torchscript(path, spec)
@@ -181,7 +192,8 @@ def call_file_function(module, path: str, fn_name: str):
     fn = getattr(module, fn_name, None)
     if fn is None or not callable(fn):
         raise ModelLoadError(f"the file defines no {fn_name}() function; a model file needs "
-                             "get_model() and get_example_inputs() (see the README).", file=path)
+                             "get_model() and get_example_inputs() (see the README); FILE.py:NAME picks "
+                             "another model factory.", file=path)
     try:
         return fn()
     except Exception as exc:
@@ -203,14 +215,14 @@ def _as_input_tuple(value, path: str, what: str, line: int) -> tuple:
     return value
 
 
-def _load_python_file(path: str) -> LoadedModel:
+def _load_python_file(path: str, factory: str = "get_model") -> LoadedModel:
     import torch
 
     module = import_model_file(path)
-    model = call_file_function(module, path, "get_model")
-    get_model_line = module.get_model.__code__.co_firstlineno
+    model = call_file_function(module, path, factory)
+    get_model_line = getattr(module, factory).__code__.co_firstlineno
     if not (isinstance(model, torch.nn.Module) or callable(model)):
-        raise ModelLoadError(f"get_model() must return an nn.Module or a callable, not {type(model).__name__}.",
+        raise ModelLoadError(f"{factory}() must return an nn.Module or a callable, not {type(model).__name__}.",
                              file=path, line=get_model_line)
     if isinstance(model, torch.jit.ScriptModule):
         return LoadedModel(model, _as_input_tuple(call_file_function(module, path, "get_example_inputs"), path,
@@ -227,7 +239,8 @@ def _load_python_file(path: str) -> LoadedModel:
             raise ModelLoadError("get_input_variants() must return a list of input tuples.", file=path, line=line)
         variants = [_as_input_tuple(v, path, "each entry of get_input_variants()", line) for v in raw]
     doc = (module.__doc__ or "").strip().splitlines()
-    description = os.path.basename(path) + (f": {doc[0]}" if doc else "")
+    name = os.path.basename(path) + ("" if factory == "get_model" else f":{factory}")
+    description = name + (f": {doc[0]}" if doc else "")
     return LoadedModel(model, inputs, "python", description, variants=variants)
 
 
@@ -236,7 +249,7 @@ def check_forward(loaded: LoadedModel, source: str) -> None:
     try:
         loaded.model(*loaded.inputs)
     except Exception as exc:
-        path = os.path.abspath(source) if loaded.kind == "python" else ""
+        path = os.path.abspath(split_factory(source)[0]) if loaded.kind == "python" else ""
         line = _error_line_in(path, exc) if path else 0
         shapes = ", ".join(describe_input(x) for x in loaded.inputs)
         raise ModelLoadError(f"the model's forward raised {_short(exc)} on inputs ({shapes}); "

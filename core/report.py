@@ -1,4 +1,5 @@
-"""Reports: summary.csv, latency.csv, graph_breaks.csv, resources.csv and report.json.
+"""Reports: summary.csv, latency.csv, graph_breaks.csv, resources.csv, recompiles.csv,
+variants.csv (shape sweeps only) and report.json.
 
 Every file is written atomically (temporary file in the same folder, then rename), so a
 crash never leaves half a report. Text cells that a spreadsheet would run as a formula
@@ -32,6 +33,8 @@ GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", 
                        "hints", "frame_skipped", "doc_url"]
 RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
+VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "recompiled", "recompile_reason", "compiles",
+                   "compile_time_s", "recompile_limit_hit", "ran_eagerly", "eager_median_ms", "compiled_median_ms"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -80,7 +83,7 @@ def atomic_write(path: str, text: str) -> None:
 
 def report_tables(results: list[JobResult]) -> dict[str, str]:
     """File name → CSV text for every CSV of the report."""
-    latency, breaks, resources, recompiles = [], [], [], []
+    latency, breaks, resources, recompiles, variants = [], [], [], [], []
     for r in results:
         label = r.config.label
         latency += [{"config": label, "phase": s.phase, "iteration": s.iteration, "latency_ms": s.latency_ms}
@@ -92,13 +95,26 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
                       for s in r.resources]
         recompiles += [{"config": label, "function": c.function, "location": c.location,
                         "reasons": " | ".join(c.reasons)} for c in r.recompiles]
+        variants += [{"config": label, "dynamic": r.config.dynamic, "variant": v.index,
+                      "input_shapes": "; ".join(v.input_shapes), "recompiled": v.recompiled,
+                      "recompile_reason": " | ".join(v.recompile_reasons), "compiles": v.compiles,
+                      "compile_time_s": v.compile_time_s, "recompile_limit_hit": v.recompile_limit_hit,
+                      "ran_eagerly": v.ran_eagerly, "eager_median_ms": _median(v.eager_ms),
+                      "compiled_median_ms": _median(v.compiled_ms)} for v in r.variants]
     return {
         "summary.csv": _csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
         "latency.csv": _csv_text(LATENCY_COLUMNS, latency),
         "graph_breaks.csv": _csv_text(GRAPH_BREAK_COLUMNS, breaks),
         "resources.csv": _csv_text(RESOURCE_COLUMNS, resources),
         "recompiles.csv": _csv_text(RECOMPILE_COLUMNS, recompiles),
+        **({"variants.csv": _csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
     }
+
+
+def _median(values) -> float | None:
+    import statistics
+
+    return statistics.median(values) if values else None
 
 
 def report_json(results: list[JobResult], options: dict | None = None) -> str:

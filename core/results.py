@@ -39,6 +39,7 @@ class JobResult:
     recompiles: list[ev.Recompile] = field(default_factory=list)
     memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
     resources: list[ev.ResourceSample] = field(default_factory=list)
+    variants: list[ev.VariantResult] = field(default_factory=list)
     wall_time_s: float = 0.0
 
     @property
@@ -74,6 +75,8 @@ class JobResult:
             self._add_graph_break(event.graph_break)
         elif isinstance(event, ev.RecompileFound) and event.recompile is not None:
             self.recompiles.append(event.recompile)
+        elif isinstance(event, ev.VariantMeasured) and event.variant is not None:
+            self.variants.append(event.variant)
         elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
@@ -111,6 +114,8 @@ class JobResult:
         es, cs = summarize(eager), summarize(compiled)
         sp = speedup(eager, compiled)
         compile_s = self.compile.compile_time_s if self.compile else None
+        if self.variants:  # a shape sweep: every compile and recompile it paid for
+            compile_s = sum(v.compile_time_s for v in self.variants)
         be = break_even_iterations(compile_s, es and es.median, cs and cs.median)
         c = self.compile
         mem = self.memory
@@ -140,7 +145,7 @@ class JobResult:
             "graph_count": c.graph_count if c else None,
             "op_count": c.op_count if c else None,
             "guard_count": c.guard_count if c else None,
-            "graph_break_count": sum(g.count for g in self.graph_breaks) if c else None,
+            "graph_break_count": len([g for g in self.graph_breaks if not g.frame_skipped]) if c else None,
             "recompile_count": len(self.recompiles),
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
@@ -182,6 +187,7 @@ class JobResult:
             "recompiles": [dataclasses.asdict(r) for r in self.recompiles],
             "memory": {k: dataclasses.asdict(v) for k, v in self.memory.items()},
             "resources": [dataclasses.asdict(r) for r in self.resources],
+            "variants": [dataclasses.asdict(v) for v in self.variants],
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
             "stats": {phase: (st.to_dict() if (st := self.stats(phase)) else None) for phase in ("eager", "compiled")},
@@ -196,7 +202,8 @@ class JobResult:
             job_id=s["job_id"],
             model=ModelSpec(**s["model"]),
             config=CompileConfig.from_dict(s["config"]),
-            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s") if k in s},
+            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s", "sweep_shapes")
+               if k in s},
         )
         mi = d.get("model_info")
         if mi:
@@ -216,6 +223,9 @@ class JobResult:
             recompiles=[ev.Recompile(**{**r, "reasons": tuple(r.get("reasons", ()))}) for r in d.get("recompiles", [])],
             memory={k: ev.MemoryPeak(**v) for k, v in d.get("memory", {}).items()},
             resources=[ev.ResourceSample(**x) for x in d.get("resources", [])],
+            variants=[ev.VariantResult(**{**v, **{k: tuple(v.get(k, ())) for k in
+                                                  ("input_shapes", "recompile_reasons", "eager_ms", "compiled_ms")}})
+                      for v in d.get("variants", [])],
             wall_time_s=d.get("wall_time_s", 0.0),
         )
 
