@@ -1,0 +1,58 @@
+"""GPU code paths, exercised on the CPU with stand-ins (no GPU on the test machines).
+
+What still needs a real GPU: CUDA timing under load, NVML readings, reduce-overhead with CUDA
+graphs, peak CUDA memory (see docs/BENCHMARKS.md)."""
+import types
+
+import pytest
+import torch
+
+from core.config import CompileConfig, JobSpec, ModelSpec
+from core.job import _Job
+from core.resources import GpuMonitor, ProcessSampler
+
+
+def make_job(mode="default", device="cuda"):
+    spec = JobSpec("gpu", ModelSpec("m.py"), CompileConfig(mode=mode), device=device)
+    return _Job(spec, lambda e: None, lambda: False)
+
+
+def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
+    calls = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: calls.append("sync"))
+    job = make_job()
+    assert job.cuda
+    job.timed(lambda x: calls.append("call"), (1,), before=lambda: calls.append("step"))
+    assert calls == ["step", "sync", "call", "sync"]
+
+
+@pytest.mark.parametrize("mode, device, marks", [("reduce-overhead", "cuda", True), ("max-autotune", "cuda", True),
+                                                 ("default", "cuda", False), ("reduce-overhead", "cpu", False)])
+def test_cudagraph_modes_mark_each_step(mode, device, marks):
+    job = make_job(mode, device)
+    assert (job._step_marker() is torch.compiler.cudagraph_mark_step_begin) == marks
+
+
+def test_no_gpu_is_said_not_failed():
+    gpu = GpuMonitor()
+    if gpu.available:
+        pytest.skip("this machine has a GPU")
+    assert gpu.reason.startswith("no GPU") and gpu.read({1}) == (None, None)
+
+
+def test_nvml_readings_per_process(monkeypatch):
+    """With a stand-in NVML: utilization, and memory of the job's processes only."""
+    fake = types.SimpleNamespace(
+        nvmlDeviceGetUtilizationRates=lambda h: types.SimpleNamespace(gpu=73),
+        nvmlDeviceGetComputeRunningProcesses=lambda h: [types.SimpleNamespace(pid=10, usedGpuMemory=512 * 2**20),
+                                                        types.SimpleNamespace(pid=99, usedGpuMemory=2**30)],
+        nvmlDeviceGetMemoryInfo=lambda h: types.SimpleNamespace(used=8 * 2**30),
+    )
+    gpu = GpuMonitor.__new__(GpuMonitor)
+    gpu.available, gpu.reason, gpu._nvml, gpu._handle = True, "", fake, object()
+    assert gpu.read({10, 11}) == (73.0, 512.0)
+    assert gpu.read({12}) == (73.0, 8192.0)  # process not listed: device-wide use
+    import os
+
+    sample = ProcessSampler(os.getpid(), gpu).sample("eager")
+    assert sample.gpu_util_percent == 73.0 and sample.phase == "eager" and sample.rss_mb > 10
