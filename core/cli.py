@@ -18,6 +18,7 @@ from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, CompileConfig, ConfigE
                          validate_config)
 from core.report import ReportError, write_report
 from core.results import STATUS_COMPLETED, JobResult
+from core.stats import median_or_none
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,8 +169,9 @@ def print_summary(results: list[JobResult]) -> None:
                     "ran eagerly (recompile limit reached)" if v.ran_eagerly else
                     f"recompiled in {v.compile_time_s:.2f} s" if v.recompiled else
                     f"compiled in {v.compile_time_s:.2f} s" if v.compiles else "reused compiled code")
+            eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
             print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
-                  f"{_fmt(_median(v.eager_ms), '.3f', ' ms')}, compiled {_fmt(_median(v.compiled_ms), '.3f', ' ms')}")
+                  f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")
         for g in r.graph_breaks:
             where = f"{os.path.basename(g.file)}:{g.line}" if g.file else "?"
             print(f"  graph break {g.gb_code or '-'} at {where} (x{g.count}): {g.reason}")
@@ -234,11 +236,6 @@ def main(argv: list[str]) -> int:
         print(f"error: {r.config.label} {r.status}: {r.failure_reason}", file=sys.stderr)
     return 1 if failed else 0
 
-
-def _median(values) -> float | None:
-    import statistics
-
-    return statistics.median(values) if values else None
 
 
 def runner_cancelled(results: list[JobResult]) -> bool:

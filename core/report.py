@@ -16,6 +16,7 @@ import tempfile
 from typing import Iterable
 
 from core.results import STAT_FIELDS, JobResult
+from core.stats import median_or_none
 
 REPORT_VERSION = 1
 
@@ -99,8 +100,8 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
                       "input_shapes": "; ".join(v.input_shapes), "recompiled": v.recompiled,
                       "recompile_reason": " | ".join(v.recompile_reasons), "compiles": v.compiles,
                       "compile_time_s": v.compile_time_s, "recompile_limit_hit": v.recompile_limit_hit,
-                      "ran_eagerly": v.ran_eagerly, "eager_median_ms": _median(v.eager_ms),
-                      "compiled_median_ms": _median(v.compiled_ms)} for v in r.variants]
+                      "ran_eagerly": v.ran_eagerly, "eager_median_ms": median_or_none(v.eager_ms),
+                      "compiled_median_ms": median_or_none(v.compiled_ms)} for v in r.variants]
     return {
         "summary.csv": _csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
         "latency.csv": _csv_text(LATENCY_COLUMNS, latency),
@@ -110,11 +111,6 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
         **({"variants.csv": _csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
     }
 
-
-def _median(values) -> float | None:
-    import statistics
-
-    return statistics.median(values) if values else None
 
 
 def report_json(results: list[JobResult], options: dict | None = None) -> str:

@@ -69,6 +69,10 @@ def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Spee
     return Speedup(point, float(low), float(high))
 
 
+def median_or_none(values) -> float | None:
+    return float(np.median(values)) if len(values) else None
+
+
 def break_even_iterations(compile_time_s: float | None, eager_median_ms: float | None,
                           compiled_median_ms: float | None) -> float | None:
     """Calls after which compiling has paid for itself; None means never (no saving)."""
