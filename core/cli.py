@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     p.add_argument("--warmup", type=int, default=5, help="warm-up calls per side (default 5)")
     p.add_argument("--iters", type=int, default=50, help="timed iterations per side (default 50)")
+    p.add_argument("--block", type=int, default=5, metavar="N",
+                   help="alternate eager and compiled timed calls in blocks of N (default 5; 1 = strict "
+                        "alternation, which biases CPU results, see docs/BENCHMARKS.md)")
     p.add_argument("--batch-size", type=int, default=1, help="batch size of torchvision inputs (default 1)")
     p.add_argument("--image-size", type=int, default=224, help="image size of torchvision inputs (default 224)")
     p.add_argument("--weights", help="local state_dict for a torchvision model (torch.load weights_only=True)")
@@ -59,7 +62,7 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
     """Validate everything and build the jobs; raises ConfigError before any work."""
     from core.models import is_file_source, split_factory, torchvision_model_names
 
-    for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1),
+    for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1), ("--block", args.block, 1),
                              ("--batch-size", args.batch_size, 1), ("--image-size", args.image_size, 16)):
         if value < low:
             raise ConfigError(f"{name} must be at least {low}, not {value}.")
@@ -87,7 +90,8 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
                       args.batch_size, args.image_size, args.weights)
     return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=cfg, warmup=args.warmup, iters=args.iters,
                     device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
-                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes) for cfg in configs]
+                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes, block_size=args.block)
+            for cfg in configs]
 
 
 def _defines_variants(model: str) -> bool:

@@ -279,12 +279,13 @@ class _Job:
 
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
         spec = self.spec
-        self.enter("benchmark", f"{spec.iters} timed iterations, eager and compiled alternating")
-        eager, inputs, before = loaded.model, loaded.inputs, self._step_marker()
-        timed, record, Sample = self.timed, self.record, ev.LatencySample
-        for i in range(spec.iters):
-            record(Sample("eager", i, timed(eager, inputs)))
-            record(Sample("compiled", i, timed(compiled, inputs, before)))
+        self.enter("benchmark", f"{spec.iters} timed iterations, eager and compiled alternating "
+                                f"in blocks of {spec.block_size}")
+        calls = {"eager": (loaded.model, None), "compiled": (compiled, self._step_marker())}
+        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        for side, i in alternating(spec.iters, spec.block_size):
+            fn, before = calls[side]
+            record(Sample(side, i, timed(fn, inputs, before)))
         self.flush()
 
     def sweep(self, loaded: LoadedModel) -> None:
@@ -311,11 +312,13 @@ class _Job:
                 compile_s, metrics = self.first_call(compiled, inputs)
             for _ in range(spec.warmup):
                 timed(compiled, inputs, before)
-            eager_ms, compiled_ms = [], []
-            for _ in range(spec.iters):
-                eager_ms.append(timed(eager, inputs))
-                compiled_ms.append(timed(compiled, inputs, before))
+            times = {"eager": [], "compiled": []}
+            calls = {"eager": (eager, None), "compiled": (compiled, before)}
+            for side, _ in alternating(spec.iters, spec.block_size):
+                fn, step = calls[side]
+                times[side].append(timed(fn, inputs, step))
                 self.check_stop()
+            eager_ms, compiled_ms = times["eager"], times["compiled"]
             hit = any("recompile limit" in (m.fail_reason or "").lower() for m in metrics)
             limit_reached = limit_reached or hit
             new_shape = shapes not in seen_shapes
@@ -343,6 +346,17 @@ class _Job:
         for i in range(spec.iters):
             self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
         self.flush()
+
+
+def alternating(iters: int, block: int):
+    """(side, iteration) pairs: `block` eager calls, then `block` compiled calls, and so on,
+    so slow drift (thermal, other load) hits both sides alike."""
+    block = max(1, block)
+    for start in range(0, iters, block):
+        stop = min(iters, start + block)
+        for side in ("eager", "compiled"):
+            for i in range(start, stop):
+                yield side, i
 
 
 def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:

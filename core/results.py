@@ -202,7 +202,8 @@ class JobResult:
             job_id=s["job_id"],
             model=ModelSpec(**s["model"]),
             config=CompileConfig.from_dict(s["config"]),
-            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s", "sweep_shapes")
+            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s", "sweep_shapes",
+                                 "block_size")
                if k in s},
         )
         mi = d.get("model_info")

@@ -57,9 +57,10 @@ def test_phases_samples_and_memory(write_model):
     assert phases == ["load", "eager", "compile", "compiled", "benchmark"]
     assert len(result.latencies("eager")) == 7 and len(result.latencies("compiled")) == 7
     assert len(result.latencies("eager", include_warmup=True)) == 10
-    # timed iterations alternate eager, compiled, eager, ... as in PyTorch's runner
-    timed = [s.phase for s in result.samples if not s.warmup]
-    assert timed[:4] == ["eager", "compiled", "eager", "compiled"]
+    # timed iterations alternate in blocks (default 5): 5 eager, 5 compiled, 2 eager, 2 compiled
+    timed = [(s.phase, s.iteration) for s in result.samples if not s.warmup]
+    assert [p for p, _ in timed] == ["eager"] * 5 + ["compiled"] * 5 + ["eager"] * 2 + ["compiled"] * 2
+    assert [i for p, i in timed if p == "compiled"] == list(range(7))
     assert set(result.memory) == {"eager", "compile", "compiled"}
     assert all(m.peak_rss_mb > 50 for m in result.memory.values())
     assert result.compile.fully_compiled and result.compile.graph_count == 1
@@ -122,3 +123,12 @@ def test_fullgraph_refuses_breaks_but_keeps_eager(write_model):
     assert result.status == "failed"
     assert "fullgraph=True" in result.failure_reason
     assert len(result.latencies("eager", include_warmup=True)) == 2  # eager warm-up kept
+
+
+def test_alternating_blocks():
+    from core.job import alternating
+
+    assert list(alternating(3, 1)) == [("eager", 0), ("compiled", 0), ("eager", 1), ("compiled", 1),
+                                       ("eager", 2), ("compiled", 2)]
+    assert list(alternating(3, 2)) == [("eager", 0), ("eager", 1), ("compiled", 0), ("compiled", 1),
+                                       ("eager", 2), ("compiled", 2)]
