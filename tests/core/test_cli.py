@@ -28,6 +28,10 @@ def test_invalid_values_are_refused_before_any_work(tmp_path):
     assert proc.returncode == 2 and "capture_scalar_outputs" in proc.stderr
     proc = profile("resnet1", "--out", str(out))
     assert proc.returncode == 2 and "neither a file nor a torchvision model" in proc.stderr
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    proc = profile("resnet18", "--out", str(blocker / "out"))
+    assert proc.returncode == 2 and "cannot create the output folder" in proc.stderr
 
 
 def test_profile_every_combination_writes_the_report(tmp_path, write_model):
