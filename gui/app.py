@@ -1,0 +1,191 @@
+"""Entry point of the desktop app: `python main.py [MODEL] [options]`.
+
+The window shows before torch is imported (the catalogues load on a background thread),
+so it appears in about a second. `--run` starts profiling as soon as torch is loaded;
+`--screenshot PNG` saves a picture of the window once the run (if any) has finished and
+exits, which makes the README's screenshots and serves the smoke test.
+
+Call `main` on the process's main thread.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+NO_DISPLAY_MESSAGE = """\
+compile-profiler: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window cannot open.
+  - To profile without a window:    python3 main.py profile MODEL --out DIR
+  - To render the window offscreen: QT_QPA_PLATFORM=offscreen python3 main.py MODEL --run --screenshot out.png
+  - Over SSH, connect with X forwarding (ssh -X) or run it on a desktop session."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from core.config import DEVICE_CHOICES, DYNAMIC_CHOICES
+
+    p = argparse.ArgumentParser(
+        prog="main.py",
+        description="compile-profiler desktop app: profile torch.compile against eager for a model.",
+        epilog="Headless profiling: python3 main.py profile MODEL --out DIR. Tests: python3 main.py test.")
+    p.add_argument("model", nargs="?", help="torchvision model name (e.g. resnet18) or a .py / .pt2 / TorchScript "
+                                            "model file to preselect")
+    p.add_argument("--backend", action="append", metavar="B",
+                   help="backend to queue (repeatable: every combination is compared in one run)")
+    p.add_argument("--mode", action="append", metavar="M", help="inductor mode (repeatable)")
+    p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES, help="dynamic setting (repeatable)")
+    p.add_argument("--fullgraph", action="store_true", help="compile with fullgraph=True")
+    p.add_argument("--device", choices=DEVICE_CHOICES, help="cpu or cuda")
+    p.add_argument("--iters", type=int, help="timed iterations per side")
+    p.add_argument("--warmup", type=int, help="warm-up calls per side")
+    p.add_argument("--batch-size", type=int, help="batch size of the example input")
+    p.add_argument("--image-size", type=int, help="image size of the example input")
+    p.add_argument("--run", action="store_true", help="start profiling at once")
+    p.add_argument("--session", metavar="REPORT_JSON", help="open a saved session (report.json)")
+    p.add_argument("--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has "
+                                                       "finished, then exit")
+    p.add_argument("--tab", choices=("summary", "resources", "graph-breaks"), help="tab to show")
+    p.add_argument("--size", default="", metavar="WxH", help="window size, e.g. 1400x900 (default for --screenshot)")
+    p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def has_display() -> bool:
+    if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (the kernel's start time, not Python's)."""
+    try:
+        import psutil
+
+        return time.time() - psutil.Process().create_time()
+    except Exception:
+        return float("nan")
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error, already printed
+        return int(exc.code or 0)
+    if not has_display():
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return 2
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "compile-profiler"])
+    app.setOrganizationName("compile-profiler")
+    app.setApplicationName("compile-profiler")
+    app.setApplicationDisplayName("compile-profiler")
+
+    from gui.main_window import MainWindow
+    from gui.theme import apply_chart_theme
+
+    apply_chart_theme()
+    window = MainWindow()
+    automation = Automation(window, args, app)  # kept referenced: Qt holds its slots weakly
+    automation.setup()
+    window.show()
+
+    # Let Ctrl+C in the terminal close the window (and cancel a run) instead of being ignored
+    # while Qt's event loop runs: Python handles signals only between bytecodes.
+    signal.signal(signal.SIGINT, lambda *a: window.close())
+    keepalive = QTimer()
+    keepalive.start(200)
+    keepalive.timeout.connect(lambda: None)
+    code = app.exec()
+    del automation
+    return Automation.exit_code if Automation.exit_code is not None else code
+
+
+class Automation:
+    """What the command line asks for beyond opening the window. GUI thread only."""
+
+    exit_code: int | None = None
+
+    def __init__(self, window, args, app):
+        self.window, self.args, self.app = window, args, app
+
+    def setup(self) -> None:
+        w, a = self.window, self.args
+        Automation.exit_code = None
+        from core.config import expand_configs
+
+        if a.size or a.screenshot:
+            width, _, height = (a.size or "1400x900").partition("x")
+            w.resize(int(width), int(height))
+        if a.model:
+            w.set_model(a.model, trusted=True)  # named on the command line: the user chose it
+        panel = w.config_panel
+        if a.backend or a.mode or a.dynamic or a.fullgraph:
+            configs = expand_configs(a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"],
+                                     a.fullgraph)
+            panel.set_config(configs[0])
+            panel.queue.clear()
+            if len(configs) > 1:
+                for config in configs:
+                    panel.queue.add(config)
+        for value, box in ((a.iters, panel.iters), (a.warmup, panel.warmup),
+                           (a.batch_size, w.model_panel.batch), (a.image_size, w.model_panel.image)):
+            if value is not None:
+                box.setValue(value)
+        if a.device:
+            panel.device.addItem(a.device) if panel.device.findText(a.device) < 0 else None
+            panel.device.setCurrentText(a.device)
+        if a.tab:
+            w.show_tab(a.tab)
+        if a.session:
+            w.open_session(a.session)
+        if a.print_launch_time or a.exit_after_show:
+            w.sig_shown.connect(self._on_shown)
+        w.sig_catalog_loaded.connect(self._on_catalog_loaded)
+
+    def _on_shown(self) -> None:
+        if self.args.print_launch_time:
+            print(f"launch_to_window_s: {_process_age_s():.3f}", flush=True)
+        if self.args.exit_after_show:
+            from PySide6.QtCore import QTimer
+
+            Automation.exit_code = 0
+            QTimer.singleShot(0, self.window.close)
+
+    def _on_catalog_loaded(self, catalog) -> None:
+        w, a = self.window, self.args
+        if a.device:  # the catalogue replaced the device list; keep the asked-for device
+            if w.config_panel.device.findText(a.device) < 0:
+                w.config_panel.device.addItem(a.device)
+            w.config_panel.device.setCurrentText(a.device)
+        if a.run:
+            if w.run_profile():
+                if a.screenshot:
+                    w.sig_run_finished.connect(self._take_screenshot)
+                return
+            print(f"compile-profiler: cannot run: {w.last_error}", file=sys.stderr)
+        if a.screenshot:
+            self._take_screenshot()
+
+    def _take_screenshot(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        if self.args.tab == "graph-breaks" and self.window.graph_breaks_panel.proxy.rowCount():
+            self.window.graph_breaks_panel.select_row(0)
+        QTimer.singleShot(900, self._save_screenshot)  # let the throttled charts redraw
+
+    def _save_screenshot(self) -> None:
+        path = os.path.abspath(self.args.screenshot)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        ok = self.window.grab().save(path)
+        print(f"screenshot: {path}" if ok else f"compile-profiler: could not write {path}",
+              file=sys.stdout if ok else sys.stderr, flush=True)
+        for r in self.window.session.results:
+            if r.status == "failed":
+                print(f"job {r.config.label} failed: {r.failure_reason}", file=sys.stderr)
+        Automation.exit_code = 0 if ok else 1
+        self.window.close()

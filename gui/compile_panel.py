@@ -1,0 +1,164 @@
+"""What the compile cost and what made it compile again: a breakdown table (one row per
+config, over `CompileResult`) and a recompile table (over `Recompile`).
+
+Times are torch's compilation metrics, cumulative as torch reports them: dynamo's time
+includes the backend's, AOTAutograd's includes inductor's.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout,
+                               QWidget)
+
+from gui.theme import config_color
+
+
+def _s(v) -> str:
+    return f"{v:.3f}" if v else "0"
+
+
+BREAKDOWN = (
+    ("Config", lambda c: "", "The config"),
+    ("Compile s", lambda c: f"{c.compile_time_s:.2f}", "Wall time of the first compiled call"),
+    ("Dynamo s", lambda c: _s(c.dynamo_s), "Dynamo tracing, cumulative: includes the backend below"),
+    ("AOTAutograd s", lambda c: _s(c.aot_autograd_s), "AOTAutograd, cumulative: includes inductor"),
+    ("Inductor s", lambda c: _s(c.inductor_s), "Inductor lowering and compiling"),
+    ("Codegen s", lambda c: _s(c.codegen_s), "Inductor's code generation"),
+    ("Cache", lambda c: c.cache_state, "Inductor FX graph cache: hit, miss, partial, or n/a for other backends"),
+    ("Graphs", lambda c: str(c.graph_count), "FX graphs dynamo produced"),
+    ("Ops", lambda c: str(c.op_count), "Operations in those graphs"),
+    ("Guards", lambda c: str(c.guard_count), "Guards checked before each compiled call"),
+    ("Frames\ncomp. / skip.", lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
+     "Python frames dynamo compiled / gave up on (these run eagerly)"),
+)
+RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
+                     ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
+
+
+def _table(model, tip: str) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().hide()
+    table.setWordWrap(False)
+    table.setToolTip(tip)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+class CompileBreakdownModel(QAbstractTableModel):
+    """Rows: (config index, label, CompileResult) for jobs that compiled. GUI thread only."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows: list = []
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._rows = [(i, r.config.label, r.compile) for i, r in enumerate(results) if r.compile is not None]
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(BREAKDOWN)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        i, label, c = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return label if index.column() == 0 else BREAKDOWN[index.column()][1](c)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return c.coverage if index.column() == 0 else BREAKDOWN[index.column()][2]
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            return QBrush(config_color(i))
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(BREAKDOWN):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return BREAKDOWN[section][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return BREAKDOWN[section][2]
+        return None
+
+
+class RecompileModel(QAbstractTableModel):
+    """Rows: (config index, label, Recompile) for every recompile. GUI thread only."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows: list = []
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._rows = [(i, r.config.label, rc) for i, r in enumerate(results) for rc in r.recompiles]
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(RECOMPILE_COLUMNS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        i, label, rc = self._rows[index.row()]
+        values = (label, rc.function, rc.location, "; ".join(rc.reasons))
+        if role == Qt.ItemDataRole.DisplayRole:
+            return values[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return "\n".join(rc.reasons) if index.column() == 3 else RECOMPILE_COLUMNS[index.column()][1]
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            return QBrush(config_color(i))
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(RECOMPILE_COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return RECOMPILE_COLUMNS[section][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return RECOMPILE_COLUMNS[section][1]
+        return None
+
+
+class CompilePanel(QWidget):
+    """The breakdown and recompile tables side by side. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.breakdown_model = CompileBreakdownModel(self)
+        self.recompile_model = RecompileModel(self)
+        self.breakdown = _table(self.breakdown_model, "Where the compile time went, per config")
+        self.recompiles = _table(self.recompile_model, "Recompilations and the guard failures behind them")
+        self.recompile_title = QLabel("<b>Recompiles</b>")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        for title, table in ((QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),
+                             (self.recompile_title, self.recompiles)):
+            box = QWidget()
+            box_layout = QVBoxLayout(box)
+            box_layout.setContentsMargins(0, 0, 0, 0)
+            box_layout.addWidget(title)
+            box_layout.addWidget(table, 1)
+            splitter.addWidget(box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    def set_results(self, results) -> None:
+        self.breakdown_model.set_results(results)
+        self.recompile_model.set_results(results)
+        n = self.recompile_model.rowCount()
+        self.recompile_title.setText(f"<b>Recompiles</b> ({n})" if n else "<b>Recompiles</b> (none)")

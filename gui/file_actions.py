@@ -1,0 +1,103 @@
+"""File dialogs and report files: export the CSVs, save and reopen a session (report.json),
+and the message boxes. The files are written by `core.report`, exactly as the `profile`
+command writes them; an error (an unwritable folder) is shown and nothing is lost: the
+results stay on screen to save elsewhere. GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+import platform
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from core.report import ReportError, atomic_write, load_report, report_json, write_report
+
+
+def error_box(parent: QWidget, title: str, text: str) -> QMessageBox:
+    """A window-modal error box that does not block the event loop (runs keep updating)."""
+    box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName("error_box")
+    box.open()
+    return box
+
+
+def ask_model_file(parent: QWidget, folder: str) -> str:
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Open model file", folder,
+        "Model files (*.py *.pt2 *.pt *.pth *.ts *.jit *.torchscript);;Python model files (*.py);;"
+        "torch.export programs (*.pt2);;All files (*)")
+    return path
+
+
+def export_report(parent, results, options: dict, folder: str | None) -> list[str]:
+    """Write every report file into a folder; [] when cancelled, nothing to write or failed."""
+    if not results:
+        error_box(parent, "Nothing to export", "Run a profile or open a session first.")
+        return []
+    if folder is None:
+        folder = QFileDialog.getExistingDirectory(parent, "Export report into folder", os.getcwd())
+        if not folder:
+            return []
+    try:
+        paths = write_report(results, folder, options)
+    except ReportError as exc:
+        parent.show_error("Export failed", str(exc))
+        return []
+    parent.status_label.setText(f"Exported {len(paths)} files to {os.path.abspath(folder)}")
+    return paths
+
+
+def save_session(parent, results, options: dict, path: str | None) -> str:
+    """Save the run as report.json; '' when cancelled or failed."""
+    if not results:
+        error_box(parent, "Nothing to save", "Run a profile or open a session first.")
+        return ""
+    if path is None:
+        path, _ = QFileDialog.getSaveFileName(parent, "Save session", os.path.join(os.getcwd(), "report.json"),
+                                              "compile-profiler report (*.json)")
+        if not path:
+            return ""
+    try:
+        atomic_write(path, report_json(results, options))
+    except OSError as exc:
+        parent.show_error("Saving the session failed",
+                          f"cannot write {path}: {exc.strerror or exc}. Choose a folder you can write to; "
+                          "the results are still here.")
+        return ""
+    parent.status_label.setText(f"Saved session to {path}")
+    return path
+
+
+def open_session(parent, path: str | None, folder: str):
+    """(results, header, path) from a report.json, or None (cancelled, or the error shown)."""
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(parent, "Open session", folder,
+                                              "compile-profiler report (report.json *.json);;All files (*)")
+        if not path:
+            return None
+    try:
+        results, header = load_report(path)
+    except ReportError as exc:
+        parent.show_error("Cannot open the session", str(exc))
+        return None
+    return results, header, path
+
+
+def about_box(parent: QWidget, catalog) -> None:
+    import pyqtgraph
+    import PySide6
+
+    versions = dict(catalog.versions) if catalog is not None else {}
+    rows = [
+        ("torch", versions.get("torch", "loading…")),
+        ("torchvision", versions.get("torchvision", "loading…" if catalog is None else "not installed")),
+        ("CUDA (torch build)", versions.get("cuda", "loading…")),
+        ("GPU", versions.get("gpu") or (catalog.gpu_reason if catalog is not None else "loading…")),
+        ("Python", platform.python_version()),
+        ("PySide6 / Qt", PySide6.__version__),
+        ("pyqtgraph", pyqtgraph.__version__),
+    ]
+    table = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{v}</td></tr>" for k, v in rows)
+    QMessageBox.about(parent, "About compile-profiler",
+                      "<h3>compile-profiler</h3><p>Does compiling my model pay off, at what cost, and why does "
+                      f"it break? A profiler for PyTorch's torch.compile.</p><table>{table}</table>")

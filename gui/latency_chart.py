@@ -1,0 +1,202 @@
+"""Live per-iteration latency of every config: eager dashed, compiled solid, in the config's
+colour; warm-up calls at negative iterations; the compile (first compiled call) marked by a
+vertical line with its time instead of a point, so it never squashes the chart.
+
+Data goes into growing numpy buffers as it arrives; the curves are redrawn by a single-shot
+timer at most ~15 times a second. Samples are throttled in drawing only, never dropped.
+"""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from gui.buffers import GrowingSeries
+from gui.theme import config_color
+
+REDRAW_INTERVAL_MS = 66  # ~15 Hz
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # the job warms these up at least 3 calls
+
+
+def warmup_calls(spec, phase: str) -> int:
+    """How many warm-up calls the job makes in `phase` (to place them before iteration 0)."""
+    if phase == "compiled" and spec.device == "cuda" and spec.config.mode in CUDAGRAPH_MODES:
+        return max(spec.warmup, 3)
+    return spec.warmup
+
+
+class _Series:
+    def __init__(self, curve: pg.PlotDataItem):
+        self.data = GrowingSeries()
+        self.curve = curve
+        self.dirty = False
+
+
+class LatencyChart(QWidget):
+    """The latency chart. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget()
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setLabel("left", "latency", units="ms")
+        self.plot.setLabel("bottom", "iteration (negative: warm-up)")
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.legend = self.plot.addLegend(offset=(-10, 10), colCount=2)
+        self.plot_widget.setToolTip("Latency of every timed call as it arrives. Dashed: eager; solid: compiled. "
+                                    "The dashed vertical line marks the compile (first compiled call) and its time.")
+        self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30),
+                                                  pen=pg.mkPen(None))
+        self._warmup_region.setZValue(-10)
+        self.plot.addItem(self._warmup_region, ignoreBounds=True)
+        self._warmup_region.hide()
+
+        self.log_box = QCheckBox("Log scale")
+        self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
+        self.log_box.toggled.connect(self._on_log_toggled)
+        self.warmup_box = QCheckBox("Show warm-up")
+        self.warmup_box.setChecked(True)
+        self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
+        self.warmup_box.toggled.connect(self._on_warmup_toggled)
+        self.title = QLabel("Latency per iteration")
+        self.title.setStyleSheet("font-weight: bold")
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.title)
+        bar.addStretch(1)
+        bar.addWidget(self.warmup_box)
+        bar.addWidget(self.log_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.plot_widget, 1)
+
+        self._series: dict[tuple[str, str], _Series] = {}
+        self._specs: dict[str, object] = {}
+        self._markers: dict[str, pg.InfiniteLine] = {}
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_INTERVAL_MS)
+        self._redraw.timeout.connect(self._on_redraw)
+        self.redraw_count = 0
+
+    # ---------------------------------------------------------------- data in
+    def reset(self, results) -> None:
+        """Forget every series and draw `results` (JobResults) from scratch."""
+        self._redraw.stop()
+        for series in self._series.values():
+            self.plot.removeItem(series.curve)
+        for marker in self._markers.values():
+            self.plot.removeItem(marker)
+        self.legend.clear()
+        self._series.clear()
+        self._markers.clear()
+        self._specs.clear()
+        self._warmup_region.hide()
+        for index, result in enumerate(results):
+            self.add_job(result.spec, index)
+            if result.samples:
+                self.add_samples(result.job_id, result.samples)
+            if result.compile is not None:
+                self.mark_compile(result.job_id, result.compile)
+        self._on_redraw()
+
+    def add_job(self, spec, index: int) -> None:
+        """Create the two curves of a job (eager, compiled) in the job's colour."""
+        self._specs[spec.job_id] = spec
+        color = config_color(index)
+        eager_color = QColor(color)
+        eager_color.setAlpha(170)
+        label = spec.config.label
+        for phase, pen in (("eager", pg.mkPen(eager_color, width=1, style=Qt.PenStyle.DashLine)),
+                           ("compiled", pg.mkPen(color, width=2))):
+            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {label}")
+            curve.setClipToView(True)
+            curve.setDownsampling(auto=True, method="peak")
+            self._series[(spec.job_id, phase)] = _Series(curve)
+        warm = max(spec.warmup, 1)
+        self._warmup_region.setRegion((-warm - 1, -0.5))
+        self._warmup_region.setVisible(self.warmup_box.isChecked() and spec.warmup > 0)
+
+    def add_samples(self, job_id: str, samples) -> None:
+        """Append LatencySamples of a job (any order of phases); redraw soon."""
+        spec = self._specs.get(job_id)
+        if spec is None:
+            return
+        by_phase: dict[str, tuple[list, list]] = {}
+        for s in samples:
+            x = s.iteration - warmup_calls(spec, s.phase) if s.warmup else s.iteration
+            xs, ys = by_phase.setdefault(s.phase, ([], []))
+            xs.append(x)
+            ys.append(s.latency_ms)
+        for phase, (xs, ys) in by_phase.items():
+            series = self._series.get((job_id, phase))
+            if series is not None:
+                series.data.extend(xs, ys)
+                series.dirty = True
+        if not self._redraw.isActive():
+            self._redraw.start()
+
+    def mark_compile(self, job_id: str, compile_result) -> None:
+        """Mark a job's compile (its first compiled call) with its wall time and cache state."""
+        spec = self._specs.get(job_id)
+        if spec is None or compile_result is None:
+            return
+        old = self._markers.pop(job_id, None)
+        if old is not None:
+            self.plot.removeItem(old)
+        index = list(self._specs).index(job_id)
+        color = config_color(index)
+        cache = compile_result.cache_state
+        text = f"compile {spec.config.label}: {compile_result.compile_time_s:.2f} s"
+        if cache and cache != "n/a":
+            text += f" (cache {cache})"
+        x = -warmup_calls(spec, "compiled") - 1 + 0.15 * index
+        line = pg.InfiniteLine(pos=x, angle=90, movable=False,
+                               pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
+                               label=text, labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
+                                                       "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
+        self.plot.addItem(line, ignoreBounds=True)
+        self._markers[job_id] = line
+
+    # ---------------------------------------------------------------- inspection (tests)
+    def point_count(self, job_id: str, phase: str) -> int:
+        series = self._series.get((job_id, phase))
+        return series.data.n if series else 0
+
+    def drawn_count(self, job_id: str, phase: str) -> int:
+        """Points handed to the curve at the last redraw (before any view clipping)."""
+        series = self._series.get((job_id, phase))
+        if series is None or series.curve.xData is None:
+            return 0
+        return len(series.curve.xData)
+
+    # ---------------------------------------------------------------- slots
+    def _on_redraw(self) -> None:
+        self.redraw_count += 1
+        show_warmup = self.warmup_box.isChecked()
+        for series in self._series.values():
+            if not series.dirty:
+                continue
+            series.dirty = False
+            x, y = series.data.x, series.data.y
+            if not show_warmup:
+                keep = x >= 0
+                x, y = x[keep], y[keep]
+            series.curve.setData(x, y)
+
+    def _on_log_toggled(self, on: bool) -> None:
+        self.plot.setLogMode(y=on)
+
+    def _on_warmup_toggled(self, on: bool) -> None:
+        self._warmup_region.setVisible(on and bool(self._specs))
+        for marker in self._markers.values():
+            marker.setVisible(on)
+        for series in self._series.values():
+            series.dirty = True
+        self._on_redraw()
+        self.plot.enableAutoRange()

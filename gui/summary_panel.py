@@ -1,0 +1,218 @@
+"""Summary table: one row per config with the figures of `JobResult.summary()`.
+
+Nothing is computed here: the row dicts come from core (`JobResult.summary`, the columns
+of summary.csv), this file only formats them. A running job's row is refreshed at most
+once a second (the speedup's bootstrap interval is not free); an ended job's at once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from gui.theme import config_color, error_color
+
+REFRESH_INTERVAL_MS = 1000
+Row = dict[str, Any]
+
+
+def _ms(v) -> str:
+    return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
+
+
+def _pair(a, b) -> str:
+    return f"{_ms(a)} / {_ms(b)}"
+
+
+def _mb(v) -> str:
+    return "–" if v is None else f"{v:,.0f}"
+
+
+def _speedup(s: Row) -> str:
+    if s.get("speedup") is None:
+        return "–"
+    return f"{s['speedup']:.2f}× [{s['speedup_ci_low']:.2f}–{s['speedup_ci_high']:.2f}]"
+
+
+def _compile(s: Row) -> str:
+    if s.get("compile_time_s") is None:
+        return "–"
+    cache = s.get("cache_state") or "n/a"
+    return f"{s['compile_time_s']:.2f} s" + (f" ({cache})" if cache != "n/a" else "")
+
+
+def _break_even(s: Row) -> str:
+    v = s.get("break_even_iters")
+    if v is None:
+        return "–"
+    return v if isinstance(v, str) else f"{v:,.0f}"
+
+
+def _status(s: Row) -> str:
+    if s.get("failure_reason"):
+        return f"{s['status']}: {s['failure_reason']}"
+    return s.get("status") or ""
+
+
+def _count(key: str) -> Callable[[Row], str]:
+    return lambda s: "–" if s.get(key) is None else str(s[key])
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    text: Callable[[Row], str]
+    tooltip: str
+    sort_key: str = ""
+
+
+COLUMNS = (
+    Column("Config", lambda s: s["config"], "backend / mode / dynamic / fullgraph of this job", "config"),
+    Column("Status", _status, "completed, running, failed (with the reason) or cancelled", "status"),
+    Column("Median ms\neager / compiled", lambda s: _pair(s["eager_median_ms"], s["compiled_median_ms"]),
+           "Median latency of the timed iterations (warm-up excluded)", "compiled_median_ms"),
+    Column("p90 ms\neager / compiled", lambda s: _pair(s["eager_p90_ms"], s["compiled_p90_ms"]),
+           "90th percentile latency", "compiled_p90_ms"),
+    Column("p99 ms\neager / compiled", lambda s: _pair(s["eager_p99_ms"], s["compiled_p99_ms"]),
+           "99th percentile latency", "compiled_p99_ms"),
+    Column("Speedup\n[95% CI]", _speedup, "eager median / compiled median, with a bootstrap 95% "
+           "confidence interval; above 1 means compiling made it faster", "speedup"),
+    Column("Compile\n(cache)", _compile, "Wall time of the first compiled call, and whether inductor's "
+           "FX graph cache was hit", "compile_time_s"),
+    Column("Break-even\niterations", _break_even, "Calls after which the compile time has paid for "
+           "itself; 'never' when compiled is not faster", "break_even_iters"),
+    Column("Graph\nbreaks", _count("graph_break_count"), "Graph breaks torch reported while compiling",
+           "graph_break_count"),
+    Column("Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run",
+           "recompile_count"),
+    Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
+           "Peak resident memory (RSS) of the job process in the eager and compiled phases", "compiled_peak_mb"),
+)
+
+
+class SummaryModel(QAbstractTableModel):
+    """Rows: the session's JobResults; cells: their `summary()` figures. GUI thread only."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._results: list = []
+        self._rows: list[Row] = []
+        self._stale: set[str] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_refresh_due)
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._results = list(results)
+        self._rows = [r.summary() for r in self._results]
+        self._stale.clear()
+        self.endResetModel()
+
+    def summary(self, row: int) -> Row:
+        return self._rows[row]
+
+    def result(self, row: int):
+        return self._results[row]
+
+    def mark_changed(self, job_id: str, now: bool = False) -> None:
+        """A job's result changed: refresh its row now or within a second."""
+        self._stale.add(job_id)
+        if now:
+            self._on_refresh_due()
+        elif not self._timer.isActive():
+            self._timer.start()
+
+    def _on_refresh_due(self) -> None:
+        stale, self._stale = self._stale, set()
+        for row, result in enumerate(self._results):
+            if result.job_id in stale:
+                self._rows[row] = result.summary()
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    # ---------------------------------------------------------------- Qt model
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = self._rows[index.row()], COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.text(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 1 and row.get("failure_reason"):
+                detail = self._results[index.row()].failure_detail
+                return row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else "")
+            if index.column() == 0 and row.get("coverage"):
+                return row["coverage"]
+            return column.tooltip
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if index.column() == 1 and row.get("status") == "failed":
+                return QBrush(QColor(error_color()))
+            if index.column() == 0:
+                return QBrush(config_color(index.row()))
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return row.get(column.sort_key)
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section].header
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMNS[section].tooltip
+        return None
+
+
+class SummaryPanel(QWidget):
+    """The summary table with each config's coverage sentence above it. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = SummaryModel(self)
+        self.coverage = QLabel("Run a profile to see whether compiling pays off.")
+        self.coverage.setWordWrap(True)
+        self.coverage.setTextFormat(Qt.TextFormat.RichText)
+        self.coverage.setToolTip("How much of the model actually runs compiled, per config (from dynamo's "
+                                 "compilation metrics).")
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.setToolTip("One row per config; hover a cell for what it means.")
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.coverage)
+        layout.addWidget(self.table, 1)
+        self.model.dataChanged.connect(self._on_rows_changed)
+        self.model.modelReset.connect(self._on_rows_changed)
+
+    def _on_rows_changed(self, *args) -> None:
+        lines = []
+        for row in range(self.model.rowCount()):
+            s = self.model.summary(row)
+            color = config_color(row).name()
+            text = s.get("coverage") or ("failed: " + s["failure_reason"] if s.get("status") == "failed"
+                                         else s.get("status", ""))
+            lines.append(f"<span style='color:{color}'><b>{s['config']}</b></span>: {_escape(text)}")
+        self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,52 @@
+"""Colours shared by every chart: the palette's own colours for axes and background, so
+the charts follow the system's light or dark theme, and one colour per config.
+
+GUI thread only (reads the application palette).
+"""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+# Okabe–Ito colours: distinguishable for colour-blind readers, on light and dark grounds.
+CONFIG_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
+
+PHASE_COLORS = {
+    "load": "#999999",
+    "eager": "#56B4E9",
+    "compile": "#D55E00",
+    "compiled": "#009E73",
+    "benchmark": "#E69F00",
+    "sweep": "#CC79A7",
+}
+
+
+def config_color(index: int) -> QColor:
+    """The colour of the index-th config of a run (eager and compiled share it)."""
+    return QColor(CONFIG_COLORS[index % len(CONFIG_COLORS)])
+
+
+def is_dark() -> bool:
+    palette = QApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def apply_chart_theme() -> None:
+    """Make pyqtgraph's defaults follow the application palette (call once, GUI thread)."""
+    palette = QApplication.palette()
+    pg.setConfigOptions(
+        background=palette.color(QPalette.ColorRole.Base),
+        foreground=palette.color(QPalette.ColorRole.Text),
+        antialias=False,  # antialiasing costs ~3x per redraw with 10k-point curves
+    )
+
+
+def phase_brush(phase: str, alpha: int = 40) -> QColor:
+    color = QColor(PHASE_COLORS.get(phase, "#999999"))
+    color.setAlpha(alpha)
+    return color
+
+
+def error_color() -> str:
+    return "#ff6b6b" if is_dark() else "#b00020"

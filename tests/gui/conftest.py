@@ -1,0 +1,77 @@
+"""Fixtures for the desktop app's tests: a window with throwaway settings, and results
+built from core events (no child process) for the table and chart tests."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from core import events as ev
+from core.config import CompileConfig, JobSpec, ModelSpec
+from core.results import JobResult
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+GRAPH_BREAK_MODEL = os.path.join(DATA, "graph_break_model.py")
+CATALOG_TIMEOUT_MS = 90_000  # the first window of a session imports torch (~3-5 s, more on a busy box)
+RUN_TIMEOUT_MS = 180_000
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    """A main window with torch's catalogues loaded, closed (run cancelled) afterwards."""
+    from gui.main_window import MainWindow
+
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.catalog is not None, timeout=CATALOG_TIMEOUT_MS)
+    yield win
+    win.close()
+
+
+def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, breaks: bool = True,
+                status_event=None) -> JobResult:
+    """A JobResult folded from hand-made events, as a run would have produced them."""
+    spec = JobSpec(job_id, ModelSpec(GRAPH_BREAK_MODEL), CompileConfig(backend=backend), warmup=2, iters=n)
+    r = JobResult(spec)
+    events = [
+        ev.JobStarted(job_id, pid=1, environment={"threads": 2, "torch": "2.14.1"}),
+        ev.PhaseChanged(job_id, phase="load", detail="loading"),
+        ev.LatencyMeasured(job_id, samples=tuple(ev.LatencySample("eager", i, 2.0 + i * 0.01, True) for i in range(2))),
+        ev.CompileFinished(job_id, result=ev.CompileResult(0.5, dynamo_s=0.4, cache_state="n/a", graph_count=4,
+                                                          op_count=10, guard_count=9, frames_compiled=4,
+                                                          coverage="Partly compiled: 4 graphs")),
+        ev.LatencyMeasured(job_id, samples=tuple(
+            s for i in range(n) for s in (ev.LatencySample("eager", i, 2.0 + (i % 5) * 0.1),
+                                          ev.LatencySample("compiled", i, 1.0 + (i % 3) * 0.1)))),
+        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("eager", 500.0)),
+        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compile", 650.0)),
+        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compiled", 520.0)),
+        ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.1, "load", 50.0, 300.0)),
+        ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.3, "compile", 180.0, 600.0)),
+        ev.RecompileFound(job_id, recompile=ev.Recompile("forward", "model.py:13", ("0/0: tensor 'x' size mismatch",))),
+    ]
+    if breaks:
+        events += [
+            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+                "Data-dependent branching", "GB0170", "https://example.invalid/gb/gb0170.html",
+                "Detected data-dependent branching.", ("Use torch.cond.", "Make it branchless."),
+                GRAPH_BREAK_MODEL, 15, "if h.sum() > 0:")),
+            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+                "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
+                ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
+            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+                "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
+                ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
+        ]
+    events.append(status_event or ev.JobFinished(job_id, wall_time_s=3.0))
+    for e in events:
+        assert r.apply(e)
+    return r
