@@ -80,6 +80,9 @@ def main(argv: list[str]) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from gui import qt_compat
+
+    qt_compat.install()  # PySide6 6.12.0 on Python 3.11 would otherwise abort after a while
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "compile-profiler"])
     app.setOrganizationName("compile-profiler")
     app.setApplicationName("compile-profiler")

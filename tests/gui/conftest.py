@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from gui import qt_compat
+
 from core import events as ev
 from core.config import CompileConfig, JobSpec, ModelSpec
 from core.results import JobResult
@@ -14,6 +16,8 @@ DATA = os.path.join(os.path.dirname(__file__), "data")
 GRAPH_BREAK_MODEL = os.path.join(DATA, "graph_break_model.py")
 CATALOG_TIMEOUT_MS = 90_000  # the first window of a session imports torch (~3-5 s, more on a busy box)
 RUN_TIMEOUT_MS = 180_000
+
+qt_compat.install()  # see gui/qt_compat.py: PySide6 6.12.0 on Python 3.11 leaks references to None
 
 
 @pytest.fixture
