@@ -1,4 +1,4 @@
-"""Live per-iteration latency of every config: eager dashed, compiled solid, in the config's
+"""Live per-iteration latency of every config: eager faded, compiled in full, in the config's
 colour; warm-up calls at negative iterations; the compile (first compiled call) marked by a
 vertical line with its time instead of a point, so it never squashes the chart.
 
@@ -42,12 +42,12 @@ class LatencyChart(QWidget):
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "latency", units="ms")
         self.plot.setLabel("bottom", "iteration (negative: warm-up)")
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        # No grid: with 16 curves of 10,000 points, grid lines cost ~40% of each frame here.
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.legend = self.plot.addLegend(offset=(-10, 10), colCount=2)
-        self.plot_widget.setToolTip("Latency of every timed call as it arrives. Dashed: eager; solid: compiled. "
+        self.plot_widget.setToolTip("Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
                                     "The dashed vertical line marks the compile (first compiled call) and its time.")
         self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30),
                                                   pen=pg.mkPen(None))
@@ -110,11 +110,14 @@ class LatencyChart(QWidget):
         self._specs[spec.job_id] = spec
         color = config_color(index)
         eager_color = QColor(color)
-        eager_color.setAlpha(170)
+        eager_color.setAlpha(110)
         label = spec.config.label
-        for phase, pen in (("eager", pg.mkPen(eager_color, width=1, style=Qt.PenStyle.DashLine)),
-                           ("compiled", pg.mkPen(color, width=2))):
-            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {label}")
+        # Eager: the config's colour, faded; compiled: full colour. Both solid and 1 px wide on
+        # purpose: dashed or wider pens leave pyqtgraph's drawLines path for Qt's stroker,
+        # measured here at 5-8x the paint time with 16 curves of 10,000 points.
+        for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
+                           ("compiled", pg.mkPen(color, width=1))):
+            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {label}", skipFiniteCheck=True)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)

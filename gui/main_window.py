@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.last_error = ""
         self._shown = False
         self._trusted_paths: set[str] = set()
+        self._restoring = False
         self.setWindowTitle("compile-profiler")
         self.setAcceptDrops(True)
 
@@ -447,6 +448,8 @@ class MainWindow(QMainWindow):
         return str(self.settings.value("last_folder", os.getcwd()))
 
     def _save_form(self) -> None:
+        if self._restoring:
+            return  # restoring sets the fields one by one; saving midway would clobber the rest
         s, p = self.settings, self.config_panel
         c = p.current_config()
         for key, value in (("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic),
@@ -457,6 +460,13 @@ class MainWindow(QMainWindow):
             s.setValue(f"form/{key}", value)
 
     def _restore_settings(self) -> None:
+        self._restoring = True
+        try:
+            self._restore_fields()
+        finally:
+            self._restoring = False
+
+    def _restore_fields(self) -> None:
         s = self.settings
         geometry = s.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():

@@ -1,0 +1,41 @@
+"""Launch `main.py` as a user would: the window opens (offscreen) and saves a screenshot;
+without a display it says how to run instead of a Qt stack trace."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAIN = os.path.join(ROOT, "main.py")
+
+
+def _env(tmp_path, **extra):
+    env = dict(os.environ)
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # the user's settings stay untouched
+    env.update(extra)
+    return env
+
+
+def test_main_screenshot(tmp_path):
+    from PySide6.QtGui import QImage
+
+    png = tmp_path / "window.png"
+    proc = subprocess.run([sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--print-launch-time"],
+                          env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"), capture_output=True, text=True,
+                          timeout=180, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "launch_to_window_s:" in proc.stdout
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1400, 900)
+
+
+def test_no_display_explains_what_to_do(tmp_path):
+    env = _env(tmp_path)
+    for key in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(key, None)
+    proc = subprocess.run([sys.executable, MAIN], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "no display" in proc.stderr and "profile" in proc.stderr and "offscreen" in proc.stderr
+    assert "Traceback" not in proc.stderr
