@@ -152,7 +152,7 @@ class CompilePanel(QWidget):
             box_layout.addWidget(table, 1)
             splitter.addWidget(box)
         splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
