@@ -63,10 +63,10 @@ class ResourcePanel(QWidget):
 
         self.memory_widget = pg.PlotWidget()
         self.memory_plot = self.memory_widget.getPlotItem()
-        self.memory_plot.setTitle("Peak memory per phase (RSS, MB)")
+        key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
+        self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
         self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
         self.memory_plot.showGrid(y=True, alpha=0.2)
-        self.memory_legend = self.memory_plot.addLegend(offset=(-5, 5))
         self.memory_widget.setToolTip("Peak resident memory of the job process in the eager, compile and "
                                       "compiled phases, per config")
         self.memory_widget.setMinimumWidth(260)
@@ -184,7 +184,6 @@ class ResourcePanel(QWidget):
         for item in self._bars:
             self.memory_plot.removeItem(item)
         self._bars.clear()
-        self.memory_legend.clear()
         ticks = []
         width = 0.8 / len(MEMORY_PHASES)
         for p, phase in enumerate(MEMORY_PHASES):
@@ -198,7 +197,6 @@ class ResourcePanel(QWidget):
                 bars = pg.BarGraphItem(x=np.array(xs), height=np.array(heights), width=width * 0.95,
                                        brush=phase_brush(phase, 200), pen=pg.mkPen(None), name=phase)
                 self.memory_plot.addItem(bars)
-                self.memory_legend.addItem(bars, phase)
                 self._bars.append(bars)
         for i, result in enumerate(results):
             label = result.config.label
