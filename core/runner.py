@@ -7,7 +7,8 @@ child, a crash, an out-of-memory kill or a hung compile ends that job only.
 
 `JobRunner` is plain Python: it runs jobs one at a time, synchronously, calling `on_event`
 on the calling thread for every event. `cancel()` may be called from any thread (or from
-inside `on_event`); it is honoured at the next poll, within ~50 ms. A desktop app drives it
+inside `on_event`); it is honoured at the next poll, within ~50 ms, and a cancel requested just
+before a run starts cancels that run. A desktop app drives it
 from a worker thread.
 """
 from __future__ import annotations
@@ -93,6 +94,7 @@ class JobRunner:
         self._lock = threading.Lock()
         self._cancel_job = threading.Event()
         self._cancel_all = threading.Event()
+        self._in_batch = False
         self._status = RunnerStatus(RunnerState.IDLE)
         self._spare = None  # a prestarted child: (process, event reader, log path)
         self._child_numbers = itertools.count(1)
@@ -111,32 +113,41 @@ class JobRunner:
             self._status = RunnerStatus(**{**self._status.__dict__, **changes})
 
     def cancel(self, all_jobs: bool = True) -> None:
-        """Ask the running job to stop (and, by default, the jobs queued after it)."""
+        """Ask the running job to stop (and, by default, the jobs queued after it).
+
+        Never lost: a cancel that arrives before `run`/`run_all` has started (a user pressing
+        Cancel right after Run) cancels that run; the request is cleared when the run ends."""
         if all_jobs:
             self._cancel_all.set()
         self._cancel_job.set()
+
+    def _cancel_requested(self) -> bool:
+        return self._cancel_job.is_set() or self._cancel_all.is_set()
 
     # ------------------------------------------------------------------ running
 
     def run_all(self, specs: list[JobSpec]) -> list[JobResult]:
         """Run jobs in order; after cancel() the remaining ones end as cancelled."""
-        self._cancel_all.clear()
         results = []
         self._set_status(jobs_done=0, jobs_total=len(specs))
-        for i, spec in enumerate(specs):
-            if self._cancel_all.is_set():
-                result = JobResult(spec)
-                self._emit(result, ev.JobCancelled(spec.job_id, phase="queue"))
-            else:
-                result = self.run(spec)
-            results.append(result)
-            self._set_status(jobs_done=i + 1)
+        self._in_batch = True
+        try:
+            for i, spec in enumerate(specs):
+                results.append(self.run(spec))
+                self._set_status(jobs_done=i + 1)
+        finally:
+            self._in_batch = False
+            self._cancel_all.clear()
+            self._cancel_job.clear()
         return results
 
     def run(self, spec: JobSpec) -> JobResult:
         """Run one job to its end and return what it produced; never raises for job errors."""
-        self._cancel_job.clear()
         result = JobResult(spec)
+        if self._cancel_requested():  # cancelled before it could start: never spawn it
+            self._emit(result, ev.JobCancelled(spec.job_id, phase="queue"))
+            self._finish_cancel_request()
+            return result
         self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="")
         started = time.monotonic()
         try:
@@ -157,7 +168,7 @@ class JobRunner:
         try:
             while terminal is None:
                 now = time.monotonic()
-                if self._cancel_job.is_set():
+                if self._cancel_requested():
                     self._stop(proc)
                     terminal = ev.JobCancelled(spec.job_id, phase=result.phase)
                     break
@@ -210,7 +221,16 @@ class JobRunner:
                 self._stop(proc)
         self._emit(result, terminal)
         self._set_status(state=RunnerState.IDLE, job_id="", phase="")
+        if isinstance(terminal, ev.JobCancelled):
+            self._finish_cancel_request()
         return result
+
+    def _finish_cancel_request(self) -> None:
+        """A cancel was honoured: forget the per-job request; inside run_all the request
+        for the rest of the queue stays until run_all ends."""
+        self._cancel_job.clear()
+        if not self._in_batch:
+            self._cancel_all.clear()
 
     def prestart(self) -> None:
         """Start the next job's process now, so that its torch import (~3 s here) overlaps

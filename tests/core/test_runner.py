@@ -121,3 +121,13 @@ def test_prestarted_child_runs_the_next_job_and_close_ends_a_spare(write_model):
     unused = runner._spare[0].pid
     runner.close()
     assert not _running(unused)
+
+
+def test_cancel_before_the_run_starts_is_not_lost(write_model):
+    runner = JobRunner()
+    runner.cancel()  # e.g. Cancel pressed before the worker thread reached run_all
+    results = runner.run_all([make_spec(write_model(MLP_MODEL)), make_spec(write_model(MLP_MODEL))])
+    assert [r.status for r in results] == ["cancelled", "cancelled"]
+    assert not any(r.samples for r in results)  # no child was started
+    again = runner.run(make_spec(write_model(MLP_MODEL), iters=2, warmup=1))  # the request ended with that run
+    assert again.status == "completed"

@@ -30,3 +30,8 @@ def test_break_even():
     assert break_even_iterations(2.0, 10.0, 6.0) == 500.0  # 2000 ms / 4 ms saved per call
     assert break_even_iterations(2.0, 5.0, 6.0) is None  # compiled is slower: never pays off
     assert break_even_iterations(None, 5.0, 4.0) is None
+
+
+def test_speedup_without_interval():
+    sp = speedup([2.0, 2.0], [1.0, 1.0], resamples=0)
+    assert sp.value == 2.0 and math.isnan(sp.ci_low) and math.isnan(sp.ci_high)
