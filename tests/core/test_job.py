@@ -132,3 +132,16 @@ def test_alternating_blocks():
                                        ("eager", 2), ("compiled", 2)]
     assert list(alternating(3, 2)) == [("eager", 0), ("eager", 1), ("compiled", 0), ("compiled", 1),
                                        ("eager", 2), ("compiled", 2)]
+
+
+def test_torchscript_gets_an_eager_only_profile(tmp_path):
+    import torch
+
+    path = tmp_path / "scripted.pt"
+    torch.jit.script(torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())).save(str(path))
+    spec = make_spec(str(path), iters=3, warmup=1)
+    spec = type(spec)(**{**spec.__dict__, "model": type(spec.model)(str(path), image_size=32)})
+    outcome, result, events = run(spec)
+    assert outcome == "completed"
+    assert result.compile is None and len(result.latencies("eager")) == 3 and not result.latencies("compiled")
+    assert "does not support ScriptModules" in result.summary()["coverage"]
