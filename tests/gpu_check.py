@@ -1,0 +1,85 @@
+"""GPU checks, for a session lent a GPU machine: `python -m tests.gpu_check` (≈ 3–5 min).
+
+Prints one `name: value` line per figure, for docs/BENCHMARKS.md:
+  - CUDA timing: the engine's eager/compiled medians for resnet18 on cuda (default mode) against
+    torch.utils.benchmark.Timer (which synchronises) in the same process run;
+  - reduce-overhead (CUDA graphs): completes, speedup, compile time, steps marked correctly
+    (no "overwritten by a subsequent run" error);
+  - NVML panel data: GPU utilization and memory samples arrive while a job runs;
+  - peak GPU memory per phase (max_memory_allocated / reserved) and the eager/compiled ratio.
+Exits 0 with "gpu: none" where there is no GPU.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import uuid
+
+
+def say(name, value):
+    print(f"{name}: {value:.4g}" if isinstance(value, float) else f"{name}: {value}", flush=True)
+
+
+def run_job(mode: str, iters: int = 100):
+    from core.config import CompileConfig, JobSpec, ModelSpec
+    from core.runner import JobRunner
+
+    spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18", batch_size=32), CompileConfig(mode=mode),
+                   warmup=10, iters=iters, device="cuda", timeout_s=900)
+    runner = JobRunner(sample_interval_s=0.1)
+    result = runner.run(spec)
+    return runner, result
+
+
+def main() -> int:
+    import torch
+
+    if not torch.cuda.is_available():
+        say("gpu", "none")
+        return 0
+    say("gpu", torch.cuda.get_device_name(0))
+    say("torch", torch.__version__)
+    failures = 0
+    for mode in ("default", "reduce-overhead"):
+        runner, r = run_job(mode)
+        s = r.summary()
+        tag = mode.replace("-", "_")
+        say(f"{tag}_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
+        failures += r.status != "completed"
+        for key in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high",
+                    "compile_time_s", "cache_state", "graph_count", "graph_break_count", "memory_ratio",
+                    "cuda_eager_max_allocated_mb", "cuda_compiled_max_allocated_mb"):
+            say(f"{tag}_{key}", s[key])
+        for phase, peak in r.memory.items():
+            say(f"{tag}_{phase}_cuda_max_reserved_mb", peak.cuda_max_reserved_mb)
+        utils = [x.gpu_util_percent for x in r.resources if x.gpu_util_percent is not None]
+        mems = [x.gpu_mem_mb for x in r.resources if x.gpu_mem_mb is not None]
+        say(f"{tag}_nvml_available", runner.gpu.available)
+        say(f"{tag}_nvml_samples", len(utils))
+        if utils:
+            say(f"{tag}_nvml_util_max_percent", max(utils))
+            say(f"{tag}_nvml_mem_max_mb", max(mems) if mems else -1.0)
+        failures += not utils
+        if mode == "default" and r.status == "completed":
+            import torchvision
+            from torch.utils.benchmark import Timer
+
+            model = torchvision.models.resnet18(weights=None).eval().cuda()
+            x = torch.randn(32, 3, 224, 224, device="cuda")
+            with torch.inference_mode():
+                compiled = torch.compile(model)
+                for fn, name in ((model, "eager"), (compiled, "compiled")):
+                    for _ in range(10):
+                        fn(x)
+                    t = Timer("fn(x)", globals={"fn": fn, "x": x}).blocked_autorange(min_run_time=3)
+                    timer_ms = t.median * 1000
+                    say(f"cuda_{name}_timer_median_ms", timer_ms)
+                    say(f"cuda_{name}_ratio_engine_over_timer", s[f"{name}_median_ms"] / timer_ms)
+            samples = r.latencies("compiled")
+            say("cuda_compiled_cv", statistics.pstdev(samples) / statistics.mean(samples))
+    say("gpu_check_failures", failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
