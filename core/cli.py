@@ -13,7 +13,7 @@ import sys
 import uuid
 
 from core import events as ev
-from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, CompileConfig, ConfigError, JobSpec, ModelSpec,
+from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, ConfigError, JobSpec, ModelSpec,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
 from core.report import ReportError, write_report

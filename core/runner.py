@@ -82,6 +82,13 @@ def _tail(path: str, lines: int = 25) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 class JobRunner:
     """Runs profiling jobs in child processes, one at a time. See the module docstring."""
 
@@ -219,6 +226,11 @@ class JobRunner:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._stop(proc)
+        if isinstance(terminal, ev.JobFailed):
+            terminal = ev.JobFailed(terminal.job_id, terminal.reason,
+                                    f"{terminal.detail}\n\n(the job's full log: {log_path})".strip(), terminal.phase)
+        else:
+            _remove(log_path)  # kept only when it can explain a failure
         self._emit(result, terminal)
         self._set_status(state=RunnerState.IDLE, job_id="", phase="")
         if isinstance(terminal, ev.JobCancelled):
@@ -247,6 +259,7 @@ class JobRunner:
         if spare is not None:
             spare[1].close()
             self._stop(spare[0])
+            _remove(spare[2])
 
     def _take_child(self):
         with self._lock:

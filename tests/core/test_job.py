@@ -1,6 +1,4 @@
 """The job itself, called in-process (synchronously, no child): what it measures and reports."""
-import pytest
-
 from core import events as ev
 from core.job import run_job
 from core.results import JobResult
