@@ -96,7 +96,8 @@ class JobRunner:
                  log_dir: str | None = None, gpu: GpuMonitor | None = None):
         self._on_event = on_event or (lambda e: None)
         self._sample_interval_s = sample_interval_s
-        self._log_dir = log_dir or tempfile.mkdtemp(prefix="compile-profiler-logs-")
+        self._log_dir = log_dir or os.path.join(tempfile.gettempdir(), "compile-profiler-logs")
+        os.makedirs(self._log_dir, exist_ok=True)
         self._gpu = gpu if gpu is not None else GpuMonitor()
         self._lock = threading.Lock()
         self._cancel_job = threading.Event()
