@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", action="append", metavar="M", help="inductor mode (repeatable)")
     p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES, help="dynamic setting (repeatable)")
     p.add_argument("--fullgraph", action="store_true", help="compile with fullgraph=True")
+    p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
+                   help="torch._dynamo.config override, e.g. allow_rnn=True (repeatable)")
+    p.add_argument("--sweep-shapes", action="store_true",
+                   help="run every input of the model file's get_input_variants() (Shape sweep tab)")
     p.add_argument("--device", choices=DEVICE_CHOICES, help="cpu or cuda")
     p.add_argument("--iters", type=int, help="timed iterations per side")
     p.add_argument("--warmup", type=int, help="warm-up calls per side")
@@ -45,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="REPORT_JSON", help="open a saved session (report.json)")
     p.add_argument("--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has "
                                                        "finished, then exit")
-    p.add_argument("--tab", choices=("summary", "resources", "graph-breaks"), help="tab to show")
+    p.add_argument("--tab", choices=("summary", "resources", "graph-breaks", "sweep"), help="tab to show")
     p.add_argument("--size", default="", metavar="WxH", help="window size, e.g. 1400x900 (default for --screenshot)")
     p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
@@ -119,7 +123,8 @@ class Automation:
     def setup(self) -> None:
         w, a = self.window, self.args
         Automation.exit_code = None
-        from core.config import expand_configs
+        from core.config import ConfigError, expand_configs
+        from gui import dynamo_overrides
 
         if a.size or a.screenshot:
             width, _, height = (a.size or "1400x900").partition("x")
@@ -127,9 +132,15 @@ class Automation:
         if a.model:
             w.set_model(a.model, trusted=True)  # named on the command line: the user chose it
         panel = w.config_panel
-        if a.backend or a.mode or a.dynamic or a.fullgraph:
+        dynamo: tuple = ()
+        if a.dynamo_config:
+            try:  # keys are checked against torch's settings once it is loaded, before the run
+                dynamo = dynamo_overrides.parse(a.dynamo_config, None)
+            except ConfigError as exc:
+                print(f"compile-profiler: {exc}", file=sys.stderr)
+        if a.backend or a.mode or a.dynamic or a.fullgraph or dynamo:
             configs = expand_configs(a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"],
-                                     a.fullgraph)
+                                     a.fullgraph, dynamo)
             panel.set_config(configs[0])
             panel.queue.clear()
             if len(configs) > 1:
@@ -139,6 +150,11 @@ class Automation:
                            (a.batch_size, w.model_panel.batch), (a.image_size, w.model_panel.image)):
             if value is not None:
                 box.setValue(value)
+        if a.sweep_shapes:
+            if not w.model_panel.sweep.isEnabled():
+                print("compile-profiler: --sweep-shapes needs a Python model file that defines "
+                      "get_input_variants()", file=sys.stderr)
+            w.model_panel.sweep.setChecked(True)
         if a.device:
             panel.device.addItem(a.device) if panel.device.findText(a.device) < 0 else None
             panel.device.setCurrentText(a.device)

@@ -1,4 +1,5 @@
-"""A growing numpy buffer for chart data: amortised O(1) appends, never drops a sample."""
+"""Chart data helpers: a growing numpy buffer (amortised O(1) appends, never drops a sample)
+and the test for when a log axis reads better."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,3 +32,13 @@ class GrowingSeries:
     @property
     def y(self) -> np.ndarray:
         return self._y[: self.n]
+
+
+def suggests_log(values, ratio: float = 10.0) -> bool:
+    """True when a few large values would squash the rest on a linear axis: the largest is
+    more than `ratio` times the median (tiny models: one slow call among 1 ms ones)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size < 2:
+        return False
+    return float(values.max()) > ratio * float(np.median(values))

@@ -1,5 +1,6 @@
-"""What the installed torch offers (backends, modes, torchvision models, CUDA), loaded on a
-background thread so the window shows before torch is imported.
+"""What the installed torch offers (backends, modes, torchvision models, CUDA, the dynamo
+config's settings), loaded on a background thread so the window shows before torch is
+imported.
 
 Importing torch takes ~2 s here and torchvision another ~1 s; doing it on the GUI thread
 would delay the first paint by that much.
@@ -26,6 +27,7 @@ class Catalog:
     versions: dict = field(default_factory=dict)
     gpu_reason: str = ""
     gpu_monitor: object | None = None
+    dynamo_defaults: dict = field(default_factory=dict)  # torch._dynamo.config's settings
     error: str = ""
 
 
@@ -35,7 +37,7 @@ def load_catalog() -> Catalog:
     try:
         import torch
 
-        from core.config import available_backends, available_modes, recommended_backends
+        from core.config import available_backends, available_modes, dynamo_config_defaults, recommended_backends
         from core.models import torchvision_model_names
         from core.resources import GpuMonitor
 
@@ -64,6 +66,7 @@ def load_catalog() -> Catalog:
             versions=versions,
             gpu_reason=gpu.reason,
             gpu_monitor=gpu,
+            dynamo_defaults=dynamo_config_defaults(),
             error=error,
         )
     except Exception as exc:

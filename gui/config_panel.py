@@ -1,107 +1,30 @@
-"""Compile configs: backend and mode from the installed torch, dynamic, fullgraph, device,
-warm-up and iterations, and a queue of configs to compare in one run.
+"""Compile configs: backend and mode from the installed torch, dynamic, fullgraph,
+`torch._dynamo.config` overrides, device, warm-up and iterations, and a queue of configs to
+compare in one run (with one click for the three dynamic settings of a shape sweep).
 
-Every config is checked with `core.config.validate_config` as it is edited and again
-before a run; what torch would refuse is explained inline, in red, before anything runs.
-The queue shows each config's status and, for a failed job, its reason. GUI thread only.
+Every config is checked with `core.config.validate_config` (and its dynamo overrides
+against the installed torch's settings) as it is edited and again before a run; what torch
+would refuse is explained inline, in red, before anything runs. The queue shows each
+config's status and, for a failed job, its reason. A suggestion line offers a dynamo
+setting the model needs (allow_rnn for an LSTM) or that torch's hints name. GUI thread only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
+                               QVBoxLayout, QWidget)
 
 from core.config import DYNAMIC_CHOICES, CompileConfig, ConfigError, validate_config
-from gui.theme import config_color, error_color
+from gui import dynamo_overrides
+from gui.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
+from gui.theme import error_color
 
 DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
 DEFAULT_MODES = ("default",)
-
-
-@dataclass
-class QueueEntry:
-    config: CompileConfig
-    status: str = "queued"
-    reason: str = ""
-    detail: str = ""
-
-
-class QueueModel(QAbstractTableModel):
-    """Rows: the queued CompileConfigs and the status of their last job."""
-
-    HEADERS = ("Config", "Status")
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._entries: list[QueueEntry] = []
-
-    @property
-    def configs(self) -> list[CompileConfig]:
-        return [e.config for e in self._entries]
-
-    def add(self, config: CompileConfig) -> bool:
-        """Queue a config; False when it is queued already."""
-        if config in self.configs:
-            return False
-        row = len(self._entries)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._entries.append(QueueEntry(config))
-        self.endInsertRows()
-        return True
-
-    def remove(self, row: int) -> None:
-        if 0 <= row < len(self._entries):
-            self.beginRemoveRows(QModelIndex(), row, row)
-            del self._entries[row]
-            self.endRemoveRows()
-
-    def clear(self) -> None:
-        self.beginResetModel()
-        self._entries.clear()
-        self.endResetModel()
-
-    def set_status(self, config: CompileConfig, status: str, reason: str = "", detail: str = "") -> None:
-        for row, entry in enumerate(self._entries):
-            if entry.config == config:
-                entry.status, entry.reason, entry.detail = status, reason, detail
-                self.dataChanged.emit(self.index(row, 0), self.index(row, 1))
-
-    def entry(self, row: int) -> QueueEntry:
-        return self._entries[row]
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._entries)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else 2
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        entry = self._entries[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            if index.column() == 0:
-                return entry.config.label
-            return f"{entry.status}: {entry.reason}" if entry.reason else entry.status
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if index.column() == 1 and entry.reason:
-                return entry.reason + ("\n\n" + entry.detail[-1500:] if entry.detail else "")
-            return "A config to run; the run goes through the queue from the top"
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if index.column() == 1 and entry.status == "failed":
-                return QBrush(QColor(error_color()))
-            if index.column() == 0:
-                return QBrush(config_color(index.row()))
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
+SWEEP_DYNAMICS = ("false", "auto", "true")  # specialise, torch decides, symbolic from the start
 
 
 def _combo(items, tip: str) -> QComboBox:
@@ -126,9 +49,15 @@ class ConfigPanel(QGroupBox):
     sig_config_edited = Signal()
     """A setting changed (the window re-validates and saves settings)."""
 
+    sig_rerun_requested = Signal()
+    """The suggested dynamo setting was applied with "Apply and re-run"."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Compile configs", parent)
         self.catalog_loaded = False
+        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalogue
+        self._suggestion: tuple[str, str] | None = None
+        self._rerun = False
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
         self.mode = _combo(DEFAULT_MODES, "Inductor mode (from torch._inductor.list_mode_options()); other "
                                           "backends take 'default' only")
@@ -136,6 +65,12 @@ class ConfigPanel(QGroupBox):
                                                "true (symbolic shapes from the start) or false (specialise)")
         self.fullgraph = QCheckBox("fullgraph")
         self.fullgraph.setToolTip("fullgraph=True: fail on the first graph break instead of splitting the graph")
+        self.dynamo_config = QLineEdit()
+        self.dynamo_config.setPlaceholderText("KEY=VALUE, e.g. allow_rnn=True")
+        self.dynamo_config.setClearButtonEnabled(True)
+        self.dynamo_config.setToolTip("torch._dynamo.config overrides for the compile, KEY=VALUE separated by "
+                                      "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
+                                      "against the installed torch's settings")
         self.device = _combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
         self.warmup = QSpinBox()
         self.warmup.setRange(0, 1000)
@@ -150,6 +85,7 @@ class ConfigPanel(QGroupBox):
         form.addRow("Mode", self.mode)
         form.addRow("Dynamic", self.dynamic)
         form.addRow("", self.fullgraph)
+        form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
         form.addRow("Warm-up", self.warmup)
         form.addRow("Iterations", self.iters)
@@ -159,19 +95,40 @@ class ConfigPanel(QGroupBox):
         self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
 
+        self.suggestion = QLabel("")
+        self.suggestion.setWordWrap(True)
+        self.suggestion.setToolTip("A torch._dynamo.config setting this model needs, or that torch's graph-break "
+                                   "hints suggest")
+        self.suggestion_button = QPushButton()
+        self.suggestion_button.clicked.connect(self._on_suggestion_clicked)
+        self.suggestion_box = QFrame()
+        self.suggestion_box.setFrameShape(QFrame.Shape.StyledPanel)
+        box_layout = QVBoxLayout(self.suggestion_box)
+        box_layout.setContentsMargins(6, 4, 6, 4)
+        box_layout.addWidget(self.suggestion)
+        box_layout.addWidget(self.suggestion_button)
+        self.suggestion_box.hide()
+
         self.add_button = QPushButton("Add to queue")
         self.add_button.setToolTip("Queue this config to compare several in one run")
         self.add_button.clicked.connect(self._on_add_clicked)
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove the selected config from the queue")
         self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.dynamics_button = QPushButton("Queue dynamic false/auto/true")
+        self.dynamics_button.setToolTip("Queue this config three times, with dynamic=false, auto and true: the "
+                                        "comparison a shape sweep is for")
+        self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
         self.queue = QueueModel(self)
         self.queue_view = QTableView()
         self.queue_view.setModel(self.queue)
         self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.queue_view.verticalHeader().hide()
-        self.queue_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.queue_view.horizontalHeader().setStretchLastSection(True)
+        self.queue_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.queue_view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        self.queue_view.horizontalHeader().resizeSection(1, 95)  # "completed"; longer reasons elide (tooltip)
+        self.queue_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.queue_view.setWordWrap(False)
         self.queue_view.setToolTip("Configs of the next run and the status of their last job. With an empty "
                                    "queue, Run profiles the config above.")
         self.queue_view.setMinimumHeight(90)
@@ -188,7 +145,9 @@ class ConfigPanel(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
+        layout.addWidget(self.suggestion_box)
         layout.addLayout(queue_buttons)
+        layout.addWidget(self.dynamics_button)
         layout.addWidget(self.queue_view, 1)
         layout.addLayout(run_buttons)
 
@@ -197,10 +156,13 @@ class ConfigPanel(QGroupBox):
         for w in (self.warmup, self.iters):
             w.valueChanged.connect(self._on_edited)
         self.fullgraph.toggled.connect(self._on_edited)
+        self.dynamo_config.textChanged.connect(self._on_edited)
 
     # ---------------------------------------------------------------- catalogue
-    def set_catalog(self, backends, modes, cuda_available: bool) -> None:
-        """Fill the pickers from the installed torch (keeps the current choices if valid)."""
+    def set_catalog(self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None) -> None:
+        """Fill the pickers from the installed torch (keeps the current choices if valid);
+        `dynamo_defaults` (torch._dynamo.config's settings) validates the overrides."""
+        self.dynamo_defaults = dict(dynamo_defaults) if dynamo_defaults else None
         _set_items(self.backend, backends, self.backend.currentText())
         _set_items(self.mode, modes, self.mode.currentText())
         _set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
@@ -209,8 +171,18 @@ class ConfigPanel(QGroupBox):
 
     # ---------------------------------------------------------------- values
     def current_config(self) -> CompileConfig:
+        """The config being edited (overrides that do not parse are left out; `validate` says why)."""
+        try:
+            dynamo = self.dynamo_overrides()
+        except ConfigError:
+            dynamo = ()
         return CompileConfig(backend=self.backend.currentText(), mode=self.mode.currentText() or "default",
-                             dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked())
+                             dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
+                             dynamo_config=dynamo)
+
+    def dynamo_overrides(self) -> tuple:
+        """The dynamo overrides of the field, sorted (key, value) pairs. Raises ConfigError."""
+        return dynamo_overrides.parse(self.dynamo_config.text(), self.dynamo_defaults)
 
     def set_config(self, config: CompileConfig) -> None:
         for box, value in ((self.backend, config.backend), (self.mode, config.mode), (self.dynamic, config.dynamic)):
@@ -218,6 +190,7 @@ class ConfigPanel(QGroupBox):
                 box.addItem(value)  # catalogue not loaded yet: validation will judge it
             box.setCurrentText(value)
         self.fullgraph.setChecked(config.fullgraph)
+        self.dynamo_config.setText(dynamo_overrides.as_text(config.dynamo_config))
 
     def run_configs(self) -> list[CompileConfig]:
         """What Run profiles: the queue, or the config being edited when the queue is empty."""
@@ -229,15 +202,66 @@ class ConfigPanel(QGroupBox):
         if not self.catalog_loaded:
             self._show_error("")
             return "torch is still loading; wait a moment"
-        problem = ""
+        problem = self.field_problem()
+        if problem and configs is not None and self.queue.configs:
+            problem = ""  # the run uses the queue, not the field; the field's error stays shown below
         for config in configs if configs is not None else [self.current_config()]:
-            try:
-                validate_config(config, self.device.currentText())
-            except ConfigError as exc:
-                problem = f"{config.label}: {exc}"
+            if problem:
                 break
-        self._show_error(problem)
+            problem = self.config_problem(config)
+        self._show_error(problem or self.field_problem())
         return problem
+
+    def field_problem(self) -> str:
+        """Why the dynamo overrides field does not parse, or ''."""
+        try:
+            self.dynamo_overrides()
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def config_problem(self, config: CompileConfig) -> str:
+        """What torch would refuse in `config` ('' if nothing)."""
+        try:
+            validate_config(config, self.device.currentText())
+            if self.dynamo_defaults is not None:
+                dynamo_overrides.check(config, self.dynamo_defaults)
+        except ConfigError as exc:
+            return f"{config.label}: {exc}"
+        return ""
+
+    # ---------------------------------------------------------------- suggestions
+    def show_suggestion(self, key: str, value: str, why: str, rerun: bool = False) -> None:
+        """Offer a dynamo setting: `why` in words and a button that adds KEY=VALUE (and, with
+        `rerun`, runs again)."""
+        self._suggestion = (key, value)
+        self._rerun = rerun
+        self.suggestion.setText(why)
+        self.suggestion_button.setText(f"Apply {key}={value} and re-run" if rerun else f"Add {key}={value}")
+        self.suggestion_button.setToolTip(f"Add torch._dynamo.config.{key}={value} to the config being edited "
+                                          "and to every queued config" + (", then run again" if rerun else ""))
+        self.suggestion_box.show()
+
+    def clear_suggestion(self) -> None:
+        self._suggestion = None
+        self.suggestion_box.hide()
+
+    def has_override(self, key: str, value: str) -> bool:
+        return str(dict(self.current_config().dynamo_config).get(key)) == value
+
+    def apply_override(self, key: str, value: str) -> None:
+        """Set KEY=VALUE in the field and in every queued config (their statuses restart)."""
+        pairs = dict(self.current_config().dynamo_config)
+        pairs[key] = dynamo_overrides.parse(f"{key}={value}", self.dynamo_defaults)[0][1]
+        if self.field_problem():  # keep what the user typed; the error stays shown until fixed
+            self.dynamo_config.setText(f"{self.dynamo_config.text().rstrip(', ')}, {key}={value}")
+        else:
+            self.dynamo_config.setText(dynamo_overrides.as_text(sorted(pairs.items())))
+        queued = self.queue.configs
+        if queued:
+            self.queue.clear()
+            for config in queued:
+                self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
 
     def _show_error(self, text: str) -> None:
         self.error.setText(text)
@@ -249,17 +273,34 @@ class ConfigPanel(QGroupBox):
         self.sig_config_edited.emit()
 
     def _on_add_clicked(self) -> None:
+        self._queue([self.current_config()])
+
+    def _on_dynamics_clicked(self) -> None:
         config = self.current_config()
-        if self.catalog_loaded:
-            try:
-                validate_config(config, self.device.currentText())
-            except ConfigError as exc:
-                self._show_error(f"Not queued: {exc}")
-                return
-        if not self.queue.add(config):
-            self._show_error(f"{config.label} is queued already.")
+        self._queue([dataclasses.replace(config, dynamic=d) for d in SWEEP_DYNAMICS], quiet_duplicates=True)
+
+    def _queue(self, configs: list[CompileConfig], quiet_duplicates: bool = False) -> None:
+        problem = self.field_problem()
+        if not problem and self.catalog_loaded:
+            problem = next((p for p in map(self.config_problem, configs) if p), "")
+        if problem:
+            self._show_error(f"Not queued: {problem}")
+            return
+        added = [self.queue.add(config) for config in configs]
+        if not any(added) or (not all(added) and not quiet_duplicates):
+            self._show_error(f"{configs[added.index(False)].label} is queued already.")
         else:
             self.validate()
+
+    def _on_suggestion_clicked(self) -> None:
+        if self._suggestion is None:
+            return
+        key, value = self._suggestion
+        rerun = self._rerun
+        self.apply_override(key, value)
+        self.clear_suggestion()
+        if rerun:
+            self.sig_rerun_requested.emit()
 
     def _on_remove_clicked(self) -> None:
         rows = sorted({i.row() for i in self.queue_view.selectionModel().selectedRows()}, reverse=True)

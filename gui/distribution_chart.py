@@ -1,5 +1,7 @@
 """Distribution of the timed latencies, eager against compiled, per config: step
-histograms on shared bins (eager dashed outline, compiled filled).
+histograms on shared bins (eager dashed outline, compiled filled). The range runs from the
+1st to the 99th percentile of all calls, so a few slow calls (common with tiny models)
+do not squash the rest into one bin; the title says how many calls fell outside.
 
 Warm-up calls are left out, as in every statistic. The histograms are redrawn at most
 twice a second; the samples come from the session's JobResults.
@@ -16,6 +18,8 @@ from gui.theme import config_color
 
 REDRAW_INTERVAL_MS = 500
 MAX_BINS = 60
+PERCENTILES = (1, 99)
+TITLE = "Latency distribution <span style='font-weight:normal'>(dashed: eager, filled: compiled{})</span>"
 
 
 class DistributionChart(QWidget):
@@ -30,11 +34,12 @@ class DistributionChart(QWidget):
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot_widget.setToolTip("How the timed latencies spread: eager (dashed outline) against compiled "
-                                    "(filled), per config. The range ends at the 99.5th percentile so one "
-                                    "outlier does not flatten the rest.")
-        title = QLabel("Latency distribution <span style='font-weight:normal'>(dashed: eager, "
-                       "filled: compiled)</span>")
+                                    "(filled), per config. The range runs from the 1st to the 99th percentile "
+                                    "of all calls so a few outliers do not flatten the rest; calls outside it "
+                                    "are counted in the title, not drawn.")
+        self.title = title = QLabel(TITLE.format(""))
         title.setStyleSheet("font-weight: bold")
+        title.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
@@ -65,14 +70,18 @@ class DistributionChart(QWidget):
                 if values.size:
                     series.append((index, result.config.label, phase, values))
         if not series:
+            self.title.setText(TITLE.format(""))
             return
         every = np.concatenate([s[3] for s in series])
-        low, high = float(every.min()), float(np.percentile(every, 99.5))
+        low, high = (float(v) for v in np.percentile(every, PERCENTILES))
         if high <= low:
             high = low + max(low * 0.01, 1e-3)
+        outside = int(np.count_nonzero((every < low) | (every > high)))
+        self.title.setText(TITLE.format(f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} "
+                                        "outside not shown" if outside else ""))
         bins = np.linspace(low, high, min(MAX_BINS, max(10, int(np.sqrt(every.size)))) + 1)
         for index, label, phase, values in series:
-            counts, edges = np.histogram(np.clip(values, low, high), bins=bins)
+            counts, edges = np.histogram(values[(values >= low) & (values <= high)], bins=bins)
             color = config_color(index)
             if phase == "eager":
                 pen = pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine)

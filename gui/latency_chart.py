@@ -4,15 +4,18 @@ vertical line with its time instead of a point, so it never squashes the chart.
 
 Data goes into growing numpy buffers as it arrives; the curves are redrawn by a single-shot
 timer at most ~15 times a second. Samples are throttled in drawing only, never dropped.
+The latency axis turns logarithmic by itself when the slowest call is over 10× the median
+(a tiny model's few slow calls would otherwise flatten the rest), unless the user chose.
 """
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.buffers import GrowingSeries
+from gui.buffers import GrowingSeries, suggests_log
 from gui.theme import config_color
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
@@ -58,6 +61,8 @@ class LatencyChart(QWidget):
         self.log_box = QCheckBox("Log scale")
         self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
         self.log_box.toggled.connect(self._on_log_toggled)
+        self.log_box.clicked.connect(self._on_log_clicked)
+        self._log_chosen = False  # the user ticked or unticked it: stop choosing for them
         self.warmup_box = QCheckBox("Show warm-up")
         self.warmup_box.setChecked(True)
         self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
@@ -97,6 +102,8 @@ class LatencyChart(QWidget):
         self._markers.clear()
         self._specs.clear()
         self._warmup_region.hide()
+        if not self._log_chosen:
+            self.log_box.setChecked(False)
         for index, result in enumerate(results):
             self.add_job(result.spec, index)
             if result.samples:
@@ -191,6 +198,18 @@ class LatencyChart(QWidget):
                 keep = x >= 0
                 x, y = x[keep], y[keep]
             series.curve.setData(x, y)
+        if not self._log_chosen and not self.log_box.isChecked():
+            timed = [s.data.y[s.data.x >= 0] for s in self._series.values() if s.data.n]
+            if timed and suggests_log(np.concatenate(timed)):
+                self.log_box.setChecked(True)
+
+    def set_log(self, on: bool) -> None:
+        """Log axis by choice (the View menu): no automatic switching afterwards."""
+        self._log_chosen = True
+        self.log_box.setChecked(on)
+
+    def _on_log_clicked(self, checked: bool) -> None:
+        self._log_chosen = True
 
     def _on_log_toggled(self, on: bool) -> None:
         self.plot.setLogMode(y=on)

@@ -1,5 +1,6 @@
-"""Choosing what to profile: a searchable list of torchvision models, model files (open,
-drop, recent) and the input settings (batch size, image size).
+"""Choosing what to profile: the bundled examples (`resources/models`), a searchable list of
+torchvision models, model files (open, drop, recent), the input settings (batch size, image
+size) and, for a model file that defines get_input_variants(), the shape sweep.
 
 Opening a file, and the notice that a Python file runs code, is the window's job (it owns
 the actions); this panel shows the choice. GUI thread only.
@@ -8,11 +9,46 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QSortFilterProxyModel, QStringListModel, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel,
+                            QStringListModel, Qt, Signal)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
 from core.models import is_file_source
+from gui.examples import Example, defines_variants, examples_in
+
+
+class ExampleModel(QAbstractListModel):
+    """Rows: the bundled examples (`gui.examples.Example`). GUI thread only."""
+
+    def __init__(self, examples: list[Example] | None = None, parent=None):
+        super().__init__(parent)
+        self._examples = list(examples or [])
+
+    def example(self, row: int) -> Example:
+        return self._examples[row]
+
+    def row_of(self, source: str) -> int:
+        for row, example in enumerate(self._examples):
+            if example.source == source:
+                return row
+        return -1
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._examples)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        example = self._examples[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return example.name + ("  · shape sweep" if example.sweepable else "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (example.summary or example.name) + "\n\nBundled example: " + example.source \
+                + ("\nDefines get_input_variants(): a shape sweep is possible." if example.sweepable else "")
+        if role == Qt.ItemDataRole.UserRole:
+            return example.source
+        return None
 
 
 class ModelPanel(QGroupBox):
@@ -32,6 +68,16 @@ class ModelPanel(QGroupBox):
         self.current.setWordWrap(True)
         self.current.setToolTip("The model the next run profiles")
 
+        self.examples = ExampleModel(examples_in(), self)
+        self.example_list = QListView()
+        self.example_list.setModel(self.examples)
+        self.example_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.example_list.setToolTip("Example models that ship with compile-profiler (resources/models); "
+                                     "click one to choose it, hover for what it shows")
+        rows = max(1, self.examples.rowCount())
+        self.example_list.setFixedHeight(rows * (self.example_list.sizeHintForRow(0) + 1) + 6)
+        self.example_list.selectionModel().currentChanged.connect(self._on_example_current_changed)
+
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search torchvision models…")
         self.search.setClearButtonEnabled(True)
@@ -45,7 +91,7 @@ class ModelPanel(QGroupBox):
         self.list.setModel(self.proxy)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setToolTip("torchvision models, built with random weights (weights=None); click one to choose it")
-        self.list.setMinimumHeight(120)
+        self.list.setMinimumHeight(80)
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
         self.loading = QLabel("Loading torchvision models…")
         self.loading.setStyleSheet("color: gray")
@@ -71,12 +117,21 @@ class ModelPanel(QGroupBox):
         self.image.setValue(224)
         self.image.setToolTip("Height and width of the example images (torchvision models and TorchScript files); "
                               "Python model files make their own inputs")
+        self.sweep = QCheckBox("Sweep input shapes")
+        self.sweep.setEnabled(False)
+        self.sweep.setToolTip("Run every input of the model file's get_input_variants() against one compiled "
+                              "model per config: latency per shape, recompiles and their reasons (Shape sweep "
+                              "tab). Only for model files that define get_input_variants().")
         form = QFormLayout()
         form.addRow("Batch size", self.batch)
         form.addRow("Image size", self.image)
+        form.addRow("", self.sweep)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.current)
+        layout.addWidget(_heading("Examples"))
+        layout.addWidget(self.example_list)
+        layout.addWidget(_heading("torchvision models"))
         layout.addWidget(self.search)
         layout.addWidget(self.loading)
         layout.addWidget(self.list, 1)
@@ -104,10 +159,20 @@ class ModelPanel(QGroupBox):
     def set_source(self, source: str) -> None:
         """Show `source` as the chosen model (does not emit)."""
         self._source = source
+        sweepable = is_file_source(source) and defines_variants(source)
+        self.sweep.setEnabled(sweepable)
+        if not sweepable:
+            self.sweep.setChecked(False)
+        self._select_example(source)
         if is_file_source(source):
             self.current.setText(f"<b>{os.path.basename(source)}</b><br><small>{os.path.dirname(source)}</small>")
             self.current.setToolTip(source)
-            self.list.clearSelection()
+            self._selecting = True
+            try:  # also forget the current row, so clicking it again chooses it again
+                self.list.setCurrentIndex(QModelIndex())
+                self.list.clearSelection()
+            finally:
+                self._selecting = False
         else:
             self.current.setText(f"<b>{source}</b> <small>(torchvision)</small>" if source else "<i>none chosen</i>")
             self.current.setToolTip("The model the next run profiles")
@@ -115,6 +180,30 @@ class ModelPanel(QGroupBox):
 
     def source(self) -> str:
         return self._source
+
+    def sweep_shapes(self) -> bool:
+        """Whether the next run sweeps the model's input variants."""
+        return self.sweep.isEnabled() and self.sweep.isChecked()
+
+    def _select_example(self, source: str) -> None:
+        row = self.examples.row_of(source)
+        self._selecting = True
+        try:
+            if row < 0:
+                self.example_list.clearSelection()
+                self.example_list.setCurrentIndex(QModelIndex())
+            else:
+                self.example_list.setCurrentIndex(self.examples.index(row))
+        finally:
+            self._selecting = False
+
+    def _on_example_current_changed(self, current, previous) -> None:
+        if not current.isValid() or self._selecting:
+            return
+        source = current.data(Qt.ItemDataRole.UserRole)
+        if source and source != self._source:
+            self.set_source(source)
+            self.sig_model_chosen.emit(source)
 
     def _select_in_list(self, name: str) -> None:
         rows = self.names.stringList()
@@ -135,3 +224,9 @@ class ModelPanel(QGroupBox):
         if name and name != self._source:
             self.set_source(name)
             self.sig_model_chosen.emit(name)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(f"<b>{text}</b>")
+    label.setContentsMargins(0, 4, 0, 0)
+    return label

@@ -6,11 +6,22 @@ GUI thread only.
 """
 from __future__ import annotations
 
+import re
+
 from PySide6.QtWidgets import QProgressBar
 
 # Where each phase starts within one job's share of the bar. The compile usually dominates.
-PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7}
+PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7,
+               "sweep": 0.3}
 STEPS = 1000
+_VARIANT_OF = re.compile(r"variant (\d+)/(\d+)")
+
+
+def _sweep_progress(result) -> tuple[int, int]:
+    """(variants done, variants in all) of a shape sweep, from its PhaseChanged detail."""
+    match = _VARIANT_OF.search(result.phase_detail or "")
+    total = int(match.group(2)) if match else 0
+    return len(result.variants), max(total, len(result.variants))
 
 
 def job_fraction(result) -> float:
@@ -21,6 +32,9 @@ def job_fraction(result) -> float:
     if result.phase == "benchmark" and result.spec.iters:
         done = sum(1 for s in result.samples if s.phase == "compiled" and not s.warmup)
         return start + (1.0 - start) * min(1.0, done / result.spec.iters)
+    if result.phase == "sweep":
+        done, total = _sweep_progress(result)
+        return start + (1.0 - start) * (done / total if total else 0.0)
     return start
 
 
@@ -41,6 +55,9 @@ def describe(results) -> tuple[float, str]:
     if current.phase == "benchmark":
         done = sum(1 for s in current.samples if s.phase == "compiled" and not s.warmup)
         text += f" {done}/{current.spec.iters}"
+    elif current.phase == "sweep":
+        done, total = _sweep_progress(current)
+        text += f" {done}/{total} shapes"
     return fraction, text
 
 
@@ -54,7 +71,8 @@ class RunProgressBar(QProgressBar):
         self.setTextVisible(True)
         self.setFormat("idle")
         self.setMinimumWidth(360)
-        self.setToolTip("Progress of the run: job, phase (load, eager, compile, compiled, benchmark) and iteration")
+        self.setToolTip("Progress of the run: job, phase (load, eager, compile, compiled, benchmark or sweep) and "
+                        "iteration or shape")
 
     def show_results(self, results) -> None:
         fraction, text = describe(results)

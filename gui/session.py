@@ -35,6 +35,9 @@ class ProfileSession(QObject):
     sig_graph_breaks_changed = Signal()
     """The graph breaks or recompiles of some job changed."""
 
+    sig_variant_measured = Signal(str, object)
+    """(job_id, VariantResult): a shape-sweep variant of a job is done."""
+
     sig_job_ended = Signal(str)
     """A job reached its terminal event (finished, failed or cancelled)."""
 
@@ -79,6 +82,9 @@ class ProfileSession(QObject):
         job = event.job_id
         if isinstance(event, ev.LatencyMeasured):
             self.sig_samples_added.emit(job, event.samples)
+        elif isinstance(event, ev.VariantMeasured) and event.variant is not None:
+            self.sig_variant_measured.emit(job, event.variant)
+            self.sig_job_changed.emit(job)
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
             self.sig_resource_sampled.emit(job, event.sample)
         elif isinstance(event, ev.PhaseChanged):

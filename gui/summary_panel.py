@@ -2,7 +2,9 @@
 
 Nothing is computed here: the row dicts come from core (`JobResult.summary`, the columns
 of summary.csv), this file only formats them. A running job's row is refreshed at most
-once a second (the speedup's bootstrap interval is not free); an ended job's at once.
+once a second and without the speedup's bootstrap interval (`summary(ci=False)`); an ended
+job's at once, with it. A shape sweep has no single latency: its cells say "sweep" and its
+compile time is the sweep's total (the Shape sweep tab has the figures per variant).
 """
 from __future__ import annotations
 
@@ -27,13 +29,23 @@ def _pair(a, b) -> str:
     return f"{_ms(a)} / {_ms(b)}"
 
 
+def _latency(eager_key: str, compiled_key: str) -> Callable[[Row], str]:
+    def text(s: Row) -> str:
+        if s.get("sweep"):
+            return f"sweep: {s['variants']} shapes" if s.get("variants") else "sweep"
+        return _pair(s[eager_key], s[compiled_key])
+    return text
+
+
 def _mb(v) -> str:
     return "–" if v is None else f"{v:,.0f}"
 
 
 def _speedup(s: Row) -> str:
     if s.get("speedup") is None:
-        return "–"
+        return "sweep" if s.get("sweep") else "–"
+    if s.get("speedup_ci_low") is None:  # a running job: the interval comes when it ends
+        return f"{s['speedup']:.2f}×"
     return f"{s['speedup']:.2f}× [{s['speedup_ci_low']:.2f}–{s['speedup_ci_high']:.2f}]"
 
 
@@ -41,6 +53,8 @@ def _compile(s: Row) -> str:
     if s.get("compile_time_s") is None:
         return "–"
     cache = s.get("cache_state") or "n/a"
+    if s.get("sweep"):
+        return f"{s['compile_time_s']:.2f} s (sweep total)"
     return f"{s['compile_time_s']:.2f} s" + (f" ({cache})" if cache != "n/a" else "")
 
 
@@ -72,11 +86,12 @@ class Column:
 COLUMNS = (
     Column("Config", lambda s: s["config"], "backend / mode / dynamic / fullgraph of this job", "config"),
     Column("Status", _status, "completed, running, failed (with the reason) or cancelled", "status"),
-    Column("Median ms\neager / compiled", lambda s: _pair(s["eager_median_ms"], s["compiled_median_ms"]),
-           "Median latency of the timed iterations (warm-up excluded)", "compiled_median_ms"),
-    Column("p90 ms\neager / compiled", lambda s: _pair(s["eager_p90_ms"], s["compiled_p90_ms"]),
+    Column("Median ms\neager / compiled", _latency("eager_median_ms", "compiled_median_ms"),
+           "Median latency of the timed iterations (warm-up excluded); a shape sweep has one per shape "
+           "(Shape sweep tab)", "compiled_median_ms"),
+    Column("p90 ms\neager / compiled", _latency("eager_p90_ms", "compiled_p90_ms"),
            "90th percentile latency", "compiled_p90_ms"),
-    Column("p99 ms\neager / compiled", lambda s: _pair(s["eager_p99_ms"], s["compiled_p99_ms"]),
+    Column("p99 ms\neager / compiled", _latency("eager_p99_ms", "compiled_p99_ms"),
            "99th percentile latency", "compiled_p99_ms"),
     Column("Speedup\n[95% CI]", _speedup, "eager median / compiled median, with a bootstrap 95% "
            "confidence interval; above 1 means compiling made it faster", "speedup"),
@@ -91,6 +106,14 @@ COLUMNS = (
     Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
            "Peak resident memory (RSS) of the job process in the eager and compiled phases", "compiled_peak_mb"),
 )
+
+
+def _row(result) -> Row:
+    """The summary of a JobResult; the bootstrap interval only once it has ended."""
+    row = result.summary(ci=result.finished)
+    row["sweep"] = result.spec.sweep_shapes
+    row["variants"] = len(result.variants)
+    return row
 
 
 class SummaryModel(QAbstractTableModel):
@@ -109,7 +132,7 @@ class SummaryModel(QAbstractTableModel):
     def set_results(self, results) -> None:
         self.beginResetModel()
         self._results = list(results)
-        self._rows = [r.summary() for r in self._results]
+        self._rows = [_row(r) for r in self._results]
         self._stale.clear()
         self.endResetModel()
 
@@ -131,7 +154,7 @@ class SummaryModel(QAbstractTableModel):
         stale, self._stale = self._stale, set()
         for row, result in enumerate(self._results):
             if result.job_id in stale:
-                self._rows[row] = result.summary()
+                self._rows[row] = _row(result)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     # ---------------------------------------------------------------- Qt model

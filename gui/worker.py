@@ -8,11 +8,11 @@ child processes, so the worker thread only waits on a pipe and the GUI thread st
 (a compile on a thread of this process would hold the GIL for hundreds of ms).
 
 `RunController` is what the window talks to: start, cancel, and a state that changes when
-the runner's does (never on a click).
+the runner's does (never on a click). Cancel goes straight to the runner, from the GUI
+thread: `JobRunner.cancel` may be called from any thread and is never lost, even when it
+arrives before the worker thread has entered `run_all`.
 """
 from __future__ import annotations
-
-import threading
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
@@ -29,15 +29,9 @@ class ProfileWorker(QObject):
     sig_run_finished = Signal()
     """`run_all` returned: every job of the run has ended (emitted on the worker thread)."""
 
-    def __init__(self):
-        super().__init__()
-        self._cancel_requested = threading.Event()
-        self._runner: JobRunner | None = None
-
     @Slot(object, object)
     def run(self, runner: JobRunner, specs: list[JobSpec]) -> None:
         """Worker thread: run every job; never raises (a failure becomes a JobFailed)."""
-        self._runner = runner
         try:
             runner.run_all(specs)
         except Exception as exc:  # a bug in the runner must not kill the thread silently
@@ -46,26 +40,11 @@ class ProfileWorker(QObject):
             for spec in specs:
                 self.sig_event_received.emit(ev.JobFailed(spec.job_id, reason=f"runner error: {exc!r}"))
         finally:
-            self._runner = None
             self.sig_run_finished.emit()
 
     def on_event(self, event) -> None:
         """Worker thread (the runner's callback)."""
-        if self._cancel_requested.is_set() and self._runner is not None:
-            # run_all/run clear the runner's cancel flags when they start, so a cancel that
-            # lands between jobs, or before the first one, is repeated here until it sticks.
-            self._runner.cancel()
         self.sig_event_received.emit(event)
-
-    def request_cancel(self) -> None:
-        """Any thread."""
-        self._cancel_requested.set()
-        runner = self._runner
-        if runner is not None:
-            runner.cancel()
-
-    def reset(self) -> None:
-        self._cancel_requested.clear()
 
 
 class RunController(QObject):
@@ -123,7 +102,6 @@ class RunController(QObject):
     def start(self, specs: list[JobSpec]) -> None:
         if self._busy:
             raise RuntimeError("a run is already in progress")
-        self._worker.reset()
         self._runner = JobRunner(on_event=self._worker.on_event, gpu=self._gpu)
         self._busy, self._cancelling = True, False
         self._sig_start_requested.emit(self._runner, list(specs))
@@ -133,9 +111,9 @@ class RunController(QObject):
 
     def cancel(self) -> None:
         """Ask the running job, and those queued after it, to stop (within ~50 ms)."""
-        if self._busy:
+        if self._busy and self._runner is not None:
             self._cancelling = True
-            self._worker.request_cancel()
+            self._runner.cancel()
             self._on_poll(force=True)
 
     def shutdown(self, wait_ms: int = 15000) -> None:

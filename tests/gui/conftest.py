@@ -79,3 +79,34 @@ def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, break
     for e in events:
         assert r.apply(e)
     return r
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LSTM_EXAMPLE = os.path.join(ROOT, "resources", "models", "lstm_variable_length.py")
+
+
+def fake_sweep_result(job_id: str = "sweep1", dynamic: str = "false", lengths=(8, 16, 32, 48), limit_at: int = 2):
+    """A shape-sweep JobResult folded from VariantMeasured events: with dynamic=false every new
+    length recompiles until variant `limit_at` hits the recompile limit; later ones run eagerly."""
+    config = CompileConfig(backend="eager", dynamic=dynamic, dynamo_config=(("allow_rnn", True),))
+    spec = JobSpec(job_id, ModelSpec(LSTM_EXAMPLE), config, warmup=0, iters=3, sweep_shapes=True)
+    r = JobResult(spec)
+    events = [ev.JobStarted(job_id, pid=1, environment={"threads": 2}),
+              ev.CompileFinished(job_id, result=ev.CompileResult(0.2, graph_count=1, op_count=6, frames_compiled=1,
+                                                                coverage="Fully compiled: one graph of 6 ops."))]
+    for i, n in enumerate(lengths):
+        specialise = dynamic == "false"
+        hit = specialise and i == limit_at
+        recompiled = specialise and 0 < i <= limit_at
+        reasons = (f"0/{i - 1}: tensor 'args[0]' size mismatch at index 0. expected {lengths[i - 1]}, actual {n}",) \
+            if recompiled else ()
+        compiles = 1 if (i == 0 or recompiled) else 0
+        events.append(ev.VariantMeasured(job_id, variant=ev.VariantResult(
+            index=i, input_shapes=(f"float32[{n}×4×128]",), compiles=compiles, recompiled=recompiled,
+            recompile_reasons=reasons, compile_time_s=0.1 * compiles, recompile_limit_hit=hit,
+            ran_eagerly=specialise and i >= limit_at, eager_ms=(1.0 + i, 1.2 + i, 1.1 + i),
+            compiled_ms=(0.9 + i, 1.0 + i, 0.95 + i))))
+    events.append(ev.JobFinished(job_id, wall_time_s=2.0))
+    for e in events:
+        assert r.apply(e)
+    return r
