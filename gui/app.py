@@ -195,6 +195,8 @@ class Automation:
 
         if self.args.tab == "graph-breaks" and self.window.graph_breaks_panel.proxy.rowCount():
             self.window.graph_breaks_panel.select_row(0)
+        if self.args.tab == "sweep":
+            self.window.sweep_panel.show_first_limit_hit()
         QTimer.singleShot(900, self._save_screenshot)  # let the throttled charts redraw
 
     def _save_screenshot(self) -> None:

@@ -34,6 +34,14 @@ def _combo(items, tip: str) -> QComboBox:
     return box
 
 
+def _row(*widgets) -> QHBoxLayout:
+    """Several fields on one form row (the left panel is short of height)."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(widget, 0 if isinstance(widget, (QLabel, QCheckBox)) else 1)
+    return row
+
+
 def _set_items(box: QComboBox, items, keep: str) -> None:
     box.blockSignals(True)
     box.clear()
@@ -83,12 +91,10 @@ class ConfigPanel(QGroupBox):
         form = QFormLayout()
         form.addRow("Backend", self.backend)
         form.addRow("Mode", self.mode)
-        form.addRow("Dynamic", self.dynamic)
-        form.addRow("", self.fullgraph)
+        form.addRow("Dynamic", _row(self.dynamic, self.fullgraph))
         form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
-        form.addRow("Warm-up", self.warmup)
-        form.addRow("Iterations", self.iters)
+        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
 
         self.error = QLabel("")
         self.error.setWordWrap(True)
@@ -138,7 +144,9 @@ class ConfigPanel(QGroupBox):
 
         self.run_button = QPushButton()
         self.cancel_button = QPushButton()
-        run_buttons = QHBoxLayout()
+        self.run_bar = QWidget()  # the window keeps it in view below the (scrolling) panel
+        run_buttons = QHBoxLayout(self.run_bar)
+        run_buttons.setContentsMargins(4, 2, 4, 2)
         run_buttons.addWidget(self.run_button, 2)
         run_buttons.addWidget(self.cancel_button, 1)
 
@@ -149,7 +157,6 @@ class ConfigPanel(QGroupBox):
         layout.addLayout(queue_buttons)
         layout.addWidget(self.dynamics_button)
         layout.addWidget(self.queue_view, 1)
-        layout.addLayout(run_buttons)
 
         for box in (self.backend, self.mode, self.dynamic, self.device):
             box.currentTextChanged.connect(self._on_edited)

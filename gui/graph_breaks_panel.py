@@ -24,9 +24,10 @@ CONTEXT_LINES = 4
 COLUMNS = ("Config", "Reason", "GB code", "Location", "Count", "First hint")
 TOOLTIPS = (
     "The config whose compile reported this break",
-    "torch's graph-break type (gb_type); '(frame skipped)' when dynamo gave up on the whole frame",
+    "torch's graph-break type (gb_type)",
     "The id in torch's graph-break registry; the details link to its documentation page",
-    "file:line of the user code that broke the graph",
+    "file:line of the user code that broke the graph; 'whole frame skipped' when dynamo gave up on the frame, "
+    "which then runs eagerly",
     "How many times this break was reported",
     "torch's first suggestion; select the row for all of them",
 )
@@ -67,8 +68,10 @@ class GraphBreakModel(QAbstractTableModel):
                 return gb.count
             if column == 3 and role == Qt.ItemDataRole.UserRole:
                 return f"{gb.file}:{gb.line:08d}"
-            return (label, gb.reason + (" (frame skipped)" if gb.frame_skipped else ""), gb.gb_code or "–",
-                    location(gb), str(gb.count), gb.hints[0] if gb.hints else "")[column]
+            where = location(gb)
+            if gb.frame_skipped:
+                where = f"{where}, frame skipped" if gb.file else "whole frame skipped"
+            return (label, gb.reason, gb.gb_code or "–", where, str(gb.count), gb.hints[0] if gb.hints else "")[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 5 and gb.hints:
                 return "\n\n".join(gb.hints)
@@ -171,7 +174,7 @@ class GraphBreaksPanel(QWidget):
         for col in (0, 2, 3, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, 170)
+        header.resizeSection(1, 190)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 

@@ -346,7 +346,7 @@ class MainWindow(QMainWindow):
         panel = self.config_panel
         for key, value, hint in self._hinted:
             if not panel.has_override(key, value):
-                panel.show_suggestion(key, value, f"torch's hint after the last run: {hint}", rerun=True)
+                panel.show_suggestion(key, value, f"torch's hint: {hint}", rerun=True)
                 return
         needed = needed_dynamo_config(self.model_panel.source())
         if needed and not panel.has_override(needed[0], needed[1]):

@@ -123,8 +123,11 @@ class ModelPanel(QGroupBox):
                               "model per config: latency per shape, recompiles and their reasons (Shape sweep "
                               "tab). Only for model files that define get_input_variants().")
         form = QFormLayout()
-        form.addRow("Batch size", self.batch)
-        form.addRow("Image size", self.image)
+        sizes = QHBoxLayout()
+        sizes.addWidget(self.batch, 1)
+        sizes.addWidget(QLabel("Image size"))
+        sizes.addWidget(self.image, 1)
+        form.addRow("Batch size", sizes)
         form.addRow("", self.sweep)
 
         layout = QVBoxLayout(self)

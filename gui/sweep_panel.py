@@ -126,6 +126,10 @@ class SweepPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        # Sized for the longest outcome: ResizeToContents only measures the rows in view, and
+        # "limit hit → eager" arrives late in a sweep, below the first screenful.
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(3, self.table.fontMetrics().horizontalAdvance("ran eagerly (limit)") + 24)
         header.setStretchLastSection(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.chart)
@@ -161,6 +165,15 @@ class SweepPanel(QWidget):
     def refresh(self) -> None:
         """A job's status changed (ended, failed): reword its sentence."""
         self._update_header()
+
+    def show_first_limit_hit(self) -> bool:
+        """Select and scroll to the first variant that hit the recompile limit (if any)."""
+        for row in range(self.model.rowCount()):
+            if self.model.variant(row).recompile_limit_hit:
+                self.table.selectRow(row)
+                self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+                return True
+        return False
 
     def sentences(self) -> list[str]:
         return [sweep_sentence(r, self.dynamo_defaults) for r in self._results if r.spec.sweep_shapes]

@@ -89,3 +89,20 @@ def test_bad_model_file_fails_clearly(qtbot, window, tmp_path):
     assert "syntax error" in result.failure_reason and "broken_model.py:3" in result.failure_reason
     assert "syntax error" in window.status_label.text()
     assert window.run_action.isEnabled()
+
+
+def test_cancel_right_after_run_is_not_lost(qtbot, window):
+    """A cancel before the worker thread has entered the runner cancels the run (the runner
+    keeps it); the config that ran without a queue stays listed with its status."""
+    window.set_model(GRAPH_BREAK_MODEL, trusted=True)
+    panel = window.config_panel
+    panel.queue.clear()
+    panel.set_config(CompileConfig(backend="eager"))
+    with qtbot.waitSignal(window.sig_run_finished, timeout=RUN_TIMEOUT_MS):
+        assert window.run_profile()
+        window.cancel_run()
+    assert [r.status for r in window.session.results] == ["cancelled"]
+    assert panel.queue.rowCount() == 1 and panel.queue.configs == []  # shown, not queued
+    assert panel.queue.index(0, 0).data() == "eager (last run)"
+    assert panel.queue.index(0, 1).data().startswith("cancelled")
+    assert panel.run_configs() == [panel.current_config()]

@@ -84,3 +84,27 @@ def test_dynamo_overrides_are_validated_before_a_run(qtbot, window):
     config.dynamics_button.click()  # the three dynamic settings of a sweep, one click
     assert [c.dynamic for c in config.queue.configs] == ["false", "auto", "true"]
     assert all(c.dynamo_config == (("allow_rnn", True), ("recompile_limit", 16)) for c in config.queue.configs)
+
+
+def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
+    from core import events as ev
+    from tests.gui.conftest import fake_result
+
+    result = fake_result("a")
+    result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", hints=(
+            "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",),
+        frame_skipped=True)))
+    assert examples.hinted_dynamo_configs([result])[0][:2] == ("allow_rnn", "True")
+    window.config_panel.queue.clear()
+    window.config_panel.queue.add(CompileConfig(backend="eager"))
+    window.session.load([result], {})
+    config = window.config_panel
+    assert config.suggestion_box.isVisibleTo(window) and "re-run" in config.suggestion_button.text()
+    started = []
+    window.run_profile = lambda: started.append(True)  # the re-run itself is tested elsewhere
+    config.sig_rerun_requested.disconnect()
+    config.sig_rerun_requested.connect(window.run_profile)
+    config.suggestion_button.click()
+    assert started == [True]
+    assert config.queue.configs == [CompileConfig(backend="eager", dynamo_config=(("allow_rnn", True),))]
