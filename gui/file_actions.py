@@ -1,5 +1,5 @@
 """File dialogs and report files: export the CSVs, save and reopen a session (report.json),
-and the message boxes. The files are written by `core.report`, exactly as the `profile`
+dropped files, and the message boxes. The files are written by `core.report`, exactly as the `profile`
 command writes them; an error (an unwritable folder) is shown and nothing is lost: the
 results stay on screen to save elsewhere. GUI thread only.
 """
@@ -11,6 +11,16 @@ import platform
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from core.report import ReportError, atomic_write, load_report, report_json, write_report
+
+MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
+
+
+def dropped_paths(mime) -> list[str]:
+    """Local model files and report.json files among dropped URLs."""
+    if not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls()
+            if u.isLocalFile() and u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))]
 
 
 def error_box(parent: QWidget, title: str, text: str) -> QMessageBox:

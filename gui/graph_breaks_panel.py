@@ -14,7 +14,7 @@ import os
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QSplitter,
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
                                QTableView, QTextBrowser, QVBoxLayout, QWidget)
 
 from gui.compile_panel import CompilePanel
@@ -71,7 +71,8 @@ class GraphBreakModel(QAbstractTableModel):
             where = location(gb)
             if gb.frame_skipped:
                 where = f"{where}, frame skipped" if gb.file else "whole frame skipped"
-            return (label, gb.reason, gb.gb_code or "–", where, str(gb.count), gb.hints[0] if gb.hints else "")[column]
+            first_hint = gb.hints[0] if gb.hints else ""
+            return (label, gb.reason, gb.gb_code or "–", where, str(gb.count), first_hint)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 5 and gb.hints:
                 return "\n\n".join(gb.hints)

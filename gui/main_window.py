@@ -34,7 +34,6 @@ from gui.sweep_panel import SweepPanel
 from gui.window_build import TABS, build_actions, build_layout, build_menus
 from gui.worker import RunController
 
-MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
 TAB_NAMES = tuple(name for name, _ in TABS)
 
 
@@ -136,7 +135,7 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot open the model file", f"{path} does not exist (moved or deleted?).")
             self.recent.remove(path)
             return False
-        if not path.endswith(MODEL_SUFFIXES):
+        if not path.endswith(file_actions.MODEL_SUFFIXES):
             self.show_error("Not a model file", f"{os.path.basename(path)}: supported are .py model files, "
                             ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).")
             return False
@@ -388,11 +387,11 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def dragEnterEvent(self, event) -> None:
-        if _dropped_paths(event.mimeData()):
+        if file_actions.dropped_paths(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = _dropped_paths(event.mimeData())
+        paths = file_actions.dropped_paths(event.mimeData())
         if not paths:
             return
         event.acceptProposedAction()
@@ -402,9 +401,3 @@ class MainWindow(QMainWindow):
         else:
             self.open_model_file(path)
 
-
-def _dropped_paths(mime) -> list[str]:
-    if not mime.hasUrls():
-        return []
-    return [u.toLocalFile() for u in mime.urls()
-            if u.isLocalFile() and u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))]
