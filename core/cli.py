@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_specs(args: argparse.Namespace) -> list[JobSpec]:
     """Validate everything and build the jobs; raises ConfigError before any work."""
-    from core.models import is_file_source, split_factory, torchvision_model_names
+    from core.models import defines_variants, is_file_source, split_factory, torchvision_model_names
 
     for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1), ("--block", args.block, 1),
                              ("--batch-size", args.batch_size, 1), ("--image-size", args.image_size, 16)):
@@ -75,7 +75,7 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
         close = [n for n in torchvision_model_names() if args.model.lower() in n][:10]
         raise ConfigError(f"{args.model!r} is neither a file nor a torchvision model."
                           + (f" Close matches: {', '.join(close)}." if close else ""))
-    if args.sweep_shapes and not _defines_variants(args.model):
+    if args.sweep_shapes and not defines_variants(args.model):
         raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
                           f"{args.model} does not.")
     if args.weights and not os.path.exists(args.weights):
@@ -92,17 +92,6 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
                     device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
                     timeout_s=args.timeout, sweep_shapes=args.sweep_shapes, block_size=args.block)
             for cfg in configs]
-
-
-def _defines_variants(model: str) -> bool:
-    """A cheap look before any work; the job checks for real (the file may build it later)."""
-    from core.models import split_factory
-
-    model = split_factory(model)[0]
-    if not model.endswith(".py") or not os.path.exists(model):
-        return False
-    with open(model, encoding="utf-8", errors="replace") as fh:
-        return "def get_input_variants" in fh.read()
 
 
 class Progress:

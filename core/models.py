@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import traceback
 import zipfile
@@ -54,6 +55,22 @@ def split_factory(source: str) -> tuple[str, str]:
     if sep and path.endswith(PY_SUFFIXES) and factory.isidentifier():
         return path, factory
     return source, "get_model"
+
+
+_DEFINES_VARIANTS = re.compile(r"^def get_input_variants\s*\(", re.MULTILINE)
+
+
+def defines_variants(source: str) -> bool:
+    """Whether a Python model file defines get_input_variants() (so a shape sweep is
+    possible), read as text: nothing is run. The job checks for real."""
+    path = split_factory(source)[0]
+    if not path.endswith(PY_SUFFIXES):
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return bool(_DEFINES_VARIANTS.search(fh.read()))
+    except OSError:
+        return False
 
 
 def is_file_source(source: str) -> bool:

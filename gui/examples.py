@@ -14,13 +14,12 @@ import os
 import re
 from dataclasses import dataclass
 
-from core.models import split_factory
+from core.models import defines_variants, split_factory
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES_DIR = os.path.join(ROOT, "resources", "models")
 
 _FACTORY = re.compile(r"^def (get_model_\w+)\s*\(", re.MULTILINE)
-_VARIANTS = re.compile(r"^def get_input_variants\s*\(", re.MULTILINE)
 _RNN = re.compile(r"\bnn\.(LSTM|GRU|RNN)\s*\(")
 
 
@@ -80,7 +79,7 @@ def examples_in(folder: str = EXAMPLES_DIR) -> list[Example]:
         text = read_text(path)
         module_doc, functions = _docstrings(text)
         first = module_doc.strip().splitlines()[0] if module_doc.strip() else ""
-        sweepable = bool(_VARIANTS.search(text))
+        sweepable = defines_variants(path)
         name = os.path.basename(path)
         found.append(Example(name, path, first, sweepable))
         for factory in _FACTORY.findall(text):
@@ -93,12 +92,6 @@ def is_bundled(source: str) -> bool:
     """True for a file (or FILE.py:NAME) that ships in resources/models: trusted code."""
     path = os.path.abspath(split_factory(source)[0])
     return os.path.dirname(path) == os.path.abspath(EXAMPLES_DIR) and os.path.exists(path)
-
-
-def defines_variants(source: str) -> bool:
-    """Whether the model file defines get_input_variants() (a shape sweep is possible)."""
-    path = split_factory(source)[0]
-    return path.endswith(".py") and bool(_VARIANTS.search(read_text(path)))
 
 
 def needed_dynamo_config(source: str) -> tuple[str, str, str] | None:

@@ -14,8 +14,8 @@ from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
-from core.models import is_file_source
-from gui.examples import Example, defines_variants, examples_in
+from core.models import defines_variants, is_file_source
+from gui.examples import Example, examples_in
 
 
 class ExampleModel(QAbstractListModel):
