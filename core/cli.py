@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     p.add_argument("--warmup", type=int, default=5, help="warm-up calls per side (default 5)")
     p.add_argument("--iters", type=int, default=50, help="timed iterations per side (default 50)")
-    p.add_argument("--block", type=int, default=5, metavar="N",
-                   help="alternate eager and compiled timed calls in blocks of N (default 5; 1 = strict "
-                        "alternation, which biases CPU results, see docs/BENCHMARKS.md)")
+    p.add_argument("--block", type=int, default=25, metavar="N",
+                   help="alternate eager and compiled timed calls in blocks of N (default 25; 1 = strict "
+                        "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
+                        "see docs/BENCHMARKS.md)")
     p.add_argument("--batch-size", type=int, default=1, help="batch size of torchvision inputs (default 1)")
     p.add_argument("--image-size", type=int, default=224, help="image size of torchvision inputs (default 224)")
     p.add_argument("--weights", help="local state_dict for a torchvision model (torch.load weights_only=True)")

@@ -104,9 +104,10 @@ class JobSpec:
     timeout_s: float = 900.0
     sweep_shapes: bool = False  # run every get_input_variants() entry instead of one benchmark
     # Timed calls alternate eager/compiled in blocks of this many. Measured on CPU (resnet18,
-    # docs/BENCHMARKS.md): strict 1:1 alternation made eager ~17% slower and compiled ~15%
-    # faster than back-to-back timing; blocks of 5 stay within ~3% and still spread drift.
-    block_size: int = 5
+    # `python -m tests.bench alternation`, docs/BENCHMARKS.md): against back-to-back Timer,
+    # strict 1:1 alternation made eager 15-19% slower and compiled 10-15% faster, blocks of 5
+    # were off by ~4-5%, blocks of 25 by 0-3%; blocks still spread slow drift over both sides.
+    block_size: int = 25
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

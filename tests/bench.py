@@ -1,4 +1,4 @@
-"""Benchmarks: `python -m tests.bench [core|gui|all|overhead|fidelity|wall]` prints one `name: value` line per figure.
+"""Benchmarks: `python -m tests.bench [core|gui|all|overhead|fidelity|wall|alternation]` prints one `name: value` line per figure.
 
 core:
   fidelity    the engine's eager and compiled medians for resnet18 on CPU against
@@ -8,6 +8,8 @@ core:
   overhead    the harness's own cost per timed iteration, on a no-op model (target < 5 µs)
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
               times the same iterations, runs alternating (target: ratio ≤ 1.10)
+  alternation (not in core) Timer against plain loops alternating eager/compiled in blocks of
+              1, 5 and 25, in one process: why the engine alternates in blocks
 gui:
   heartbeat   a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
               (target < 50 ms), from tests/gui/heartbeat.py
@@ -60,7 +62,7 @@ def bench_fidelity() -> None:
         compiled(x)
         before = timer_medians()
         summaries = {}
-        for block in (5, 1):  # the default blocks, and strict 1:1 alternation for comparison
+        for block in (25, 5, 1):  # the default blocks, smaller ones, and strict 1:1 alternation
             spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18"), CompileConfig(), warmup=WARMUP,
                            iters=ITERS, threads=threads, block_size=block)
             result = JobRunner().run(spec)
@@ -117,6 +119,40 @@ def bench_overhead(n: int = 20000) -> None:
     say("noop_reported_latency_median_us", reported)
 
 
+def bench_alternation(rounds: int = 2) -> None:
+    """In one process, no engine: Timer (back to back) against hand-written loops that
+    alternate eager and compiled calls in blocks of 1, 5 and 25 (what --block chooses)."""
+    import torch
+    import torchvision
+    from torch.utils.benchmark import Timer
+
+    threads = torch.get_num_threads()
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(1, 3, 224, 224)
+
+    def one(fn) -> float:
+        t0 = time.perf_counter()
+        fn(x)
+        return (time.perf_counter() - t0) * 1000
+
+    with torch.inference_mode():
+        compiled = torch.compile(model)
+        for _ in range(WARMUP):
+            model(x), compiled(x)
+        for r in range(rounds):
+            ref = {name: Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=threads)
+                   .blocked_autorange(min_run_time=2).median * 1000
+                   for name, fn in (("eager", model), ("compiled", compiled))}
+            for block in (1, 5, 25):
+                times = {"eager": [], "compiled": []}
+                for _ in range(ITERS // block):
+                    for name, fn in (("eager", model), ("compiled", compiled)):
+                        times[name] += [one(fn) for _ in range(block)]
+                for name in times:
+                    say(f"alternation_round{r}_{name}_block{block}_ratio_over_timer",
+                        statistics.median(times[name]) / ref[name])
+
+
 BARE_SCRIPT = f"""
 import time, statistics, torch, torchvision
 model = torchvision.models.resnet18(weights=None).eval()
@@ -166,8 +202,9 @@ def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
-    benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui}
-    groups = {"core": ["overhead", "fidelity", "wall"], "all": list(benches)}
+    benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui,
+               "alternation": bench_alternation}
+    groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
     names = groups.get(which, [which])
     if not set(names) <= set(benches):
         print(f"unknown benchmark {which!r}; choose from {', '.join(list(groups) + list(benches))}", file=sys.stderr)

@@ -49,7 +49,7 @@ def test_capture_scalar_outputs_override_removes_the_item_break(write_model):
 
 def test_phases_samples_and_memory(write_model):
     path = write_model(MLP_MODEL)
-    outcome, result, events = run(make_spec(path, iters=7, warmup=3))
+    outcome, result, events = run(make_spec(path, iters=7, warmup=3, block_size=5))
     assert outcome == "completed"
     phases = [e.phase for e in events if isinstance(e, ev.PhaseChanged)]
     assert phases == ["load", "eager", "compile", "compiled", "benchmark"]
