@@ -49,7 +49,7 @@ def environment(spec: JobSpec) -> dict:
 
     env = {
         "python": platform.python_version(),
-        "torch": torch.__version__,
+        "torch": str(torch.__version__),  # a TorchVersion: unpickling it would import torch
         "platform": platform.platform(),
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
@@ -62,7 +62,7 @@ def environment(spec: JobSpec) -> dict:
     try:
         import torchvision
 
-        env["torchvision"] = torchvision.__version__
+        env["torchvision"] = str(torchvision.__version__)
     except Exception:
         env["torchvision"] = None
     if spec.device == "cuda" and torch.cuda.is_available():

@@ -1,9 +1,13 @@
 """The runner with real child processes: crashes, timeouts and cancels keep partial results."""
+import os
+
 import psutil
 
 from core import events as ev
 from core.runner import JobRunner, RunnerState, describe_exit
 from tests.core.conftest import MLP_MODEL, make_spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # maybe_misbehave() runs eagerly (compiler.disable), counting model calls: the eager check
 # is call 1, eager warm-up calls 2-3, the compile call 4, compiled warm-up 5-6.
@@ -131,3 +135,20 @@ def test_cancel_before_the_run_starts_is_not_lost(write_model):
     assert not any(r.samples for r in results)  # no child was started
     again = runner.run(make_spec(write_model(MLP_MODEL), iters=2, warmup=1))  # the request ended with that run
     assert again.status == "completed"
+
+
+def test_events_unpickle_without_importing_torch(write_model):
+    """The parent (a GUI's worker thread) must not import torch to read events: that would hold
+    the GIL for seconds. Events are re-read in a fresh interpreter that has no torch."""
+    import pickle
+    import subprocess
+    import sys
+
+    events = []
+    JobRunner(on_event=events.append).run(make_spec(write_model(MLP_MODEL), iters=2, warmup=1))
+    blob = pickle.dumps(events)
+    code = ("import pickle, sys; events = pickle.loads(sys.stdin.buffer.read()); "
+            "print(len(events), 'torch' in sys.modules, 'numpy' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=60,
+                          cwd=ROOT)
+    assert proc.stdout.decode().split() == [str(len(events)), "False", "False"], proc.stderr.decode()
