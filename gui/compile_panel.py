@@ -6,11 +6,12 @@ includes the backend's, AOTAutograd's includes inductor's.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout,
                                QWidget)
 
+from gui.table_model import RowTableModel
 from gui.theme import config_color
 
 
@@ -49,23 +50,18 @@ def _table(model, tip: str) -> QTableView:
     return table
 
 
-class CompileBreakdownModel(QAbstractTableModel):
+class CompileBreakdownModel(RowTableModel):
     """Rows: (config index, label, CompileResult) for jobs that compiled. GUI thread only."""
+
+    HEADERS = tuple((name, tip) for name, _, tip in BREAKDOWN)
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._rows: list = []
 
     def set_results(self, results) -> None:
         self.beginResetModel()
         self._rows = [(i, r.config.label, r.compile) for i, r in enumerate(results) if r.compile is not None]
         self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(BREAKDOWN)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -81,33 +77,19 @@ class CompileBreakdownModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(BREAKDOWN):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return BREAKDOWN[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return BREAKDOWN[section][2]
-        return None
 
-
-class RecompileModel(QAbstractTableModel):
+class RecompileModel(RowTableModel):
     """Rows: (config index, label, Recompile) for every recompile. GUI thread only."""
+
+    HEADERS = RECOMPILE_COLUMNS
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._rows: list = []
 
     def set_results(self, results) -> None:
         self.beginResetModel()
         self._rows = [(i, r.config.label, rc) for i, r in enumerate(results) for rc in r.recompiles]
         self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(RECOMPILE_COLUMNS)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -120,15 +102,6 @@ class RecompileModel(QAbstractTableModel):
             return "\n".join(rc.reasons) if index.column() == 3 else RECOMPILE_COLUMNS[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_color(i))
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(RECOMPILE_COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return RECOMPILE_COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return RECOMPILE_COLUMNS[section][1]
         return None
 
 

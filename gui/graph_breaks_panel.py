@@ -11,12 +11,13 @@ import html
 import linecache
 import os
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
+from PySide6.QtCore import (QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
                                QTableView, QTextBrowser, QVBoxLayout, QWidget)
 
+from gui.table_model import RowTableModel
 from gui.compile_panel import CompilePanel
 from gui.theme import config_color, is_dark
 
@@ -37,12 +38,13 @@ def location(gb) -> str:
     return f"{os.path.basename(gb.file)}:{gb.line}" if gb.file else "–"
 
 
-class GraphBreakModel(QAbstractTableModel):
+class GraphBreakModel(RowTableModel):
     """Rows: (config index, config label, GraphBreak) for every break of every job. GUI thread."""
+
+    HEADERS = tuple(zip(COLUMNS, TOOLTIPS))
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._rows: list[tuple[int, str, object]] = []
 
     def set_results(self, results) -> None:
         self.beginResetModel()
@@ -51,12 +53,6 @@ class GraphBreakModel(QAbstractTableModel):
 
     def graph_break(self, row: int):
         return self._rows[row][2]
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -83,15 +79,6 @@ class GraphBreakModel(QAbstractTableModel):
             return TOOLTIPS[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
             return QBrush(config_color(config_index))
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return TOOLTIPS[section]
         return None
 
 

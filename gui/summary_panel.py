@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from gui.table_model import RowTableModel
 from gui.theme import config_color, error_color
 
 REFRESH_INTERVAL_MS = 1000
@@ -116,8 +117,10 @@ def _row(result) -> Row:
     return row
 
 
-class SummaryModel(QAbstractTableModel):
+class SummaryModel(RowTableModel):
     """Rows: the session's JobResults; cells: their `summary()` figures. GUI thread only."""
+
+    HEADERS = tuple((c.header, c.tooltip) for c in COLUMNS)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -158,12 +161,6 @@ class SummaryModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     # ---------------------------------------------------------------- Qt model
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
@@ -186,15 +183,6 @@ class SummaryModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return row.get(column.sort_key)
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section].header
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section].tooltip
         return None
 
 

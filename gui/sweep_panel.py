@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout,
                                QWidget)
 
+from gui.table_model import RowTableModel
 from gui.sweep_chart import SweepChart
 from gui.sweep_text import medians, sweep_sentence, variant_outcome
 from gui.theme import config_color, error_color
@@ -41,13 +42,14 @@ COLUMNS = (  # header, tooltip
 )
 
 
-class SweepModel(QAbstractTableModel):
+class SweepModel(RowTableModel):
     """Rows: (config index, config label, VariantResult) for every variant of every sweep
     job, in arrival order. GUI thread only."""
 
+    HEADERS = COLUMNS
+
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._rows: list[tuple[int, str, object]] = []
 
     def set_results(self, results) -> None:
         self.beginResetModel()
@@ -62,12 +64,6 @@ class SweepModel(QAbstractTableModel):
 
     def variant(self, row: int):
         return self._rows[row][2]
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -90,15 +86,6 @@ class SweepModel(QAbstractTableModel):
                 return QBrush(QColor(error_color()))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (1, 4, 5, 7, 8):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][1]
         return None
 
 
