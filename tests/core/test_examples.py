@@ -91,3 +91,20 @@ def test_sweep_needs_variants(tmp_path):
     proc = subprocess.run([sys.executable, "main.py", "profile", str(path), "--sweep-shapes", "--out",
                            str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "get_input_variants" in proc.stderr
+
+
+def test_custom_kernel_build_error_is_clear(monkeypatch):
+    """Without a compiler or ninja, load_inline raises: the example says what is missing."""
+    from torch.utils import cpp_extension
+
+    from core.models import import_model_file
+
+    module = import_model_file(os.path.join(MODELS, "custom_kernel.py"))
+    monkeypatch.setattr(module, "_extension", None)
+
+    def no_toolchain(*args, **kwargs):
+        raise RuntimeError("Ninja is required to load C++ extensions")
+
+    monkeypatch.setattr(cpp_extension, "load_inline", no_toolchain)
+    with pytest.raises(RuntimeError, match=r"needs a C\+\+ compiler \(g\+\+\) and the ninja package.*Ninja is required"):
+        module.build_extension()
