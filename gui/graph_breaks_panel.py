@@ -159,10 +159,11 @@ class GraphBreaksPanel(QWidget):
         self.table.setToolTip("Every graph break torch reported; click a header to sort, select a row for details")
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.table.horizontalHeader()
-        for col in (0, 2, 3, 4):
+        for col in (0, 2, 3, 4):  # Location keeps its full file:line
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, 190)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)  # long reasons elide
+        header.resizeSection(1, 150)
+        header.setMinimumSectionSize(70)  # keeps the stretched "First hint" header readable
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 
