@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from gui.table_model import RowTableModel
+from gui.table_model import RowTableModel, make_table
 from gui.theme import config_color
 
 
@@ -35,19 +34,6 @@ BREAKDOWN = (
 )
 RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
                      ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
-
-
-def _table(model, tip: str) -> QTableView:
-    table = QTableView()
-    table.setModel(model)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setAlternatingRowColors(True)
-    table.verticalHeader().hide()
-    table.setWordWrap(False)
-    table.setToolTip(tip)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 class CompileBreakdownModel(RowTableModel):
@@ -112,8 +98,8 @@ class CompilePanel(QWidget):
         super().__init__(parent)
         self.breakdown_model = CompileBreakdownModel(self)
         self.recompile_model = RecompileModel(self)
-        self.breakdown = _table(self.breakdown_model, "Where the compile time went, per config")
-        self.recompiles = _table(self.recompile_model, "Recompilations and the guard failures behind them")
+        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config")
+        self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
         self.recompile_title = QLabel("<b>Recompiles</b>")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         for title, table in ((QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),

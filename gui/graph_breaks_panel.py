@@ -14,10 +14,10 @@ import os
 from PySide6.QtCore import (QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
-                               QTableView, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter, QTextBrowser,
+                               QVBoxLayout, QWidget)
 
-from gui.table_model import RowTableModel
+from gui.table_model import RowTableModel, make_table
 from gui.compile_panel import CompilePanel
 from gui.theme import config_color, is_dark
 
@@ -147,20 +147,13 @@ class GraphBreaksPanel(QWidget):
         self.filter_edit.setToolTip("Show only the breaks whose columns contain this text")
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
 
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table = make_table(self.proxy, "Every graph break torch reported; click a header to sort, select a "
+                                            "row for details", stretch_last=False)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        self.table.setToolTip("Every graph break torch reported; click a header to sort, select a row for details")
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        header = self.table.horizontalHeader()
-        for col in (0, 2, 3, 4):  # Location keeps its full file:line
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()  # Location (column 3) keeps its full file:line
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)  # long reasons elide
         header.resizeSection(1, 150)
         header.setMinimumSectionSize(70)  # keeps the stretched "First hint" header readable

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from gui.table_model import RowTableModel
+from gui.table_model import RowTableModel, make_table
 from gui.theme import config_color, error_color
 
 REFRESH_INTERVAL_MS = 1000
@@ -197,16 +197,7 @@ class SummaryPanel(QWidget):
         self.coverage.setTextFormat(Qt.TextFormat.RichText)
         self.coverage.setToolTip("How much of the model actually runs compiled, per config (from dynamo's "
                                  "compilation metrics).")
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        self.table.setToolTip("One row per config; hover a cell for what it means.")
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(False)
+        self.table = make_table(self.model, "One row per config; hover a cell for what it means.", stretch_last=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.coverage)

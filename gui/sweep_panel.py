@@ -12,10 +12,9 @@ import html
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from gui.table_model import RowTableModel
+from gui.table_model import RowTableModel, make_table
 from gui.sweep_chart import SweepChart
 from gui.sweep_text import medians, sweep_sentence, variant_outcome
 from gui.theme import config_color, error_color
@@ -103,15 +102,9 @@ class SweepPanel(QWidget):
                                "the recompile limit and what torch did then")
         self.chart = SweepChart()
         self.model = SweepModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        self.table.setToolTip("Every variant of every config; hover the guard failure for torch's full reason")
+        self.table = make_table(self.model, "Every variant of every config; hover the guard failure for torch's "
+                                            "full reason", stretch_last=False)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
         # Sized for the longest outcome: ResizeToContents only measures the rows in view, and
         # "limit hit → eager" arrives late in a sweep, below the first screenful.

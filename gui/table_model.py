@@ -1,4 +1,5 @@
-"""The shared shape of the app's tables: a QAbstractTableModel over a plain list of rows.
+"""The shared shape of the app's tables: a QAbstractTableModel over a plain list of rows,
+and the read-only row-selecting view that shows one.
 
 Subclasses keep their rows in `self._rows`, declare `HEADERS` as (header, tooltip) pairs and
 implement `data()`. GUI thread only.
@@ -6,6 +7,7 @@ implement `data()`. GUI thread only.
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 
 class RowTableModel(QAbstractTableModel):
@@ -29,3 +31,19 @@ class RowTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.HEADERS[section][1]
         return None
+
+
+def make_table(model, tooltip: str, stretch_last: bool = True) -> QTableView:
+    """A view selecting whole rows, alternating colours, no row numbers, no wrapping, columns
+    sized to their contents; callers adjust individual columns afterwards."""
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().hide()
+    table.setWordWrap(False)
+    table.setToolTip(tooltip)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(stretch_last)
+    return table
