@@ -168,7 +168,7 @@ def print_summary(results: list[JobResult]) -> None:
                   f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")
         for g in r.graph_breaks:
             where = f"{os.path.basename(g.file)}:{g.line}" if g.file else "?"
-            print(f"  graph break {g.gb_code or '-'} at {where} (x{g.count}): {g.reason}")
+            print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call): {g.reason}")
 
 
 def main(argv: list[str]) -> int:

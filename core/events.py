@@ -31,11 +31,22 @@ class LatencySample:
 
 @dataclass(frozen=True)
 class GraphBreak:
-    """One graph break as torch reported it while compiling (one occurrence, count 1).
+    """One place where torch broke the graph while compiling, as torch reported it.
 
     `reason` is torch's gb_type ("Data-dependent branching"), `gb_code` its registry id
-    ("GB0170"); `frame_skipped` is True when dynamo gave up on the whole frame, which then
-    ran eagerly (e.g. nn.LSTM without allow_rnn).
+    ("GB0170"). `file`/`line`/`source` say where the break happened; `context` holds the
+    source lines around it (`context_start` is the number of its first line), read from the
+    file while profiling, so a report never needs the file again. `user_file`/`user_line` is
+    the nearest frame in the user's own code (not torch, not site-packages) when the break
+    lies in a library. `frame_skipped` is True when dynamo gave up on a whole frame, which
+    then ran eagerly (e.g. nn.LSTM without allow_rnn); `eager_function` names it.
+
+    Two counts, never to be confused:
+    - `logged`: how many times torch logged this break while compiling; dynamo restarts the
+      analysis of an enclosing frame after a break, so one `.item()` can be logged 3 times.
+    - `per_call`: how many times one call of the compiled model passes this break (the
+      logged count with dynamo's restarts removed).
+    A break *site* is one distinct (reason, file, line); see `results.JobResult.summary`.
     """
 
     reason: str
@@ -46,12 +57,33 @@ class GraphBreak:
     file: str = ""
     line: int = 0
     source: str = ""
-    count: int = 1
+    logged: int = 1
+    per_call: int = 1
     frame_skipped: bool = False
+    compile_id: str = ""  # torch's frame/compile id where it was logged, e.g. "0/0"
+    eager_function: str = ""  # frame_skipped: the function that ran eagerly, "name (file:line)"
+    user_file: str = ""
+    user_line: int = 0
+    context_start: int = 0
+    context: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.reason, self.file, self.line)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GraphBreak":
+        """Read a report's graph break; reports before version 2 had one `count`."""
+        d = dict(d)
+        if "count" in d:
+            count = d.pop("count")
+            d.setdefault("logged", count)
+            d.setdefault("per_call", count)
+        known = {f.name for f in dataclasses.fields(cls)}
+        d = {k: v for k, v in d.items() if k in known}
+        for k in ("hints", "context"):
+            d[k] = tuple(d.get(k) or ())
+        return cls(**d)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ SUMMARY_COLUMNS = [
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]
 LATENCY_COLUMNS = ["config", "phase", "iteration", "latency_ms"]
-GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "count", "explanation",
+GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "explanation",
                        "hints", "frame_skipped", "doc_url"]
 RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]

@@ -95,7 +95,8 @@ class JobResult:
         """De-duplicate by (reason, file, line), summing counts."""
         for i, known in enumerate(self.graph_breaks):
             if known.key == gb.key:
-                self.graph_breaks[i] = dataclasses.replace(known, count=known.count + gb.count)
+                self.graph_breaks[i] = dataclasses.replace(known, logged=known.logged + gb.logged,
+                                                           per_call=known.per_call + gb.per_call)
                 return
         self.graph_breaks.append(gb)
 
@@ -223,7 +224,7 @@ class JobResult:
             model_info=ev.ModelLoaded(**mi) if mi else None,
             samples=[ev.LatencySample(**x) for x in d.get("samples", [])],
             compile=ev.CompileResult(**d["compile"]) if d.get("compile") else None,
-            graph_breaks=[ev.GraphBreak(**{**g, "hints": tuple(g.get("hints", ()))}) for g in d.get("graph_breaks", [])],
+            graph_breaks=[ev.GraphBreak.from_dict(g) for g in d.get("graph_breaks", [])],
             recompiles=[ev.Recompile(**{**r, "reasons": tuple(r.get("reasons", ()))}) for r in d.get("recompiles", [])],
             memory={k: ev.MemoryPeak(**v) for k, v in d.get("memory", {}).items()},
             resources=[ev.ResourceSample(**x) for x in d.get("resources", [])],

@@ -61,14 +61,14 @@ class GraphBreakModel(RowTableModel):
         column = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
             if column == 4 and role == Qt.ItemDataRole.UserRole:
-                return gb.count
+                return gb.per_call
             if column == 3 and role == Qt.ItemDataRole.UserRole:
                 return f"{gb.file}:{gb.line:08d}"
             where = location(gb)
             if gb.frame_skipped:
                 where = f"{where}, frame skipped" if gb.file else "whole frame skipped"
             first_hint = gb.hints[0] if gb.hints else ""
-            return (label, gb.reason, gb.gb_code or "–", where, str(gb.count), first_hint)[column]
+            return (label, gb.reason, gb.gb_code or "–", where, str(gb.per_call), first_hint)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 5 and gb.hints:
                 return "\n\n".join(gb.hints)
@@ -105,7 +105,7 @@ def detail_html(gb) -> str:
     if gb.frame_skipped:
         parts.append("<p><b>Dynamo skipped this whole frame: it runs eagerly.</b></p>")
     if gb.file:
-        parts.append(f"<p><code>{esc(gb.file)}:{gb.line}</code> · reported {gb.count}×</p>")
+        parts.append(f"<p><code>{esc(gb.file)}:{gb.line}</code> · reported {gb.per_call}×</p>")
     excerpt = source_excerpt(gb)
     if excerpt:
         width = len(str(excerpt[-1][0]))
@@ -194,10 +194,10 @@ class GraphBreaksPanel(QWidget):
         selected = self.selected_break()
         self.model.set_results(results)
         self.compile_panel.set_results(results)
-        total = sum(gb.count for r in results for gb in r.graph_breaks)
+        total = sum(gb.per_call for r in results for gb in r.graph_breaks)
         parts = []
         for i, r in enumerate(results):
-            n = sum(gb.count for gb in r.graph_breaks)
+            n = sum(gb.per_call for gb in r.graph_breaks)
             cov = r.compile.coverage if r.compile else ("not compiled yet" if not r.finished else r.status)
             parts.append(f"<span style='color:{config_color(i).name()}'><b>{html.escape(r.config.label)}</b></span>"
                          f": {n} break{'s' if n != 1 else ''}; {html.escape(cov)}")
