@@ -21,6 +21,50 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Limit:
+    """The accepted range of one numeric run setting, defined once for the CLI and the app."""
+
+    name: str  # the command-line flag
+    low: float
+    high: float
+    default: float | None
+    why_high: str = ""
+
+
+# Upper bounds keep a run's memory and time bounded: a million timed calls per side is ~16 MB
+# of samples and minutes of statistics at most; beyond that the user most likely mistyped.
+LIMITS: dict[str, Limit] = {
+    "warmup": Limit("--warmup", 0, 100_000, 5),
+    "iters": Limit("--iters", 1, 1_000_000, 50,
+                   "more timed calls than this add nothing to a median and take hours; "
+                   "profile longer runs in several reports"),
+    "block": Limit("--block", 1, 1_000_000, 25),
+    "batch_size": Limit("--batch-size", 1, 65_536, 1),
+    "image_size": Limit("--image-size", 16, 8192, 224),
+    "threads": Limit("--threads", 1, 4096, None),
+    "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
+}
+
+
+def check_limits(**values: float | None) -> None:
+    """Raise ConfigError naming the setting, the value and the accepted range for any value
+    outside LIMITS (None means "not given"). Used by `profile`, the app's command line and
+    the app's form alike, so none of them silently clamps or replaces a value."""
+    for key, value in values.items():
+        if value is None:
+            continue
+        lim = LIMITS[key]
+        if value < lim.low or value > lim.high:
+            why = f" ({lim.why_high})" if value > lim.high and lim.why_high else ""
+            raise ConfigError(f"{lim.name} must be between {_num(lim.low)} and {_num(lim.high)}, "
+                              f"not {_num(value)}{why}.")
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+
+
+@dataclass(frozen=True)
 class CompileConfig:
     """One way to call torch.compile. `dynamic` is "auto" (None), "true" or "false"."""
 

@@ -127,7 +127,9 @@ class _Job:
         self.start_memory_phase()
         loaded = load_model(spec.model)
         model = loaded.model
-        if isinstance(model, torch.nn.Module):
+        # torch.export's module() refuses .eval() ("not supported yet"); it was exported in
+        # the mode it runs in.
+        if isinstance(model, torch.nn.Module) and loaded.kind != "export":
             model.eval()
             if self.cuda:
                 model.to("cuda")
