@@ -19,14 +19,27 @@ from typing import Any
 PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep")
 
 
+# The two sides of a comparison: every timed call ran either the eager or the compiled model.
+# ("phase" is the job's stage, PHASES above; a sample's side is not a phase.)
+SIDES = ("eager", "compiled")
+
+
 @dataclass(frozen=True)
 class LatencySample:
-    """One timed call: `phase` is "eager" or "compiled"; `iteration` counts from 0."""
+    """One timed call: `side` is "eager" or "compiled"; `iteration` counts from 0."""
 
-    phase: str
+    side: str
     iteration: int
     latency_ms: float
     warmup: bool = False
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LatencySample":
+        """Read a sample object; reports before version 2 called the side `phase`."""
+        side = d["side"] if "side" in d else d["phase"]
+        if side not in SIDES:
+            raise ValueError(f"sample side must be one of {', '.join(SIDES)}, not {side!r}")
+        return cls(side, int(d["iteration"]), float(d["latency_ms"]), bool(d.get("warmup", False)))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from core.environment import environment, peak_rss_mb, reset_peak_rss
 from core import events as ev
 from core.config import JobSpec
 from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, load_model
+from core.samples import SampleLog
 
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
@@ -36,13 +37,14 @@ class JobCancelledError(Exception):
 
 
 class _Job:
-    def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool]):
+    def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool], sample_log: SampleLog):
         import torch
 
         self.torch = torch
         self.spec, self._emit, self._should_stop = spec, emit, should_stop
         self.phase = ""
         self._pending: list[ev.LatencySample] = []
+        self._log = sample_log
         self._last_flush = time.perf_counter()
         self.graph_breaks: list[ev.GraphBreak] = []
         self._held_breaks: list[ev.GraphBreak] | None = None
@@ -58,8 +60,10 @@ class _Job:
         self.phase = phase
         self.emit(ev.PhaseChanged, phase=phase, detail=detail)
 
-    # ---- latency samples, batched so sending never sits inside a timed call
+    # ---- latency samples: written to the sample log at once (survives a crash), sent as
+    # events in batches so sending never sits inside a timed call
     def record(self, sample: ev.LatencySample) -> None:
+        self._log.write(sample)
         self._pending.append(sample)
         if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
             self.flush()
@@ -216,11 +220,11 @@ class _Job:
 
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
         spec = self.spec
-        self.enter("benchmark", f"{spec.iters} timed iterations, eager and compiled alternating "
-                                f"in blocks of {spec.block_size}")
+        self.enter("benchmark", f"{spec.iters} timed iterations per side, "
+                                f"{describe_alternation(spec.iters, spec.block_size)}")
         calls = {"eager": (loaded.model, None), "compiled": (compiled, self._step_marker())}
         timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
-        for side, i in alternating(spec.iters, spec.block_size):
+        for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
             fn, before = calls[side]
             record(Sample(side, i, timed(fn, inputs, before)))
         self.flush()
@@ -251,7 +255,7 @@ class _Job:
                 timed(compiled, inputs, before)
             times = {"eager": [], "compiled": []}
             calls = {"eager": (eager, None), "compiled": (compiled, before)}
-            for side, _ in alternating(spec.iters, spec.block_size):
+            for side, _ in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
                 fn, step = calls[side]
                 times[side].append(timed(fn, inputs, step))
                 self.check_stop()
@@ -285,6 +289,26 @@ class _Job:
         self.flush()
 
 
+MIN_ALTERNATIONS = 4
+
+
+def effective_block(iters: int, block: int) -> int:
+    """The block length a run really uses: the asked one, shortened so that each side gets
+    at least MIN_ALTERNATIONS blocks (with 20 iterations and blocks of 25 the sides would
+    otherwise never alternate: all eager calls, then all compiled)."""
+    return max(1, min(block, -(-iters // MIN_ALTERNATIONS)))
+
+
+def describe_alternation(iters: int, block: int) -> str:
+    """What the benchmark does, in words (the phase detail and the report say it)."""
+    used = effective_block(iters, block)
+    blocks = -(-iters // used)
+    text = f"eager and compiled alternating in {blocks} blocks of {used} calls"
+    if used != block:
+        text += f" (blocks of {block} asked; shortened so the sides alternate at least {MIN_ALTERNATIONS} times)"
+    return text
+
+
 def alternating(iters: int, block: int):
     """(side, iteration) pairs: `block` eager calls, then `block` compiled calls, and so on,
     so slow drift (thermal, other load) hits both sides alike."""
@@ -312,13 +336,16 @@ def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
     return f"{phase or 'start-up'} failed ({name}): {first}"
 
 
-def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False) -> str:
+def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
+            sample_log_path: str | None = None) -> str:
     """Run one job, reporting through `emit`. Returns "completed", "failed" or "cancelled";
-    always emits exactly one terminal event."""
+    always emits exactly one terminal event. Every timed call is also appended to
+    `sample_log_path` (see core.samples) when given."""
     started = time.perf_counter()
     job = None
+    sample_log = SampleLog(sample_log_path)
     try:
-        job = _Job(spec, emit, should_stop)
+        job = _Job(spec, emit, should_stop, sample_log)
         job.run()
     except JobCancelledError:
         job.flush()
@@ -334,5 +361,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
         emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
                           detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
         return "failed"
+    finally:
+        sample_log.close()
     emit(ev.JobFinished(spec.job_id, wall_time_s=time.perf_counter() - started))
     return "completed"

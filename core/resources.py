@@ -71,6 +71,11 @@ class ProcessSampler:
         for p in self._known.values():
             p.cpu_percent(None)  # prime: the first reading of cpu_percent is meaningless
 
+    def known_processes(self) -> list[psutil.Process]:
+        """Every process of the job seen so far (the job and its descendants), so that the
+        runner can end those still alive after the job, even once the job's process is gone."""
+        return list(self._known.values())
+
     def sample(self, phase: str) -> ResourceSample | None:
         try:
             procs = [self._proc] + self._proc.children(recursive=True)
@@ -93,3 +98,17 @@ class ProcessSampler:
             gpu_util_percent=util,
             gpu_mem_mb=None if gpu_mem is None else round(gpu_mem, 2),
         )
+
+
+def memory_limit_mb() -> float:
+    """The memory this machine (or this cgroup, when it is smaller) gives processes."""
+    limit = psutil.virtual_memory().total / MB
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as fh:
+                raw = fh.read().strip()
+            if raw.isdigit():
+                limit = min(limit, int(raw) / MB)
+        except OSError:
+            continue
+    return limit

@@ -12,6 +12,7 @@ from typing import Any
 
 from core import events as ev
 from core.config import CompileConfig, JobSpec
+from core.samples import SampleStore
 from core.stats import LatencyStats, break_even_iterations, speedup, summarize
 
 STATUS_PENDING = "pending"
@@ -33,7 +34,7 @@ class JobResult:
     failure_detail: str = ""
     environment: dict = field(default_factory=dict)
     model_info: ev.ModelLoaded | None = None
-    samples: list[ev.LatencySample] = field(default_factory=list)
+    samples: SampleStore = field(default_factory=SampleStore)
     compile: ev.CompileResult | None = None
     graph_breaks: list[ev.GraphBreak] = field(default_factory=list)
     recompiles: list[ev.Recompile] = field(default_factory=list)
@@ -41,6 +42,7 @@ class JobResult:
     resources: list[ev.ResourceSample] = field(default_factory=list)
     variants: list[ev.VariantResult] = field(default_factory=list)
     wall_time_s: float = 0.0
+    _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def job_id(self) -> str:
@@ -102,12 +104,12 @@ class JobResult:
 
     # ----------------------------------------------------------------- figures
 
-    def latencies(self, phase: str, include_warmup: bool = False) -> list[float]:
-        return [s.latency_ms for s in self.samples
-                if s.phase == phase and (include_warmup or not s.warmup)]
+    def latencies(self, side: str, include_warmup: bool = False):
+        """A numpy array of one side's latencies (ms), timed calls only unless asked."""
+        return self.samples.latencies(side, include_warmup)
 
-    def stats(self, phase: str) -> LatencyStats | None:
-        return summarize(self.latencies(phase))
+    def stats(self, side: str) -> LatencyStats | None:
+        return summarize(self.latencies(side))
 
     def summary(self, ci: bool = True) -> dict[str, Any]:
         """One row of summary.csv: the figures every front end shows for this config.
@@ -116,7 +118,7 @@ class JobResult:
         leaves the interval empty: for live refreshes of a running job."""
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
         es, cs = summarize(eager), summarize(compiled)
-        sp = speedup(eager, compiled, resamples=2000 if ci else 0)
+        sp = self._speedup(eager, compiled, ci)
         compile_s = self.compile.compile_time_s if self.compile else None
         if self.variants:  # a shape sweep: every compile and recompile it paid for
             compile_s = sum(v.compile_time_s for v in self.variants)
@@ -164,6 +166,16 @@ class JobResult:
             "threads": self.environment.get("threads"),
         }
 
+    def _speedup(self, eager, compiled, ci: bool):
+        """The speedup, its bootstrap computed once per sample count (a report writes the
+        summary twice; the app refreshes it on every redraw)."""
+        if not ci:
+            return speedup(eager, compiled, resamples=0)
+        key = (len(eager), len(compiled))
+        if self._speedup_cache is None or self._speedup_cache[0] != key:
+            self._speedup_cache = (key, speedup(eager, compiled))
+        return self._speedup_cache[1]
+
     def _memory_ratio(self) -> float | None:
         """eager peak / compiled peak: the allocator's on CUDA (as PyTorch's runner reports
         it), the process RSS high-water mark on the CPU."""
@@ -185,7 +197,7 @@ class JobResult:
             "failure_detail": self.failure_detail,
             "environment": self.environment,
             "model_info": dataclasses.asdict(self.model_info) if self.model_info else None,
-            "samples": [dataclasses.asdict(s) for s in self.samples],
+            "samples": self.samples.to_json(),
             "compile": dataclasses.asdict(self.compile) if self.compile else None,
             "graph_breaks": [dataclasses.asdict(g) for g in self.graph_breaks],
             "recompiles": [dataclasses.asdict(r) for r in self.recompiles],
@@ -194,7 +206,7 @@ class JobResult:
             "variants": [dataclasses.asdict(v) for v in self.variants],
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
-            "stats": {phase: (st.to_dict() if (st := self.stats(phase)) else None) for phase in ("eager", "compiled")},
+            "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
         }
 
     @classmethod
@@ -222,7 +234,7 @@ class JobResult:
             failure_detail=d.get("failure_detail", ""),
             environment=d.get("environment", {}),
             model_info=ev.ModelLoaded(**mi) if mi else None,
-            samples=[ev.LatencySample(**x) for x in d.get("samples", [])],
+            samples=SampleStore.from_json(d.get("samples", [])),
             compile=ev.CompileResult(**d["compile"]) if d.get("compile") else None,
             graph_breaks=[ev.GraphBreak.from_dict(g) for g in d.get("graph_breaks", [])],
             recompiles=[ev.Recompile(**{**r, "reasons": tuple(r.get("reasons", ()))}) for r in d.get("recompiles", [])],

@@ -29,8 +29,9 @@ from typing import Callable
 
 from core import events as ev
 from core.config import JobSpec
-from core.resources import GpuMonitor, ProcessSampler
+from core.resources import GpuMonitor, ProcessSampler, memory_limit_mb
 from core.results import JobResult
+from core.samples import read_sample_log
 
 EventCallback = Callable[[ev.Event], None]
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,15 +55,25 @@ class RunnerStatus:
     jobs_total: int = 0
 
 
-def describe_exit(exitcode: int | None) -> str:
-    """A user-facing sentence for how a child process ended."""
+MEMORY_TIGHT_FRACTION = 0.8  # the job's last RSS readings against the machine's memory
+MAX_KEPT_LOGS = 20  # failed jobs' logs kept in the log folder, newest first
+LOG_HEAD_BYTES = 256 * 1024
+LOG_TAIL_BYTES = 2 * 1024 * 1024
+
+
+def describe_exit(exitcode: int | None, memory_tight: bool = False) -> str:
+    """A user-facing sentence for how a child process ended. A SIGKILL is blamed on memory
+    only when the job's memory was near the machine's limit (`memory_tight`)."""
     if exitcode is None:
         return "the job process did not end"
     if exitcode < 0:
         sig = -exitcode
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
         if sig == signal.SIGKILL:
-            return f"the job process was killed ({name}), most likely by the system running out of memory"
+            if memory_tight:
+                return (f"the job process was killed ({name}) while its memory was near the machine's limit: "
+                        "most likely out of memory; try a smaller batch size")
+            return f"the job process was killed ({name}) by something outside it"
         if sig == signal.SIGSEGV:
             return f"the job process crashed with a segmentation fault ({name})"
         if sig == signal.SIGABRT:
@@ -82,11 +93,83 @@ def _tail(path: str, lines: int = 25) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def memory_was_tight(result: JobResult, window_s: float = 3.0) -> bool:
+    """Whether the job's RSS in its last readings came near the memory limit."""
+    if not result.resources:
+        return False
+    last_t = result.resources[-1].t_s
+    recent = [r.rss_mb for r in result.resources if r.t_s >= last_t - window_s]
+    return max(recent) >= MEMORY_TIGHT_FRACTION * memory_limit_mb()
+
+
+def cap_log(path: str) -> None:
+    """Shorten a kept log to its head and tail (a failing job can write 100 MB)."""
+    try:
+        size = os.path.getsize(path)
+        if size <= LOG_HEAD_BYTES + LOG_TAIL_BYTES:
+            return
+        with open(path, "rb") as fh:
+            head = fh.read(LOG_HEAD_BYTES)
+            fh.seek(size - LOG_TAIL_BYTES)
+            tail = fh.read()
+        cut = size - len(head) - len(tail)
+        with open(path, "wb") as fh:
+            fh.write(head + f"\n\n[... {cut:,} bytes of the log cut here ...]\n\n".encode() + tail)
+    except OSError:
+        pass
+
+
+def rotate_logs(folder: str, keep: int = MAX_KEPT_LOGS) -> None:
+    """Keep the newest `keep` job logs in `folder`, remove older ones."""
+    try:
+        logs = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith("job-") and n.endswith(".log")]
+        logs.sort(key=lambda p: os.path.getmtime(p), reverse=True)
+    except OSError:
+        return
+    for old in logs[keep:]:
+        _remove(old)
+
+
+def end_processes(procs) -> None:
+    """Kill the processes of a finished job that are still alive (a model's `sleep 300`)."""
+    import psutil
+
+    alive = []
+    for p in procs:
+        try:
+            if p.is_running():  # also checks the pid was not reused (create time)
+                p.kill()
+                alive.append(p)
+        except psutil.Error:
+            pass
+    try:
+        psutil.wait_procs(alive, timeout=5)
+    except Exception:
+        pass
+
+
 def _remove(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
         pass
+
+
+@dataclass
+class _Child:
+    """A started job process: its event pipe, its log file and its sample log."""
+
+    proc: subprocess.Popen
+    reader: Connection
+    log_path: str
+    sample_path: str
+
+    def send(self, spec: JobSpec) -> None:
+        try:
+            self.proc.stdin.write(pickle.dumps(spec))
+            self.proc.stdin.close()
+        except OSError:
+            pass  # the child died already; reported as its exit
 
 
 class JobRunner:
@@ -104,7 +187,7 @@ class JobRunner:
         self._cancel_all = threading.Event()
         self._in_batch = False
         self._status = RunnerStatus(RunnerState.IDLE)
-        self._spare = None  # a prestarted child: (process, event reader, log path)
+        self._spare: _Child | None = None  # a prestarted child
         self._child_numbers = itertools.count(1)
 
     @property
@@ -150,7 +233,12 @@ class JobRunner:
         return results
 
     def run(self, spec: JobSpec) -> JobResult:
-        """Run one job to its end and return what it produced; never raises for job errors."""
+        """Run one job to its end and return what it produced; never raises for job errors.
+
+        Stages: start (take the prestarted child, send the spec) → watch (forward events,
+        sample resources, honour cancel and timeout) → finish (end the child and everything
+        it started, recover timed samples that never arrived as events, keep the log only
+        when it explains a failure) → the terminal event, always exactly one."""
         result = JobResult(spec)
         if self._cancel_requested():  # cancelled before it could start: never spawn it
             self._emit(result, ev.JobCancelled(spec.job_id, phase="queue"))
@@ -159,8 +247,8 @@ class JobRunner:
         self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="")
         started = time.monotonic()
         try:
-            proc, reader, log_path = self._take_child()
-            self._send_spec(proc, spec)
+            child = self._take_child()
+            child.send(spec)
         except OSError as exc:
             terminal = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
             self._emit(result, terminal)
@@ -168,75 +256,93 @@ class JobRunner:
             return result
         sampler = None
         try:
-            sampler = ProcessSampler(proc.pid, self._gpu, t0=started)
+            sampler = ProcessSampler(child.proc.pid, self._gpu, t0=started)
         except Exception:
             pass  # the child may already be gone; its exit is reported below
-        next_sample = started
-        terminal: ev.Event | None = None
+        terminal = None
         try:
-            while terminal is None:
-                now = time.monotonic()
-                if self._cancel_requested():
-                    self._stop(proc)
-                    terminal = ev.JobCancelled(spec.job_id, phase=result.phase)
-                    break
-                if now - started > spec.timeout_s:
-                    self._stop(proc)
-                    terminal = ev.JobFailed(
-                        spec.job_id,
-                        reason=f"timed out after {spec.timeout_s:g} s during the {result.phase or 'start-up'} phase "
-                               "(a hung or very slow compile?); raise the timeout to allow more time",
-                        detail=_tail(log_path), phase=result.phase)
-                    break
-                if now >= next_sample and sampler is not None:
-                    sample = sampler.sample(result.phase or "load")
-                    if sample is not None:
-                        self._emit(result, ev.ResourceSampled(spec.job_id, sample=sample))
-                    next_sample = now + self._sample_interval_s
-                wait = max(0.0, min(0.05, next_sample - time.monotonic()))
-                try:
-                    ready = reader.poll(wait)
-                except (EOFError, OSError):
-                    ready = True
-                if not ready:
-                    continue
-                try:
-                    event = reader.recv()
-                except (EOFError, OSError):
-                    try:
-                        proc.wait(timeout=5)
-                    except subprocess.TimeoutExpired:
-                        pass
-                    terminal = ev.JobFailed(spec.job_id, reason=describe_exit(proc.poll()),
-                                            detail=_tail(log_path), phase=result.phase)
-                    break
-                if isinstance(event, ev.TERMINAL_EVENTS):
-                    terminal = event
-                    break
-                if isinstance(event, ev.JobStarted):
-                    self._set_status(state=RunnerState.RUNNING)
-                if isinstance(event, ev.PhaseChanged):
-                    self._set_status(phase=event.phase)
-                self._emit(result, event)
+            terminal = self._watch(spec, child, sampler, result, started)
         finally:
-            self._set_status(state=RunnerState.FINISHING)
-            reader.close()
-            if not isinstance(terminal, ev.JobFinished):
-                self._stop(proc)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._stop(proc)
-        if isinstance(terminal, ev.JobFailed):
-            terminal = ev.JobFailed(terminal.job_id, terminal.reason,
-                                    f"{terminal.detail}\n\n(the job's full log: {log_path})".strip(), terminal.phase)
-        else:
-            _remove(log_path)  # kept only when it can explain a failure
+            terminal = self._finish(spec, child, sampler, result, terminal)
         self._emit(result, terminal)
         self._set_status(state=RunnerState.IDLE, job_id="", phase="")
         if isinstance(terminal, ev.JobCancelled):
             self._finish_cancel_request()
         return result
+
+    def _watch(self, spec: JobSpec, child: "_Child", sampler, result: JobResult, started: float) -> ev.Event:
+        """Forward the child's events until its terminal event, a cancel, a timeout or its end."""
+        proc, reader = child.proc, child.reader
+        next_sample = started
+        while True:
+            now = time.monotonic()
+            if self._cancel_requested():
+                self._stop(proc)
+                return ev.JobCancelled(spec.job_id, phase=result.phase)
+            if now - started > spec.timeout_s:
+                self._stop(proc)
+                return ev.JobFailed(
+                    spec.job_id,
+                    reason=f"timed out after {spec.timeout_s:g} s during the {result.phase or 'start-up'} phase "
+                           "(a hung or very slow compile?); raise the timeout to allow more time",
+                    detail=_tail(child.log_path), phase=result.phase)
+            if now >= next_sample and sampler is not None:
+                sample = sampler.sample(result.phase or "load")
+                if sample is not None:
+                    self._emit(result, ev.ResourceSampled(spec.job_id, sample=sample))
+                next_sample = now + self._sample_interval_s
+            wait = max(0.0, min(0.05, next_sample - time.monotonic()))
+            try:
+                ready = reader.poll(wait)
+            except (EOFError, OSError):
+                ready = True
+            if not ready:
+                continue
+            try:
+                event = reader.recv()
+            except (EOFError, OSError):
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                return ev.JobFailed(spec.job_id, reason=describe_exit(proc.poll(), memory_was_tight(result)),
+                                    detail=_tail(child.log_path), phase=result.phase)
+            if isinstance(event, ev.TERMINAL_EVENTS):
+                return event
+            if isinstance(event, ev.JobStarted):
+                self._set_status(state=RunnerState.RUNNING)
+            if isinstance(event, ev.PhaseChanged):
+                self._set_status(phase=event.phase)
+            self._emit(result, event)
+
+    def _finish(self, spec: JobSpec, child: "_Child", sampler, result: JobResult, terminal) -> ev.Event:
+        """End the child and all it started; recover lost samples; decide the log's fate."""
+        self._set_status(state=RunnerState.FINISHING)
+        proc = child.proc
+        child.reader.close()
+        if terminal is None:  # the watch loop itself raised (e.g. KeyboardInterrupt)
+            terminal = ev.JobCancelled(spec.job_id, phase=result.phase)
+        if not isinstance(terminal, ev.JobFinished):
+            self._stop(proc)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._stop(proc)
+        if sampler is not None:
+            end_processes(sampler.known_processes())
+        missing = read_sample_log(child.sample_path, skip=len(result.samples))
+        if missing:  # measured, but the child died before sending them
+            self._emit(result, ev.LatencyMeasured(spec.job_id, samples=tuple(missing)))
+        _remove(child.sample_path)
+        if isinstance(terminal, ev.JobFailed):
+            cap_log(child.log_path)
+            rotate_logs(self._log_dir)
+            terminal = ev.JobFailed(terminal.job_id, terminal.reason,
+                                    f"{terminal.detail}\n\n(the job's full log: {child.log_path})".strip(),
+                                    terminal.phase)
+        else:
+            _remove(child.log_path)  # kept only when it can explain a failure
+        return terminal
 
     def _finish_cancel_request(self) -> None:
         """A cancel was honoured: forget the per-job request; inside run_all the request
@@ -258,29 +364,33 @@ class JobRunner:
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None:
-            spare[1].close()
-            self._stop(spare[0])
-            _remove(spare[2])
+            spare.reader.close()
+            self._stop(spare.proc)
+            _remove(spare.log_path)
+            _remove(spare.sample_path)
 
-    def _take_child(self):
+    def _take_child(self) -> "_Child":
         with self._lock:
             spare, self._spare = self._spare, None
-        if spare is not None and spare[0].poll() is None:
+        if spare is not None and spare.proc.poll() is None:
             return spare
         if spare is not None:
-            spare[1].close()
+            spare.reader.close()
+            _remove(spare.log_path)
+            _remove(spare.sample_path)
         return self._launch_child()
 
-    def _launch_child(self):
+    def _launch_child(self) -> "_Child":
         """Start `python -m core.child` in its own session with a pipe for events."""
-        log_path = os.path.join(self._log_dir, f"job-{os.getpid()}-{next(self._child_numbers)}.log")
+        stem = os.path.join(self._log_dir, f"job-{os.getpid()}-{next(self._child_numbers)}")
+        log_path, sample_path = stem + ".log", stem + ".samples"
         read_fd, write_fd = os.pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, env.get("PYTHONPATH")) if p)
         try:
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "core.child", str(write_fd)],
+                    [sys.executable, "-m", "core.child", str(write_fd), sample_path],
                     stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
                     env=env, start_new_session=True)
         except OSError:
@@ -288,15 +398,7 @@ class JobRunner:
             raise
         finally:
             os.close(write_fd)  # the child holds the only write end now: EOF means it is gone
-        return proc, Connection(read_fd, writable=False), log_path
-
-    @staticmethod
-    def _send_spec(proc: subprocess.Popen, spec: JobSpec) -> None:
-        try:
-            proc.stdin.write(pickle.dumps(spec))
-            proc.stdin.close()
-        except OSError:
-            pass  # the child died already; reported as its exit
+        return _Child(proc, Connection(read_fd, writable=False), log_path, sample_path)
 
     def _emit(self, result: JobResult, event: ev.Event) -> None:
         result.apply(event)

@@ -49,16 +49,18 @@ def test_capture_scalar_outputs_override_removes_the_item_break(write_model):
 
 def test_phases_samples_and_memory(write_model):
     path = write_model(MLP_MODEL)
-    outcome, result, events = run(make_spec(path, iters=7, warmup=3, block_size=5))
+    outcome, result, events = run(make_spec(path, iters=12, warmup=3, block_size=5))
     assert outcome == "completed"
     phases = [e.phase for e in events if isinstance(e, ev.PhaseChanged)]
     assert phases == ["load", "eager", "compile", "compiled", "benchmark"]
-    assert len(result.latencies("eager")) == 7 and len(result.latencies("compiled")) == 7
-    assert len(result.latencies("eager", include_warmup=True)) == 10
-    # timed iterations alternate in blocks (default 5): 5 eager, 5 compiled, 2 eager, 2 compiled
-    timed = [(s.phase, s.iteration) for s in result.samples if not s.warmup]
-    assert [p for p, _ in timed] == ["eager"] * 5 + ["compiled"] * 5 + ["eager"] * 2 + ["compiled"] * 2
-    assert [i for p, i in timed if p == "compiled"] == list(range(7))
+    assert len(result.latencies("eager")) == 12 and len(result.latencies("compiled")) == 12
+    assert len(result.latencies("eager", include_warmup=True)) == 15
+    # blocks of 5 asked, but 12 iterations would alternate only 3 times: blocks of 3, 4 alternations
+    timed = [(s.side, s.iteration) for s in result.samples if not s.warmup]
+    assert [p for p, _ in timed] == (["eager"] * 3 + ["compiled"] * 3) * 4
+    assert [i for p, i in timed if p == "compiled"] == list(range(12))
+    detail = next(e.detail for e in events if isinstance(e, ev.PhaseChanged) and e.phase == "benchmark")
+    assert "4 blocks of 3 calls" in detail and "blocks of 5 asked" in detail
     assert set(result.memory) == {"eager", "compile", "compiled"}
     assert all(m.peak_rss_mb > 50 for m in result.memory.values())
     assert result.compile.fully_compiled and result.compile.graph_count == 1
@@ -141,5 +143,15 @@ def test_torchscript_gets_an_eager_only_profile(tmp_path):
     spec = type(spec)(**{**spec.__dict__, "model": type(spec.model)(str(path), image_size=32)})
     outcome, result, events = run(spec)
     assert outcome == "completed"
-    assert result.compile is None and len(result.latencies("eager")) == 3 and not result.latencies("compiled")
+    assert result.compile is None and len(result.latencies("eager")) == 3 and not len(result.latencies("compiled"))
     assert "does not support ScriptModules" in result.summary()["coverage"]
+
+
+def test_block_length_adapts_so_every_run_alternates():
+    from core.job import alternating, effective_block
+
+    assert effective_block(20, 25) == 5  # the default 20 iterations: 4 blocks of 5, not one of 20
+    assert effective_block(1000, 25) == 25 and effective_block(3, 25) == 1 and effective_block(1, 1) == 1
+    sides = [side for side, _ in alternating(20, effective_block(20, 25))]
+    switches = sum(1 for a, b in zip(sides, sides[1:]) if a != b)
+    assert switches >= 7  # e c e c e c e c
