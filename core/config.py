@@ -14,6 +14,7 @@ from typing import Any
 
 DYNAMIC_CHOICES = ("auto", "true", "false")
 DEVICE_CHOICES = ("cpu", "cuda")
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # inductor modes that record CUDA graphs
 
 
 class ConfigError(ValueError):
@@ -152,6 +153,17 @@ class JobSpec:
     # strict 1:1 alternation made eager 15-19% slower and compiled 10-15% faster, blocks of 5
     # were off by ~4-5%, blocks of 25 by 0-3%; blocks still spread slow drift over both sides.
     block_size: int = 25
+
+    def uses_cudagraphs(self) -> bool:
+        """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
+        return self.device == "cuda" and self.config.mode in CUDAGRAPH_MODES
+
+    def warmup_calls(self, side: str) -> int:
+        """How many warm-up calls the job makes on `side`: CUDA graphs record on the first
+        calls after compiling, so the compiled side warms up at least three times there."""
+        if side == "compiled" and self.uses_cudagraphs():
+            return max(self.warmup, 3)
+        return self.warmup
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

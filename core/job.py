@@ -25,7 +25,6 @@ from core.samples import SampleLog
 
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
-CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 MB = 1024 * 1024
 
 
@@ -203,14 +202,14 @@ class _Job:
     def _step_marker(self):
         """CUDA-graph modes need a step boundary before each call (else outputs of the
         previous replay may be overwritten while still in use)."""
-        if self.cuda and self.spec.config.mode in CUDAGRAPH_MODES:
+        if self.spec.uses_cudagraphs():
             return self.torch.compiler.cudagraph_mark_step_begin
         return None
 
     def run_compiled_warmup(self, compiled, loaded: LoadedModel) -> None:
         spec = self.spec
         # CUDA graphs record on the first calls after compiling: warm up at least three.
-        warmup = max(spec.warmup, 3) if self._step_marker() else spec.warmup
+        warmup = spec.warmup_calls("compiled")
         self.enter("compiled", f"compiled warm-up ({warmup} calls)")
         self.start_memory_phase()
         before = self._step_marker()

@@ -15,18 +15,13 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from core.events import SIDES
+from core.samples import SampleStore
 from gui.buffers import GrowingSeries, suggests_log
+from gui.safe_text import legend, line_label
 from gui.theme import config_color
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
-CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # the job warms these up at least 3 calls
-
-
-def warmup_calls(spec, phase: str) -> int:
-    """How many warm-up calls the job makes in `phase` (to place them before iteration 0)."""
-    if phase == "compiled" and spec.device == "cuda" and spec.config.mode in CUDAGRAPH_MODES:
-        return max(spec.warmup, 3)
-    return spec.warmup
 
 
 class _Series:
@@ -124,7 +119,7 @@ class LatencyChart(QWidget):
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
         for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
                            ("compiled", pg.mkPen(color, width=1))):
-            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {label}", skipFiniteCheck=True)
+            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {legend(label)}", skipFiniteCheck=True)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)
@@ -137,13 +132,17 @@ class LatencyChart(QWidget):
         spec = self._specs.get(job_id)
         if spec is None:
             return
-        by_phase: dict[str, tuple[list, list]] = {}
-        for s in samples:
-            x = s.iteration - warmup_calls(spec, s.phase) if s.warmup else s.iteration
-            xs, ys = by_phase.setdefault(s.phase, ([], []))
-            xs.append(x)
-            ys.append(s.latency_ms)
+        if not isinstance(samples, SampleStore):
+            samples = SampleStore(samples)
+        by_phase = {}
+        for side in SIDES:  # warm-up calls sit before iteration 0, as the job made them
+            warm_it, warm_ms = samples.select(side, warmup=True)
+            it, ms = samples.select(side, warmup=False)
+            by_phase[side] = (np.concatenate([warm_it.astype(float) - spec.warmup_calls(side), it]),
+                              np.concatenate([warm_ms, ms]))
         for phase, (xs, ys) in by_phase.items():
+            if not len(xs):
+                continue
             series = self._series.get((job_id, phase))
             if series is not None:
                 series.data.extend(xs, ys)
@@ -165,10 +164,10 @@ class LatencyChart(QWidget):
         text = f"compile {spec.config.label}: {compile_result.compile_time_s:.2f} s"
         if cache and cache != "n/a":
             text += f" (cache {cache})"
-        x = -warmup_calls(spec, "compiled") - 1 + 0.15 * index
+        x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
         line = pg.InfiniteLine(pos=x, angle=90, movable=False,
                                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                               label=text, labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
+                               label=line_label(text), labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
                                                        "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
         self.plot.addItem(line, ignoreBounds=True)
         self._markers[job_id] = line

@@ -30,7 +30,7 @@ def job_fraction(result) -> float:
         return 1.0
     start = PHASE_START.get(result.phase, 0.0)
     if result.phase == "benchmark" and result.spec.iters:
-        done = sum(1 for s in result.samples if s.phase == "compiled" and not s.warmup)
+        done = result.samples.count("compiled")
         return start + (1.0 - start) * min(1.0, done / result.spec.iters)
     if result.phase == "sweep":
         done, total = _sweep_progress(result)
@@ -53,7 +53,7 @@ def describe(results) -> tuple[float, str]:
     number = results.index(current) + 1
     text = f"job {number}/{total} · {current.config.label} · {current.phase or 'starting'}"
     if current.phase == "benchmark":
-        done = sum(1 for s in current.samples if s.phase == "compiled" and not s.warmup)
+        done = current.samples.count("compiled")
         text += f" {done}/{current.spec.iters}"
     elif current.phase == "sweep":
         done, total = _sweep_progress(current)
