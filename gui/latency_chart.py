@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from core.events import SIDES
 from core.samples import SampleStore
 from gui.buffers import GrowingSeries, suggests_log
-from gui.safe_text import legend, line_label
+from gui.safe_text import legend_text, line_label
 from gui.theme import config_color
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
@@ -119,7 +119,7 @@ class LatencyChart(QWidget):
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
         for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
                            ("compiled", pg.mkPen(color, width=1))):
-            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {legend(label)}", skipFiniteCheck=True)
+            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {legend_text(label)}", skipFiniteCheck=True)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)
@@ -167,8 +167,9 @@ class LatencyChart(QWidget):
         x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
         line = pg.InfiniteLine(pos=x, angle=90, movable=False,
                                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                               label=line_label(text), labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
-                                                       "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
+                               label=line_label(text),
+                               labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
+                                          "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
         self.plot.addItem(line, ignoreBounds=True)
         self._markers[job_id] = line
 
