@@ -15,21 +15,27 @@ import os
 import tempfile
 from typing import Iterable
 
+import numpy as np
+
 from core.results import STAT_FIELDS, JobResult
 from core.stats import median_or_none
 
-REPORT_VERSION = 1
+# Version 2: samples as columns (core.samples), a graph break's `count` split into `logged`
+# and `per_call`, latency.csv's `phase` column renamed `side`. Version 1 reports still open.
+REPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 SUMMARY_COLUMNS = [
     "config", "model", "backend", "mode", "dynamic", "fullgraph", "device", "status", "failure_reason",
     *[f"{phase}_{name}_ms" for phase in ("eager", "compiled") for name in STAT_FIELDS],
     "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s", "cache_state",
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s",
-    "graph_count", "op_count", "guard_count", "graph_break_count", "recompile_count", "frames_skipped", "coverage",
+    "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
+    "frames_skipped", "coverage",
     "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]
-LATENCY_COLUMNS = ["config", "phase", "iteration", "latency_ms"]
+LATENCY_COLUMNS = ["config", "side", "iteration", "latency_ms"]
 GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "explanation",
                        "hints", "frame_skipped", "doc_url"]
 RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
@@ -42,6 +48,10 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 class ReportError(OSError):
     """The report could not be written or read; the message names the path and the fix."""
+
+
+class FolderInUseError(ReportError):
+    """The output folder holds another run's report (or another run is writing it)."""
 
 
 def safe_cell(value):
@@ -67,10 +77,19 @@ def _csv_text(columns: list[str], rows: Iterable[dict]) -> str:
     return buf.getvalue()
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str, text: str) -> None:
+    """Write via a temporary file and a rename, so a reader never sees half a file; the file
+    gets the permissions the user's umask gives new files (mkstemp alone makes them 0600)."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -82,13 +101,31 @@ def atomic_write(path: str, text: str) -> None:
         raise
 
 
+def _latency_csv(parts) -> str:
+    """latency.csv from columns: a million rows in about a second (the csv module takes ~4)."""
+    from core.events import SIDES
+
+    buf = io.StringIO()
+    buf.write(",".join(LATENCY_COLUMNS) + "\n")
+    for label, side, iteration, latency_ms in parts:
+        if not len(latency_ms):
+            continue
+        prefix = _csv_text(["c"], [{"c": label}]).split("\n", 1)[1].rstrip("\n")  # quoted, formula-safe
+        names = np.array(SIDES, dtype=object)[side]
+        buf.write("\n".join(f"{prefix},{n},{i},{v!r}" for n, i, v in
+                            zip(names.tolist(), iteration.tolist(), latency_ms.tolist())))
+        buf.write("\n")
+    return buf.getvalue()
+
+
 def report_tables(results: list[JobResult]) -> dict[str, str]:
     """File name → CSV text for every CSV of the report."""
     latency, breaks, resources, recompiles, variants = [], [], [], [], []
     for r in results:
         label = r.config.label
-        latency += [{"config": label, "phase": s.phase, "iteration": s.iteration, "latency_ms": s.latency_ms}
-                    for s in r.samples if not s.warmup]
+        cols = r.samples.columns()
+        timed = ~cols["warmup"]
+        latency.append((label, cols["side"][timed], cols["iteration"][timed], cols["latency_ms"][timed]))
         breaks += [{"config": label, **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:] if k != "hints"},
                     "hints": " | ".join(g.hints)} for g in r.graph_breaks]
         resources += [{"config": label, "t_s": s.t_s, "phase": s.phase, "cpu_percent": s.cpu_percent,
@@ -104,7 +141,7 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
                       "compiled_median_ms": median_or_none(v.compiled_ms)} for v in r.variants]
     return {
         "summary.csv": _csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
-        "latency.csv": _csv_text(LATENCY_COLUMNS, latency),
+        "latency.csv": _latency_csv(latency),
         "graph_breaks.csv": _csv_text(GRAPH_BREAK_COLUMNS, breaks),
         "resources.csv": _csv_text(RESOURCE_COLUMNS, resources),
         "recompiles.csv": _csv_text(RECOMPILE_COLUMNS, recompiles),
@@ -125,29 +162,110 @@ def report_json(results: list[JobResult], options: dict | None = None) -> str:
     return json.dumps(doc, indent=1, default=str)
 
 
-def write_report(results: list[JobResult], out_dir: str, options: dict | None = None) -> list[str]:
+REPORT_FILES = ("summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv",
+                "variants.csv", "report.json")
+
+
+class OutputFolder:
+    """A report folder claimed for one run, from before the first job to the last file.
+
+    It holds exactly one run: a folder that already holds a report is refused unless
+    `overwrite` (then every report file the new run does not write is removed, so no stale
+    variants.csv stays beside an unrelated report). Two runs cannot write into one folder at
+    once: the folder is locked (flock) while claimed. Claiming also proves the folder is
+    writable, before any work starts (`/proc` passes os.access for root, not a real write)."""
+
+    def __init__(self, path: str, overwrite: bool = False):
+        self.path = os.path.abspath(os.path.expanduser(path))
+        self.overwrite = overwrite
+        self._fd: int | None = None
+
+    def claim(self) -> "OutputFolder":
+        import fcntl
+
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as exc:
+            raise ReportError(f"cannot use {self.path} as the report folder: {exc.strerror or exc}. "
+                              "Choose a folder you can write to (--out DIR).") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise FolderInUseError(f"{self.path} is being written by another run right now; "
+                                   "choose another --out folder or wait for that run to end.") from None
+        self._fd = fd
+        try:
+            existing = [n for n in REPORT_FILES if os.path.exists(os.path.join(self.path, n))]
+            if existing and not self.overwrite:
+                raise FolderInUseError(f"{self.path} already holds a report ({', '.join(existing)}); "
+                                       "choose a new folder, or pass --overwrite to replace it.")
+            probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
+            probe.close()
+        except FolderInUseError:
+            self.release()
+            raise
+        except OSError as exc:
+            self.release()
+            raise ReportError(f"cannot write to {self.path}: {exc.strerror or exc}. "
+                              "Choose a folder you can write to (--out DIR).") from exc
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = None
+
+    def __enter__(self) -> "OutputFolder":
+        return self.claim() if self._fd is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def write_report(results: list[JobResult], out_dir: str, options: dict | None = None,
+                 overwrite: bool = False, folder: OutputFolder | None = None) -> list[str]:
     """Write every report file into `out_dir` (created if needed); returns the paths.
 
+    The folder must not hold another report unless `overwrite` (see OutputFolder); pass
+    `folder` when the caller claimed it already (the CLI claims it before the first job).
     Raises ReportError with a clear message when the folder cannot be written; nothing in
     `results` is changed, so the caller can offer another folder.
     """
-    out_dir = os.path.abspath(os.path.expanduser(out_dir))
+    claimed = folder is None
+    folder = folder or OutputFolder(out_dir, overwrite).claim()
     try:
-        os.makedirs(out_dir, exist_ok=True)
         files = {**report_tables(results), "report.json": report_json(results, options)}
         paths = []
         for name, text in files.items():
-            path = os.path.join(out_dir, name)
+            path = os.path.join(folder.path, name)
             atomic_write(path, text)
             paths.append(path)
+        for name in REPORT_FILES:  # an earlier run's file this run does not write
+            if name not in files:
+                try:
+                    os.unlink(os.path.join(folder.path, name))
+                except FileNotFoundError:
+                    pass
         return paths
     except OSError as exc:
-        raise ReportError(f"cannot write the report to {out_dir}: {exc.strerror or exc}. "
+        if isinstance(exc, ReportError):
+            raise
+        raise ReportError(f"cannot write the report to {folder.path}: {exc.strerror or exc}. "
                           "Choose a folder you can write to (--out DIR).") from exc
+    finally:
+        if claimed:
+            folder.release()
 
 
 def load_report(path: str) -> tuple[list[JobResult], dict]:
-    """Read a report.json (or the folder holding one) back: (results, document header)."""
+    """Read a report.json (or the folder holding one) back: (results, document header).
+
+    Every value is type-checked: a ReportError names the file and the field that is wrong.
+    `header["warnings"]` lists sentences to show the user (a report of another version)."""
+    from core.schema import SchemaError
+
     if os.path.isdir(path):
         path = os.path.join(path, "report.json")
     try:
@@ -155,13 +273,28 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
             doc = json.load(fh)
     except OSError as exc:
         raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ReportError(f"{path} is not a valid report.json: {exc}") from exc
     if not isinstance(doc, dict) or "jobs" not in doc:
         raise ReportError(f"{path} is not a compile-profiler report (no 'jobs').")
+    warnings = []
+    version = doc.get("report_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ReportError(f"{path}: report_version must be a whole number, not {version!r}.")
+    if version > REPORT_VERSION:
+        warnings.append(f"This report was written by a newer compile-profiler (report version {version}; this one "
+                        f"reads versions up to {REPORT_VERSION}). What this version knows is shown; newer "
+                        "figures are left out. Update compile-profiler to see everything.")
+    elif version < REPORT_VERSION:
+        warnings.append(f"This report was written by an older compile-profiler (report version {version}); it was "
+                        f"converted on reading (version {REPORT_VERSION}). Figures added since then are empty.")
+    if not isinstance(doc["jobs"], list):
+        raise ReportError(f"{path}: jobs must be a list.")
     try:
-        results = [JobResult.from_dict(j) for j in doc["jobs"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReportError(f"{path} has a job this version cannot read: {exc!r}") from exc
+        results = [JobResult.from_dict(j, f"jobs[{i}]") for i, j in enumerate(doc["jobs"])]
+    except SchemaError as exc:
+        hint = " (it comes from a newer compile-profiler)" if version > REPORT_VERSION else ""
+        raise ReportError(f"{path} cannot be opened{hint}: {exc}.") from exc
     header = {k: v for k, v in doc.items() if k != "jobs"}
+    header["warnings"] = warnings
     return results, header

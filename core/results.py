@@ -20,6 +20,7 @@ STATUS_RUNNING = "running"
 STATUS_COMPLETED = "completed"
 STATUS_FAILED = "failed"
 STATUS_CANCELLED = "cancelled"
+STATUSES = (STATUS_PENDING, STATUS_RUNNING, STATUS_COMPLETED, STATUS_FAILED, STATUS_CANCELLED)
 
 
 @dataclass
@@ -94,9 +95,35 @@ class JobResult:
         return True
 
     def _add_graph_break(self, gb: ev.GraphBreak) -> None:
-        """De-duplicate by (reason, file, line), summing counts."""
+        """Fold one graph-break event into the table, counting nothing twice.
+
+        An ordinary break is one row per place (reason, file, line): `logged` and `per_call`
+        are summed. A skipped frame is one row per place and function that ran eagerly.
+        A skipped frame with a compile id is torch saying the frame it compiled under that id
+        was given up (the job reports it once the compilation metrics show it): the ordinary
+        breaks received with that compile id belonged to it, so their counts are taken out of
+        their rows (a row left with nothing is removed) before the skipped row is added. Which
+        breaks came with which compile id is kept for that while events arrive (a report
+        holds folded rows, and no follow-up comes after it)."""
+        by_compile = self.__dict__.setdefault("_graph_breaks_by_compile", {})
+        if gb.frame_skipped and gb.compile_id:
+            for key, logged, per_call in by_compile.pop(gb.compile_id, ()):
+                for i, known in enumerate(self.graph_breaks):
+                    if known.frame_skipped or known.key != key:
+                        continue
+                    if known.logged - logged <= 0:
+                        del self.graph_breaks[i]
+                    else:
+                        others = [cid for cid, rows in by_compile.items() if any(r[0] == key for r in rows)]
+                        self.graph_breaks[i] = dataclasses.replace(
+                            known, logged=known.logged - logged, per_call=max(0, known.per_call - per_call),
+                            compile_id=others[0] if others else known.compile_id)
+                    break
+        elif not gb.frame_skipped and gb.compile_id:
+            by_compile.setdefault(gb.compile_id, []).append((gb.key, gb.logged, gb.per_call))
         for i, known in enumerate(self.graph_breaks):
-            if known.key == gb.key:
+            if known.key == gb.key and known.frame_skipped == gb.frame_skipped and (
+                    not gb.frame_skipped or known.eager_function == gb.eager_function):
                 self.graph_breaks[i] = dataclasses.replace(known, logged=known.logged + gb.logged,
                                                            per_call=known.per_call + gb.per_call)
                 return
@@ -151,7 +178,12 @@ class JobResult:
             "graph_count": c.graph_count if c else None,
             "op_count": c.op_count if c else None,
             "guard_count": c.guard_count if c else None,
-            "graph_break_count": len([g for g in self.graph_breaks if not g.frame_skipped]) if c else None,
+            # distinct places, and breaks one call passes (restarts removed); skipped frames
+            # are not breaks (frames_skipped); known before the compile ends (cancel, timeout)
+            "graph_break_sites": len({g.key for g in self.graph_breaks if not g.frame_skipped})
+            if c or self.graph_breaks else None,
+            "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if not g.frame_skipped)
+            if c or self.graph_breaks else None,
             "recompile_count": len(self.recompiles),
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
@@ -210,40 +242,70 @@ class JobResult:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "JobResult":
+    def from_dict(cls, d: dict[str, Any], where: str = "job") -> "JobResult":
+        """Read a job back from a report, every value type-checked: raises
+        core.schema.SchemaError naming the field ("jobs[0].spec.config.backend must be
+        text, not 3"). Reads reports of version 1 too (samples as objects, `count`)."""
         from core.config import ModelSpec
+        from core.schema import SchemaError, build, check
 
-        s = d["spec"]
-        spec = JobSpec(
-            job_id=s["job_id"],
-            model=ModelSpec(**s["model"]),
-            config=CompileConfig.from_dict(s["config"]),
-            **{k: s[k] for k in ("warmup", "iters", "device", "threads", "inference_mode", "timeout_s", "sweep_shapes",
-                                 "block_size")
-               if k in s},
-        )
-        mi = d.get("model_info")
-        if mi:
-            mi = dict(mi)
-            mi["input_shapes"] = tuple(mi.get("input_shapes", ()))
+        if not isinstance(d, dict):
+            raise SchemaError(f"{where} must be an object, not {type(d).__name__}")
+        s = d.get("spec")
+        if not isinstance(s, dict):
+            raise SchemaError(f"{where}.spec is missing or not an object")
+        c = s.get("config", {})
+        if not isinstance(c, dict):
+            raise SchemaError(f"{where}.spec.config must be an object")
+        overrides = {k: check(dict | None, c.get(k), f"{where}.spec.config.{k}") or {}
+                     for k in ("dynamo_config", "inductor_options")}
+        config = build(CompileConfig, c, f"{where}.spec.config",
+                       **{k: tuple(sorted(v.items())) for k, v in overrides.items()})
+        spec = build(JobSpec, s, f"{where}.spec", config=config,
+                     model=build(ModelSpec, s.get("model"), f"{where}.spec.model"))
+        status = check(str, d.get("status", STATUS_PENDING), f"{where}.status")
+        if status not in STATUSES:
+            raise SchemaError(f"{where}.status must be one of {', '.join(STATUSES)}, not {status!r}")
+        try:
+            samples = SampleStore.from_json(d.get("samples", []))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SchemaError(f"{where}.samples cannot be read: {exc}") from None
+
+        def items(key: str) -> list:
+            value = d.get(key) or []
+            if not isinstance(value, list):
+                raise SchemaError(f"{where}.{key} must be a list")
+            return value
+
+        breaks = []
+        for i, g in enumerate(items("graph_breaks")):
+            if isinstance(g, dict) and "count" in g:  # version 1: one count
+                g = {**{k: v for k, v in g.items() if k != "count"},
+                     "logged": g["count"], "per_call": g["count"]}
+            breaks.append(build(ev.GraphBreak, g, f"{where}.graph_breaks[{i}]"))
+        memory = d.get("memory") or {}
+        if not isinstance(memory, dict):
+            raise SchemaError(f"{where}.memory must be an object")
         return cls(
             spec=spec,
-            status=d.get("status", STATUS_PENDING),
-            phase=d.get("phase", ""),
-            failure_reason=d.get("failure_reason", ""),
-            failure_detail=d.get("failure_detail", ""),
-            environment=d.get("environment", {}),
-            model_info=ev.ModelLoaded(**mi) if mi else None,
-            samples=SampleStore.from_json(d.get("samples", [])),
-            compile=ev.CompileResult(**d["compile"]) if d.get("compile") else None,
-            graph_breaks=[ev.GraphBreak.from_dict(g) for g in d.get("graph_breaks", [])],
-            recompiles=[ev.Recompile(**{**r, "reasons": tuple(r.get("reasons", ()))}) for r in d.get("recompiles", [])],
-            memory={k: ev.MemoryPeak(**v) for k, v in d.get("memory", {}).items()},
-            resources=[ev.ResourceSample(**x) for x in d.get("resources", [])],
-            variants=[ev.VariantResult(**{**v, **{k: tuple(v.get(k, ())) for k in
-                                                  ("input_shapes", "recompile_reasons", "eager_ms", "compiled_ms")}})
-                      for v in d.get("variants", [])],
-            wall_time_s=d.get("wall_time_s", 0.0),
+            status=status,
+            phase=check(str, d.get("phase", ""), f"{where}.phase"),
+            failure_reason=check(str, d.get("failure_reason", ""), f"{where}.failure_reason"),
+            failure_detail=check(str, d.get("failure_detail", ""), f"{where}.failure_detail"),
+            environment=check(dict, d.get("environment") or {}, f"{where}.environment"),
+            model_info=(build(ev.ModelLoaded, d["model_info"], f"{where}.model_info")
+                        if d.get("model_info") else None),
+            samples=samples,
+            compile=build(ev.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
+            graph_breaks=breaks,
+            recompiles=[build(ev.Recompile, r, f"{where}.recompiles[{i}]")
+                        for i, r in enumerate(items("recompiles"))],
+            memory={k: build(ev.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
+            resources=[build(ev.ResourceSample, x, f"{where}.resources[{i}]")
+                       for i, x in enumerate(items("resources"))],
+            variants=[build(ev.VariantResult, v, f"{where}.variants[{i}]")
+                      for i, v in enumerate(items("variants"))],
+            wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
         )
 
 

@@ -13,7 +13,7 @@ from core.results import JobResult
 
 REQUIRED_SUMMARY = ["config", "backend", "mode", "dynamic", "fullgraph", "status", "eager_median_ms",
                     "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s",
-                    "graph_count", "graph_break_count", "recompile_count", "eager_peak_mb", "compiled_peak_mb",
+                    "graph_count", "graph_break_sites", "recompile_count", "eager_peak_mb", "compiled_peak_mb",
                     "break_even_iters"]
 
 
@@ -58,7 +58,7 @@ def test_summary_figures_from_events():
     assert s["eager_median_ms"] == 11.5 and s["compiled_median_ms"] == 6.5  # warm-up excluded
     assert s["speedup"] == pytest.approx(11.5 / 6.5)
     assert s["break_even_iters"] == pytest.approx(2000 / 5.0)
-    assert s["graph_break_count"] == 1 and s["recompile_count"] == 1  # one place, seen twice
+    assert s["graph_break_sites"] == 1 and s["recompile_count"] == 1  # one place, seen twice
     assert s["memory_ratio"] == pytest.approx(0.8)
 
 
@@ -75,7 +75,7 @@ def test_csv_files_headers_and_formula_safety(tmp_path):
     assert list(latency[0]) == LATENCY_COLUMNS and len(latency) == 16  # 2 configs × 2 phases × 4
     breaks = read_csv(tmp_path / "graph_breaks.csv")
     assert list(breaks[0]) == GRAPH_BREAK_COLUMNS
-    assert breaks[0]["count"] == "2" and breaks[0]["gb_code"] == "GB0170"
+    assert breaks[0]["per_call"] == "2" and breaks[0]["logged"] == "2" and breaks[0]["gb_code"] == "GB0170"
     assert breaks[0]["source"] == "'-F.relu(-x)"  # would otherwise run as a formula
     assert breaks[0]["hints"].startswith("'=cmd")
     assert list(read_csv(tmp_path / "resources.csv")[0]) == RESOURCE_COLUMNS
@@ -103,7 +103,7 @@ def test_json_round_trip(tmp_path):
 def test_unwritable_folder_is_a_clear_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.raises(ReportError, match="cannot write the report to .*Choose a folder"):
+    with pytest.raises(ReportError, match="cannot use .*/out as the report folder.*Choose a folder"):
         write_report([synthetic_result()], str(blocker / "out"))
 
 
@@ -114,3 +114,118 @@ def test_load_report_errors(tmp_path):
         load_report(str(bad))
     with pytest.raises(ReportError, match="cannot open"):
         load_report(str(tmp_path / "missing.json"))
+
+
+# ---------------------------------------------------------------- one run per folder
+
+
+def test_a_folder_holds_one_run(tmp_path):
+    from core.report import FolderInUseError
+
+    sweep = synthetic_result()
+    sweep.variants.append(ev.VariantResult(0, ("float32[2]",), 1, False))
+    write_report([sweep], str(tmp_path))
+    assert (tmp_path / "variants.csv").exists()
+    with pytest.raises(FolderInUseError, match="already holds a report .*--overwrite"):
+        write_report([synthetic_result()], str(tmp_path))
+    write_report([synthetic_result()], str(tmp_path), overwrite=True)
+    assert not (tmp_path / "variants.csv").exists()  # the stale sweep file went with the old run
+
+
+def test_two_runs_cannot_write_one_folder_at_once(tmp_path):
+    from core.report import FolderInUseError, OutputFolder
+
+    with OutputFolder(str(tmp_path)) as first:
+        with pytest.raises(FolderInUseError, match="being written by another run"):
+            OutputFolder(str(tmp_path), overwrite=True).claim()
+        write_report([synthetic_result()], str(tmp_path), folder=first)
+    OutputFolder(str(tmp_path), overwrite=True).claim().release()  # free again once released
+
+
+def test_a_folder_that_cannot_really_be_written_is_refused_before_work():
+    from core.report import OutputFolder
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc")
+    with pytest.raises(ReportError, match="cannot write to /proc"):
+        OutputFolder("/proc").claim()
+
+
+def test_report_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_report([synthetic_result()], str(tmp_path))
+    finally:
+        os.umask(old)
+    assert (os.stat(tmp_path / "report.json").st_mode & 0o777) == 0o644
+
+
+# ---------------------------------------------------------------- hostile reports
+
+
+def _report_doc(tmp_path):
+    write_report([synthetic_result()], str(tmp_path / "r"))
+    return json.loads((tmp_path / "r" / "report.json").read_text())
+
+
+@pytest.mark.parametrize("path,value,message", [
+    (("spec", "config", "backend"), 3, r"jobs\[0\]\.spec\.config\.backend must be text, not 3"),
+    (("compile", "compile_time_s"), "fast", r"jobs\[0\]\.compile\.compile_time_s must be a number, not 'fast'"),
+    (("samples", "latency_ms"), "AAAA", r"jobs\[0\]\.samples cannot be read"),
+    (("graph_breaks",), [{"reason": 7}], r"jobs\[0\]\.graph_breaks\[0\]\.reason must be text"),
+    (("status",), "exploded", r"jobs\[0\]\.status must be one of"),
+    (("spec", "iters"), "many", r"jobs\[0\]\.spec\.iters must be a whole number"),
+])
+def test_a_value_of_the_wrong_type_is_named(tmp_path, path, value, message):
+    doc = _report_doc(tmp_path)
+    target = doc["jobs"][0]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ReportError, match=message):
+        load_report(str(bad))
+
+
+def test_version_1_samples_as_objects_still_open_with_a_warning(tmp_path):
+    doc = _report_doc(tmp_path)
+    doc["report_version"] = 1
+    job = doc["jobs"][0]
+    job["samples"] = [{"phase": "eager", "iteration": 0, "latency_ms": 2.0, "warmup": False},
+                      {"phase": "compiled", "iteration": 0, "latency_ms": 1.0, "warmup": False}]
+    job["graph_breaks"][0] = {k: v for k, v in job["graph_breaks"][0].items() if k not in ("logged", "per_call")}
+    job["graph_breaks"][0]["count"] = 3
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    results, header = load_report(str(old))
+    assert list(results[0].latencies("eager")) == [2.0] and results[0].graph_breaks[0].per_call == 3
+    assert "older compile-profiler (report version 1)" in header["warnings"][0]
+
+
+def test_a_newer_version_is_read_with_a_warning(tmp_path):
+    doc = _report_doc(tmp_path)
+    doc["report_version"] = 99
+    doc["jobs"][0]["a_figure_from_the_future"] = 1
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    results, header = load_report(str(new))
+    assert len(results) == 1 and "newer compile-profiler (report version 99" in header["warnings"][0]
+    doc["jobs"][0]["samples"] = "a new encoding"
+    new.write_text(json.dumps(doc))
+    with pytest.raises(ReportError, match="comes from a newer compile-profiler"):
+        load_report(str(new))
+
+
+def test_a_million_samples_are_stored_compactly(tmp_path):
+    import numpy as np
+
+    r = synthetic_result()
+    n = 1_000_000
+    r.samples.extend_columns(side=np.arange(n) % 2, iteration=np.arange(n) // 2, warmup=np.zeros(n, bool),
+                             latency_ms=np.linspace(1, 2, n))
+    write_report([r], str(tmp_path))
+    assert os.path.getsize(tmp_path / "report.json") < 25 * n  # not one JSON object per sample
+    loaded, _ = load_report(str(tmp_path))
+    assert len(loaded[0].samples) == len(r.samples)
+    assert np.array_equal(loaded[0].latencies("compiled"), r.latencies("compiled"))
