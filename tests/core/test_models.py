@@ -127,3 +127,56 @@ def test_pickled_module_is_refused_with_the_reason(tmp_path):
     torch.save(torch.nn.Linear(2, 2), str(path))
     with pytest.raises(ModelLoadError, match="weights_only=False.*refused"):
         load_model(ModelSpec(str(path)))
+
+
+_FACTORY = "def get_model():\n    return torch.nn.Linear(2, 2)\n"
+_INPUTS = "def get_example_inputs():\n    return (torch.randn(1, 2),)\n"
+
+
+@pytest.mark.parametrize("source, line, message", [
+    ("import sys\nimport torch\nsys.exit(0)\n" + _FACTORY + _INPUTS, 3,
+     r"running the file called sys\.exit\(0\); a model file must define get_model\(\) and get_example_inputs\(\) "
+     r"\(put script code under `if __name__ == \"__main__\":`\), not exit\."),
+    ("import sys\nimport torch\ndef get_model():\n    sys.exit(0)\n" + _INPUTS, 4,
+     r"get_model\(\) called sys\.exit\(0\); a model file must return a model, not exit\."),
+    ("import torch\n" + _FACTORY + "def get_example_inputs():\n    raise SystemExit('no inputs')\n", 5,
+     r"get_example_inputs\(\) called sys\.exit\('no inputs'\); a model file must return a tuple of inputs"),
+    ("import torch\ndef get_model():\n    exit()\n" + _INPUTS, 3, r"get_model\(\) called sys\.exit\(\);"),
+    ("import argparse\nimport torch\ndef get_model():\n    argparse.ArgumentParser().parse_args(['--x'])\n" + _INPUTS,
+     4, r"get_model\(\) called sys\.exit\(2\) \(argparse exits when the command line does not match"),
+    ("import torch\nclass Stop(BaseException):\n    pass\ndef get_model():\n    raise Stop('halt')\n" + _INPUTS, 5,
+     r"get_model\(\) raised Stop: halt, which is not an Exception"),
+])
+def test_exiting_model_files_name_file_and_line(write_model, source, line, message):
+    """sys.exit() in a model file used to surface as "load failed (SystemExit): 0"."""
+    path = write_model(source, "exits.py")
+    with pytest.raises(ModelLoadError, match=message) as err:
+        load_model(ModelSpec(path))
+    assert (err.value.file, err.value.line) == (path, line)
+    assert str(err.value).startswith(f"{path}:{line}: ")
+
+
+def test_exit_in_forward_names_the_line(write_model):
+    path = write_model("import sys\nimport torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                       "        sys.exit(3)\ndef get_model():\n    return M()\n" + _INPUTS, "exits.py")
+    loaded = load_model(ModelSpec(path))
+    with pytest.raises(ModelLoadError, match=r"forward called sys\.exit\(3\)") as err:
+        check_forward(loaded, path)
+    assert err.value.line == 5
+
+
+_INTERRUPTED = {
+    "import": "import torch\nraise KeyboardInterrupt\n" + _FACTORY + _INPUTS,
+    "get_model": "import torch\ndef get_model():\n    raise KeyboardInterrupt\n" + _INPUTS,
+    "get_example_inputs": "import torch\n" + _FACTORY + "def get_example_inputs():\n    raise KeyboardInterrupt\n",
+    "forward": "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        raise KeyboardInterrupt\n"
+               "def get_model():\n    return M()\n" + _INPUTS,
+}
+
+
+@pytest.mark.parametrize("where", sorted(_INTERRUPTED))
+def test_keyboard_interrupt_propagates(write_model, where):
+    """Ctrl+C is not a mistake in the model file: it must stop the job, not become a ModelLoadError."""
+    path = write_model(_INTERRUPTED[where], "interrupted.py")
+    with pytest.raises(KeyboardInterrupt):
+        check_forward(load_model(ModelSpec(path)), path)
