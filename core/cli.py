@@ -13,10 +13,10 @@ import sys
 import uuid
 
 from core import events as ev
-from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, ConfigError, JobSpec, ModelSpec,
+from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, JobSpec, ModelSpec, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
-from core.report import ReportError, write_report
+from core.report import OutputFolder, ReportError, write_report
 from core.results import STATUS_COMPLETED, JobResult
 from core.stats import median_or_none
 
@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
                    "graph_breaks.csv, resources.csv, recompiles.csv and report.json")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a report already in --out (by default a folder holding a report is refused)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -63,12 +65,8 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
     """Validate everything and build the jobs; raises ConfigError before any work."""
     from core.models import defines_variants, is_file_source, split_factory, torchvision_model_names
 
-    for name, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1), ("--block", args.block, 1),
-                             ("--batch-size", args.batch_size, 1), ("--image-size", args.image_size, 16)):
-        if value < low:
-            raise ConfigError(f"{name} must be at least {low}, not {value}.")
-    if args.threads is not None and args.threads < 1:
-        raise ConfigError(f"--threads must be at least 1, not {args.threads}.")
+    check_limits(warmup=args.warmup, iters=args.iters, block=args.block, batch_size=args.batch_size,
+                 image_size=args.image_size, threads=args.threads, timeout=args.timeout)
     if is_file_source(args.model):
         if not os.path.exists(split_factory(args.model)[0]):
             raise ConfigError(f"model file {split_factory(args.model)[0]} not found; check the path.")
@@ -153,7 +151,8 @@ def print_summary(results: list[JobResult]) -> None:
                   f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
         print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
               f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
-              f"graph breaks {_fmt(s['graph_break_count'], 'd')}, recompiles {s['recompile_count']}")
+              f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places ({_fmt(s['graph_break_per_call'], 'd')} per call), "
+              f"recompiles {s['recompile_count']}")
         print(f"  peak RSS eager {_fmt(s['eager_peak_mb'], '.0f', ' MB')}, compile "
               f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
         if s["coverage"]:
@@ -180,56 +179,86 @@ def main(argv: list[str]) -> int:
               "TORCH_LOGS=graph_breaks,recompiles.", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    try:
+        return _profile(args, argv)
+    except KeyboardInterrupt:  # Ctrl+C before the first job: nothing was measured yet
+        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
+        return 130
+
+
+def _profile(args: argparse.Namespace, argv: list[str]) -> int:
+    """Validate, claim the output folder, run the jobs, write the report. Ctrl+C while jobs
+    run cancels them; while the report is written it is deferred until the files are there."""
     from core.runner import JobRunner
 
     progress = Progress(quiet=args.quiet)
     runner = JobRunner(on_event=progress.on_event)
     runner.prestart()  # the first job's process imports torch while we validate
+    folder = None
     try:
         specs = build_specs(args)
-        os.makedirs(args.out, exist_ok=True)
-        if not os.access(args.out, os.W_OK):
-            raise ConfigError(f"cannot write to {args.out}; choose another --out folder.")
-    except ConfigError as exc:
+        folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+    except (ConfigError, ReportError) as exc:
         runner.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
+    except BaseException:
         runner.close()
-        print(f"error: cannot create the output folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        raise
 
-    previous = signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    interrupted = []
+
+    def on_sigint(*_):
+        if not interrupted:
+            print("\ninterrupted: cancelling; the report will hold everything measured so far.",
+                  file=sys.stderr, flush=True)
+        interrupted.append(True)
+        runner.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     results: list[JobResult] = []
     try:
-        for i, spec in enumerate(specs, 1):
-            if runner_cancelled(results):
-                result = JobResult(spec)
-                result.apply(ev.JobCancelled(spec.job_id, phase="queue"))
-            else:
-                progress.start(i, len(specs), spec)
-                result = runner.run(spec)
-                progress.finish(result)
-            results.append(result)
+        try:
+            for i, spec in enumerate(specs, 1):
+                if interrupted or runner_cancelled(results):
+                    result = JobResult(spec)
+                    result.apply(ev.JobCancelled(spec.job_id, phase="queue"))
+                else:
+                    progress.start(i, len(specs), spec)
+                    result = runner.run(spec)
+                    progress.finish(result)
+                results.append(result)
+        finally:
+            runner.close()
+        options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
+        code = _write(results, folder, options)
     finally:
+        folder.release()
         signal.signal(signal.SIGINT, previous)
-        runner.close()
-    options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
+    print_summary(results)
+    failed = [r for r in results if r.status != STATUS_COMPLETED]
+    for r in failed:
+        print(f"error: {r.headline()}", file=sys.stderr)
+    if code:
+        return code
+    if interrupted:
+        return 130
+    return 1 if failed else 0
+
+
+def _write(results: list[JobResult], folder: OutputFolder, options: dict) -> int:
+    """Write the report; if the folder fails now, save it elsewhere and say where (exit 1)."""
     try:
-        paths = write_report(results, args.out, options)
-        print(f"report written to {os.path.abspath(args.out)} ({len(paths)} files)", file=sys.stderr)
+        paths = write_report(results, folder.path, options, folder=folder)
+        print(f"report written to {folder.path} ({len(paths)} files)", file=sys.stderr)
+        return 0
     except ReportError as exc:
         import tempfile
 
         fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
         write_report(results, fallback, options)
         print(f"error: {exc}\nThe report was saved to {fallback} instead.", file=sys.stderr)
-    print_summary(results)
-    failed = [r for r in results if r.status != STATUS_COMPLETED]
-    for r in failed:
-        print(f"error: {r.config.label} {r.status}: {r.failure_reason}", file=sys.stderr)
-    return 1 if failed else 0
-
+        return 1
 
 
 def runner_cancelled(results: list[JobResult]) -> bool:

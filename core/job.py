@@ -132,8 +132,9 @@ class _Job:
         model = loaded.model
         # torch.export's module() refuses .eval() ("not supported yet"); it was exported in
         # the mode it runs in.
-        if isinstance(model, torch.nn.Module) and loaded.kind != "export":
-            model.eval()
+        if isinstance(model, torch.nn.Module):
+            if loaded.kind != "export":
+                model.eval()
             if self.cuda:
                 model.to("cuda")
         loaded.inputs = self.to_device(loaded.inputs)
@@ -155,26 +156,23 @@ class _Job:
     def make_compiled(self, model):
         torch = self.torch
         capture.reset_compile_state()
-        capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r))
+        self.capture = capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
+                                       fullgraph=bool(self.spec.config.fullgraph))
         return torch.compile(model, **self.spec.config.compile_kwargs())
 
     def first_call(self, compiled, inputs) -> tuple[float, list]:
         """Time a call that may compile; returns (seconds, the compilation metrics it added).
 
-        Breaks logged during the call are held until the metrics say which of them made
-        dynamo skip a whole frame (that part of the model then runs eagerly)."""
-        n_before = len(capture.compilation_metrics())
+        Graph breaks are emitted while torch logs them (a cancel, timeout or crash keeps
+        them); a frame the metrics show dynamo skipped is reported by a follow-up event."""
+        mark = self.capture.mark()
         before = self._step_marker()
-        self._held_breaks = []
         t0 = time.perf_counter()
         try:
             self.timed(compiled, inputs, before)
         finally:
             seconds = time.perf_counter() - t0
-            new_metrics = capture.compilation_metrics()[n_before:]
-            held, self._held_breaks = self._held_breaks, None
-            for gb in capture.merge_skipped_frames(held, new_metrics):
-                self._on_graph_break(gb)
+            new_metrics = self.capture.metrics_since(mark)
         return seconds, new_metrics
 
     def compile(self, loaded: LoadedModel, inputs=None):
@@ -186,16 +184,15 @@ class _Job:
             compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
         finally:
             self.end_memory_phase("compile")
-        distinct_breaks = len({g.key for g in self.graph_breaks if not g.frame_skipped})
-        result = capture.summarize_compile(metrics, compile_s, cfg.backend, distinct_breaks)
-        self.last_compile_s = compile_s
+        result = capture.summarize_compile(metrics, compile_s, cfg.backend, self.capture.per_call(),
+                                           partial=self.capture.partial)
+        self.last_compile_s, self.last_compile_metrics = compile_s, metrics
         self.emit(ev.CompileFinished, result=result)
         return compiled
 
     def _on_graph_break(self, gb: ev.GraphBreak) -> None:
-        if self._held_breaks is not None:
-            self._held_breaks.append(gb)
-            return
+        """Sent at once: a later event for the same compile id may move it to a skipped frame
+        (see capture.Capture and results.JobResult._add_graph_break)."""
         self.graph_breaks.append(gb)
         self.emit(ev.GraphBreakFound, graph_break=gb)
 
@@ -247,7 +244,7 @@ class _Job:
             for _ in range(spec.warmup):
                 timed(eager, inputs)
             if i == 0:
-                compile_s, metrics = self.last_compile_s, capture.compilation_metrics()
+                compile_s, metrics = self.last_compile_s, self.last_compile_metrics
             else:
                 compile_s, metrics = self.first_call(compiled, inputs)
             for _ in range(spec.warmup):
@@ -259,7 +256,7 @@ class _Job:
                 times[side].append(timed(fn, inputs, step))
                 self.check_stop()
             eager_ms, compiled_ms = times["eager"], times["compiled"]
-            hit = any("recompile limit" in (m.fail_reason or "").lower() for m in metrics)
+            hit = any(capture.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
             limit_reached = limit_reached or hit
             new_shape = shapes not in seen_shapes
             seen_shapes.add(shapes)

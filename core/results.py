@@ -57,6 +57,14 @@ class JobResult:
     def finished(self) -> bool:
         return self.status in (STATUS_COMPLETED, STATUS_FAILED, STATUS_CANCELLED)
 
+    def headline(self) -> str:
+        """How the job ended, in one line that names the config and its backend, so a failed
+        compile of the config labelled 'eager' never reads as a failed eager phase."""
+        what = self.failure_reason or self.status
+        if self.status == STATUS_FAILED and not self.failure_reason:
+            what = "failed"
+        return f"config '{self.config.label}' (backend {self.config.backend}): {what}"
+
     # ----------------------------------------------------------------- folding
 
     def apply(self, event: ev.Event) -> bool:
