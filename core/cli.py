@@ -17,7 +17,7 @@ from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, J
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
 from core.report import OutputFolder, ReportError, write_report
-from core.results import STATUS_COMPLETED, JobResult
+from core.results import JobResult, JobStatus
 from core.stats import median_or_none
 
 
@@ -236,7 +236,7 @@ def _profile(args: argparse.Namespace, argv: list[str]) -> int:
         folder.release()
         signal.signal(signal.SIGINT, previous)
     print_summary(results)
-    failed = [r for r in results if r.status != STATUS_COMPLETED]
+    failed = [r for r in results if r.status != JobStatus.COMPLETED]
     for r in failed:
         print(f"error: {r.headline()}", file=sys.stderr)
     if code:
@@ -262,4 +262,4 @@ def _write(results: list[JobResult], folder: OutputFolder, options: dict) -> int
 
 
 def runner_cancelled(results: list[JobResult]) -> bool:
-    return bool(results) and results[-1].status == "cancelled"
+    return bool(results) and results[-1].status == JobStatus.CANCELLED

@@ -11,8 +11,31 @@ multiprocessing pipe and are converted to plain dicts (`to_dict`) for JSON.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from dataclasses import dataclass, field
 from typing import Any
+
+class JobStatus(str, enum.Enum):
+    """Where a job stands: pending (queued, not started), running, or ended for one of three
+    reasons: completed, failed, cancelled. The one status type of the product (the JobResult,
+    the CLI, the app's queue and tables), written as its value in reports."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @property
+    def ended(self) -> bool:
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
+
 
 # Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
 # eager and compiled calls alternate (as PyTorch's own benchmark runner does).
@@ -261,8 +284,8 @@ class ResourceSampled(Event):
 
 
 @dataclass(frozen=True)
-class JobFinished(Event):
-    """The job completed; nothing more will come from it."""
+class JobCompleted(Event):
+    """The job ran to its end; nothing more will come from it."""
 
     wall_time_s: float = 0.0
 
@@ -284,4 +307,4 @@ class JobCancelled(Event):
     phase: str = ""
 
 
-TERMINAL_EVENTS = (JobFinished, JobFailed, JobCancelled)
+TERMINAL_EVENTS = (JobCompleted, JobFailed, JobCancelled)

@@ -359,5 +359,5 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
         return "failed"
     finally:
         sample_log.close()
-    emit(ev.JobFinished(spec.job_id, wall_time_s=time.perf_counter() - started))
+    emit(ev.JobCompleted(spec.job_id, wall_time_s=time.perf_counter() - started))
     return "completed"

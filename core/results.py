@@ -15,12 +15,7 @@ from core.config import CompileConfig, JobSpec
 from core.samples import SampleStore
 from core.stats import LatencyStats, break_even_iterations, speedup, summarize
 
-STATUS_PENDING = "pending"
-STATUS_RUNNING = "running"
-STATUS_COMPLETED = "completed"
-STATUS_FAILED = "failed"
-STATUS_CANCELLED = "cancelled"
-STATUSES = (STATUS_PENDING, STATUS_RUNNING, STATUS_COMPLETED, STATUS_FAILED, STATUS_CANCELLED)
+JobStatus = ev.JobStatus
 
 
 @dataclass
@@ -28,7 +23,7 @@ class JobResult:
     """Everything received from one job so far. Partial results stay after a failure."""
 
     spec: JobSpec
-    status: str = STATUS_PENDING
+    status: JobStatus = JobStatus.PENDING
     phase: str = ""
     phase_detail: str = ""
     failure_reason: str = ""
@@ -54,14 +49,15 @@ class JobResult:
         return self.spec.config
 
     @property
-    def finished(self) -> bool:
-        return self.status in (STATUS_COMPLETED, STATUS_FAILED, STATUS_CANCELLED)
+    def ended(self) -> bool:
+        """Completed, failed or cancelled: nothing more will arrive."""
+        return self.status.ended
 
     def headline(self) -> str:
         """How the job ended, in one line that names the config and its backend, so a failed
         compile of the config labelled 'eager' never reads as a failed eager phase."""
         what = self.failure_reason or self.status
-        if self.status == STATUS_FAILED and not self.failure_reason:
+        if self.status == JobStatus.FAILED and not self.failure_reason:
             what = "failed"
         return f"config '{self.config.label}' (backend {self.config.backend}): {what}"
 
@@ -72,7 +68,7 @@ class JobResult:
         if event.job_id != self.job_id:
             return False
         if isinstance(event, ev.JobStarted):
-            self.status = STATUS_RUNNING
+            self.status = JobStatus.RUNNING
             self.environment = dict(event.environment)
         elif isinstance(event, ev.PhaseChanged):
             self.phase, self.phase_detail = event.phase, event.detail
@@ -92,13 +88,13 @@ class JobResult:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
             self.resources.append(event.sample)
-        elif isinstance(event, ev.JobFinished):
-            self.status, self.wall_time_s = STATUS_COMPLETED, event.wall_time_s
+        elif isinstance(event, ev.JobCompleted):
+            self.status, self.wall_time_s = JobStatus.COMPLETED, event.wall_time_s
         elif isinstance(event, ev.JobFailed):
-            self.status = STATUS_FAILED
+            self.status = JobStatus.FAILED
             self.failure_reason, self.failure_detail = event.reason, event.detail
         elif isinstance(event, ev.JobCancelled):
-            self.status = STATUS_CANCELLED
+            self.status = JobStatus.CANCELLED
             self.failure_reason = f"cancelled during {event.phase or 'start-up'}"
         return True
 
@@ -271,9 +267,11 @@ class JobResult:
                        **{k: tuple(sorted(v.items())) for k, v in overrides.items()})
         spec = build(JobSpec, s, f"{where}.spec", config=config,
                      model=build(ModelSpec, s.get("model"), f"{where}.spec.model"))
-        status = check(str, d.get("status", STATUS_PENDING), f"{where}.status")
-        if status not in STATUSES:
-            raise SchemaError(f"{where}.status must be one of {', '.join(STATUSES)}, not {status!r}")
+        status = check(str, d.get("status", "pending"), f"{where}.status")
+        if status not in {s.value for s in JobStatus}:
+            raise SchemaError(f"{where}.status must be one of {', '.join(s.value for s in JobStatus)}, "
+                              f"not {status!r}")
+        status = JobStatus(status)
         try:
             samples = SampleStore.from_json(d.get("samples", []))
         except (KeyError, TypeError, ValueError) as exc:

@@ -322,7 +322,7 @@ class JobRunner:
         child.reader.close()
         if terminal is None:  # the watch loop itself raised (e.g. KeyboardInterrupt)
             terminal = ev.JobCancelled(spec.job_id, phase=result.phase)
-        if not isinstance(terminal, ev.JobFinished):
+        if not isinstance(terminal, ev.JobCompleted):
             self._stop(proc)
         try:
             proc.wait(timeout=10)

@@ -12,13 +12,14 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.config import CompileConfig
+from gui.safe_text import tooltip
 from gui.theme import config_color, error_color
 
 
 @dataclass
 class QueueEntry:
     config: CompileConfig
-    status: str = "queued"
+    status: str = "pending"
     reason: str = ""
     detail: str = ""
     last_run: bool = False  # shown for its status only, not part of the queue
@@ -98,7 +99,7 @@ class QueueModel(QAbstractTableModel):
             return f"{entry.status}: {entry.reason}" if entry.reason else entry.status
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 1 and entry.reason:
-                return entry.reason + ("\n\n" + entry.detail[-1500:] if entry.detail else "")
+                return tooltip(entry.reason + ("\n\n" + entry.detail[-1500:] if entry.detail else ""))
             if entry.last_run:
                 return "The config the last run profiled (the queue was empty); Run profiles the edited config"
             return "A config to run; the run goes through the queue from the top"

@@ -16,7 +16,7 @@ import uuid
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.config import JobSpec, ModelSpec
+from core.config import ConfigError, JobSpec, ModelSpec, check_limits
 from core.models import is_file_source, split_factory
 from gui import file_actions, trust, window_settings
 from gui.catalog import CatalogLoader
@@ -28,6 +28,8 @@ from gui.latency_chart import LatencyChart
 from gui.model_panel import ModelPanel
 from gui.progress import RunProgressBar
 from gui.resource_panel import ResourcePanel
+from gui.results_header import ResultsHeader, model_name, results_models
+from gui.safe_text import plain
 from gui.session import ProfileSession
 from gui.summary_panel import SummaryPanel
 from gui.sweep_panel import SweepPanel
@@ -72,7 +74,10 @@ class MainWindow(QMainWindow):
         self.graph_breaks_panel = GraphBreaksPanel()
         self.sweep_panel = SweepPanel()
         self.progress = RunProgressBar()
-        self.status_label = QLabel("Loading torch…")
+        self.results_header = ResultsHeader()
+        self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
+        self._reset_error: Exception | None = None
+        self._loading_report = False
         build_actions(self)
         build_layout(self)
         build_menus(self)
@@ -168,6 +173,14 @@ class MainWindow(QMainWindow):
             if not self._trusted(path) and not trust.confirm_python_file(self, self.settings, path):
                 return False
         panel = self.config_panel
+        try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
+            check_limits(warmup=panel.warmup.value(), iters=panel.iters.value(),
+                         batch_size=self.model_panel.batch.value(), image_size=self.model_panel.image.value())
+        except ConfigError as exc:
+            panel.show_problem(str(exc))
+            self.status_label.setText(f"Cannot run: {exc}")
+            self.last_error = str(exc)
+            return False
         sweep = self.model_panel.sweep_shapes()
         model = ModelSpec(source, batch_size=self.model_panel.batch.value(),
                           image_size=self.model_panel.image.value())
@@ -203,19 +216,52 @@ class MainWindow(QMainWindow):
         return file_actions.save_session(self, self.session.results, self.session.options, path)
 
     def open_session(self, path: str | None = None) -> bool:
+        """Show a saved report.json (asks for one when `path` is None); True when shown.
+
+        A report that cannot be read or shown is refused with a message naming the file and
+        the problem, and what was on screen stays. The report's header warnings (another
+        report version, ...) are shown above the results. A model file the report names is
+        never read; it becomes the next run's model only if it is a bundled example or one
+        of the recent files this user opened."""
         loaded = file_actions.open_session(self, path, self.recent.last_folder())
         if loaded is None:
             return False
         results, header, path = loaded
-        self.session.load(results, header.get("options") or {})
-        if results:
-            self.model_panel.set_source(results[0].spec.model.source)
+        options = header.get("options") if isinstance(header.get("options"), dict) else {}
+        warnings = file_actions.report_warnings(header)
+        s = self.session
+        previous = (s.results, s.options, s.origin, s.warnings)
+        self._reset_error = None
+        self._loading_report = True
+        try:
+            s.load(results, options, path, warnings)
+            problem = self._reset_error or file_actions.check_tables(self)
+        finally:
+            self._loading_report = False
+        if problem is not None:
+            s.load(*previous)
+            self.show_error(f"Cannot open {os.path.basename(path)}",
+                            f"{path}: this app cannot show this report ({file_actions.describe(problem)}). "
+                            "What was on screen stays as it was.")
+            return False
+        source = results[0].spec.model.source if results else ""
+        if source and self._may_adopt(source):
+            self.model_panel.set_source(source)
             self.model_panel.sweep.setChecked(results[0].spec.sweep_shapes)
+            self._on_model_chosen(source)
         if any(r.variants for r in results) and self.tabs.currentIndex() == 0:
             self.show_tab("sweep")
-        self.setWindowTitle(f"compile-profiler — {path}")
-        self.status_label.setText(f"Opened {path}: {len(results)} job(s)")
+        self.status_label.setText(f"Opened {path}: {len(results)} job(s)"
+                                  + (f" — {len(warnings)} warning(s) above the results" if warnings else ""))
         return True
+
+    def _may_adopt(self, source: str) -> bool:
+        """Whether a report's model may become the next run's: a torchvision name, a bundled
+        example or a file this user opened before (never a path only the report names)."""
+        if not is_file_source(source):
+            return True
+        path = os.path.abspath(split_factory(source)[0])
+        return is_bundled(source) or path in self.recent.paths()
 
     def show_tab(self, name: str) -> None:
         if name in TAB_NAMES:
@@ -262,7 +308,19 @@ class MainWindow(QMainWindow):
         self.sig_run_finished.emit()
 
     def _on_session_reset(self) -> None:
+        if not self._loading_report:
+            self._show_session()
+            return
+        try:  # a report's value no panel can show: open_session puts the previous results back
+            self._show_session()
+        except Exception as exc:  # noqa: BLE001 - any bad value in a report must not end the app
+            self._reset_error = exc
+
+    def _show_session(self) -> None:
         results = self.session.results
+        self.results_header.set_results(results, self.session.origin)
+        self.results_header.set_warnings(self.session.warnings)
+        self._update_title()
         self.latency_chart.reset(results)
         self.distribution_chart.reset(results)
         self.summary_panel.model.set_results(results)
@@ -273,7 +331,7 @@ class MainWindow(QMainWindow):
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
         self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes for r in results))
-        self._hinted = hinted_dynamo_configs([r for r in results if r.finished])
+        self._hinted = hinted_dynamo_configs([r for r in results if r.ended])
         self._refresh_suggestion()
         queue = self.config_panel.queue
         for r in results:
@@ -334,10 +392,22 @@ class MainWindow(QMainWindow):
         self.sig_catalog_loaded.emit(catalog)
 
     def _on_model_chosen(self, source: str) -> None:
-        name = os.path.basename(source) if is_file_source(source) else source
-        self.setWindowTitle(f"compile-profiler — {name}" if name else "compile-profiler")
+        self.results_header.set_chosen_model(source)
+        self._update_title()
         self.settings.setValue("form/model", source)
         self._refresh_suggestion()
+
+    def _update_title(self) -> None:
+        """The window names the model whose results it shows, else the one chosen to run."""
+        results = self.session.results
+        if results:
+            name = ", ".join(model_name(m) for m in results_models(results))
+            if self.session.origin:
+                name += f" ({os.path.basename(self.session.origin)})"
+        else:
+            source = self.model_panel.source()
+            name = model_name(source) if source else ""
+        self.setWindowTitle(f"compile-profiler — {name}" if name else "compile-profiler")
 
     def _refresh_suggestion(self) -> None:
         """Offer the dynamo setting torch's hints named in the last run (apply and re-run), else

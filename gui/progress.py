@@ -26,7 +26,7 @@ def _sweep_progress(result) -> tuple[int, int]:
 
 def job_fraction(result) -> float:
     """How far one job is, 0..1, from its phase and timed iterations."""
-    if result.finished:
+    if result.ended:
         return 1.0
     start = PHASE_START.get(result.phase, 0.0)
     if result.phase == "benchmark" and result.spec.iters:
@@ -44,9 +44,9 @@ def describe(results) -> tuple[float, str]:
         return 0.0, ""
     total = len(results)
     fraction = sum(job_fraction(r) for r in results) / total
-    current = next((r for r in results if not r.finished and r.status != "pending"), None)
+    current = next((r for r in results if not r.ended and r.status != "pending"), None)
     if current is None:
-        current = next((r for r in results if not r.finished), None)
+        current = next((r for r in results if not r.ended), None)
     if current is None:
         ended = {s: sum(1 for r in results if r.status == s) for s in ("completed", "failed", "cancelled")}
         return 1.0, ", ".join(f"{n} {s}" for s, n in ended.items() if n) or "done"

@@ -15,6 +15,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gui.graph_breaks_panel import break_counts
+from gui.safe_text import markup, tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.theme import config_color, error_color
 
@@ -76,6 +78,17 @@ def _count(key: str) -> Callable[[Row], str]:
     return lambda s: "–" if s.get(key) is None else str(s[key])
 
 
+def _graph_breaks(s: Row) -> str:
+    sites, per_call = break_counts(s)
+    if sites is None:
+        return "–"
+    return f"{sites} / {per_call}" if per_call is not None else str(sites)
+
+
+def _sites(s: Row):
+    return break_counts(s)[0]
+
+
 @dataclass(frozen=True)
 class Column:
     header: str
@@ -100,8 +113,8 @@ COLUMNS = (
            "FX graph cache was hit", "compile_time_s"),
     Column("Break-even\niterations", _break_even, "Calls after which the compile time has paid for "
            "itself; 'never' when compiled is not faster", "break_even_iters"),
-    Column("Graph\nbreaks", _count("graph_break_count"), "Graph breaks torch reported while compiling",
-           "graph_break_count"),
+    Column("Graph breaks\nsites / per call", _graph_breaks, "Sites: distinct places in the code where torch "
+           "broke the graph. Per call: how many breaks one call of the compiled model passes", "graph_break_sites"),
     Column("Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run",
            "recompile_count"),
     Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
@@ -111,7 +124,7 @@ COLUMNS = (
 
 def _row(result) -> Row:
     """The summary of a JobResult; the bootstrap interval only once it has ended."""
-    row = result.summary(ci=result.finished)
+    row = result.summary(ci=result.ended)
     row["sweep"] = result.spec.sweep_shapes
     row["variants"] = len(result.variants)
     return row
@@ -170,9 +183,9 @@ class SummaryModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 1 and row.get("failure_reason"):
                 detail = self._results[index.row()].failure_detail
-                return row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else "")
+                return tooltip(row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else ""))
             if index.column() == 0 and row.get("coverage"):
-                return row["coverage"]
+                return tooltip(row["coverage"])
             return column.tooltip
         if role == Qt.ItemDataRole.ForegroundRole:
             if index.column() == 1 and row.get("status") == "failed":
@@ -182,6 +195,8 @@ class SummaryModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
+            if column.text is _graph_breaks:
+                return _sites(row)
             return row.get(column.sort_key)
         return None
 
@@ -212,9 +227,5 @@ class SummaryPanel(QWidget):
             color = config_color(row).name()
             text = s.get("coverage") or ("failed: " + s["failure_reason"] if s.get("status") == "failed"
                                          else s.get("status", ""))
-            lines.append(f"<span style='color:{color}'><b>{s['config']}</b></span>: {_escape(text)}")
+            lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
         self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

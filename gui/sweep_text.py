@@ -81,7 +81,7 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
             return f"failed: {result.failure_reason}"
         if not result.spec.sweep_shapes:
             return "not a shape sweep (profiled one input shape)"
-        return result.status if result.finished else f"{result.phase or 'starting'}…"
+        return result.status if result.ended else f"{result.phase or 'starting'}…"
     summary = summary if summary is not None else result.summary(ci=False)
     total = summary.get("compile_time_s") or 0.0
     recompiles = sum(1 for v in variants if v.recompiled)
@@ -99,7 +99,7 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
         parts.append(f"recompile limit{f' ({limit})' if limit is not None else ''} hit at variant {hit.index} "
                      f"({', '.join(hit.input_shapes)}): torch stopped compiling new shapes of this frame and ran "
                      f"them eagerly{span}")
-    if not result.finished:
+    if not result.ended:
         parts.append("running…")
     elif result.status != "completed":
         parts.append(f"{result.status}: {result.failure_reason}" if result.failure_reason else result.status)

@@ -84,7 +84,7 @@ def run_whole_job(path):
     outcome = run_job(JobSpec(job_id="t", model=ModelSpec(str(path)), config=CompileConfig(backend="eager"),
                               warmup=1, iters=3), events.append)
     failed = [e for e in events if isinstance(e, ev.JobFailed)]
-    assert outcome == "completed" and isinstance(events[-1], ev.JobFinished), \
+    assert outcome == "completed" and isinstance(events[-1], ev.JobCompleted), \
         failed[0].reason + "\n" + failed[0].detail if failed else events[-1]
     return events
 

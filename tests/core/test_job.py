@@ -35,7 +35,7 @@ def test_three_graph_breaks_at_the_right_lines(write_model):
     assert explicit.gb_code == "GB0025" and explicit.source.startswith("torch._dynamo.graph_break()")
     assert result.compile.graph_count >= 3 and not result.compile.fully_compiled
     assert result.compile.coverage.startswith("Partly compiled")
-    assert result.summary()["graph_break_count"] == 3
+    assert result.summary()["graph_break_sites"] == 3
 
 
 def test_capture_scalar_outputs_override_removes_the_item_break(write_model):
@@ -66,7 +66,7 @@ def test_phases_samples_and_memory(write_model):
     assert result.compile.fully_compiled and result.compile.graph_count == 1
     assert result.compile.compile_time_s > 0 and result.compile.dynamo_s > 0
     assert result.environment["threads"] >= 1 and result.environment["torch"]
-    assert isinstance(events[-1], ev.JobFinished)
+    assert isinstance(events[-1], ev.JobCompleted)
 
 
 def test_recompile_reported_with_guard_failure(write_model):

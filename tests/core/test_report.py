@@ -38,7 +38,7 @@ def synthetic_result(job_id="j1", backend="eager") -> JobResult:
         ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("eager", 100.0)),
         ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compiled", 125.0)),
         ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.5, "eager", 150.0, 100.0)),
-        ev.JobFinished(job_id, wall_time_s=3.0),
+        ev.JobCompleted(job_id, wall_time_s=3.0),
     ]
     for e in events:
         assert r.apply(e)

@@ -52,7 +52,7 @@ def test_completed_job_streams_every_event_kind(write_model):
     assert result.status == "completed", result.failure_reason + result.failure_detail
     kinds = {e.kind for e in events}
     assert {"JobStarted", "PhaseChanged", "ModelLoaded", "LatencyMeasured", "CompileFinished",
-            "MemoryMeasured", "ResourceSampled", "JobFinished"} <= kinds
+            "MemoryMeasured", "ResourceSampled", "JobCompleted"} <= kinds
     assert all(e.job_id == result.job_id for e in events)
     assert len(result.latencies("compiled")) == 20
     assert result.resources and all(s.rss_mb >= 0 for s in result.resources)

@@ -40,6 +40,12 @@ def window(qtbot, settings):
     win.close()
 
 
+# Lines 13-17 of graph_break_model.py as the engine records them around the break at line 15.
+GRAPH_BREAK_CONTEXT = ("    def forward(self, x):", "        h = torch.relu(self.fc1(x))",
+                       "        if h.sum() > 0:  # data-dependent branch: dynamo cannot know which way it goes",
+                       "            h = h * 2", "        scale = h.mean().item()  # a Python float out of a tensor")
+
+
 def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, breaks: bool = True,
                 status_event=None) -> JobResult:
     """A JobResult folded from hand-made events, as a run would have produced them."""
@@ -65,9 +71,11 @@ def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, break
     if breaks:
         events += [
             ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
-                "Data-dependent branching", "GB0170", "https://example.invalid/gb/gb0170.html",
+                "Data-dependent branching", "GB0170",
+                "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
                 "Detected data-dependent branching.", ("Use torch.cond.", "Make it branchless."),
-                GRAPH_BREAK_MODEL, 15, "if h.sum() > 0:")),
+                GRAPH_BREAK_MODEL, 15, "if h.sum() > 0:", logged=3, per_call=1, compile_id="0/0",
+                context_start=13, context=tuple(GRAPH_BREAK_CONTEXT))),
             ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
                 "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
                 ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
@@ -75,7 +83,7 @@ def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, break
                 "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
                 ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
         ]
-    events.append(status_event or ev.JobFinished(job_id, wall_time_s=3.0))
+    events.append(status_event or ev.JobCompleted(job_id, wall_time_s=3.0))
     for e in events:
         assert r.apply(e)
     return r
@@ -106,7 +114,7 @@ def fake_sweep_result(job_id: str = "sweep1", dynamic: str = "false", lengths=(8
             recompile_reasons=reasons, compile_time_s=0.1 * compiles, recompile_limit_hit=hit,
             ran_eagerly=specialise and i >= limit_at, eager_ms=(1.0 + i, 1.2 + i, 1.1 + i),
             compiled_ms=(0.9 + i, 1.0 + i, 0.95 + i))))
-    events.append(ev.JobFinished(job_id, wall_time_s=2.0))
+    events.append(ev.JobCompleted(job_id, wall_time_s=2.0))
     for e in events:
         assert r.apply(e)
     return r
