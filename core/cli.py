@@ -17,6 +17,7 @@ from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, J
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
 from core.report import OutputFolder, ReportError, write_report
+from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
 from core.stats import median_or_none
 
@@ -93,7 +94,7 @@ def build_specs(args: argparse.Namespace) -> list[JobSpec]:
             for cfg in configs]
 
 
-class Progress:
+class Progress(RunListener):
     """Progress on stderr: a tqdm bar per job on a terminal (phase in the description,
     calls as the count), one line per phase otherwise (logs, CI), nothing with --quiet."""
 
@@ -103,13 +104,13 @@ class Progress:
         self.bar = None
         self._label = ""
 
-    def start(self, index: int, total: int, spec: JobSpec) -> None:
+    def on_job_started(self, index: int, total: int, spec: JobSpec) -> None:
         self._label = f"[{index}/{total}] {spec.config.label}"
         if self.use_bar:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=2 * (spec.warmup + spec.iters), desc=self._label, unit="call",
-                            file=sys.stderr, dynamic_ncols=True, leave=True)
+            self.bar = tqdm(total=spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * spec.iters,
+                            desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
         elif not self.quiet:
             print(f"{self._label}: starting", file=sys.stderr, flush=True)
 
@@ -122,13 +123,15 @@ class Progress:
         elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
             self.bar.update(len(event.samples))
 
-    def finish(self, result: JobResult) -> None:
+    def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
+        status = {ev.JobCompleted: JobStatus.COMPLETED, ev.JobFailed: JobStatus.FAILED,
+                  ev.JobCancelled: JobStatus.CANCELLED}[type(terminal)]
         if self.bar is not None:
-            self.bar.set_description(f"{self._label}: {result.status}")
+            self.bar.set_description(f"{self._label}: {status}")
             self.bar.close()
             self.bar = None
         elif not self.quiet:
-            print(f"{self._label}: {result.status}", file=sys.stderr, flush=True)
+            print(f"{self._label}: {status}", file=sys.stderr, flush=True)
 
 
 def _fmt(value, spec: str = ".2f", unit: str = "") -> str:
@@ -189,10 +192,9 @@ def main(argv: list[str]) -> int:
 def _profile(args: argparse.Namespace, argv: list[str]) -> int:
     """Validate, claim the output folder, run the jobs, write the report. Ctrl+C while jobs
     run cancels them; while the report is written it is deferred until the files are there."""
-    from core.runner import JobRunner
 
-    progress = Progress(quiet=args.quiet)
-    runner = JobRunner(on_event=progress.on_event)
+
+    runner = JobRunner(listener=Progress(quiet=args.quiet))
     runner.prestart()  # the first job's process imports torch while we validate
     folder = None
     try:
@@ -219,15 +221,7 @@ def _profile(args: argparse.Namespace, argv: list[str]) -> int:
     results: list[JobResult] = []
     try:
         try:
-            for i, spec in enumerate(specs, 1):
-                if interrupted or runner_cancelled(results):
-                    result = JobResult(spec)
-                    result.apply(ev.JobCancelled(spec.job_id, phase="queue"))
-                else:
-                    progress.start(i, len(specs), spec)
-                    result = runner.run(spec)
-                    progress.finish(result)
-                results.append(result)
+            results = runner.run_all(specs)
         finally:
             runner.close()
         options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
@@ -261,5 +255,3 @@ def _write(results: list[JobResult], folder: OutputFolder, options: dict) -> int
         return 1
 
 
-def runner_cancelled(results: list[JobResult]) -> bool:
-    return bool(results) and results[-1].status == JobStatus.CANCELLED

@@ -204,9 +204,8 @@ class MainWindow(QMainWindow):
 
     def cancel_run(self) -> None:
         if self.controller.busy:
-            self.controller.cancel()
+            self.controller.cancel()  # the buttons change when the runner says it is cancelling
             self.status_label.setText("Cancelling…")
-            self._update_buttons()
 
     def export_csv(self, folder: str | None = None) -> list[str]:
         """Write the report's CSVs and report.json into `folder` (asks when None)."""

@@ -7,54 +7,71 @@ event as `sig_event_received`, which Qt queues to the GUI thread. The jobs thems
 child processes, so the worker thread only waits on a pipe and the GUI thread stays free
 (a compile on a thread of this process would hold the GIL for hundreds of ms).
 
-`RunController` is what the window talks to: start, cancel, and a state that changes when
-the runner's does (never on a click). Cancel goes straight to the runner, from the GUI
+`RunController` is what the window talks to: start, cancel, and the state the runner
+pushes (never changed on a click). Cancel goes straight to the runner, from the GUI
 thread: `JobRunner.cancel` may be called from any thread and is never lost, even when it
 arrives before the worker thread has entered `run_all`.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from core import events as ev
 from core.config import JobSpec
-from core.runner import JobRunner, RunnerState, RunnerStatus
+from core.runner import JobRunner, RunListener, RunnerState, RunnerStatus
 
 
-class ProfileWorker(QObject):
-    """Runs a list of jobs on the thread it was moved to."""
+class ProfileWorker(QObject, RunListener):
+    """Runs a list of jobs on the thread it was moved to; the runner's listener."""
 
     sig_event_received = Signal(object)
     """A `core.events.Event` arrived from the running job (emitted on the worker thread)."""
 
+    sig_status_changed = Signal(object)
+    """The runner's `RunnerStatus` changed (emitted on the worker thread)."""
+
     sig_run_finished = Signal()
     """`run_all` returned: every job of the run has ended (emitted on the worker thread)."""
 
+    def __init__(self):
+        super().__init__()
+        self._ended: set[str] = set()
+
     @Slot(object, object)
     def run(self, runner: JobRunner, specs: list[JobSpec]) -> None:
-        """Worker thread: run every job; never raises (a failure becomes a JobFailed)."""
+        """Worker thread: run every job; never raises. Should the runner itself fail, the
+        jobs that had not ended yet end as failed with the error; ended ones stay as they are."""
+        self._ended = set()
         try:
             runner.run_all(specs)
         except Exception as exc:  # a bug in the runner must not kill the thread silently
-            from core import events as ev
-
             for spec in specs:
-                self.sig_event_received.emit(ev.JobFailed(spec.job_id, reason=f"runner error: {exc!r}"))
+                if spec.job_id not in self._ended:
+                    self.sig_event_received.emit(ev.JobFailed(spec.job_id, reason=f"runner error: {exc!r}"))
         finally:
             self.sig_run_finished.emit()
 
+    # ---- RunListener (worker thread)
     def on_event(self, event) -> None:
-        """Worker thread (the runner's callback)."""
         self.sig_event_received.emit(event)
+
+    def on_job_ended(self, index, total, spec, terminal) -> None:
+        self._ended.add(spec.job_id)
+
+    def on_status(self, status: RunnerStatus) -> None:
+        self.sig_status_changed.emit(status)
 
 
 class RunController(QObject):
-    """Starts runs on a worker thread and reports the runner's state. GUI thread only."""
+    """Starts runs on a worker thread and re-emits the runner's state. GUI thread only.
+
+    The state is pushed by the runner (`sig_status_changed`); nothing here polls it."""
 
     sig_event_received = Signal(object)
     """An event of the current run, delivered on the GUI thread."""
 
     sig_status_changed = Signal(object)
-    """The runner's `RunnerStatus` changed (state, job, phase, jobs done/total)."""
+    """The runner's `RunnerStatus` changed (state, job, phase, job index/total, cancelling)."""
 
     sig_run_started = Signal()
     """A run began: the worker accepted the jobs."""
@@ -73,15 +90,12 @@ class RunController(QObject):
         self._worker.moveToThread(self._thread)
         self._sig_start_requested.connect(self._worker.run)
         self._worker.sig_event_received.connect(self.sig_event_received)
+        self._worker.sig_status_changed.connect(self._on_status_changed)
         self._worker.sig_run_finished.connect(self._on_run_finished)
         self._thread.start()
         self._runner: JobRunner | None = None
         self._busy = False
-        self._cancelling = False
-        self._last_status = RunnerStatus(RunnerState.IDLE)
-        self._poll = QTimer(self)
-        self._poll.setInterval(100)
-        self._poll.timeout.connect(self._on_poll)
+        self._status = RunnerStatus(RunnerState.IDLE)
 
     def set_gpu_monitor(self, gpu) -> None:
         self._gpu = gpu
@@ -93,28 +107,28 @@ class RunController(QObject):
 
     @property
     def cancelling(self) -> bool:
-        return self._cancelling
+        """The runner has a cancel request it has not finished honouring."""
+        return self._status.cancelling
 
     @property
     def status(self) -> RunnerStatus:
-        return self._runner.status if self._runner is not None else RunnerStatus(RunnerState.IDLE)
+        """The runner's last pushed status."""
+        return self._status
 
     def start(self, specs: list[JobSpec]) -> None:
         if self._busy:
             raise RuntimeError("a run is already in progress")
-        self._runner = JobRunner(on_event=self._worker.on_event, gpu=self._gpu)
-        self._busy, self._cancelling = True, False
+        # The session folds the events (gui/session.py): the runner need not collect results.
+        self._runner = JobRunner(listener=self._worker, gpu=self._gpu, collect=False)
+        self._busy = True
         self._sig_start_requested.emit(self._runner, list(specs))
-        self._poll.start()
         self.sig_run_started.emit()
-        self._on_poll()
 
     def cancel(self) -> None:
-        """Ask the running job, and those queued after it, to stop (within ~50 ms)."""
+        """Ask the running job, and those queued after it, to stop (within ~50 ms); the
+        runner pushes `cancelling` back, which is what the buttons follow."""
         if self._busy and self._runner is not None:
-            self._cancelling = True
             self._runner.cancel()
-            self._on_poll(force=True)
 
     def shutdown(self, wait_ms: int = 15000) -> None:
         """Cancel any run and stop the worker thread (window closing)."""
@@ -122,15 +136,13 @@ class RunController(QObject):
         self._thread.quit()
         self._thread.wait(wait_ms)
 
-    def _on_poll(self, force: bool = False) -> None:
-        status = self.status
-        if force or status != self._last_status:
-            self._last_status = status
-            self.sig_status_changed.emit(status)
+    def _on_status_changed(self, status: RunnerStatus) -> None:
+        self._status = status
+        self.sig_status_changed.emit(status)
 
     def _on_run_finished(self) -> None:
-        self._poll.stop()
-        self._busy, self._cancelling = False, False
+        self._busy = False
         self._runner = None
-        self._on_poll(force=True)
+        self._status = RunnerStatus(RunnerState.IDLE)
         self.sig_run_finished.emit()
+        self.sig_status_changed.emit(self._status)
