@@ -66,15 +66,8 @@ def main(argv: list[str]) -> int:
         from core.cli import main as profile_main
 
         return profile_main(argv[1:])
-    try:
-        from gui.app import main as gui_main
-    except ImportError as exc:
-        if "gui.app" not in str(exc) and "gui" != getattr(exc, "name", ""):
-            raise
-        print("The desktop app is not built yet; running a demo profile of resnet18 instead.", file=sys.stderr)
-        from core.cli import main as profile_main
+    from gui.app import main as gui_main
 
-        return profile_main(["resnet18", "--out", os.path.join(ROOT, "out", "demo")])
     return gui_main(argv)
 
 

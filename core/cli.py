@@ -13,7 +13,8 @@ import sys
 import uuid
 
 from core import events as ev
-from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, JobSpec, ModelSpec, check_limits,
+from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, VERBOSE_REFUSAL, ConfigError, JobSpec, ModelSpec,
+                         asks_for_verbose, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
 from core.report import OutputFolder, ReportError, write_report
@@ -38,18 +39,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
     p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
                    help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
-    p.add_argument("--warmup", type=int, default=5, help="warm-up calls per side (default 5)")
-    p.add_argument("--iters", type=int, default=50, help="timed iterations per side (default 50)")
-    p.add_argument("--block", type=int, default=25, metavar="N",
-                   help="alternate eager and compiled timed calls in blocks of N (default 25; 1 = strict "
+    d = {key: lim.default for key, lim in LIMITS.items()}
+    p.add_argument("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
+    p.add_argument("--iters", type=int, default=d["iters"],
+                   help=f"timed iterations per side (default {d['iters']}, at most {LIMITS['iters'].high:,.0f})")
+    p.add_argument("--block", type=int, default=d["block"], metavar="N",
+                   help=f"alternate eager and compiled timed calls in blocks of N (default {d['block']}, shortened "
+                        "so the sides alternate at least 4 times; 1 = strict "
                         "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
                         "see docs/BENCHMARKS.md)")
-    p.add_argument("--batch-size", type=int, default=1, help="batch size of torchvision inputs (default 1)")
-    p.add_argument("--image-size", type=int, default=224, help="image size of torchvision inputs (default 224)")
+    p.add_argument("--batch-size", type=int, default=d["batch_size"],
+                   help=f"batch size of torchvision inputs (default {d['batch_size']})")
+    p.add_argument("--image-size", type=int, default=d["image_size"],
+                   help=f"image size of torchvision inputs (default {d['image_size']})")
     p.add_argument("--weights", help="local state_dict for a torchvision model (torch.load weights_only=True)")
     p.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
     p.add_argument("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
-    p.add_argument("--timeout", type=float, default=900.0, help="seconds before a job is ended as hung (default 900)")
+    p.add_argument("--timeout", type=float, default=d["timeout"],
+                   help=f"seconds before a job is ended as hung (default {d['timeout']:g})")
     p.add_argument("--sweep-shapes", action="store_true",
                    help="run every input of the model file's get_input_variants() against one compiled model "
                         "per config, recording recompiles and their reasons (writes variants.csv)")
@@ -174,12 +181,8 @@ def print_summary(results: list[JobResult]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if any(a == "--verbose" or a.startswith("--verbose=") for a in argv):
-        # Outdated guides teach torch.compile(..., verbose=True): a TypeError in every release.
-        print("error: torch.compile has no verbose argument. Valid arguments: backend, mode, dynamic, fullgraph, "
-              "options (--backend, --mode, --dynamic, --fullgraph, --inductor-option). Graph breaks and "
-              "recompiles are always captured in the report; for torch's own logs set "
-              "TORCH_LOGS=graph_breaks,recompiles.", file=sys.stderr)
+    if asks_for_verbose(argv):
+        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
     try:

@@ -1,6 +1,6 @@
 import pytest
 
-from core.config import (CompileConfig, ConfigError, available_backends, available_modes, compile_kwargs_config,
+from core.config import (CompileConfig, ConfigError, available_backends, available_modes,
                          dynamo_config_defaults, expand_configs, parse_key_values, validate_config)
 
 
@@ -34,11 +34,12 @@ def test_mode_needs_inductor_and_excludes_options():
         validate_config(CompileConfig(mode="max-autotune", inductor_options=(("max_autotune", True),)))
 
 
-def test_verbose_argument_is_refused():
-    with pytest.raises(ConfigError, match=r"no argument 'verbose'.*backend, mode, dynamic, fullgraph, options"):
-        compile_kwargs_config(backend="inductor", verbose=True)
-    cfg = compile_kwargs_config(backend="eager", dynamic=False, fullgraph=True)
-    assert cfg == CompileConfig(backend="eager", dynamic="false", fullgraph=True)
+def test_verbose_argument_is_recognised():
+    from core.config import VERBOSE_REFUSAL, asks_for_verbose
+
+    assert asks_for_verbose(["resnet18", "--verbose"]) and asks_for_verbose(["--verbose=1"])
+    assert not asks_for_verbose(["resnet18", "--verbosity"])
+    assert "TORCH_LOGS=graph_breaks,recompiles" in VERBOSE_REFUSAL and "backend, mode" in VERBOSE_REFUSAL
 
 
 def test_cuda_refused_without_gpu():
