@@ -5,6 +5,12 @@ so it appears in about a second. `--run` starts profiling as soon as torch is lo
 `--screenshot PNG` saves a picture of the window once the run (if any) has finished and
 exits, which makes the README's screenshots and serves the smoke test.
 
+The command line is refused as `profile` refuses it (message on stderr, exit code 2), never
+replaced silently: numbers outside core's ranges and malformed --dynamo-config items before
+the window opens; backends, modes, dynamo settings, the device and the model by the
+`profile` command's own checks as soon as torch has loaded. Before the QApplication is
+created, a missing library of Qt's xcb plugin is named with the command that installs it.
+
 Call `main` on the process's main thread.
 """
 from __future__ import annotations
@@ -50,10 +56,53 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has "
                                                        "finished, then exit")
     p.add_argument("--tab", choices=("summary", "resources", "graph-breaks", "sweep"), help="tab to show")
-    p.add_argument("--size", default="", metavar="WxH", help="window size, e.g. 1400x900 (default for --screenshot)")
+    p.add_argument("--size", type=_window_size, metavar="WxH",
+                   help="window size, e.g. 1400x900 (default for --screenshot)")
     p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
     return p
+
+
+def _window_size(text: str) -> str:
+    width, sep, height = text.partition("x")
+    if not (sep and width.isdigit() and height.isdigit()
+            and 100 <= int(width) <= 20000 and 100 <= int(height) <= 20000):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size WIDTHxHEIGHT in pixels, e.g. 1400x900")
+    return text
+
+
+def command_line_problem(args) -> str:
+    """What the command line asks that core refuses without torch ('' if nothing): numbers
+    outside core's accepted ranges (`core.config.check_limits`, as `profile` checks them)
+    and --dynamo-config items that are not KEY=VALUE. Backends, modes, dynamo keys, the
+    device and the model are checked against torch once it has loaded (`Automation`)."""
+    from core.config import ConfigError, check_limits
+    from gui import dynamo_overrides
+
+    try:
+        check_limits(warmup=args.warmup, iters=args.iters, batch_size=args.batch_size, image_size=args.image_size)
+        if args.dynamo_config:
+            dynamo_overrides.parse(args.dynamo_config, None)
+    except ConfigError as exc:
+        return str(exc)
+    return ""
+
+
+def xcb_problem() -> str:
+    """Why Qt's xcb platform plugin would fail to load here ('' when it would load, or when
+    the platform will not be xcb): the missing libraries and the command that installs them."""
+    from core import platform_check
+
+    if not platform_check.platform_would_be_xcb():
+        return ""
+    try:
+        import PySide6
+
+        plugin = os.path.join(os.path.dirname(PySide6.__file__), "Qt", "plugins", "platforms", "libqxcb.so")
+    except ImportError:
+        return ""
+    missing = platform_check.missing_xcb_libraries(plugin)
+    return platform_check.missing_libraries_message(missing) if missing else ""
 
 
 def has_display() -> bool:
@@ -77,8 +126,16 @@ def main(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help or a usage error, already printed
         return int(exc.code or 0)
+    problem = command_line_problem(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return 2
+    problem = xcb_problem()
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
 
     from PySide6.QtCore import QTimer
@@ -123,7 +180,7 @@ class Automation:
     def setup(self) -> None:
         w, a = self.window, self.args
         Automation.exit_code = None
-        from core.config import ConfigError, expand_configs
+        from core.config import expand_configs
         from gui import dynamo_overrides
 
         if a.size or a.screenshot:
@@ -132,12 +189,9 @@ class Automation:
         if a.model:
             w.set_model(a.model, trusted=True)  # named on the command line: the user chose it
         panel = w.config_panel
-        dynamo: tuple = ()
-        if a.dynamo_config:
-            try:  # keys are checked against torch's settings once it is loaded, before the run
-                dynamo = dynamo_overrides.parse(a.dynamo_config, None)
-            except ConfigError as exc:
-                print(f"compile-profiler: {exc}", file=sys.stderr)
+        # Checked as KEY=VALUE before the window opened (`command_line_problem`); the keys and
+        # values against torch's settings once it has loaded (`_on_catalog_loaded`).
+        dynamo = dynamo_overrides.parse(a.dynamo_config, None) if a.dynamo_config else ()
         if a.backend or a.mode or a.dynamic or a.fullgraph or dynamo:
             configs = expand_configs(a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"],
                                      a.fullgraph, dynamo)
@@ -151,17 +205,16 @@ class Automation:
             if value is not None:
                 box.setValue(value)
         if a.sweep_shapes:
-            if not w.model_panel.sweep.isEnabled():
-                print("compile-profiler: --sweep-shapes needs a Python model file that defines "
-                      "get_input_variants()", file=sys.stderr)
-            w.model_panel.sweep.setChecked(True)
+            w.model_panel.sweep.setChecked(True)  # refused with the reason at validation when not possible
         if a.device:
             panel.device.addItem(a.device) if panel.device.findText(a.device) < 0 else None
             panel.device.setCurrentText(a.device)
         if a.tab:
             w.show_tab(a.tab)
-        if a.session:
-            w.open_session(a.session)
+        if a.session and not w.open_session(a.session):
+            print(f"error: {w.last_error}", file=sys.stderr)
+            if a.screenshot or a.run:  # automation: no picture of an empty window, no run of another model
+                self._refuse()
         if a.print_launch_time or a.exit_after_show:
             w.sig_shown.connect(self._on_shown)
         w.sig_catalog_loaded.connect(self._on_catalog_loaded)
@@ -175,8 +228,47 @@ class Automation:
             Automation.exit_code = 0
             QTimer.singleShot(0, self.window.close)
 
+    def torch_problem(self, catalog) -> str:
+        """What torch refuses in the command line's model and settings ('' if nothing), by the
+        `profile` command's own checks (`core.cli.build_specs`). Only what the command line
+        named is checked; '' when torch could not be loaded (the window says why)."""
+        a = self.args
+        named = (a.model, a.backend, a.mode, a.dynamic, a.fullgraph, a.dynamo_config, a.sweep_shapes, a.device,
+                 a.iters, a.warmup, a.batch_size, a.image_size)
+        if not catalog.backends or not any(v not in (None, False, []) for v in named):
+            return ""
+        from core.cli import build_parser, build_specs
+        from core.config import ConfigError
+
+        model = a.model or self.window.model_panel.source() or "resnet18"
+        spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults
+        for key in ("backend", "mode", "dynamic", "device", "iters", "warmup", "batch_size", "image_size"):
+            if getattr(a, key) is not None:
+                setattr(spec_args, key, getattr(a, key))
+        spec_args.fullgraph, spec_args.sweep_shapes = a.fullgraph, a.sweep_shapes
+        spec_args.dynamo_config = list(a.dynamo_config)
+        try:
+            build_specs(spec_args)
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def _refuse(self) -> None:
+        """End the app with exit code 2 (the refusal was printed), as `profile` does."""
+        from PySide6.QtCore import QTimer
+
+        Automation.exit_code = 2
+        QTimer.singleShot(0, self.window.close)
+
     def _on_catalog_loaded(self, catalog) -> None:
         w, a = self.window, self.args
+        if Automation.exit_code is not None:
+            return  # already refused (a session that cannot be opened)
+        problem = self.torch_problem(catalog)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            self._refuse()
+            return
         if a.device:  # the catalogue replaced the device list; keep the asked-for device
             if w.config_panel.device.findText(a.device) < 0:
                 w.config_panel.device.addItem(a.device)
@@ -186,7 +278,9 @@ class Automation:
                 if a.screenshot:
                     w.sig_run_finished.connect(self._take_screenshot)
                 return
-            print(f"compile-profiler: cannot run: {w.last_error}", file=sys.stderr)
+            print(f"error: cannot run: {w.last_error}", file=sys.stderr)
+            self._refuse()
+            return
         if a.screenshot:
             self._take_screenshot()
 

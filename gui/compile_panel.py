@@ -10,6 +10,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from gui.safe_text import tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.theme import config_color
 
@@ -56,7 +57,7 @@ class CompileBreakdownModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return label if index.column() == 0 else BREAKDOWN[index.column()][1](c)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return c.coverage if index.column() == 0 else BREAKDOWN[index.column()][2]
+            return tooltip(c.coverage) if index.column() == 0 and c.coverage else BREAKDOWN[index.column()][2]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_color(i))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
@@ -85,7 +86,11 @@ class RecompileModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return values[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(rc.reasons) if index.column() == 3 else RECOMPILE_COLUMNS[index.column()][1]
+            if index.column() == 3 and rc.reasons:
+                return tooltip("\n".join(rc.reasons))
+            if index.column() == 2 and rc.location:
+                return tooltip(rc.location)
+            return RECOMPILE_COLUMNS[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_color(i))
         return None
@@ -98,7 +103,8 @@ class CompilePanel(QWidget):
         super().__init__(parent)
         self.breakdown_model = CompileBreakdownModel(self)
         self.recompile_model = RecompileModel(self)
-        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config")
+        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config",
+                                    stretch_last=False)
         self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
         self.recompile_title = QLabel("<b>Recompiles</b>")
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -110,8 +116,10 @@ class CompilePanel(QWidget):
             box_layout.addWidget(title)
             box_layout.addWidget(table, 1)
             splitter.addWidget(box)
-        splitter.setStretchFactor(0, 3)
+        # The breakdown keeps its columns' width; the recompiles (long guard failures) get the rest.
+        splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)

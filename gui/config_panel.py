@@ -17,9 +17,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
                                QVBoxLayout, QWidget)
 
-from core.config import DYNAMIC_CHOICES, CompileConfig, ConfigError, validate_config
+from core.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, validate_config
 from gui import dynamo_overrides
 from gui.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
+from gui.safe_text import plain
 from gui.theme import error_color
 
 DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
@@ -43,10 +44,15 @@ def _row(*widgets) -> QHBoxLayout:
 
 
 def _set_items(box: QComboBox, items, keep: str) -> None:
+    """Replace the choices, keeping the current one even when torch does not offer it: it is
+    never swapped silently for another; validation shows why it cannot run."""
+    items = list(items)
     box.blockSignals(True)
     box.clear()
-    box.addItems(list(items))
-    if keep in items:
+    box.addItems(items)
+    if keep and keep not in items:
+        box.addItem(keep)
+    if keep:
         box.setCurrentText(keep)
     box.blockSignals(False)
 
@@ -80,12 +86,14 @@ class ConfigPanel(QGroupBox):
                                       "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
                                       "against the installed torch's settings")
         self.device = _combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
+        # The spin boxes' ranges are core's accepted ranges (LIMITS), so what a box holds is
+        # always what the command line and `profile` would accept too.
         self.warmup = QSpinBox()
-        self.warmup.setRange(0, 1000)
+        self.warmup.setRange(int(LIMITS["warmup"].low), int(LIMITS["warmup"].high))
         self.warmup.setValue(5)
         self.warmup.setToolTip("Untimed-in-statistics warm-up calls per side before the timed iterations")
         self.iters = QSpinBox()
-        self.iters.setRange(1, 1_000_000)
+        self.iters.setRange(int(LIMITS["iters"].low), int(LIMITS["iters"].high))
         self.iters.setValue(50)
         self.iters.setToolTip("Timed iterations per side; eager and compiled calls alternate")
         form = QFormLayout()
@@ -96,12 +104,12 @@ class ConfigPanel(QGroupBox):
         form.addRow("Device", self.device)
         form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
 
-        self.error = QLabel("")
+        self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
 
-        self.suggestion = QLabel("")
+        self.suggestion = plain(QLabel(""))  # quotes torch's hint from a run or a report
         self.suggestion.setWordWrap(True)
         self.suggestion.setToolTip("A torch._dynamo.config setting this model needs, or that torch's graph-break "
                                    "hints suggest")
@@ -269,6 +277,10 @@ class ConfigPanel(QGroupBox):
             self.queue.clear()
             for config in queued:
                 self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
+
+    def show_problem(self, text: str) -> None:
+        """Show why the form cannot run, inline in red ('' hides it)."""
+        self._show_error(text)
 
     def _show_error(self, text: str) -> None:
         self.error.setText(text)

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gui.safe_text import legend_text
 from gui.theme import config_color
 
 REDRAW_INTERVAL_MS = 500
@@ -92,5 +93,5 @@ class DistributionChart(QWidget):
                 fill.setAlpha(70)
                 brush = fill
             curve = self.plot.plot(edges, counts, stepMode="center", pen=pen, fillLevel=0 if brush else None,
-                                   brush=brush, name=f"{phase} · {label}")
+                                   brush=brush, name=f"{phase} · {legend_text(label)}")
             self._curves.append(curve)

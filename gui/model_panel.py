@@ -14,8 +14,10 @@ from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
+from core.config import LIMITS
 from core.models import defines_variants, is_file_source
 from gui.examples import Example, examples_in
+from gui.safe_text import markup, tooltip
 
 
 class ExampleModel(QAbstractListModel):
@@ -65,6 +67,7 @@ class ModelPanel(QGroupBox):
         self._source = ""
         self._selecting = False
         self.current = QLabel("<i>none chosen</i>")
+        self.current.setTextFormat(Qt.TextFormat.RichText)  # our markup; the model's name inside is escaped
         self.current.setWordWrap(True)
         self.current.setToolTip("The model the next run profiles")
 
@@ -109,10 +112,10 @@ class ModelPanel(QGroupBox):
         buttons.addWidget(self.recent_button)
 
         self.batch = QSpinBox()
-        self.batch.setRange(1, 4096)
+        self.batch.setRange(int(LIMITS["batch_size"].low), int(LIMITS["batch_size"].high))
         self.batch.setToolTip("Batch size of the example input (torchvision models and TorchScript files)")
         self.image = QSpinBox()
-        self.image.setRange(16, 4096)
+        self.image.setRange(int(LIMITS["image_size"].low), int(LIMITS["image_size"].high))
         self.image.setSingleStep(32)
         self.image.setValue(224)
         self.image.setToolTip("Height and width of the example images (torchvision models and TorchScript files); "
@@ -154,7 +157,7 @@ class ModelPanel(QGroupBox):
         self.recent_menu.clear()
         for path in paths:
             action = self.recent_menu.addAction(os.path.basename(path))
-            action.setToolTip(path)
+            action.setToolTip(tooltip(path))
             action.setData(path)
             action.triggered.connect(lambda checked=False, p=path: self.sig_recent_chosen.emit(p))
         self.recent_button.setEnabled(bool(paths))
@@ -168,8 +171,9 @@ class ModelPanel(QGroupBox):
             self.sweep.setChecked(False)
         self._select_example(source)
         if is_file_source(source):
-            self.current.setText(f"<b>{os.path.basename(source)}</b><br><small>{os.path.dirname(source)}</small>")
-            self.current.setToolTip(source)
+            self.current.setText(f"Next run: <b>{markup(os.path.basename(source))}</b><br>"
+                                 f"<small>{markup(os.path.dirname(source))}</small>")
+            self.current.setToolTip(tooltip(f"The model the next run profiles:\n{source}"))
             self._selecting = True
             try:  # also forget the current row, so clicking it again chooses it again
                 self.list.setCurrentIndex(QModelIndex())
@@ -177,7 +181,8 @@ class ModelPanel(QGroupBox):
             finally:
                 self._selecting = False
         else:
-            self.current.setText(f"<b>{source}</b> <small>(torchvision)</small>" if source else "<i>none chosen</i>")
+            self.current.setText(f"Next run: <b>{markup(source)}</b> <small>(torchvision)</small>" if source
+                                 else "<i>none chosen</i>")
             self.current.setToolTip("The model the next run profiles")
             self._select_in_list(source)
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidg
 
 from core.events import PHASES
 from gui.buffers import GrowingSeries
+from gui.safe_text import markup
 from gui.theme import PHASE_COLORS, config_color, phase_brush
 
 REDRAW_INTERVAL_MS = 100
@@ -115,7 +116,8 @@ class ResourcePanel(QWidget):
                 p.setXLink(self.cpu_plot)
             self.gpu_note.hide()
         elif not available:
-            self.gpu_note.setText(f"<b>No GPU charts:</b> {reason or 'no GPU'}. CPU and memory are shown above.")
+            self.gpu_note.setText(f"<b>No GPU charts:</b> {markup(reason or 'no GPU')}. "
+                                  "CPU and memory are shown above.")
             self.gpu_note.show()
 
     # ---------------------------------------------------------------- data in

@@ -45,6 +45,8 @@ class ProfileSession(QObject):
         super().__init__(parent)
         self._results: dict[str, JobResult] = {}
         self.options: dict = {}
+        self.origin = ""  # the report.json the results were read from; '' for a run
+        self.warnings: list[str] = []  # what that report's header warned about
 
     # ---------------------------------------------------------------- contents
     @property
@@ -65,12 +67,15 @@ class ProfileSession(QObject):
         """Begin a new run: forget the previous results."""
         self._results = {s.job_id: JobResult(s) for s in specs}
         self.options = dict(options or {})
+        self.origin, self.warnings = "", []
         self.sig_reset.emit()
 
-    def load(self, results: list[JobResult], options: dict | None = None) -> None:
-        """Show results read back from a report."""
+    def load(self, results: list[JobResult], options: dict | None = None, origin: str = "",
+             warnings=()) -> None:
+        """Show results read back from a report (`origin`, with its header's `warnings`)."""
         self._results = {r.job_id: r for r in results}
         self.options = dict(options or {})
+        self.origin, self.warnings = origin, list(warnings)
         self.sig_reset.emit()
 
     # ---------------------------------------------------------------- folding

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.buffers import suggests_log
+from gui.safe_text import legend_text
 from gui.sweep_text import medians, shape_ticks
 from gui.theme import config_color, error_color
 
@@ -32,15 +33,18 @@ class _JobItems:
         faded.setAlpha(150)
         self.eager = plot.plot([], [], pen=pg.mkPen(faded, width=1.5, style=Qt.PenStyle.DashLine),
                                symbol="s", symbolSize=4, symbolBrush=faded, symbolPen=None,
-                               name=f"eager · {label}")
+                               name=f"eager · {legend_text(label)}")
         self.compiled = plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=4,
-                                  symbolBrush=color, symbolPen=None, name=f"compiled · {label}")
-        self.markers: dict[str, pg.ScatterPlotItem] = {}
+                                  symbolBrush=color, symbolPen=None, name=f"compiled · {legend_text(label)}")
+        # Markers are PlotDataItems without a line, not bare ScatterPlotItems: only items with
+        # setLogMode follow the plot's log axis (pyqtgraph draws a bare item's raw y on the
+        # log10 scale, so a marker at 40 ms sat far above its curve).
+        self.markers: dict[str, pg.PlotDataItem] = {}
         for kind, (symbol, size, _) in MARKERS.items():
             pen = pg.mkPen(error_color() if kind != "recompiled" else color, width=2)
             brush = QColor(color) if kind == "limit" else None
-            item = pg.ScatterPlotItem([], [], symbol=symbol, size=size, pen=pen,
-                                      brush=brush if brush is not None else pg.mkBrush(None))
+            item = pg.PlotDataItem([], [], pen=None, symbol=symbol, symbolSize=size, symbolPen=pen,
+                                   symbolBrush=brush if brush is not None else pg.mkBrush(None))
             item.setZValue(5)
             plot.addItem(item)
             self.markers[kind] = item
@@ -145,7 +149,7 @@ class SweepChart(QWidget):
             self._ticks = ticks
             step = max(1, int(np.ceil(sum(len(t) for t in ticks) / 90)))  # keep long shapes from overlapping
             self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(ticks) if i % step == 0]])
-            self.plot.setLabel("bottom", f"variant: {label}")
+            self.plot.setLabel("bottom", f"variant: {legend_text(label)}")
 
     def _add_marker_legend(self, variants) -> None:
         if self._legend_markers_added or not any(v.recompiled for v in variants):
@@ -162,6 +166,13 @@ class SweepChart(QWidget):
         """The variant indices that carry a marker of `kind` (recompiled, limit, eager)."""
         job = self._jobs.get(job_id)
         return list(job.indices[kind]) if job else []
+
+    def marker_points(self, job_id: str, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) where the markers of `kind` are drawn, in the plot's coordinates (log10 of
+        the latency when the axis is logarithmic)."""
+        job = self._jobs.get(job_id)
+        x, y = job.markers[kind].getData() if job else (None, None)
+        return (np.asarray([] if x is None else x, dtype=float), np.asarray([] if y is None else y, dtype=float))
 
     def curve_points(self, job_id: str, side: str) -> int:
         job = self._jobs.get(job_id)

@@ -8,12 +8,11 @@ GUI thread only.
 """
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
 
+from gui.safe_text import markup, tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.sweep_chart import SweepChart
 from gui.sweep_text import medians, sweep_sentence, variant_outcome
@@ -76,7 +75,7 @@ class SweepModel(RowTableModel):
                     "; ".join(v.recompile_reasons) or "–", _ms(eager), _ms(compiled))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and v.recompile_reasons:
-                return "\n".join(v.recompile_reasons)
+                return tooltip("\n".join(v.recompile_reasons))
             return COLUMNS[column][1]
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == 0:
@@ -164,6 +163,6 @@ class SweepPanel(QWidget):
             if not result.spec.sweep_shapes:
                 continue
             color = config_color(index).name()
-            text = html.escape(sweep_sentence(result, self.dynamo_defaults))
-            lines.append(f"<span style='color:{color}'><b>{html.escape(result.config.label)}</b></span>: {text}")
+            text = markup(sweep_sentence(result, self.dynamo_defaults))
+            lines.append(f"<span style='color:{color}'><b>{markup(result.config.label)}</b></span>: {text}")
         self.header.setText("<br>".join(lines) if lines else EMPTY_TEXT)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
+
+from gui.safe_text import markup
 
 SETTINGS_KEY = "trust/python_file_hashes"
 MAX_REMEMBERED = 500
@@ -54,10 +56,11 @@ def confirm_python_file(parent: QWidget, settings: QSettings, path: str) -> bool
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Run code from this file?")
-    box.setText(f"<b>{os.path.basename(path)}</b> is a Python program. Profiling it runs it on this machine, "
-                "with your permissions: it can read, change or delete your files.")
-    box.setInformativeText(f"{path}\n\nOnly continue if you trust where this file came from. You will be asked "
-                           "again if its content changes.")
+    box.setTextFormat(Qt.TextFormat.RichText)  # our markup; the file's name inside is escaped
+    box.setText(f"<b>{markup(os.path.basename(path))}</b> is a Python program. Profiling it runs it on this "
+                "machine, with your permissions: it can read, change or delete your files.")
+    box.setInformativeText(f"<p>{markup(path)}</p><p>Only continue if you trust where this file came from. You will "
+                           "be asked again if its content changes.</p>")
     run = box.addButton("Trust and use", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)

@@ -14,7 +14,8 @@ TABS = (("summary", "Summary"), ("resources", "Resources"), ("graph-breaks", "Gr
 
 
 def build_layout(w) -> None:
-    """Left: model and config panels; right: the charts above the tabs (`w.tabs`). Sets the
+    """Left: model and config panels; right: whose results (`w.results_header`) above the
+    charts above the tabs (`w.tabs`). Sets the
     splitters as `w.left_splitter`, `w.charts_splitter`, `w.right_splitter`, `w.main_splitter`."""
     left = QSplitter(Qt.Orientation.Vertical)
     left.addWidget(w.model_panel)
@@ -61,9 +62,16 @@ def build_layout(w) -> None:
     right.setStretchFactor(1, 1)
     w.right_splitter = right
 
+    right_box = QWidget()  # the results, headed by whose results they are
+    right_layout = QVBoxLayout(right_box)
+    right_layout.setContentsMargins(0, 0, 0, 0)
+    right_layout.setSpacing(2)
+    right_layout.addWidget(w.results_header)
+    right_layout.addWidget(right, 1)
+
     main = QSplitter(Qt.Orientation.Horizontal)
     main.addWidget(left)
-    main.addWidget(right)
+    main.addWidget(right_box)
     main.setStretchFactor(0, 0)
     main.setStretchFactor(1, 1)
     main.setSizes([340, 1060])

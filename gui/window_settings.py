@@ -8,8 +8,9 @@ import os
 
 from PySide6.QtCore import QByteArray
 
-from core.config import CompileConfig
+from core.config import CompileConfig, check_limits
 from core.models import is_file_source, split_factory
+from gui.safe_text import tooltip
 
 MAX_RECENT = 10
 SPLITTERS = ("main_splitter", "left_splitter", "right_splitter", "charts_splitter")
@@ -41,7 +42,7 @@ class RecentFiles:
         self.menu.clear()
         for path in recent:
             action = self.menu.addAction(os.path.basename(path))
-            action.setToolTip(path)
+            action.setToolTip(tooltip(path))
             action.triggered.connect(lambda checked=False, p=path: self.open_file(p))
         self.menu.setEnabled(bool(recent))
 
@@ -50,15 +51,28 @@ class RecentFiles:
 
 
 def save_form(w) -> None:
-    """Remember the form's fields."""
+    """Remember the form's fields; the compile settings only once torch has accepted them
+    (catalogue loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
+    unknown backend) never comes back at the next launch: the last accepted ones stay."""
     s, p, m = w.settings, w.config_panel, w.model_panel
     c = p.current_config()
-    for key, value in (("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic),
-                       ("fullgraph", c.fullgraph), ("dynamo_config", p.dynamo_config.text()),
-                       ("device", p.device.currentText()), ("warmup", p.warmup.value()), ("iters", p.iters.value()),
-                       ("batch_size", m.batch.value()), ("image_size", m.image.value()),
-                       ("sweep", m.sweep.isChecked())):
+    values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("batch_size", m.batch.value()),
+              ("image_size", m.image.value()), ("sweep", m.sweep.isChecked())]
+    if p.catalog_loaded and not p.field_problem() and not p.config_problem(c):
+        values += [("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic), ("fullgraph", c.fullgraph),
+                   ("dynamo_config", p.dynamo_config.text()), ("device", p.device.currentText())]
+    for key, value in values:
         s.setValue(f"form/{key}", value)
+
+
+def _int(settings, key: str, default: int, limit: str) -> int:
+    """A remembered number, or `default` when it is not one or out of core's range (LIMITS)."""
+    try:
+        value = int(settings.value(key, default))
+        check_limits(**{limit: value})
+        return value
+    except (TypeError, ValueError):  # ConfigError is a ValueError
+        return default
 
 
 def restore(w) -> None:
@@ -73,17 +87,20 @@ def restore(w) -> None:
         state = s.value(f"window/{name}")
         if isinstance(state, QByteArray) and not state.isEmpty():
             getattr(w, name).restoreState(state)
-    w.tabs.setCurrentIndex(int(s.value("window/tab", 0) or 0))
+    try:
+        w.tabs.setCurrentIndex(int(s.value("window/tab", 0) or 0))
+    except (TypeError, ValueError):
+        pass
     p = w.config_panel
     p.set_config(CompileConfig(backend=str(s.value("form/backend", "inductor")),
                                mode=str(s.value("form/mode", "default")),
                                dynamic=str(s.value("form/dynamic", "auto")),
                                fullgraph=str(s.value("form/fullgraph", "false")).lower() == "true"))
     p.dynamo_config.setText(str(s.value("form/dynamo_config", "") or ""))
-    p.warmup.setValue(int(s.value("form/warmup", 5)))
-    p.iters.setValue(int(s.value("form/iters", 50)))
-    w.model_panel.batch.setValue(int(s.value("form/batch_size", 1)))
-    w.model_panel.image.setValue(int(s.value("form/image_size", 224)))
+    p.warmup.setValue(_int(s, "form/warmup", 5, "warmup"))
+    p.iters.setValue(_int(s, "form/iters", 50, "iters"))
+    w.model_panel.batch.setValue(_int(s, "form/batch_size", 1, "batch_size"))
+    w.model_panel.image.setValue(_int(s, "form/image_size", 224, "image_size"))
     model = str(s.value("form/model", "resnet18") or "resnet18")
     if is_file_source(model) and not os.path.exists(split_factory(model)[0]):
         model = "resnet18"

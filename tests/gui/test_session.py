@@ -30,7 +30,7 @@ def test_unwritable_folder_is_reported_and_nothing_is_lost(qtbot, window, tmp_pa
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     assert window.export_csv(str(blocker / "report")) == []
-    assert "cannot write the report" in window.last_error
+    assert "cannot use" in window.last_error and "Choose a folder you can write to" in window.last_error
     assert window.save_session(str(blocker / "report.json")) == ""
     assert "cannot write" in window.last_error
     assert window.session.results[0].job_id == "a"  # still there to save elsewhere

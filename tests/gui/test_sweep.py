@@ -84,3 +84,25 @@ def test_sweep_session_round_trip(qtbot, window, tmp_path):
     assert window.sweep_panel.chart.marker_indices("a", "limit") == [2]
     assert not window.charts_splitter.isVisibleTo(window)  # nothing per iteration to chart
     assert window.summary_panel.model.index(0, 5).data() == "sweep"
+
+
+def test_markers_sit_on_their_curve_in_log_scale(qtbot):
+    """In log scale pyqtgraph draws log10 of the data; the markers must move with the curve."""
+    import numpy as np
+
+    from gui.sweep_chart import SweepChart
+
+    chart = SweepChart()
+    qtbot.addWidget(chart)
+    chart.reset([fake_sweep_result("a", "false")])
+    job = chart._jobs["a"]
+    for log in (False, True, False):
+        chart.log_box.setChecked(log)
+        cx, cy = job.compiled.getData()
+        curve_y = dict(zip(cx.tolist(), cy.tolist()))
+        for kind in ("recompiled", "limit", "eager"):
+            mx, my = job.markers[kind].getData()
+            assert len(mx) == 1
+            assert np.allclose(my, [curve_y[x] for x in mx]), (kind, log, my, curve_y)
+        assert chart.marker_points("a", "limit")[1][0] == curve_y[2.0]
+    assert np.isclose(curve_y[2.0], 2.95)  # back in linear scale: the median itself

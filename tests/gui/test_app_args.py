@@ -1,0 +1,145 @@
+"""The app's command line and form refuse what core refuses, as `profile` does (message on
+stderr naming the value and the valid ones, exit code 2), never replacing a value silently;
+only accepted settings are remembered; a missing library of Qt's xcb plugin is named with
+the command that installs it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from core.config import LIMITS, CompileConfig
+from tests.gui.conftest import CATALOG_TIMEOUT_MS, GRAPH_BREAK_MODEL
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAIN = os.path.join(ROOT, "main.py")
+
+
+@pytest.fixture
+def automation(window):
+    """Drive `gui.app.Automation` on the test's window; returns a function(argv) that sets
+    it up and delivers the (already loaded) catalogue, as the app does once torch is in."""
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import Automation, build_parser
+
+    made = []
+
+    def run(argv):
+        auto = Automation(window, build_parser().parse_args(argv), QApplication.instance())
+        made.append(auto)
+        auto.setup()
+        auto._on_catalog_loaded(window.catalog)
+        return Automation.exit_code
+
+    yield run
+    Automation.exit_code = None
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--iters", "0", "--run"], "--iters must be between 1 and 1,000,000, not 0."),
+    (["--iters", str(10**9), "--run"], "--iters must be between 1 and 1,000,000, not 1,000,000,000"),
+    (["--warmup", "-1"], "--warmup must be between 0 and 100,000, not -1."),
+    (["--batch-size", "0"], "--batch-size must be between 1 and 65,536, not 0."),
+    (["--image-size", "9999"], "--image-size must be between 16 and 8,192, not 9,999."),
+    (["--dynamo-config", "allow_rnn"], "is not KEY=VALUE"),
+])
+def test_numbers_and_malformed_overrides_are_refused_before_the_window(argv, message, capsys, monkeypatch):
+    from gui import app
+
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert app.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err
+
+
+def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.run([sys.executable, MAIN, GRAPH_BREAK_MODEL, "--backend", "nope", "--run"], env=env,
+                          capture_output=True, text=True, timeout=180, cwd=str(tmp_path))
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "error: Unknown backend 'nope'. Valid backends here: " in proc.stderr and "aot_eager" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    settings = (tmp_path / "config" / "compile-profiler" / "compile-profiler.conf").read_text()
+    assert "nope" not in settings  # a refused value is never remembered
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--mode", "max", "--run"], "Unknown mode 'max'. Valid modes here: default,"),
+    (["--dynamo-config", "allow_rn=True", "--run"], "no setting 'allow_rn'. Did you mean: allow_rnn?"),
+    (["--dynamo-config", "allow_rnn=maybe", "--run"], "allow_rnn takes True or False, not 'maybe'"),
+    (["--backend", "eager", "--mode", "max-autotune", "--run"], "only applies to the inductor backend"),
+    (["--sweep-shapes", "--run"], "--sweep-shapes needs a Python model file that defines get_input_variants()"),
+])
+def test_settings_torch_refuses_end_the_app(qtbot, window, automation, settings, capsys, argv, message):
+    assert automation([GRAPH_BREAK_MODEL, *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err
+    assert not window.controller.busy  # nothing ran
+    window.close()
+    assert "allow_rn=" not in str(settings.value("form/dynamo_config", "")) and settings.value("form/mode") != "max"
+
+
+def test_accepted_command_line_runs(qtbot, window, automation, capsys):
+    started = []
+    window.run_profile = lambda: started.append(True) or True
+    assert automation([GRAPH_BREAK_MODEL, "--backend", "eager", "--iters", "7", "--run"]) is None
+    assert started == [True] and window.config_panel.iters.value() == 7
+    assert "error" not in capsys.readouterr().err
+
+
+def test_rejected_dynamo_config_is_not_remembered(qtbot, window, settings):
+    from gui.main_window import MainWindow
+
+    panel = window.config_panel
+    panel.set_config(CompileConfig(backend="eager"))
+    panel.dynamo_config.setText("allow_rnn=True")  # accepted: remembered
+    assert settings.value("form/dynamo_config") == "allow_rnn=True"
+    panel.dynamo_config.setText("allow_rn=True")  # refused, shown in red: not remembered
+    assert panel.error.isVisibleTo(window) and "allow_rn" in panel.error.text()
+    window.close()
+    assert settings.value("form/dynamo_config") == "allow_rnn=True"
+    again = MainWindow(settings)
+    qtbot.addWidget(again)
+    assert again.config_panel.dynamo_config.text() == "allow_rnn=True"
+    again.close()
+
+
+def test_form_never_swaps_a_value_silently(qtbot, settings):
+    from gui.main_window import MainWindow
+
+    settings.setValue("form/backend", "nope")
+    settings.setValue("form/mode", "max")
+    settings.setValue("form/iters", "10000000000")  # not an accepted number: the default, not a clamp
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.catalog is not None, timeout=CATALOG_TIMEOUT_MS)
+    panel = win.config_panel
+    assert panel.backend.currentText() == "nope" and panel.mode.currentText() == "max"
+    assert panel.error.isVisibleTo(win) and "Unknown backend 'nope'. Valid backends here:" in panel.error.text()
+    assert not win.run_profile() and "nope" in win.last_error
+    assert panel.iters.value() == 50
+    # the spin boxes hold exactly core's accepted ranges: nothing typed is clamped into another
+    for box, key in ((panel.warmup, "warmup"), (panel.iters, "iters"), (win.model_panel.batch, "batch_size"),
+                     (win.model_panel.image, "image_size")):
+        assert (box.minimum(), box.maximum()) == (LIMITS[key].low, LIMITS[key].high)
+    win.close()
+
+
+def test_missing_xcb_libraries_are_named_with_the_install_command(capsys, monkeypatch):
+    from core import platform_check
+    from gui import app
+
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("XDG_SESSION_TYPE", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setattr(app.sys, "platform", "linux")
+    monkeypatch.setattr(platform_check, "missing_xcb_libraries", lambda plugin: ["libxcb-cursor.so.0"])
+    assert app.main(["resnet18"]) == 2
+    err = capsys.readouterr().err
+    assert "libxcb-cursor.so.0" in err and "sudo apt-get install libxcb-cursor0" in err
+    monkeypatch.setattr(platform_check, "missing_xcb_libraries", lambda plugin: [])
+    assert app.xcb_problem() == ""
