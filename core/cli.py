@@ -13,6 +13,7 @@ import sys
 import uuid
 
 from core import events as ev
+from core.capture import display_path
 from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, VERBOSE_REFUSAL, ConfigError, JobSpec, ModelSpec,
                          asks_for_verbose, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
@@ -161,7 +162,8 @@ def print_summary(results: list[JobResult]) -> None:
                   f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
         print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
               f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
-              f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places ({_fmt(s['graph_break_per_call'], 'd')} per call), "
+              f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places "
+              f"({_fmt(s['graph_break_per_call'], 'd')} per call), "
               f"recompiles {s['recompile_count']}")
         print(f"  peak RSS eager {_fmt(s['eager_peak_mb'], '.0f', ' MB')}, compile "
               f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
@@ -176,8 +178,12 @@ def print_summary(results: list[JobResult]) -> None:
             print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
                   f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")
         for g in r.graph_breaks:
-            where = f"{os.path.basename(g.file)}:{g.line}" if g.file else "?"
-            print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call): {g.reason}")
+            where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
+            if g.frame_skipped:
+                print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
+            else:
+                print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
+                      f"{g.logged}x): {g.reason}")
 
 
 def main(argv: list[str]) -> int:

@@ -47,8 +47,8 @@ def main() -> int:
         say(f"{tag}_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
         failures += r.status != "completed"
         for key in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high",
-                    "compile_time_s", "cache_state", "graph_count", "graph_break_count", "memory_ratio",
-                    "cuda_eager_max_allocated_mb", "cuda_compiled_max_allocated_mb"):
+                    "compile_time_s", "cache_state", "graph_count", "graph_break_sites", "graph_break_per_call",
+                    "memory_ratio", "cuda_eager_max_allocated_mb", "cuda_compiled_max_allocated_mb"):
             say(f"{tag}_{key}", s[key])
         for phase, peak in r.memory.items():
             say(f"{tag}_{phase}_cuda_max_reserved_mb", peak.cuda_max_reserved_mb)
