@@ -22,6 +22,7 @@ from core.report import OutputFolder, ReportError, write_report
 from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
 from core.stats import median_or_none
+from core.sweep import variant_outcome
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,10 +171,7 @@ def print_summary(results: list[JobResult]) -> None:
         if s["coverage"]:
             print(f"  {s['coverage']}")
         for v in r.variants:
-            what = ("recompile limit hit: ran eagerly" if v.recompile_limit_hit else
-                    "ran eagerly (recompile limit reached)" if v.ran_eagerly else
-                    f"recompiled in {v.compile_time_s:.2f} s" if v.recompiled else
-                    f"compiled in {v.compile_time_s:.2f} s" if v.compiles else "reused compiled code")
+            what = variant_outcome(v, with_time=True)
             eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
             print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
                   f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")

@@ -199,6 +199,36 @@ class VariantResult:
     ran_eagerly: bool = False  # a new shape after the limit: torch ran it without compiling
     eager_ms: tuple[float, ...] = ()
     compiled_ms: tuple[float, ...] = ()
+    outcome: str = ""  # a VariantOutcome value; derived from the flags above when not given
+
+    def __post_init__(self) -> None:
+        if not self.outcome:
+            object.__setattr__(self, "outcome", VariantOutcome.of(self).value)
+
+
+class VariantOutcome(str, enum.Enum):
+    """What torch did for one variant of a shape sweep (core.sweep words it)."""
+
+    LIMIT_HIT = "limit_hit"  # this variant hit the recompile limit: torch ran it eagerly
+    RAN_EAGERLY = "ran_eagerly"  # a new shape after the limit: run eagerly without trying
+    RECOMPILED = "recompiled"
+    COMPILED = "compiled"  # the first variant's compile
+    REUSED = "reused"  # served by code compiled for an earlier variant
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def of(cls, v: "VariantResult") -> "VariantOutcome":
+        if v.recompile_limit_hit:
+            return cls.LIMIT_HIT
+        if v.ran_eagerly:
+            return cls.RAN_EAGERLY
+        if v.recompiled:
+            return cls.RECOMPILED
+        if v.compiles:
+            return cls.COMPILED
+        return cls.REUSED
 
 
 # ---------------------------------------------------------------------------- events
@@ -226,10 +256,13 @@ class JobStarted(Event):
 
 @dataclass(frozen=True)
 class PhaseChanged(Event):
-    """The job entered `phase` (one of PHASES); `detail` says what it is doing."""
+    """The job entered `phase` (one of PHASES); `detail` says what it is doing in words;
+    `step` of `steps` (from 1) counts within the phase where it has parts (sweep variants)."""
 
     phase: str = ""
     detail: str = ""
+    step: int = 0
+    steps: int = 0
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,6 @@ class _Job:
         self._pending: list[ev.LatencySample] = []
         self._log = sample_log
         self._last_flush = time.perf_counter()
-        self.graph_breaks: list[ev.GraphBreak] = []
-        self._held_breaks: list[ev.GraphBreak] | None = None
         self.last_compile_s = 0.0
         self.cuda = spec.device == "cuda"
         self.sync = torch.cuda.synchronize if self.cuda else None
@@ -54,10 +52,10 @@ class _Job:
     def emit(self, event_type, **fields) -> None:
         self._emit(event_type(self.spec.job_id, **fields))
 
-    def enter(self, phase: str, detail: str = "") -> None:
+    def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:
         self.flush()
         self.phase = phase
-        self.emit(ev.PhaseChanged, phase=phase, detail=detail)
+        self.emit(ev.PhaseChanged, phase=phase, detail=detail, step=step, steps=steps)
 
     # ---- latency samples: written to the sample log at once (survives a crash), sent as
     # events in batches so sending never sits inside a timed call
@@ -193,7 +191,6 @@ class _Job:
     def _on_graph_break(self, gb: ev.GraphBreak) -> None:
         """Sent at once: a later event for the same compile id may move it to a skipped frame
         (see capture.Capture and results.JobResult._add_graph_break)."""
-        self.graph_breaks.append(gb)
         self.emit(ev.GraphBreakFound, graph_break=gb)
 
     def _step_marker(self):
@@ -240,7 +237,7 @@ class _Job:
         limit_reached = False
         for i, inputs in enumerate(variants):
             shapes = tuple(describe_input(x) for x in inputs)
-            self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}")
+            self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}", i + 1, len(variants))
             for _ in range(spec.warmup):
                 timed(eager, inputs)
             if i == 0:

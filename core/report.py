@@ -36,11 +36,12 @@ SUMMARY_COLUMNS = [
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]
 LATENCY_COLUMNS = ["config", "side", "iteration", "latency_ms"]
-GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "explanation",
-                       "hints", "frame_skipped", "doc_url"]
+GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "frame_skipped",
+                       "eager_function", "user_file", "user_line", "compile_id", "explanation", "hints", "doc_url"]
 RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
-VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "recompiled", "recompile_reason", "compiles",
+VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "outcome", "recompiled", "recompile_reason",
+                   "compiles",
                    "compile_time_s", "recompile_limit_hit", "ran_eagerly", "eager_median_ms", "compiled_median_ms"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -134,7 +135,7 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
         recompiles += [{"config": label, "function": c.function, "location": c.location,
                         "reasons": " | ".join(c.reasons)} for c in r.recompiles]
         variants += [{"config": label, "dynamic": r.config.dynamic, "variant": v.index,
-                      "input_shapes": "; ".join(v.input_shapes), "recompiled": v.recompiled,
+                      "input_shapes": "; ".join(v.input_shapes), "outcome": v.outcome, "recompiled": v.recompiled,
                       "recompile_reason": " | ".join(v.recompile_reasons), "compiles": v.compiles,
                       "compile_time_s": v.compile_time_s, "recompile_limit_hit": v.recompile_limit_hit,
                       "ran_eagerly": v.ran_eagerly, "eager_median_ms": median_or_none(v.eager_ms),

@@ -26,6 +26,8 @@ class JobResult:
     status: JobStatus = JobStatus.PENDING
     phase: str = ""
     phase_detail: str = ""
+    phase_step: int = 0
+    phase_steps: int = 0
     failure_reason: str = ""
     failure_detail: str = ""
     environment: dict = field(default_factory=dict)
@@ -72,6 +74,7 @@ class JobResult:
             self.environment = dict(event.environment)
         elif isinstance(event, ev.PhaseChanged):
             self.phase, self.phase_detail = event.phase, event.detail
+            self.phase_step, self.phase_steps = event.step, event.steps
         elif isinstance(event, ev.ModelLoaded):
             self.model_info = event
         elif isinstance(event, ev.LatencyMeasured):

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from gui.buffers import suggests_log
 from gui.safe_text import legend_text
-from gui.sweep_text import medians, shape_ticks
+from core.sweep import medians, shape_ticks
 from gui.theme import config_color, error_color
 
 MARKERS = {  # kind -> (symbol, size, what it means)

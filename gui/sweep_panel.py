@@ -3,7 +3,7 @@ true), one sentence with the sweep's compile time, recompiles and the recompile 
 chart of latency against input shape (`SweepChart`); and a table of every variant with its
 recompile, guard-failure reason and medians (`SweepModel`, over `core.events.VariantResult`).
 
-Figures come from core (`JobResult.summary`, `VariantResult`); `gui.sweep_text` words them.
+Figures come from core (`JobResult.summary`, `VariantResult`); `core.sweep` words them.
 GUI thread only.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter,
 from gui.safe_text import markup, tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.sweep_chart import SweepChart
-from gui.sweep_text import medians, sweep_sentence, variant_outcome
+from core.sweep import medians, sweep_sentence, variant_outcome
 from gui.theme import config_color, error_color
 
 EMPTY_TEXT = ("No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "

@@ -7,7 +7,7 @@ import os
 
 from core.config import CompileConfig
 from gui.sweep_panel import SweepModel, SweepPanel
-from gui.sweep_text import shape_ticks, sweep_sentence
+from core.sweep import shape_ticks, sweep_sentence
 from tests.gui.conftest import LSTM_EXAMPLE, RUN_TIMEOUT_MS, fake_sweep_result
 
 DEFAULTS = {"recompile_limit": 8}
@@ -19,7 +19,7 @@ def test_sweep_model_passes_qtmodeltester(qtmodeltester):
     assert model.rowCount() == 8
     qtmodeltester.check(model, force_py=True)
     assert model.index(1, 6).data().startswith("0/0: tensor 'args[0]' size mismatch")
-    assert model.index(2, 3).data() == "limit hit → eager"
+    assert model.index(2, 3).data() == "recompile limit hit: ran eagerly"
     assert model.index(5, 3).data() == "reused"
 
 

@@ -1,5 +1,5 @@
-"""Words and tick labels for a shape sweep (`core.events.VariantResult` rows): what happened
-to each variant, the varying dimension of the input shapes (a sequence length, a batch
+"""Words and tick labels for a shape sweep (`core.events.VariantResult` rows), defined once
+for the CLI and the app: what happened to each variant (its VariantOutcome, worded), the varying dimension of the input shapes (a sequence length, a batch
 size) for the chart's axis, and one sentence per config with the sweep's compile time, its
 recompiles and, when it was hit, the recompile limit and what torch did then.
 
@@ -9,22 +9,28 @@ from __future__ import annotations
 
 import re
 
+from core.events import VariantOutcome
 from core.stats import median_or_none
 
 _SHAPE = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 
-def variant_outcome(v) -> str:
-    """What torch did for this variant, in a few words."""
-    if v.recompile_limit_hit:
-        return "limit hit → eager"
-    if v.ran_eagerly:
-        return "ran eagerly (limit)"
-    if v.recompiled:
-        return "recompiled"
-    if v.compiles:
-        return "compiled"
-    return "reused"
+OUTCOME_WORDS = {
+    VariantOutcome.LIMIT_HIT: "recompile limit hit: ran eagerly",
+    VariantOutcome.RAN_EAGERLY: "ran eagerly (recompile limit reached)",
+    VariantOutcome.RECOMPILED: "recompiled",
+    VariantOutcome.COMPILED: "compiled",
+    VariantOutcome.REUSED: "reused compiled code",
+}
+
+
+def variant_outcome(v, with_time: bool = False) -> str:
+    """What torch did for this variant, in a few words (with its compile time if asked)."""
+    outcome = VariantOutcome(v.outcome)
+    words = OUTCOME_WORDS[outcome]
+    if with_time and outcome in (VariantOutcome.RECOMPILED, VariantOutcome.COMPILED):
+        words += f" in {v.compile_time_s:.2f} s"
+    return words
 
 
 def _dims(shape: str) -> tuple[str, list[str]] | None:
@@ -73,6 +79,12 @@ def recompile_limit(config, dynamo_defaults: dict | None) -> int | None:
     return None
 
 
+def recompile_count(variants) -> int:
+    """Recompiles of a sweep: the variants after the first that made torch compile again
+    (the one that hit the recompile limit included: torch tried)."""
+    return sum(1 for v in variants if v.recompiled)
+
+
 def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = None) -> str:
     """One line for a config's sweep: compile time, recompiles, the recompile limit."""
     variants = result.variants
@@ -84,7 +96,7 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
         return result.status if result.ended else f"{result.phase or 'starting'}…"
     summary = summary if summary is not None else result.summary(ci=False)
     total = summary.get("compile_time_s") or 0.0
-    recompiles = sum(1 for v in variants if v.recompiled)
+    recompiles = recompile_count(variants)
     parts = [f"{len(variants)} variant{'s' if len(variants) != 1 else ''}, compile time {total:.2f} s in all",
              f"{recompiles} recompile{'s' if recompiles != 1 else ''}"]
     if recompiles == 0 and any(v.compiles for v in variants):
