@@ -63,11 +63,9 @@ def user_location(gb) -> str:
 
 
 def break_counts(summary: dict) -> tuple[int | None, int | None]:
-    """(sites, breaks per call) of one config, from `JobResult.summary()`."""
-    # FALLBACK until core's summary has graph_break_sites / graph_break_per_call (another engineer
-    # is adding them): graph_break_count counted the de-duplicated breaks, i.e. the sites.
-    sites = summary.get("graph_break_sites", summary.get("graph_break_count"))
-    return sites, summary.get("graph_break_per_call")
+    """(sites, breaks per call) of one config, from `JobResult.summary()`: sites are the
+    distinct places the graph broke, per call the breaks one compiled call passes."""
+    return summary.get("graph_break_sites"), summary.get("graph_break_per_call")
 
 
 class GraphBreakModel(RowTableModel):
