@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter,
 from gui.safe_text import markup, tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.sweep_chart import SweepChart
-from core.sweep import medians, sweep_sentence, variant_outcome
+from core.sweep import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
 from gui.theme import config_color, error_color
 
 EMPTY_TEXT = ("No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
@@ -106,9 +106,9 @@ class SweepPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
         # Sized for the longest outcome: ResizeToContents only measures the rows in view, and
-        # "limit hit → eager" arrives late in a sweep, below the first screenful.
+        # "recompile limit hit" arrives late in a sweep, below the first screenful.
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Fixed)
-        header.resizeSection(3, self.table.fontMetrics().horizontalAdvance("ran eagerly (limit)") + 24)
+        header.resizeSection(3, max(self.table.fontMetrics().horizontalAdvance(w) for w in OUTCOME_WORDS.values()) + 24)
         header.setStretchLastSection(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.chart)

@@ -20,7 +20,7 @@ def test_sweep_model_passes_qtmodeltester(qtmodeltester):
     qtmodeltester.check(model, force_py=True)
     assert model.index(1, 6).data().startswith("0/0: tensor 'args[0]' size mismatch")
     assert model.index(2, 3).data() == "recompile limit hit: ran eagerly"
-    assert model.index(5, 3).data() == "reused"
+    assert model.index(5, 3).data() == "reused compiled code"
 
 
 def test_sweep_panel_chart_and_sentences(qtbot):
