@@ -97,7 +97,7 @@ def test_custom_kernel_build_error_is_clear(monkeypatch):
     """Without a compiler or ninja, load_inline raises: the example says what is missing."""
     from torch.utils import cpp_extension
 
-    from core.models import import_model_file
+    from core.models.python_files import import_model_file
 
     module = import_model_file(os.path.join(MODELS, "custom_kernel.py"))
     monkeypatch.setattr(module, "_extension", None)

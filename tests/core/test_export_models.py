@@ -12,7 +12,8 @@ from torch.export import Dim
 from core import events as ev
 from core.config import CompileConfig, JobSpec, ModelSpec
 from core.job import run_job
-from core.models import ModelLoadError, check_export_archive, check_forward, load_model
+from core.models import ModelLoadError, check_forward, load_model
+from core.models.export_archives import check_export_archive
 
 
 class _CreatesMarker:
@@ -344,7 +345,7 @@ def test_a_symbolic_dim_without_a_hint_takes_the_low_end_of_its_range():
     from torch.utils._sympy.numbers import int_oo
     from torch.utils._sympy.value_ranges import ValueRanges
 
-    from core.models import _size_hint
+    from core.models.export_archives import _size_hint
 
     s = sympy.Symbol("s0", integer=True, positive=True)
 
