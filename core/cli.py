@@ -13,7 +13,7 @@ import sys
 import uuid
 
 from core import events as ev
-from core.capture import display_path
+from core.paths import display_path
 from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, VERBOSE_REFUSAL, ConfigError, JobSpec, ModelSpec,
                          asks_for_verbose, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,

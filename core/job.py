@@ -16,7 +16,7 @@ import time
 import traceback
 from typing import Callable
 
-from core import capture
+from core import capture, compile_metrics
 from core.environment import environment, peak_rss_mb, reset_peak_rss
 from core import events as ev
 from core.config import JobSpec
@@ -153,7 +153,7 @@ class _Job:
 
     def make_compiled(self, model):
         torch = self.torch
-        capture.reset_compile_state()
+        compile_metrics.reset_compile_state()
         self.capture = capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
                                        fullgraph=bool(self.spec.config.fullgraph))
         return torch.compile(model, **self.spec.config.compile_kwargs())
@@ -182,7 +182,7 @@ class _Job:
             compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
         finally:
             self.end_memory_phase("compile")
-        result = capture.summarize_compile(metrics, compile_s, cfg.backend, self.capture.per_call(),
+        result = compile_metrics.summarize_compile(metrics, compile_s, cfg.backend, self.capture.per_call(),
                                            partial=self.capture.partial)
         self.last_compile_s, self.last_compile_metrics = compile_s, metrics
         self.emit(ev.CompileFinished, result=result)
@@ -253,7 +253,7 @@ class _Job:
                 times[side].append(timed(fn, inputs, step))
                 self.check_stop()
             eager_ms, compiled_ms = times["eager"], times["compiled"]
-            hit = any(capture.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
+            hit = any(compile_metrics.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
             limit_reached = limit_reached or hit
             new_shape = shapes not in seen_shapes
             seen_shapes.add(shapes)

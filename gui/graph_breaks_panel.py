@@ -18,19 +18,13 @@ from PySide6.QtGui import QBrush, QDesktopServices
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
                                QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget)
 
+from core.paths import display_path
 from core.safety import is_documentation_url
 from gui.compile_panel import CompilePanel
 from gui.safe_text import markup, tooltip
 from gui.table_model import RowTableModel, make_table
 from gui.theme import config_color, is_dark
 
-try:
-    from core.capture import display_path
-except ImportError:  # FALLBACK until core.capture.display_path lands (another engineer); remove then.
-    import os as _os
-
-    def display_path(path: str) -> str:
-        return _os.path.basename(path)
 
 COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "First hint")
 PER_CALL_COLUMN = COLUMNS.index("Per call")

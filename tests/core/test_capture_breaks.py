@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from core import capture
+from core import break_records, capture, paths
 from core import events as ev
 from core.config import CompileConfig
 from core.results import JobResult
@@ -322,7 +322,7 @@ def test_a_break_in_a_library_names_the_users_call_site(write_model, torch_log):
     (gb,) = result.graph_breaks
     assert gb.gb_code == "GB0036" and gb.line == torch_log.sites[0][1]
     assert gb.file.endswith(os.path.join("torchvision", "ops", "boxes.py")) and os.path.isabs(gb.file)
-    assert capture.display_path(gb.file) == "torchvision/ops/boxes.py"
+    assert paths.display_path(gb.file) == "torchvision/ops/boxes.py"
     assert (gb.user_file, gb.user_line) == (path, 7)
     # the source around the line, read while profiling
     assert gb.context_start == gb.line - 5 and len(gb.context) == 11
@@ -367,7 +367,7 @@ def test_parse_graph_break_text_fallback_keeps_an_odd_path():
             "\n  Developer debug context: attempted to jump with TensorVariable()\n\n"
             " For more details about this graph break, please visit: "
             "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html\n")
-    gb = capture.parse_graph_break(text)
+    gb = break_records.parse_graph_break(text)
     assert (gb.file, gb.line, gb.reason, gb.gb_code) == ("/tmp/odd\nname/m.py", 13, "Data-dependent branching",
                                                          "GB0170")
 
@@ -378,15 +378,15 @@ def test_torch_folder_test_compares_whole_path_components():
     torch_dir = os.path.dirname(torch.__file__)
     vision = torch_dir + "vision" + os.sep + "ops" + os.sep + "boxes.py"  # .../site-packages/torchvision/...
     assert vision.startswith(torch_dir)  # what the old prefix test saw
-    assert not capture.is_under(vision, torch_dir)
-    assert capture.is_under(os.path.join(torch_dir, "nn", "modules", "module.py"), torch_dir)
-    assert capture.is_library(vision) and not capture.is_user_code(vision)
+    assert not paths.is_under(vision, torch_dir)
+    assert paths.is_under(os.path.join(torch_dir, "nn", "modules", "module.py"), torch_dir)
+    assert paths.is_library(vision) and not paths.is_user_code(vision)
 
 
 def test_display_path():
-    assert capture.display_path("/x/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py") \
+    assert paths.display_path("/x/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py") \
         == "transformers/models/bert/modeling_bert.py"
-    assert capture.display_path("/usr/lib/python3/dist-packages/torchvision/ops/boxes.py") == "torchvision/ops/boxes.py"
-    assert capture.display_path(os.path.join(os.getcwd(), "models", "m.py")) == os.path.join("models", "m.py")
-    assert capture.display_path("/somewhere/else/m.py") == "m.py"
-    assert capture.display_path("") == ""
+    assert paths.display_path("/usr/lib/python3/dist-packages/torchvision/ops/boxes.py") == "torchvision/ops/boxes.py"
+    assert paths.display_path(os.path.join(os.getcwd(), "models", "m.py")) == os.path.join("models", "m.py")
+    assert paths.display_path("/somewhere/else/m.py") == "m.py"
+    assert paths.display_path("") == ""

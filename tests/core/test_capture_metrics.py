@@ -2,7 +2,7 @@
 read from torch's graph-break type rather than from message text."""
 import types
 
-from core import capture
+from core import break_records, capture, compile_metrics
 from tests.core.conftest import make_spec
 from tests.core.test_job import run
 
@@ -65,7 +65,7 @@ def test_recompile_limit_is_read_from_the_break_type(write_model):
     # new shapes after the limit run eagerly; the first shape again runs its compiled code
     assert [v.ran_eagerly for v in variants] == [False, False, True, True, True, False]
     (limit,) = [g for g in result.graph_breaks if g.frame_skipped]
-    assert limit.gb_code == "GB0039" and limit.reason == capture.RECOMPILE_LIMIT_TYPE
+    assert limit.gb_code == "GB0039" and limit.reason == break_records.RECOMPILE_LIMIT_TYPE
 
 
 def test_recompile_limit_is_not_guessed_from_message_text():
@@ -76,9 +76,9 @@ def test_recompile_limit_is_not_guessed_from_message_text():
         "Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too "
         "many times.\n"))
     hard = types.SimpleNamespace(fail_type="FailOnRecompileLimitHit", fail_reason="Hard failure")
-    assert not capture.is_recompile_limit(other)
-    assert capture.is_recompile_limit(limit) and capture.is_recompile_limit(hard)
-    assert not capture.is_recompile_limit(types.SimpleNamespace(fail_type=None, fail_reason=None))
+    assert not compile_metrics.is_recompile_limit(other)
+    assert compile_metrics.is_recompile_limit(limit) and compile_metrics.is_recompile_limit(hard)
+    assert not compile_metrics.is_recompile_limit(types.SimpleNamespace(fail_type=None, fail_reason=None))
 
 
 def test_recompiles_in_later_calls_do_not_add_to_the_per_call_count(write_model):

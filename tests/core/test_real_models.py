@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from core import capture
+from core import capture, paths
 from tests.core.conftest import make_spec
 from tests.core.test_capture_breaks import torch_log  # noqa: F401  (fixture)
 from tests.core.test_job import run
@@ -111,7 +111,7 @@ def test_torchvision_detector(write_model, torch_log):
     assert {g.gb_code for g in ordinary} & {g.gb_code for g in skipped}
     assert result.summary()["frames_skipped"] == result.compile.frames_skipped == len(skipped)
     for g in result.graph_breaks:  # a torchvision frame is not torch's own code
-        assert capture.display_path(g.file).startswith("torchvision/")
+        assert paths.display_path(g.file).startswith("torchvision/")
         assert (g.user_file, g.user_line) == (path, 13)  # the wrapper's call into the library
     names = {g.eager_function.split(" ")[0] for g in skipped}
     assert {"filter_proposals", "postprocess_detections"} <= names
@@ -121,7 +121,7 @@ def test_hugging_face_bart(write_model, torch_log):
     pytest.importorskip("transformers")
     _, result = profile(write_model, BART, "bart.py")
     ordinary = check_against_torch(result, torch_log)
-    assert ordinary and all(capture.display_path(g.file) == "transformers/models/bart/modeling_bart.py"
+    assert ordinary and all(paths.display_path(g.file) == "transformers/models/bart/modeling_bart.py"
                             for g in ordinary)
     assert all(os.path.isabs(g.file) for g in ordinary)  # the report keeps the full path
 
@@ -130,6 +130,6 @@ def test_timm_sequencer(write_model, torch_log):
     pytest.importorskip("timm")
     _, result = profile(write_model, SEQUENCER, "sequencer.py")
     (gb,) = check_against_torch(result, torch_log)
-    assert gb.gb_code == "GB0014" and capture.display_path(gb.file) == "timm/models/sequencer.py"
+    assert gb.gb_code == "GB0014" and paths.display_path(gb.file) == "timm/models/sequencer.py"
     # dynamo restarts and recompiles re-log the LSTM call many times; fewer passes per call
     assert gb.logged == len(torch_log.sites) > gb.per_call >= 1
