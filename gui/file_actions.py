@@ -1,7 +1,8 @@
-"""File dialogs and report files: export the CSVs, save and reopen a session (report.json),
-dropped files, and the message boxes. The files are written by `core.report`, exactly as the `profile`
-command writes them; an error (an unwritable folder) is shown and nothing is lost: the
-results stay on screen to save elsewhere. GUI thread only.
+"""File dialogs and report files: export the CSVs, save a session (report.json; reopening
+one is `gui.report_opening`), dropped files, and the message boxes. The files are written
+by `core.report`, exactly as the `profile` command writes them; an error (an unwritable
+folder) is shown and nothing is lost: the results stay on screen to save elsewhere.
+GUI thread only.
 """
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import platform
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from core.report import (REPORT_FILES, FolderInUseError, ReportError, atomic_write, load_report, report_json,
-                         write_report)
+from core.report import REPORT_FILES, FolderInUseError, ReportError, atomic_write, report_json, write_report
 from gui.safe_text import markup
 
 MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
@@ -103,69 +103,6 @@ def save_session(parent, results, options: dict, path: str | None) -> str:
         return ""
     parent.status_label.setText(f"Saved session to {path}")
     return path
-
-
-def open_session(parent, path: str | None, folder: str):
-    """(results, header, path) from a report.json, or None (cancelled, or the error shown)."""
-    if path is None:
-        path, _ = QFileDialog.getOpenFileName(parent, "Open session", folder,
-                                              "compile-profiler report (report.json *.json);;All files (*)")
-        if not path:
-            return None
-    try:
-        results, header = load_report(path)
-    except ReportError as exc:
-        text = str(exc)
-        parent.show_error(f"Cannot open {os.path.basename(path)}",
-                          (text if path in text else f"{path}: {text}") + "\nWhat was on screen stays as it was.")
-        return None
-    except Exception as exc:  # noqa: BLE001 - a report this version does not expect: say so, no traceback
-        parent.show_error(f"Cannot open {os.path.basename(path)}",
-                          f"{path} is not a report this version can read ({describe(exc)}).\n"
-                          "What was on screen stays as it was.")
-        return None
-    return results, header, path
-
-
-def report_warnings(header) -> list[str]:
-    """The sentences a report's header warns with (`core.report.load_report`'s 'warnings')."""
-    warnings = header.get("warnings") if isinstance(header, dict) else None
-    if not warnings:
-        return []
-    return [str(w) for w in warnings] if isinstance(warnings, (list, tuple)) else [str(warnings)]
-
-
-def describe(exc: BaseException) -> str:
-    """An exception as one line for a user (its type only when it has no message)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return text or type(exc).__name__
-
-
-TABLE_ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.UserRole,
-               Qt.ItemDataRole.ForegroundRole)
-
-
-def check_tables(window, max_rows: int = 5000):
-    """Ask every table of `window` for every cell it may paint (and the graph-break details):
-    the exception a report's wrong-typed value raises, or None. Run right after a report is
-    shown, so such a value is refused up front instead of failing at every repaint."""
-    from gui.graph_breaks_panel import detail_html
-
-    models = (window.summary_panel.model, window.graph_breaks_panel.model,
-              window.graph_breaks_panel.compile_panel.breakdown_model,
-              window.graph_breaks_panel.compile_panel.recompile_model, window.sweep_panel.model)
-    try:
-        for model in models:
-            for row in range(min(model.rowCount(), max_rows)):
-                for column in range(model.columnCount()):
-                    index = model.index(row, column)
-                    for role in TABLE_ROLES:
-                        model.data(index, role)
-        for row in range(min(window.graph_breaks_panel.model.rowCount(), max_rows)):
-            detail_html(window.graph_breaks_panel.model.graph_break(row))
-    except Exception as exc:  # noqa: BLE001 - reported to the user by the caller
-        return exc
-    return None
 
 
 def about_box(parent: QWidget, catalog) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
 from core.config import ConfigError, JobSpec, ModelSpec, check_limits
 from core.models import is_file_source, split_factory
-from gui import file_actions, trust, window_settings
+from gui import file_actions, report_opening, trust, window_settings
 from gui.catalog import CatalogLoader
 from gui.config_panel import ConfigPanel
 from gui.distribution_chart import DistributionChart
@@ -215,52 +215,27 @@ class MainWindow(QMainWindow):
         return file_actions.save_session(self, self.session.results, self.session.options, path)
 
     def open_session(self, path: str | None = None) -> bool:
-        """Show a saved report.json (asks for one when `path` is None); True when shown.
+        """Show a saved report.json (asks for one when `path` is None); True when shown. A
+        report that cannot be shown is refused, naming the file, and what was on screen
+        stays (`gui.report_opening`)."""
+        return report_opening.open_report(self, path)
 
-        A report that cannot be read or shown is refused with a message naming the file and
-        the problem, and what was on screen stays. The report's header warnings (another
-        report version, ...) are shown above the results. A model file the report names is
-        never read; it becomes the next run's model only if it is a bundled example or one
-        of the recent files this user opened."""
-        loaded = file_actions.open_session(self, path, self.recent.last_folder())
-        if loaded is None:
-            return False
-        results, header, path = loaded
-        options = header.get("options") if isinstance(header.get("options"), dict) else {}
-        warnings = file_actions.report_warnings(header)
-        s = self.session
-        previous = (s.results, s.options, s.origin, s.warnings)
+    def adopt_model(self, source: str, sweep: bool) -> None:
+        """Make a reopened report's model (one the user knows: see report_opening) the next run's."""
+        self.model_panel.set_source(source)
+        self.model_panel.sweep.setChecked(sweep)
+        self._on_model_chosen(source)
+
+    def show_results_from_report(self, results, options: dict, path: str, warnings) -> Exception | None:
+        """Put a report's results on screen; the exception a value of it raised in a panel
+        (nothing printed), or None."""
         self._reset_error = None
         self._loading_report = True
         try:
-            s.load(results, options, path, warnings)
-            problem = self._reset_error or file_actions.check_tables(self)
+            self.session.load(results, options, path, warnings)
         finally:
             self._loading_report = False
-        if problem is not None:
-            s.load(*previous)
-            self.show_error(f"Cannot open {os.path.basename(path)}",
-                            f"{path}: this app cannot show this report ({file_actions.describe(problem)}). "
-                            "What was on screen stays as it was.")
-            return False
-        source = results[0].spec.model.source if results else ""
-        if source and self._may_adopt(source):
-            self.model_panel.set_source(source)
-            self.model_panel.sweep.setChecked(results[0].spec.sweep_shapes)
-            self._on_model_chosen(source)
-        if any(r.variants for r in results) and self.tabs.currentIndex() == 0:
-            self.show_tab("sweep")
-        self.status_label.setText(f"Opened {path}: {len(results)} job(s)"
-                                  + (f" — {len(warnings)} warning(s) above the results" if warnings else ""))
-        return True
-
-    def _may_adopt(self, source: str) -> bool:
-        """Whether a report's model may become the next run's: a torchvision name, a bundled
-        example or a file this user opened before (never a path only the report names)."""
-        if not is_file_source(source):
-            return True
-        path = os.path.abspath(split_factory(source)[0])
-        return is_bundled(source) or path in self.recent.paths()
+        return self._reset_error
 
     def show_tab(self, name: str) -> None:
         if name in TAB_NAMES:

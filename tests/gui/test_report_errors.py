@@ -44,7 +44,7 @@ def test_report_error_is_shown_with_the_file_and_nothing_is_lost(qtbot, window, 
     def refuse(path):
         raise ReportError(f"{path} cannot be opened: jobs[0].compile.compile_time_s must be a number, not 'fast'.")
 
-    monkeypatch.setattr("gui.file_actions.load_report", refuse)
+    monkeypatch.setattr("gui.report_opening.load_report", refuse)
     path = str(tmp_path / "colleague.json")
     assert not window.open_session(path)
     box = _error_box(window)
@@ -78,7 +78,7 @@ def test_a_value_no_panel_can_show_puts_the_previous_results_back(qtbot, window,
     _shown_before(window)
     broken = fake_result("broken")
     broken.graph_breaks[0] = ev.GraphBreak("reason", file="model.py", line="15")  # not a number
-    monkeypatch.setattr("gui.file_actions.load_report", lambda path: ([broken], {}))
+    monkeypatch.setattr("gui.report_opening.load_report", lambda path: ([broken], {}))
     assert not window.open_session(str(tmp_path / "odd.json"))
     assert "odd.json" in _error_box(window).text()
     _still_shown(window)

@@ -95,7 +95,10 @@ def test_crafted_report_shows_its_text_as_text_and_reads_no_file(qtbot, window, 
     assert not [f for f in opened_files if "passwd" in f or "evil" in f], opened_files
 
     # a click on any link other than PyTorch documentation opens nothing
+    refused = []
+    panels.sig_link_refused.connect(refused.append)
     panels.detail.anchorClicked.emit(QUrl("file:///etc/passwd"))
+    assert refused == ["file:///etc/passwd"]
     assert not panels.open_link("javascript:alert(1)") and not panels.open_link("http://docs.pytorch.org/x")
     assert opened_urls == []
     assert panels.open_link(DOC)
