@@ -96,6 +96,8 @@ class ConfigPanel(QGroupBox):
         self.iters.setRange(int(LIMITS["iters"].low), int(LIMITS["iters"].high))
         self.iters.setValue(50)
         self.iters.setToolTip("Timed iterations per side; eager and compiled calls alternate")
+        for box in (self.warmup, self.iters):  # sized for usual values, not the widest the range allows
+            box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
         form = QFormLayout()
         form.addRow("Backend", self.backend)
         form.addRow("Mode", self.mode)

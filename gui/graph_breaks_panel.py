@@ -32,11 +32,11 @@ TOOLTIPS = (
     "The config whose compile reported this break",
     "torch's graph-break type (gb_type)",
     "The id in torch's graph-break registry; the details link to its documentation page",
-    "file:line where the graph broke (hover for the full path); 'whole frame skipped' when dynamo gave up on "
-    "the frame, which then ran eagerly",
+    "file:line where the graph broke (hover for the full path)",
     "The nearest line in your own code (not torch, not site-packages) when the break lies in a library",
-    "Times one compiled call passes this break. torch logs a break more often while compiling (dynamo "
-    "restarts the analysis after a break): that logged count is in the details",
+    "Times one compiled call passes this break ('frame skipped': dynamo gave up on the whole frame, which ran "
+    "eagerly). torch logs a break more often while compiling (dynamo restarts the analysis after a break): "
+    "that logged count is in the details",
     "torch's first suggestion; select the row for all of them",
 )
 NO_SELECTION = "<p style='color:gray'>Select a graph break to see why it happened and what to do.</p>"
@@ -44,10 +44,14 @@ NO_SELECTION = "<p style='color:gray'>Select a graph break to see why it happene
 
 def location(gb) -> str:
     """The break's place as the table shows it: a short path and the line."""
-    where = f"{display_path(gb.file)}:{gb.line}" if gb.file else ""
-    if gb.frame_skipped:
-        return f"{where}, frame skipped" if where else "whole frame skipped"
-    return where or "–"
+    if not gb.file:
+        return "whole frame skipped" if gb.frame_skipped else "–"
+    return f"{display_path(gb.file)}:{gb.line}"
+
+
+def per_call(gb) -> str:
+    """Breaks per compiled call; a skipped frame is no break: the whole frame ran eagerly."""
+    return "frame skipped" if gb.frame_skipped else str(gb.per_call)
 
 
 def user_location(gb) -> str:
@@ -92,7 +96,7 @@ class GraphBreakModel(RowTableModel):
                 return f"{gb.user_file}:{gb.user_line:08d}"
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
             first_hint = gb.hints[0] if gb.hints else ""
-            return (label, gb.reason, gb.gb_code or "–", location(gb), user_location(gb), str(gb.per_call),
+            return (label, gb.reason, gb.gb_code or "–", location(gb), user_location(gb), per_call(gb),
                     first_hint)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and gb.hints:
@@ -103,6 +107,8 @@ class GraphBreakModel(RowTableModel):
                 return tooltip(f"{gb.user_file}:{gb.user_line}")
             if column == 1:
                 return tooltip(gb.explanation or gb.reason)
+            if column == PER_CALL_COLUMN and gb.frame_skipped:
+                return "Dynamo gave up on this whole frame: it ran eagerly, with no graph to break"
             return TOOLTIPS[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
             return QBrush(config_color(config_index))

@@ -83,3 +83,25 @@ def test_detail_highlights_the_break_line():
     html = detail_html(gb)
     assert "font-weight:bold'>15  " in html.replace('"', "'")
     assert "def forward" in html  # the surrounding lines come from the report's context
+
+
+def test_skipped_frame_and_library_break_rows():
+    """Per call, Location (short path, full path on hover) and Your code; a skipped frame
+    says what ran eagerly."""
+    result = fake_result("a")
+    assert result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/opt/lib/site-packages/torch/nn/rnn.py", line=12,
+        frame_skipped=True, eager_function="forward (rnn.py:10)", user_file="/home/me/model.py", user_line=30,
+        logged=2, per_call=1)))
+    model = GraphBreakModel()
+    model.set_results([result])
+    row = model.rowCount() - 1
+    assert model.index(row, PER_CALL_COLUMN).data() == "frame skipped"
+    assert model.index(row, 3).data() == "torch/nn/rnn.py:12"
+    assert "/opt/lib/site-packages/torch/nn/rnn.py:12" in model.index(row, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(row, 4).data() == "model.py:30"
+    assert "times one compiled call" in model.headerData(PER_CALL_COLUMN, Qt.Orientation.Horizontal,
+                                                          Qt.ItemDataRole.ToolTipRole).lower()
+    html = detail_html(model.graph_break(row))
+    assert "ran eagerly: <code>forward (rnn.py:10)</code>" in html and "logged 2×" in html
+    assert "your code: <code>/home/me/model.py:30</code>" in html
