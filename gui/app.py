@@ -77,7 +77,7 @@ def command_line_problem(args) -> str:
     and --dynamo-config items that are not KEY=VALUE. Backends, modes, dynamo keys, the
     device and the model are checked against torch once it has loaded (`Automation`)."""
     from core.config import ConfigError, check_limits
-    from gui import dynamo_overrides
+    from core import dynamo_overrides
 
     try:
         check_limits(warmup=args.warmup, iters=args.iters, batch_size=args.batch_size, image_size=args.image_size)
@@ -149,8 +149,8 @@ def main(argv: list[str]) -> int:
     app.setApplicationName("compile-profiler")
     app.setApplicationDisplayName("compile-profiler")
 
-    from gui.main_window import MainWindow
-    from gui.theme import apply_chart_theme
+    from gui.window.main_window import MainWindow
+    from gui.widgets.theme import apply_chart_theme
 
     apply_chart_theme()
     window = MainWindow()
@@ -181,7 +181,7 @@ class Automation:
         w, a = self.window, self.args
         Automation.exit_code = None
         from core.config import expand_configs
-        from gui import dynamo_overrides
+        from core import dynamo_overrides
 
         if a.size or a.screenshot:
             width, _, height = (a.size or "1400x900").partition("x")

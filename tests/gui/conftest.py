@@ -30,7 +30,7 @@ def settings(tmp_path):
 @pytest.fixture
 def window(qtbot, settings):
     """A main window with torch's catalogues loaded, closed (run cancelled) afterwards."""
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     win = MainWindow(settings)
     qtbot.addWidget(win)

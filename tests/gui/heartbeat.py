@@ -46,8 +46,8 @@ def measure_heartbeat(model: str = "resnet18", backend: str = "inductor", iters:
     from PySide6.QtWidgets import QApplication
 
     from core.config import CompileConfig
-    from gui.main_window import MainWindow
-    from gui.theme import apply_chart_theme
+    from gui.window.main_window import MainWindow
+    from gui.widgets.theme import apply_chart_theme
 
     app = QApplication.instance() or QApplication([])
     apply_chart_theme()

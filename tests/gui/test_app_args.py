@@ -91,7 +91,7 @@ def test_accepted_command_line_runs(qtbot, window, automation, capsys):
 
 
 def test_rejected_dynamo_config_is_not_remembered(qtbot, window, settings):
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     panel = window.config_panel
     panel.set_config(CompileConfig(backend="eager"))
@@ -108,7 +108,7 @@ def test_rejected_dynamo_config_is_not_remembered(qtbot, window, settings):
 
 
 def test_form_never_swaps_a_value_silently(qtbot, settings):
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     settings.setValue("form/backend", "nope")
     settings.setValue("form/mode", "max")

@@ -1,0 +1,224 @@
+"""Live per-iteration latency of every config: eager faded, compiled in full, in the config's
+colour; warm-up calls at negative iterations; the compile (first compiled call) marked by a
+vertical line with its time instead of a point, so it never squashes the chart.
+
+Data goes into growing numpy buffers as it arrives; the curves are redrawn by a single-shot
+timer at most ~15 times a second. Samples are throttled in drawing only, never dropped.
+The latency axis turns logarithmic by itself when the slowest call is over 10× the median
+(a tiny model's few slow calls would otherwise flatten the rest), unless the user chose.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from core.events import SIDES
+from core.samples import SampleStore
+from gui.charts.buffers import GrowingSeries, suggests_log
+from gui.widgets.safe_text import legend_text, line_label
+from gui.widgets.theme import config_color
+
+REDRAW_INTERVAL_MS = 66  # ~15 Hz
+
+
+class _Series:
+    def __init__(self, curve: pg.PlotDataItem):
+        self.data = GrowingSeries()
+        self.curve = curve
+        self.dirty = False
+
+
+class LatencyChart(QWidget):
+    """The latency chart. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget()
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setLabel("left", "latency", units="ms")
+        self.plot.setLabel("bottom", "iteration (negative: warm-up)")
+        # No grid: with 16 curves of 10,000 points, grid lines cost ~40% of each frame here.
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.legend = self.plot.addLegend(offset=(-10, 10), colCount=2)
+        self.plot_widget.setToolTip("Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
+                                    "The dashed vertical line marks the compile (first compiled call) and its time.")
+        self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30),
+                                                  pen=pg.mkPen(None))
+        self._warmup_region.setZValue(-10)
+        self.plot.addItem(self._warmup_region, ignoreBounds=True)
+        self._warmup_region.hide()
+
+        self.log_box = QCheckBox("Log scale")
+        self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
+        self.log_box.toggled.connect(self._on_log_toggled)
+        self.log_box.clicked.connect(self._on_log_clicked)
+        self._log_chosen = False  # the user ticked or unticked it: stop choosing for them
+        self.warmup_box = QCheckBox("Show warm-up")
+        self.warmup_box.setChecked(True)
+        self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
+        self.warmup_box.toggled.connect(self._on_warmup_toggled)
+        self.title = QLabel("Latency per iteration")
+        self.title.setStyleSheet("font-weight: bold")
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.title)
+        bar.addStretch(1)
+        bar.addWidget(self.warmup_box)
+        bar.addWidget(self.log_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.plot_widget, 1)
+
+        self._series: dict[tuple[str, str], _Series] = {}
+        self._specs: dict[str, object] = {}
+        self._markers: dict[str, pg.InfiniteLine] = {}
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_INTERVAL_MS)
+        self._redraw.timeout.connect(self._on_redraw)
+        self.redraw_count = 0
+
+    # ---------------------------------------------------------------- data in
+    def reset(self, results) -> None:
+        """Forget every series and draw `results` (JobResults) from scratch."""
+        self._redraw.stop()
+        for series in self._series.values():
+            self.plot.removeItem(series.curve)
+        for marker in self._markers.values():
+            self.plot.removeItem(marker)
+        self.legend.clear()
+        self._series.clear()
+        self._markers.clear()
+        self._specs.clear()
+        self._warmup_region.hide()
+        if not self._log_chosen:
+            self.log_box.setChecked(False)
+        for index, result in enumerate(results):
+            self.add_job(result.spec, index)
+            if result.samples:
+                self.add_samples(result.job_id, result.samples)
+            if result.compile is not None:
+                self.mark_compile(result.job_id, result.compile)
+        self._on_redraw()
+
+    def add_job(self, spec, index: int) -> None:
+        """Create the two curves of a job (eager, compiled) in the job's colour."""
+        self._specs[spec.job_id] = spec
+        color = config_color(index)
+        eager_color = QColor(color)
+        eager_color.setAlpha(110)
+        label = spec.config.label
+        # Eager: the config's colour, faded; compiled: full colour. Both solid and 1 px wide on
+        # purpose: dashed or wider pens leave pyqtgraph's drawLines path for Qt's stroker,
+        # measured here at 5-8x the paint time with 16 curves of 10,000 points.
+        for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
+                           ("compiled", pg.mkPen(color, width=1))):
+            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {legend_text(label)}", skipFiniteCheck=True)
+            curve.setClipToView(True)
+            curve.setDownsampling(auto=True, method="peak")
+            self._series[(spec.job_id, phase)] = _Series(curve)
+        warm = max(spec.warmup, 1)
+        self._warmup_region.setRegion((-warm - 1, -0.5))
+        self._warmup_region.setVisible(self.warmup_box.isChecked() and spec.warmup > 0)
+
+    def add_samples(self, job_id: str, samples) -> None:
+        """Append LatencySamples of a job (any order of phases); redraw soon."""
+        spec = self._specs.get(job_id)
+        if spec is None:
+            return
+        if not isinstance(samples, SampleStore):
+            samples = SampleStore(samples)
+        by_phase = {}
+        for side in SIDES:  # warm-up calls sit before iteration 0, as the job made them
+            warm_it, warm_ms = samples.select(side, warmup=True)
+            it, ms = samples.select(side, warmup=False)
+            by_phase[side] = (np.concatenate([warm_it.astype(float) - spec.warmup_calls(side), it]),
+                              np.concatenate([warm_ms, ms]))
+        for phase, (xs, ys) in by_phase.items():
+            if not len(xs):
+                continue
+            series = self._series.get((job_id, phase))
+            if series is not None:
+                series.data.extend(xs, ys)
+                series.dirty = True
+        if not self._redraw.isActive():
+            self._redraw.start()
+
+    def mark_compile(self, job_id: str, compile_result) -> None:
+        """Mark a job's compile (its first compiled call) with its wall time and cache state."""
+        spec = self._specs.get(job_id)
+        if spec is None or compile_result is None:
+            return
+        old = self._markers.pop(job_id, None)
+        if old is not None:
+            self.plot.removeItem(old)
+        index = list(self._specs).index(job_id)
+        color = config_color(index)
+        cache = compile_result.cache_state
+        text = f"compile {spec.config.label}: {compile_result.compile_time_s:.2f} s"
+        if cache and cache != "n/a":
+            text += f" (cache {cache})"
+        x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
+        line = pg.InfiniteLine(pos=x, angle=90, movable=False,
+                               pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
+                               label=line_label(text),
+                               labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
+                                          "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
+        self.plot.addItem(line, ignoreBounds=True)
+        self._markers[job_id] = line
+
+    # ---------------------------------------------------------------- inspection (tests)
+    def point_count(self, job_id: str, phase: str) -> int:
+        series = self._series.get((job_id, phase))
+        return series.data.n if series else 0
+
+    def drawn_count(self, job_id: str, phase: str) -> int:
+        """Points handed to the curve at the last redraw (before any view clipping)."""
+        series = self._series.get((job_id, phase))
+        if series is None or series.curve.xData is None:
+            return 0
+        return len(series.curve.xData)
+
+    # ---------------------------------------------------------------- slots
+    def _on_redraw(self) -> None:
+        self.redraw_count += 1
+        show_warmup = self.warmup_box.isChecked()
+        for series in self._series.values():
+            if not series.dirty:
+                continue
+            series.dirty = False
+            x, y = series.data.x, series.data.y
+            if not show_warmup:
+                keep = x >= 0
+                x, y = x[keep], y[keep]
+            series.curve.setData(x, y)
+        if not self._log_chosen and not self.log_box.isChecked():
+            timed = [s.data.y[s.data.x >= 0] for s in self._series.values() if s.data.n]
+            if timed and suggests_log(np.concatenate(timed)):
+                self.log_box.setChecked(True)
+
+    def set_log(self, on: bool) -> None:
+        """Log axis by choice (the View menu): no automatic switching afterwards."""
+        self._log_chosen = True
+        self.log_box.setChecked(on)
+
+    def _on_log_clicked(self, checked: bool) -> None:
+        self._log_chosen = True
+
+    def _on_log_toggled(self, on: bool) -> None:
+        self.plot.setLogMode(y=on)
+
+    def _on_warmup_toggled(self, on: bool) -> None:
+        self._warmup_region.setVisible(on and bool(self._specs))
+        for marker in self._markers.values():
+            marker.setVisible(on)
+        for series in self._series.values():
+            series.dirty = True
+        self._on_redraw()
+        self.plot.enableAutoRange()

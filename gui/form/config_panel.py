@@ -1,0 +1,330 @@
+"""Compile configs: backend and mode from the installed torch, dynamic, fullgraph,
+`torch._dynamo.config` overrides, device, warm-up and iterations, and a queue of configs to
+compare in one run (with one click for the three dynamic settings of a shape sweep).
+
+Every config is checked with `core.config.validate_config` (and its dynamo overrides
+against the installed torch's settings) as it is edited and again before a run; what torch
+would refuse is explained inline, in red, before anything runs. The queue shows each
+config's status and, for a failed job, its reason. A suggestion line offers a dynamo
+setting the model needs (allow_rnn for an LSTM) or that torch's hints name. GUI thread only.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
+                               QVBoxLayout, QWidget)
+
+from core.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, validate_config
+from core import dynamo_overrides
+from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
+from gui.widgets.safe_text import plain
+from gui.widgets.theme import error_color
+
+DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
+DEFAULT_MODES = ("default",)
+SWEEP_DYNAMICS = ("false", "auto", "true")  # specialise, torch decides, symbolic from the start
+
+
+def _combo(items, tip: str) -> QComboBox:
+    box = QComboBox()
+    box.addItems(list(items))
+    box.setToolTip(tip)
+    return box
+
+
+def _row(*widgets) -> QHBoxLayout:
+    """Several fields on one form row (the left panel is short of height)."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(widget, 0 if isinstance(widget, (QLabel, QCheckBox)) else 1)
+    return row
+
+
+def _set_items(box: QComboBox, items, keep: str) -> None:
+    """Replace the choices, keeping the current one even when torch does not offer it: it is
+    never swapped silently for another; validation shows why it cannot run."""
+    items = list(items)
+    box.blockSignals(True)
+    box.clear()
+    box.addItems(items)
+    if keep and keep not in items:
+        box.addItem(keep)
+    if keep:
+        box.setCurrentText(keep)
+    box.blockSignals(False)
+
+
+class ConfigPanel(QGroupBox):
+    """GUI thread only."""
+
+    sig_config_edited = Signal()
+    """A setting changed (the window re-validates and saves settings)."""
+
+    sig_rerun_requested = Signal()
+    """The suggested dynamo setting was applied with "Apply and re-run"."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Compile configs", parent)
+        self.catalog_loaded = False
+        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalogue
+        self._suggestion: tuple[str, str] | None = None
+        self._rerun = False
+        self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
+        self.mode = _combo(DEFAULT_MODES, "Inductor mode (from torch._inductor.list_mode_options()); other "
+                                          "backends take 'default' only")
+        self.dynamic = _combo(DYNAMIC_CHOICES, "dynamic=: auto (None, torch decides after a shape change), "
+                                               "true (symbolic shapes from the start) or false (specialise)")
+        self.fullgraph = QCheckBox("fullgraph")
+        self.fullgraph.setToolTip("fullgraph=True: fail on the first graph break instead of splitting the graph")
+        self.dynamo_config = QLineEdit()
+        self.dynamo_config.setPlaceholderText("KEY=VALUE, e.g. allow_rnn=True")
+        self.dynamo_config.setClearButtonEnabled(True)
+        self.dynamo_config.setToolTip("torch._dynamo.config overrides for the compile, KEY=VALUE separated by "
+                                      "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
+                                      "against the installed torch's settings")
+        self.device = _combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
+        # The spin boxes' ranges are core's accepted ranges (LIMITS), so what a box holds is
+        # always what the command line and `profile` would accept too.
+        self.warmup = QSpinBox()
+        self.warmup.setRange(int(LIMITS["warmup"].low), int(LIMITS["warmup"].high))
+        self.warmup.setValue(5)
+        self.warmup.setToolTip("Untimed-in-statistics warm-up calls per side before the timed iterations")
+        self.iters = QSpinBox()
+        self.iters.setRange(int(LIMITS["iters"].low), int(LIMITS["iters"].high))
+        self.iters.setValue(50)
+        self.iters.setToolTip("Timed iterations per side; eager and compiled calls alternate")
+        for box in (self.warmup, self.iters):  # sized for usual values, not the widest the range allows
+            box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
+        form = QFormLayout()
+        form.addRow("Backend", self.backend)
+        form.addRow("Mode", self.mode)
+        form.addRow("Dynamic", _row(self.dynamic, self.fullgraph))
+        form.addRow("Dynamo config", self.dynamo_config)
+        form.addRow("Device", self.device)
+        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
+
+        self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {error_color()}")
+        self.error.hide()
+
+        self.suggestion = plain(QLabel(""))  # quotes torch's hint from a run or a report
+        self.suggestion.setWordWrap(True)
+        self.suggestion.setToolTip("A torch._dynamo.config setting this model needs, or that torch's graph-break "
+                                   "hints suggest")
+        self.suggestion_button = QPushButton()
+        self.suggestion_button.clicked.connect(self._on_suggestion_clicked)
+        self.suggestion_box = QFrame()
+        self.suggestion_box.setFrameShape(QFrame.Shape.StyledPanel)
+        box_layout = QVBoxLayout(self.suggestion_box)
+        box_layout.setContentsMargins(6, 4, 6, 4)
+        box_layout.addWidget(self.suggestion)
+        box_layout.addWidget(self.suggestion_button)
+        self.suggestion_box.hide()
+
+        self.add_button = QPushButton("Add to queue")
+        self.add_button.setToolTip("Queue this config to compare several in one run")
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove the selected config from the queue")
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.dynamics_button = QPushButton("Queue dynamic false/auto/true")
+        self.dynamics_button.setToolTip("Queue this config three times, with dynamic=false, auto and true: the "
+                                        "comparison a shape sweep is for")
+        self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
+        self.queue = QueueModel(self)
+        self.queue_view = QTableView()
+        self.queue_view.setModel(self.queue)
+        self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.queue_view.verticalHeader().hide()
+        self.queue_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.queue_view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        self.queue_view.horizontalHeader().resizeSection(1, 95)  # "completed"; longer reasons elide (tooltip)
+        self.queue_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.queue_view.setWordWrap(False)
+        self.queue_view.setToolTip("Configs of the next run and the status of their last job. With an empty "
+                                   "queue, Run profiles the config above.")
+        self.queue_view.setMinimumHeight(90)
+        queue_buttons = QHBoxLayout()
+        queue_buttons.addWidget(self.add_button)
+        queue_buttons.addWidget(self.remove_button)
+
+        self.run_button = QPushButton()
+        self.cancel_button = QPushButton()
+        self.run_bar = QWidget()  # the window keeps it in view below the (scrolling) panel
+        run_buttons = QHBoxLayout(self.run_bar)
+        run_buttons.setContentsMargins(4, 2, 4, 2)
+        run_buttons.addWidget(self.run_button, 2)
+        run_buttons.addWidget(self.cancel_button, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.suggestion_box)
+        layout.addLayout(queue_buttons)
+        layout.addWidget(self.dynamics_button)
+        layout.addWidget(self.queue_view, 1)
+
+        for box in (self.backend, self.mode, self.dynamic, self.device):
+            box.currentTextChanged.connect(self._on_edited)
+        for w in (self.warmup, self.iters):
+            w.valueChanged.connect(self._on_edited)
+        self.fullgraph.toggled.connect(self._on_edited)
+        self.dynamo_config.textChanged.connect(self._on_edited)
+
+    # ---------------------------------------------------------------- catalogue
+    def set_catalog(self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None) -> None:
+        """Fill the pickers from the installed torch (keeps the current choices if valid);
+        `dynamo_defaults` (torch._dynamo.config's settings) validates the overrides."""
+        self.dynamo_defaults = dict(dynamo_defaults) if dynamo_defaults else None
+        _set_items(self.backend, backends, self.backend.currentText())
+        _set_items(self.mode, modes, self.mode.currentText())
+        _set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
+        self.catalog_loaded = True
+        self.validate()
+
+    # ---------------------------------------------------------------- values
+    def current_config(self) -> CompileConfig:
+        """The config being edited (overrides that do not parse are left out; `validate` says why)."""
+        try:
+            dynamo = self.dynamo_overrides()
+        except ConfigError:
+            dynamo = ()
+        return CompileConfig(backend=self.backend.currentText(), mode=self.mode.currentText() or "default",
+                             dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
+                             dynamo_config=dynamo)
+
+    def dynamo_overrides(self) -> tuple:
+        """The dynamo overrides of the field, sorted (key, value) pairs. Raises ConfigError."""
+        return dynamo_overrides.parse(self.dynamo_config.text(), self.dynamo_defaults)
+
+    def set_config(self, config: CompileConfig) -> None:
+        for box, value in ((self.backend, config.backend), (self.mode, config.mode), (self.dynamic, config.dynamic)):
+            if box.findText(value) < 0:
+                box.addItem(value)  # catalogue not loaded yet: validation will judge it
+            box.setCurrentText(value)
+        self.fullgraph.setChecked(config.fullgraph)
+        self.dynamo_config.setText(dynamo_overrides.as_text(config.dynamo_config))
+
+    def run_configs(self) -> list[CompileConfig]:
+        """What Run profiles: the queue, or the config being edited when the queue is empty."""
+        return self.queue.configs or [self.current_config()]
+
+    def validate(self, configs: list[CompileConfig] | None = None) -> str:
+        """Check `configs` (default: the one being edited); show and return the problem
+        ('' if none). Before a run the window passes `run_configs()`."""
+        if not self.catalog_loaded:
+            self._show_error("")
+            return "torch is still loading; wait a moment"
+        problem = self.field_problem()
+        if problem and configs is not None and self.queue.configs:
+            problem = ""  # the run uses the queue, not the field; the field's error stays shown below
+        for config in configs if configs is not None else [self.current_config()]:
+            if problem:
+                break
+            problem = self.config_problem(config)
+        self._show_error(problem or self.field_problem())
+        return problem
+
+    def field_problem(self) -> str:
+        """Why the dynamo overrides field does not parse, or ''."""
+        try:
+            self.dynamo_overrides()
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def config_problem(self, config: CompileConfig) -> str:
+        """What torch would refuse in `config` ('' if nothing)."""
+        try:
+            validate_config(config, self.device.currentText())
+            if self.dynamo_defaults is not None:
+                dynamo_overrides.check(config, self.dynamo_defaults)
+        except ConfigError as exc:
+            return f"{config.label}: {exc}"
+        return ""
+
+    # ---------------------------------------------------------------- suggestions
+    def show_suggestion(self, key: str, value: str, why: str, rerun: bool = False) -> None:
+        """Offer a dynamo setting: `why` in words and a button that adds KEY=VALUE (and, with
+        `rerun`, runs again)."""
+        self._suggestion = (key, value)
+        self._rerun = rerun
+        self.suggestion.setText(why)
+        self.suggestion_button.setText(f"Apply {key}={value} and re-run" if rerun else f"Add {key}={value}")
+        self.suggestion_button.setToolTip(f"Add torch._dynamo.config.{key}={value} to the config being edited "
+                                          "and to every queued config" + (", then run again" if rerun else ""))
+        self.suggestion_box.show()
+
+    def clear_suggestion(self) -> None:
+        self._suggestion = None
+        self.suggestion_box.hide()
+
+    def has_override(self, key: str, value: str) -> bool:
+        return str(dict(self.current_config().dynamo_config).get(key)) == value
+
+    def apply_override(self, key: str, value: str) -> None:
+        """Set KEY=VALUE in the field and in every queued config (their statuses restart)."""
+        pairs = dict(self.current_config().dynamo_config)
+        pairs[key] = dynamo_overrides.parse(f"{key}={value}", self.dynamo_defaults)[0][1]
+        if self.field_problem():  # keep what the user typed; the error stays shown until fixed
+            self.dynamo_config.setText(f"{self.dynamo_config.text().rstrip(', ')}, {key}={value}")
+        else:
+            self.dynamo_config.setText(dynamo_overrides.as_text(sorted(pairs.items())))
+        queued = self.queue.configs
+        if queued:
+            self.queue.clear()
+            for config in queued:
+                self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
+
+    def show_problem(self, text: str) -> None:
+        """Show why the form cannot run, inline in red ('' hides it)."""
+        self._show_error(text)
+
+    def _show_error(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- slots
+    def _on_edited(self, *args) -> None:
+        self.validate()
+        self.sig_config_edited.emit()
+
+    def _on_add_clicked(self) -> None:
+        self._queue([self.current_config()])
+
+    def _on_dynamics_clicked(self) -> None:
+        config = self.current_config()
+        self._queue([dataclasses.replace(config, dynamic=d) for d in SWEEP_DYNAMICS], quiet_duplicates=True)
+
+    def _queue(self, configs: list[CompileConfig], quiet_duplicates: bool = False) -> None:
+        problem = self.field_problem()
+        if not problem and self.catalog_loaded:
+            problem = next((p for p in map(self.config_problem, configs) if p), "")
+        if problem:
+            self._show_error(f"Not queued: {problem}")
+            return
+        added = [self.queue.add(config) for config in configs]
+        if not any(added) or (not all(added) and not quiet_duplicates):
+            self._show_error(f"{configs[added.index(False)].label} is queued already.")
+        else:
+            self.validate()
+
+    def _on_suggestion_clicked(self) -> None:
+        if self._suggestion is None:
+            return
+        key, value = self._suggestion
+        rerun = self._rerun
+        self.apply_override(key, value)
+        self.clear_suggestion()
+        if rerun:
+            self.sig_rerun_requested.emit()
+
+    def _on_remove_clicked(self) -> None:
+        rows = sorted({i.row() for i in self.queue_view.selectionModel().selectedRows()}, reverse=True)
+        for row in rows or [self.queue.rowCount() - 1]:
+            self.queue.remove(row)
+        self.validate()

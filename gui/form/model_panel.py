@@ -1,0 +1,240 @@
+"""Choosing what to profile: the bundled examples (`resources/models`), a searchable list of
+torchvision models, model files (open, drop, recent), the input settings (batch size, image
+size) and, for a model file that defines get_input_variants(), the shape sweep.
+
+Opening a file, and the notice that a Python file runs code, is the window's job (it owns
+the actions); this panel shows the choice. GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel,
+                            QStringListModel, Qt, Signal)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+
+from core.config import LIMITS
+from core.models import defines_variants, is_file_source
+from core.examples import Example, examples_in
+from gui.widgets.safe_text import markup, tooltip
+
+
+class ExampleModel(QAbstractListModel):
+    """Rows: the bundled examples (`core.examples.Example`). GUI thread only."""
+
+    def __init__(self, examples: list[Example] | None = None, parent=None):
+        super().__init__(parent)
+        self._examples = list(examples or [])
+
+    def example(self, row: int) -> Example:
+        return self._examples[row]
+
+    def row_of(self, source: str) -> int:
+        for row, example in enumerate(self._examples):
+            if example.source == source:
+                return row
+        return -1
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._examples)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        example = self._examples[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return example.name + ("  · shape sweep" if example.sweepable else "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (example.summary or example.name) + "\n\nBundled example: " + example.source \
+                + ("\nDefines get_input_variants(): a shape sweep is possible." if example.sweepable else "")
+        if role == Qt.ItemDataRole.UserRole:
+            return example.source
+        return None
+
+
+class ModelPanel(QGroupBox):
+    """GUI thread only."""
+
+    sig_model_chosen = Signal(str)
+    """The model to profile changed: a torchvision name or a file path."""
+
+    sig_recent_chosen = Signal(str)
+    """A recent file was picked from the Recent menu (the window checks and opens it)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Model", parent)
+        self._source = ""
+        self._selecting = False
+        self.current = QLabel("<i>none chosen</i>")
+        self.current.setTextFormat(Qt.TextFormat.RichText)  # our markup; the model's name inside is escaped
+        self.current.setWordWrap(True)
+        self.current.setToolTip("The model the next run profiles")
+
+        self.examples = ExampleModel(examples_in(), self)
+        self.example_list = QListView()
+        self.example_list.setModel(self.examples)
+        self.example_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.example_list.setToolTip("Example models that ship with compile-profiler (resources/models); "
+                                     "click one to choose it, hover for what it shows")
+        rows = max(1, self.examples.rowCount())
+        self.example_list.setFixedHeight(rows * (self.example_list.sizeHintForRow(0) + 1) + 6)
+        self.example_list.selectionModel().currentChanged.connect(self._on_example_current_changed)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search torchvision models…")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Filter the torchvision models by name")
+        self.names = QStringListModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.names)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.list = QListView()
+        self.list.setModel(self.proxy)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setToolTip("torchvision models, built with random weights (weights=None); click one to choose it")
+        self.list.setMinimumHeight(80)
+        self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
+        self.loading = QLabel("Loading torchvision models…")
+        self.loading.setStyleSheet("color: gray")
+
+        self.open_button = QToolButton()
+        self.open_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.recent_button = QToolButton()
+        self.recent_button.setText("Recent")
+        self.recent_button.setToolTip("Model files opened before")
+        self.recent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.recent_menu = QMenu(self)
+        self.recent_button.setMenu(self.recent_menu)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button, 1)
+        buttons.addWidget(self.recent_button)
+
+        self.batch = QSpinBox()
+        self.batch.setRange(int(LIMITS["batch_size"].low), int(LIMITS["batch_size"].high))
+        self.batch.setToolTip("Batch size of the example input (torchvision models and TorchScript files)")
+        self.image = QSpinBox()
+        self.image.setRange(int(LIMITS["image_size"].low), int(LIMITS["image_size"].high))
+        self.image.setSingleStep(32)
+        self.image.setValue(224)
+        self.image.setToolTip("Height and width of the example images (torchvision models and TorchScript files); "
+                              "Python model files make their own inputs")
+        self.sweep = QCheckBox("Sweep input shapes")
+        self.sweep.setEnabled(False)
+        self.sweep.setToolTip("Run every input of the model file's get_input_variants() against one compiled "
+                              "model per config: latency per shape, recompiles and their reasons (Shape sweep "
+                              "tab). Only for model files that define get_input_variants().")
+        form = QFormLayout()
+        sizes = QHBoxLayout()
+        sizes.addWidget(self.batch, 1)
+        sizes.addWidget(QLabel("Image size"))
+        sizes.addWidget(self.image, 1)
+        form.addRow("Batch size", sizes)
+        form.addRow("", self.sweep)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.current)
+        layout.addWidget(_heading("Examples"))
+        layout.addWidget(self.example_list)
+        layout.addWidget(_heading("torchvision models"))
+        layout.addWidget(self.search)
+        layout.addWidget(self.loading)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        layout.addLayout(form)
+
+    # ---------------------------------------------------------------- contents
+    def set_models(self, names) -> None:
+        self.names.setStringList(list(names))
+        self.loading.setVisible(not names)
+        if not names:
+            self.loading.setText("No torchvision models available; open a model file instead.")
+        if self._source and not is_file_source(self._source):
+            self._select_in_list(self._source)
+
+    def set_recent(self, paths: list[str]) -> None:
+        self.recent_menu.clear()
+        for path in paths:
+            action = self.recent_menu.addAction(os.path.basename(path))
+            action.setToolTip(tooltip(path))
+            action.setData(path)
+            action.triggered.connect(lambda checked=False, p=path: self.sig_recent_chosen.emit(p))
+        self.recent_button.setEnabled(bool(paths))
+
+    def set_source(self, source: str) -> None:
+        """Show `source` as the chosen model (does not emit)."""
+        self._source = source
+        sweepable = is_file_source(source) and defines_variants(source)
+        self.sweep.setEnabled(sweepable)
+        if not sweepable:
+            self.sweep.setChecked(False)
+        self._select_example(source)
+        if is_file_source(source):
+            self.current.setText(f"Next run: <b>{markup(os.path.basename(source))}</b><br>"
+                                 f"<small>{markup(os.path.dirname(source))}</small>")
+            self.current.setToolTip(tooltip(f"The model the next run profiles:\n{source}"))
+            self._selecting = True
+            try:  # also forget the current row, so clicking it again chooses it again
+                self.list.setCurrentIndex(QModelIndex())
+                self.list.clearSelection()
+            finally:
+                self._selecting = False
+        else:
+            self.current.setText(f"Next run: <b>{markup(source)}</b> <small>(torchvision)</small>" if source
+                                 else "<i>none chosen</i>")
+            self.current.setToolTip("The model the next run profiles")
+            self._select_in_list(source)
+
+    def source(self) -> str:
+        return self._source
+
+    def sweep_shapes(self) -> bool:
+        """Whether the next run sweeps the model's input variants."""
+        return self.sweep.isEnabled() and self.sweep.isChecked()
+
+    def _select_example(self, source: str) -> None:
+        row = self.examples.row_of(source)
+        self._selecting = True
+        try:
+            if row < 0:
+                self.example_list.clearSelection()
+                self.example_list.setCurrentIndex(QModelIndex())
+            else:
+                self.example_list.setCurrentIndex(self.examples.index(row))
+        finally:
+            self._selecting = False
+
+    def _on_example_current_changed(self, current, previous) -> None:
+        if not current.isValid() or self._selecting:
+            return
+        source = current.data(Qt.ItemDataRole.UserRole)
+        if source and source != self._source:
+            self.set_source(source)
+            self.sig_model_chosen.emit(source)
+
+    def _select_in_list(self, name: str) -> None:
+        rows = self.names.stringList()
+        if name in rows:
+            index = self.proxy.mapFromSource(self.names.index(rows.index(name)))
+            if index.isValid():
+                self._selecting = True
+                try:
+                    self.list.setCurrentIndex(index)
+                finally:
+                    self._selecting = False
+                self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _on_list_current_changed(self, current, previous) -> None:
+        if not current.isValid() or self._selecting:
+            return
+        name = current.data()
+        if name and name != self._source:
+            self.set_source(name)
+            self.sig_model_chosen.emit(name)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(f"<b>{text}</b>")
+    label.setContentsMargins(0, 4, 0, 0)
+    return label

@@ -1,0 +1,71 @@
+"""The notice before running a Python model file for the first time.
+
+A model file is a Python program: profiling it runs it, with this user's rights. The first
+time a given file content is opened, the app says so and asks; the answer is remembered
+per SHA-256 of the content (QSettings), so an edited file asks again. GUI thread only.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from gui.widgets.safe_text import markup
+
+SETTINGS_KEY = "trust/python_file_hashes"
+MAX_REMEMBERED = 500
+
+
+def file_hash(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def _known(settings: QSettings) -> list[str]:
+    value = settings.value(SETTINGS_KEY, [])
+    if isinstance(value, str):
+        value = [value]
+    return list(value or [])
+
+
+def needs_notice(settings: QSettings, path: str) -> bool:
+    """True for a .py file whose current content was never accepted."""
+    if not path.endswith(".py"):
+        return False
+    try:
+        return file_hash(path) not in _known(settings)
+    except OSError:
+        return False  # unreadable: the job reports the error
+
+
+def remember(settings: QSettings, path: str) -> None:
+    try:
+        digest = file_hash(path)
+    except OSError:
+        return
+    known = [h for h in _known(settings) if h != digest] + [digest]
+    settings.setValue(SETTINGS_KEY, known[-MAX_REMEMBERED:])
+
+
+def confirm_python_file(parent: QWidget, settings: QSettings, path: str) -> bool:
+    """Ask before the first run of a Python file's content; True when it may run."""
+    if not needs_notice(settings, path):
+        return True
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("Run code from this file?")
+    box.setTextFormat(Qt.TextFormat.RichText)  # our markup; the file's name inside is escaped
+    box.setText(f"<b>{markup(os.path.basename(path))}</b> is a Python program. Profiling it runs it on this "
+                "machine, with your permissions: it can read, change or delete your files.")
+    box.setInformativeText(f"<p>{markup(path)}</p><p>Only continue if you trust where this file came from. You will "
+                           "be asked again if its content changes.</p>")
+    run = box.addButton("Trust and use", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    if box.clickedButton() is run:
+        remember(settings, path)
+        return True
+    return False

@@ -1,0 +1,131 @@
+"""What the compile cost and what made it compile again: a breakdown table (one row per
+config, over `CompileResult`) and a recompile table (over `Recompile`).
+
+Times are torch's compilation metrics, cumulative as torch reports them: dynamo's time
+includes the backend's, AOTAutograd's includes inductor's.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from gui.widgets.safe_text import tooltip
+from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.theme import config_color
+
+
+def _s(v) -> str:
+    return f"{v:.3f}" if v else "0"
+
+
+BREAKDOWN = (
+    ("Config", lambda c: "", "The config"),
+    ("Compile s", lambda c: f"{c.compile_time_s:.2f}", "Wall time of the first compiled call"),
+    ("Dynamo s", lambda c: _s(c.dynamo_s), "Dynamo tracing, cumulative: includes the backend below"),
+    ("AOTAutograd s", lambda c: _s(c.aot_autograd_s), "AOTAutograd, cumulative: includes inductor"),
+    ("Inductor s", lambda c: _s(c.inductor_s), "Inductor lowering and compiling"),
+    ("Codegen s", lambda c: _s(c.codegen_s), "Inductor's code generation"),
+    ("Cache", lambda c: c.cache_state, "Inductor FX graph cache: hit, miss, partial, or n/a for other backends"),
+    ("Graphs", lambda c: str(c.graph_count), "FX graphs dynamo produced"),
+    ("Ops", lambda c: str(c.op_count), "Operations in those graphs"),
+    ("Guards", lambda c: str(c.guard_count), "Guards checked before each compiled call"),
+    ("Frames\ncomp. / skip.", lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
+     "Python frames dynamo compiled / gave up on (these run eagerly)"),
+)
+RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
+                     ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
+
+
+class CompileBreakdownModel(RowTableModel):
+    """Rows: (config index, label, CompileResult) for jobs that compiled. GUI thread only."""
+
+    HEADERS = tuple((name, tip) for name, _, tip in BREAKDOWN)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._rows = [(i, r.config.label, r.compile) for i, r in enumerate(results) if r.compile is not None]
+        self.endResetModel()
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        i, label, c = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return label if index.column() == 0 else BREAKDOWN[index.column()][1](c)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip(c.coverage) if index.column() == 0 and c.coverage else BREAKDOWN[index.column()][2]
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            return QBrush(config_color(i))
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class RecompileModel(RowTableModel):
+    """Rows: (config index, label, Recompile) for every recompile. GUI thread only."""
+
+    HEADERS = RECOMPILE_COLUMNS
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._rows = [(i, r.config.label, rc) for i, r in enumerate(results) for rc in r.recompiles]
+        self.endResetModel()
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        i, label, rc = self._rows[index.row()]
+        values = (label, rc.function, rc.location, "; ".join(rc.reasons))
+        if role == Qt.ItemDataRole.DisplayRole:
+            return values[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 3 and rc.reasons:
+                return tooltip("\n".join(rc.reasons))
+            if index.column() == 2 and rc.location:
+                return tooltip(rc.location)
+            return RECOMPILE_COLUMNS[index.column()][1]
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            return QBrush(config_color(i))
+        return None
+
+
+class CompilePanel(QWidget):
+    """The breakdown and recompile tables side by side. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.breakdown_model = CompileBreakdownModel(self)
+        self.recompile_model = RecompileModel(self)
+        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config",
+                                    stretch_last=False)
+        self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
+        self.recompile_title = QLabel("<b>Recompiles</b>")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        for title, table in ((QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),
+                             (self.recompile_title, self.recompiles)):
+            box = QWidget()
+            box_layout = QVBoxLayout(box)
+            box_layout.setContentsMargins(0, 0, 0, 0)
+            box_layout.addWidget(title)
+            box_layout.addWidget(table, 1)
+            splitter.addWidget(box)
+        # The breakdown keeps its columns' width; the recompiles (long guard failures) get the rest.
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    def set_results(self, results) -> None:
+        self.breakdown_model.set_results(results)
+        self.recompile_model.set_results(results)
+        n = self.recompile_model.rowCount()
+        self.recompile_title.setText(f"<b>Recompiles</b> ({n})" if n else "<b>Recompiles</b> (none)")

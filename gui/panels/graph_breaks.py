@@ -1,0 +1,327 @@
+"""Graph breaks: a sortable, filterable table over the core's `GraphBreak` dataclasses and,
+for the selected break, torch's explanation, every hint, the source lines around it (from
+the report: `GraphBreak.context`, recorded while profiling) with the break highlighted, and
+the documentation link.
+
+Everything shown comes from a report or a job and is treated as untrusted: it is escaped,
+no file it names is ever read, and a link opens only when `core.safety.is_documentation_url`
+accepts it (the PyTorch documentation); any other is shown as text.
+
+Below it (the same area, as the questions go together): the compile-time breakdown and the
+recompiles of each config (`CompilePanel`).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import (QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl,
+                            Signal)
+from PySide6.QtGui import QBrush, QDesktopServices
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
+                               QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget)
+
+from core.paths import display_path
+from core.safety import is_documentation_url
+from gui.panels.compile import CompilePanel
+from gui.widgets.safe_text import markup, tooltip
+from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.theme import config_color, is_dark
+
+
+COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "First hint")
+PER_CALL_COLUMN = COLUMNS.index("Per call")
+TOOLTIPS = (
+    "The config whose compile reported this break",
+    "torch's graph-break type (gb_type)",
+    "The id in torch's graph-break registry; the details link to its documentation page",
+    "file:line where the graph broke (hover for the full path)",
+    "The nearest line in your own code (not torch, not site-packages) when the break lies in a library",
+    "Times one compiled call passes this break ('frame skipped': dynamo gave up on the whole frame, which ran "
+    "eagerly). torch logs a break more often while compiling (dynamo restarts the analysis after a break): "
+    "that logged count is in the details",
+    "torch's first suggestion; select the row for all of them",
+)
+NO_SELECTION = "<p style='color:gray'>Select a graph break to see why it happened and what to do.</p>"
+
+
+def location(gb) -> str:
+    """The break's place as the table shows it: a short path and the line."""
+    if not gb.file:
+        return "whole frame skipped" if gb.frame_skipped else "–"
+    return f"{display_path(gb.file)}:{gb.line}"
+
+
+def per_call(gb) -> str:
+    """Breaks per compiled call; a skipped frame is no break: the whole frame ran eagerly."""
+    return "frame skipped" if gb.frame_skipped else str(gb.per_call)
+
+
+def user_location(gb) -> str:
+    if not gb.user_file:
+        return "–"
+    return f"{display_path(gb.user_file)}:{gb.user_line}" if gb.user_line else display_path(gb.user_file)
+
+
+def break_counts(summary: dict) -> tuple[int | None, int | None]:
+    """(sites, breaks per call) of one config, from `JobResult.summary()`: sites are the
+    distinct places the graph broke, per call the breaks one compiled call passes."""
+    return summary.get("graph_break_sites"), summary.get("graph_break_per_call")
+
+
+class GraphBreakModel(RowTableModel):
+    """Rows: (config index, config label, GraphBreak) for every break of every job. GUI thread."""
+
+    HEADERS = tuple(zip(COLUMNS, TOOLTIPS))
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._rows = [(i, r.config.label, gb) for i, r in enumerate(results) for gb in r.graph_breaks]
+        self.endResetModel()
+
+    def graph_break(self, row: int):
+        return self._rows[row][2]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        config_index, label, gb = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.UserRole:  # sort keys
+            if column == PER_CALL_COLUMN:
+                return gb.per_call
+            if column == 3:
+                return f"{gb.file}:{gb.line:08d}"
+            if column == 4:
+                return f"{gb.user_file}:{gb.user_line:08d}"
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
+            first_hint = gb.hints[0] if gb.hints else ""
+            return (label, gb.reason, gb.gb_code or "–", location(gb), user_location(gb), per_call(gb),
+                    first_hint)[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 6 and gb.hints:
+                return tooltip("\n\n".join(gb.hints))
+            if column == 3 and gb.file:
+                return tooltip(f"{gb.file}:{gb.line}" + (f"\n{gb.source}" if gb.source else ""))
+            if column == 4 and gb.user_file:
+                return tooltip(f"{gb.user_file}:{gb.user_line}")
+            if column == 1:
+                return tooltip(gb.explanation or gb.reason)
+            if column == PER_CALL_COLUMN and gb.frame_skipped:
+                return "Dynamo gave up on this whole frame: it ran eagerly, with no graph to break"
+            return TOOLTIPS[column]
+        if role == Qt.ItemDataRole.ForegroundRole and column == 0:
+            return QBrush(config_color(config_index))
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == PER_CALL_COLUMN:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def source_excerpt(gb) -> list[tuple[int, str, bool]]:
+    """(line number, text, is the break line) around the break, from the report's own
+    `context` (recorded while profiling); else the one line torch reported. No file is read."""
+    if gb.context:
+        start = gb.context_start or max(1, gb.line)
+        lines = [(start + i, text, start + i == gb.line) for i, text in enumerate(gb.context)]
+        while lines and not lines[-1][1].strip() and not lines[-1][2]:  # blank lines past the end
+            lines.pop()
+        while lines and not lines[0][1].strip() and not lines[0][2]:
+            lines.pop(0)
+        return lines
+    return [(gb.line, gb.source, True)] if gb.source else []
+
+
+def detail_html(gb) -> str:
+    """The detail view's HTML for one break: every text of the report escaped; a link only
+    to the PyTorch documentation."""
+    esc = markup
+    highlight = "#5c4b00" if is_dark() else "#fff2a8"
+    parts = [f"<h3 style='margin:0'>{esc(gb.reason)}"
+             + (f" <small>({esc(gb.gb_code)})</small>" if gb.gb_code else "") + "</h3>"]
+    if gb.frame_skipped:
+        parts.append("<p><b>Dynamo skipped this whole frame: it ran eagerly.</b>"
+                     + (f"<br>ran eagerly: <code>{esc(gb.eager_function)}</code>" if gb.eager_function else "")
+                     + "</p>")
+    where = []
+    if gb.file:
+        where.append(f"<code>{esc(gb.file)}:{gb.line}</code>")
+    if gb.user_file:
+        where.append(f"your code: <code>{esc(gb.user_file)}:{gb.user_line}</code>")
+    counts = (f"{gb.per_call}× per compiled call · logged {gb.logged}× while compiling "
+              "(dynamo restarts after a break)")
+    if gb.compile_id:
+        counts += f" · compile id {esc(gb.compile_id)}"
+    parts.append("<p>" + "<br>".join(where + [counts]) + "</p>")
+    excerpt = source_excerpt(gb)
+    if excerpt:
+        width = len(str(excerpt[-1][0]))
+        rows = []
+        for n, text, hit in excerpt:
+            number, body = f"{n:>{width}}", "  " + markup(text).replace("<br>", " ")
+            rows.append(f"<span style='background:{highlight}; font-weight:bold'>{number}{body}</span>" if hit
+                        else f"<span style='color:gray'>{number}</span>{body}")
+        parts.append("<pre style='margin:4px 0'>" + "\n".join(rows) + "</pre>")
+    if gb.explanation:
+        parts.append("<p><b>Explanation</b><br>" + esc(gb.explanation) + "</p>")
+    if gb.hints:
+        parts.append("<p><b>Hints</b></p><ul>" + "".join(f"<li>{esc(h)}</li>" for h in gb.hints) + "</ul>")
+    if gb.doc_url:
+        if is_documentation_url(gb.doc_url):
+            parts.append(f"<p>Documentation: <a href='{esc(gb.doc_url)}'>{esc(gb.doc_url)}</a></p>")
+        else:
+            parts.append(f"<p>Documentation (not a PyTorch documentation link, so not opened): "
+                         f"<code>{esc(gb.doc_url)}</code></p>")
+    return "".join(parts)
+
+
+class ElideStartDelegate(QStyledItemDelegate):
+    """Draws a cell elided at its start ("…/models/file.py:15"): for paths. GUI thread."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideLeft
+
+
+class GraphBreaksPanel(QWidget):
+    """GUI thread only."""
+
+    sig_break_selected = Signal(object)
+    """A graph break (GraphBreak) was selected in the table, or None."""
+
+    sig_link_refused = Signal(str)
+    """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = GraphBreakModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+
+        self.header = QLabel("No graph breaks yet.")
+        self.header.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
+        self.header.setWordWrap(True)
+        self.header.setToolTip("Per config: graph-break sites (distinct places in the code where the graph "
+                               "broke) and breaks per compiled call, and how much of the model runs compiled")
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter breaks (reason, code, file, hint)…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip("Show only the breaks whose columns contain this text")
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+
+        self.table = make_table(self.proxy, "Every graph break torch reported; click a header to sort, select a "
+                                            "row for details", stretch_last=False)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(PER_CALL_COLUMN, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        # Long reasons elide at the end, paths at the start (the file name and line stay in
+        # view; the full path is in the tooltip), so "Per call" and the hint keep their room.
+        for column, sample in ((1, "Data-dependent bra…"), (3, "…_execution.py:150"), (4, "…/my_model.py:120")):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + 16)
+        self._path_delegate = ElideStartDelegate(self.table)
+        self.table.setItemDelegateForColumn(3, self._path_delegate)
+        self.table.setItemDelegateForColumn(4, self._path_delegate)
+        header.setMinimumSectionSize(60)  # keeps the stretched "First hint" header readable
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
+
+        self.detail = QTextBrowser()
+        # Links are never followed by the browser itself: a report could name file:///etc/...
+        self.detail.setOpenLinks(False)
+        self.detail.setOpenExternalLinks(False)
+        self.detail.anchorClicked.connect(self._on_anchor_clicked)
+        self.detail.setToolTip("The selected break: torch's explanation, hints, the source around it and its "
+                               "documentation page")
+        self.detail.setHtml(NO_SELECTION)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.filter_edit)
+        left_layout.addWidget(self.table, 1)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(left)
+        top.addWidget(self.detail)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+
+        self.compile_panel = CompilePanel()
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.compile_panel)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addWidget(self.splitter, 1)
+
+    def set_results(self, results) -> None:
+        """Show the breaks, recompiles and compile breakdown of `results`."""
+        selected = self.selected_break()
+        self.model.set_results(results)
+        self.compile_panel.set_results(results)
+        # "Your code" only says something for breaks inside libraries; without any, its room
+        # goes to the other columns.
+        self.table.setColumnHidden(4, not any(gb.user_file for r in results for gb in r.graph_breaks))
+        lines = []
+        for i, r in enumerate(results):
+            sites, per_call = break_counts(r.summary(ci=False))
+            if sites is None:
+                counts = "not compiled yet" if not r.ended else r.status
+            else:
+                counts = f"{sites} graph-break site{'s' if sites != 1 else ''}"
+                if per_call is not None:
+                    counts += f", {per_call} break{'s' if per_call != 1 else ''} per call"
+            cov = r.compile.coverage if r.compile else ""
+            lines.append(f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
+                         f"{markup(counts)}" + (f"; {markup(cov)}" if cov else ""))
+        self.header.setText("<br>".join(lines) if results else "No graph breaks yet.")
+        if selected is not None:
+            self.select_break(selected.key)
+
+    def select_row(self, row: int) -> None:
+        """Select the row-th visible row (sorted, filtered)."""
+        index = self.proxy.index(row, 0)
+        if index.isValid():
+            self.table.selectRow(row)
+            self.table.setCurrentIndex(index)
+
+    def select_break(self, key) -> None:
+        for row in range(self.proxy.rowCount()):
+            source = self.proxy.mapToSource(self.proxy.index(row, 0))
+            if self.model.graph_break(source.row()).key == key:
+                self.select_row(row)
+                return
+
+    def selected_break(self):
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.graph_break(self.proxy.mapToSource(index).row())
+
+    def open_link(self, url: str) -> bool:
+        """Open `url` in the browser if it is PyTorch documentation; True when opened."""
+        if not is_documentation_url(url):
+            self.sig_link_refused.emit(url)
+            return False
+        return bool(QDesktopServices.openUrl(QUrl(url, QUrl.ParsingMode.StrictMode)))
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        self.open_link(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if not current.isValid():
+            self.detail.setHtml(NO_SELECTION)
+            self.sig_break_selected.emit(None)
+            return
+        gb = self.model.graph_break(self.proxy.mapToSource(current).row())
+        self.detail.setHtml(detail_html(gb))
+        self.sig_break_selected.emit(gb)

@@ -1,0 +1,219 @@
+"""Resource panel: the job process's CPU % and resident memory over time (GPU utilisation
+and memory when there is a GPU), shaded by phase, and peak memory per phase per config.
+
+Samples come from the runner, which reads the child from outside (psutil/NVML) every
+0.2 s. Jobs run one after another, so each job's clock is shifted to follow the previous
+job on one time axis. Without a GPU the panel says so instead of drawing empty charts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from core.events import PHASES
+from gui.charts.buffers import GrowingSeries
+from gui.widgets.safe_text import markup
+from gui.widgets.theme import PHASE_COLORS, config_color, phase_brush
+
+REDRAW_INTERVAL_MS = 100
+GAP_S = 0.5  # space between consecutive jobs on the time axis
+MEMORY_PHASES = ("eager", "compile", "compiled")
+
+
+class _Track:
+    """One job's readings on one plot."""
+
+    def __init__(self, curve):
+        self.curve = curve
+        self.data = GrowingSeries()
+
+
+class ResourcePanel(QWidget):
+    """GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.layout_widget = pg.GraphicsLayoutWidget()
+        self.cpu_plot = self._add_plot(0, "CPU", "%", "CPU use of the job process and its compile workers "
+                                       "(100% = one core)")
+        self.rss_plot = self._add_plot(1, "Memory (RSS)", "MB", "Resident memory of the job process and its "
+                                       "compile workers")
+        self.rss_plot.setXLink(self.cpu_plot)
+        self.rss_plot.setLabel("bottom", "time", units="s")
+        self.gpu_util_plot = self.gpu_mem_plot = None
+        self.gpu_note = QLabel("GPU: waiting for torch to load…")
+        self.gpu_note.setWordWrap(True)
+        self.gpu_note.setToolTip("GPU utilisation and memory come from NVML (nvidia-ml-py) when a GPU is present.")
+
+        phases = QHBoxLayout()
+        phases.addWidget(QLabel("Phases:"))
+        for phase in PHASES:
+            swatch = QLabel(f"<span style='background:{PHASE_COLORS.get(phase, '#999999')}'>&nbsp;&nbsp;&nbsp;</span> {phase}")
+            swatch.setToolTip(f"Shaded background: the job was in its {phase} phase")
+            phases.addWidget(swatch)
+        phases.addStretch(1)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(phases)
+        left_layout.addWidget(self.layout_widget, 1)
+        left_layout.addWidget(self.gpu_note)
+
+        self.memory_widget = pg.PlotWidget()
+        self.memory_plot = self.memory_widget.getPlotItem()
+        key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
+        self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
+        self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.memory_plot.showGrid(y=True, alpha=0.2)
+        self.memory_widget.setToolTip("Peak resident memory of the job process in the eager, compile and "
+                                      "compiled phases, per config")
+        self.memory_widget.setMinimumWidth(260)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.memory_widget)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+        self._tracks: dict[tuple[str, str], _Track] = {}
+        self._order: list[str] = []
+        self._offsets: dict[str, float] = {}
+        self._last_t = 0.0
+        self._regions: dict[str, list] = {}  # job → [(phase, start, end, [items])]
+        self._bars: list = []
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REDRAW_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_redraw)
+
+    def _add_plot(self, row: int, title: str, units: str, tip: str):
+        plot = self.layout_widget.addPlot(row=row, col=0)
+        plot.setLabel("left", title, units=units)
+        plot.getAxis("left").enableAutoSIPrefix(False)
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        plot.setClipToView(True)
+        plot.setDownsampling(auto=True, mode="peak")
+        plot.setToolTip(tip)
+        return plot
+
+    def _plots(self) -> list:
+        return [p for p in (self.cpu_plot, self.rss_plot, self.gpu_util_plot, self.gpu_mem_plot) if p is not None]
+
+    # ---------------------------------------------------------------- GPU
+    def set_gpu(self, available: bool, reason: str) -> None:
+        """Show GPU charts when a GPU can be read, else say why there are none."""
+        if available and self.gpu_util_plot is None:
+            self.gpu_util_plot = self._add_plot(2, "GPU", "%", "GPU utilisation (NVML)")
+            self.gpu_mem_plot = self._add_plot(3, "GPU memory", "MB", "GPU memory used by the job (NVML)")
+            for p in (self.gpu_util_plot, self.gpu_mem_plot):
+                p.setXLink(self.cpu_plot)
+            self.gpu_note.hide()
+        elif not available:
+            self.gpu_note.setText(f"<b>No GPU charts:</b> {markup(reason or 'no GPU')}. "
+                                  "CPU and memory are shown above.")
+            self.gpu_note.show()
+
+    # ---------------------------------------------------------------- data in
+    def reset(self, results) -> None:
+        for plot in self._plots():
+            for item in list(plot.listDataItems()):
+                plot.removeItem(item)
+        for spans in self._regions.values():
+            for _, _, _, items in spans:
+                for plot, item in items:
+                    plot.removeItem(item)
+        self._tracks.clear()
+        self._order.clear()
+        self._offsets.clear()
+        self._regions.clear()
+        self._last_t = 0.0
+        for index, result in enumerate(results):
+            self._order.append(result.job_id)
+            for sample in result.resources:
+                self.add_sample(result.job_id, sample)
+        self.update_memory(results)
+        self._on_redraw()
+
+    def add_sample(self, job_id: str, sample) -> None:
+        if job_id not in self._order:
+            self._order.append(job_id)
+        if job_id not in self._offsets:
+            self._offsets[job_id] = self._last_t + (GAP_S if self._last_t else 0.0)
+        t = self._offsets[job_id] + sample.t_s
+        self._last_t = max(self._last_t, t)
+        index = self._order.index(job_id)
+        values = [(self.cpu_plot, "cpu", sample.cpu_percent), (self.rss_plot, "rss", sample.rss_mb)]
+        if self.gpu_util_plot is not None:
+            values += [(self.gpu_util_plot, "gpu", sample.gpu_util_percent),
+                       (self.gpu_mem_plot, "gpumem", sample.gpu_mem_mb)]
+        for plot, key, value in values:
+            if value is None:
+                continue
+            track = self._tracks.get((job_id, key))
+            if track is None:
+                track = _Track(plot.plot([], [], pen=pg.mkPen(config_color(index), width=2)))
+                self._tracks[(job_id, key)] = track
+            track.data.extend([t], [value])
+        self._extend_phase(job_id, sample.phase, t)
+        self._dirty = True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _extend_phase(self, job_id: str, phase: str, t: float) -> None:
+        spans = self._regions.setdefault(job_id, [])
+        if spans and spans[-1][0] == phase:
+            spans[-1][2] = t
+            return
+        start = spans[-1][2] if spans else t
+        items = []
+        for plot in self._plots():
+            region = pg.LinearRegionItem((start, t), movable=False, brush=phase_brush(phase),
+                                         pen=pg.mkPen(None))
+            region.setZValue(-10)
+            plot.addItem(region, ignoreBounds=True)
+            items.append((plot, region))
+        spans.append([phase, start, t, items])
+
+    def update_memory(self, results) -> None:
+        """Redraw the peak-memory bars from each result's per-phase MemoryPeak."""
+        for item in self._bars:
+            self.memory_plot.removeItem(item)
+        self._bars.clear()
+        ticks = []
+        width = 0.8 / len(MEMORY_PHASES)
+        for p, phase in enumerate(MEMORY_PHASES):
+            xs, heights = [], []
+            for i, result in enumerate(results):
+                peak = result.memory.get(phase)
+                if peak is not None:
+                    xs.append(i + (p - 1) * width)
+                    heights.append(peak.peak_rss_mb)
+            if xs:
+                bars = pg.BarGraphItem(x=np.array(xs), height=np.array(heights), width=width * 0.95,
+                                       brush=phase_brush(phase, 200), pen=pg.mkPen(None), name=phase)
+                self.memory_plot.addItem(bars)
+                self._bars.append(bars)
+        for i, result in enumerate(results):
+            label = result.config.label
+            ticks.append((i, label if len(label) <= 18 else label[:17] + "…"))
+        self.memory_plot.getAxis("bottom").setTicks([ticks])
+        if results:
+            self.memory_plot.setXRange(-0.6, len(results) - 0.4, padding=0)
+
+    def _on_redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        for track in self._tracks.values():
+            track.curve.setData(track.data.x, track.data.y)
+        for spans in self._regions.values():
+            for _, start, end, items in spans:
+                for _, region in items:
+                    region.setRegion((start, end))

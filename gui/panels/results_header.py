@@ -1,0 +1,104 @@
+"""The line above the charts that says whose results they are: "Results: <model> (<configs>)",
+taken from the shown JobResults' own specs, never from the model picker. When the picker
+names another model (the next run's), the line says the results are the previous model's.
+Below it, the warnings a report came with (e.g. made by another report version).
+GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+
+from core.models import is_file_source, split_factory
+from gui.widgets.safe_text import markup, plain, tooltip
+from gui.widgets.theme import error_color
+
+EMPTY_TEXT = "No results yet: choose a model and a config, then Run (Ctrl+R), or open a session."
+
+
+def model_name(source: str) -> str:
+    """A model as people call it: the file's name (with a factory other than get_model), or
+    the torchvision name."""
+    if not source:
+        return "?"
+    if not is_file_source(source):
+        return source
+    path, factory = split_factory(source)
+    name = os.path.basename(path)
+    return name if factory == "get_model" else f"{name}:{factory}"
+
+
+def results_models(results) -> list[str]:
+    """The distinct model sources of `results`, in order."""
+    return list(dict.fromkeys(r.spec.model.source for r in results))
+
+
+class ResultsHeader(QFrame):
+    """GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel(EMPTY_TEXT)
+        self.title.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
+        self.title.setWordWrap(True)
+        self.title.setToolTip("The model and configs of the results shown below")
+        self.warnings = plain(QLabel(""))
+        self.warnings.setWordWrap(True)
+        self.warnings.setObjectName("report_warnings")
+        self.warnings.setStyleSheet(f"color: {error_color()}")
+        self.warnings.setToolTip("What the opened report's header warned about")
+        self.warnings.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 2)
+        layout.setSpacing(1)
+        layout.addWidget(self.title)
+        layout.addWidget(self.warnings)
+        self._results: list = []
+        self._chosen = ""
+        self._origin = ""
+        self._update()
+
+    def set_results(self, results, origin: str = "") -> None:
+        """Show whose `results` (JobResults) these are; `origin` is the report they came
+        from ('' for a run)."""
+        self._results, self._origin = list(results), origin
+        self._update()
+
+    def set_chosen_model(self, source: str) -> None:
+        """The model the next run profiles (the model picker's choice)."""
+        self._chosen = source
+        self._update()
+
+    def set_warnings(self, warnings) -> None:
+        text = "\n".join(f"⚠ {w}" for w in warnings)
+        self.warnings.setText(text)
+        self.warnings.setVisible(bool(text))
+
+    def is_previous_model(self) -> bool:
+        """True when the results belong to another model than the one chosen for the next run."""
+        return bool(self._results and self._chosen and self._chosen not in results_models(self._results))
+
+    def text(self) -> str:
+        """The line as plain text (tests, status)."""
+        return self.title.text()
+
+    def _update(self) -> None:
+        if not self._results:
+            self.title.setText(f"<span style='color:gray'>{markup(EMPTY_TEXT)}</span>")
+            self.title.setToolTip("The model and configs of the results shown below")
+            return
+        models = results_models(self._results)
+        configs = ", ".join(dict.fromkeys(r.config.label for r in self._results))
+        names = ", ".join(model_name(m) for m in models)
+        text = f"<b>Results: {markup(names)}</b> ({markup(configs)})"
+        if self._origin:
+            text += f" <small>from {markup(os.path.basename(self._origin))}</small>"
+        if self.is_previous_model():
+            whose = "not the model the next run profiles" if self._origin else "the previous model's results"
+            text += (f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
+                     f"{markup(model_name(self._chosen))}</span>")
+        self.title.setText(text)
+        self.title.setToolTip(tooltip("The results below belong to:\n" + "\n".join(models)
+                                      + (f"\nopened from {self._origin}" if self._origin else "")))

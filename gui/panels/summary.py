@@ -1,0 +1,231 @@
+"""Summary table: one row per config with the figures of `JobResult.summary()`.
+
+Nothing is computed here: the row dicts come from core (`JobResult.summary`, the columns
+of summary.csv), this file only formats them. A running job's row is refreshed at most
+once a second and without the speedup's bootstrap interval (`summary(ci=False)`); an ended
+job's at once, with it. A shape sweep has no single latency: its cells say "sweep" and its
+compile time is the sweep's total (the Shape sweep tab has the figures per variant).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gui.panels.graph_breaks import break_counts
+from gui.widgets.safe_text import markup, tooltip
+from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.theme import config_color, error_color
+
+REFRESH_INTERVAL_MS = 1000
+Row = dict[str, Any]
+
+
+def _ms(v) -> str:
+    return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
+
+
+def _pair(a, b) -> str:
+    return f"{_ms(a)} / {_ms(b)}"
+
+
+def _latency(eager_key: str, compiled_key: str) -> Callable[[Row], str]:
+    def text(s: Row) -> str:
+        if s.get("sweep"):
+            return f"sweep: {s['variants']} shapes" if s.get("variants") else "sweep"
+        return _pair(s[eager_key], s[compiled_key])
+    return text
+
+
+def _mb(v) -> str:
+    return "–" if v is None else f"{v:,.0f}"
+
+
+def _speedup(s: Row) -> str:
+    if s.get("speedup") is None:
+        return "sweep" if s.get("sweep") else "–"
+    if s.get("speedup_ci_low") is None:  # a running job: the interval comes when it ends
+        return f"{s['speedup']:.2f}×"
+    return f"{s['speedup']:.2f}× [{s['speedup_ci_low']:.2f}–{s['speedup_ci_high']:.2f}]"
+
+
+def _compile(s: Row) -> str:
+    if s.get("compile_time_s") is None:
+        return "–"
+    cache = s.get("cache_state") or "n/a"
+    if s.get("sweep"):
+        return f"{s['compile_time_s']:.2f} s (sweep total)"
+    return f"{s['compile_time_s']:.2f} s" + (f" ({cache})" if cache != "n/a" else "")
+
+
+def _break_even(s: Row) -> str:
+    v = s.get("break_even_iters")
+    if v is None:
+        return "–"
+    return v if isinstance(v, str) else f"{v:,.0f}"
+
+
+def _status(s: Row) -> str:
+    if s.get("failure_reason"):
+        return f"{s['status']}: {s['failure_reason']}"
+    return s.get("status") or ""
+
+
+def _count(key: str) -> Callable[[Row], str]:
+    return lambda s: "–" if s.get(key) is None else str(s[key])
+
+
+def _graph_breaks(s: Row) -> str:
+    sites, per_call = break_counts(s)
+    if sites is None:
+        return "–"
+    return f"{sites} / {per_call}" if per_call is not None else str(sites)
+
+
+def _sites(s: Row):
+    return break_counts(s)[0]
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    text: Callable[[Row], str]
+    tooltip: str
+    sort_key: str = ""
+
+
+COLUMNS = (
+    Column("Config", lambda s: s["config"], "backend / mode / dynamic / fullgraph of this job", "config"),
+    Column("Status", _status, "completed, running, failed (with the reason) or cancelled", "status"),
+    Column("Median ms\neager / compiled", _latency("eager_median_ms", "compiled_median_ms"),
+           "Median latency of the timed iterations (warm-up excluded); a shape sweep has one per shape "
+           "(Shape sweep tab)", "compiled_median_ms"),
+    Column("p90 ms\neager / compiled", _latency("eager_p90_ms", "compiled_p90_ms"),
+           "90th percentile latency", "compiled_p90_ms"),
+    Column("p99 ms\neager / compiled", _latency("eager_p99_ms", "compiled_p99_ms"),
+           "99th percentile latency", "compiled_p99_ms"),
+    Column("Speedup\n[95% CI]", _speedup, "eager median / compiled median, with a bootstrap 95% "
+           "confidence interval; above 1 means compiling made it faster", "speedup"),
+    Column("Compile\n(cache)", _compile, "Wall time of the first compiled call, and whether inductor's "
+           "FX graph cache was hit", "compile_time_s"),
+    Column("Break-even\niterations", _break_even, "Calls after which the compile time has paid for "
+           "itself; 'never' when compiled is not faster", "break_even_iters"),
+    Column("Graph breaks\nsites / per call", _graph_breaks, "Sites: distinct places in the code where torch "
+           "broke the graph. Per call: how many breaks one call of the compiled model passes", "graph_break_sites"),
+    Column("Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run",
+           "recompile_count"),
+    Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
+           "Peak resident memory (RSS) of the job process in the eager and compiled phases", "compiled_peak_mb"),
+)
+
+
+def _row(result) -> Row:
+    """The summary of a JobResult; the bootstrap interval only once it has ended."""
+    row = result.summary(ci=result.ended)
+    row["sweep"] = result.spec.sweep_shapes
+    row["variants"] = len(result.variants)
+    return row
+
+
+class SummaryModel(RowTableModel):
+    """Rows: the session's JobResults; cells: their `summary()` figures. GUI thread only."""
+
+    HEADERS = tuple((c.header, c.tooltip) for c in COLUMNS)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._results: list = []
+        self._rows: list[Row] = []
+        self._stale: set[str] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_refresh_due)
+
+    def set_results(self, results) -> None:
+        self.beginResetModel()
+        self._results = list(results)
+        self._rows = [_row(r) for r in self._results]
+        self._stale.clear()
+        self.endResetModel()
+
+    def summary(self, row: int) -> Row:
+        return self._rows[row]
+
+    def result(self, row: int):
+        return self._results[row]
+
+    def mark_changed(self, job_id: str, now: bool = False) -> None:
+        """A job's result changed: refresh its row now or within a second."""
+        self._stale.add(job_id)
+        if now:
+            self._on_refresh_due()
+        elif not self._timer.isActive():
+            self._timer.start()
+
+    def _on_refresh_due(self) -> None:
+        stale, self._stale = self._stale, set()
+        for row, result in enumerate(self._results):
+            if result.job_id in stale:
+                self._rows[row] = _row(result)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    # ---------------------------------------------------------------- Qt model
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = self._rows[index.row()], COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.text(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 1 and row.get("failure_reason"):
+                detail = self._results[index.row()].failure_detail
+                return tooltip(row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else ""))
+            if index.column() == 0 and row.get("coverage"):
+                return tooltip(row["coverage"])
+            return column.tooltip
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if index.column() == 1 and row.get("status") == "failed":
+                return QBrush(QColor(error_color()))
+            if index.column() == 0:
+                return QBrush(config_color(index.row()))
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            if column.text is _graph_breaks:
+                return _sites(row)
+            return row.get(column.sort_key)
+        return None
+
+
+class SummaryPanel(QWidget):
+    """The summary table with each config's coverage sentence above it. GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = SummaryModel(self)
+        self.coverage = QLabel("Run a profile to see whether compiling pays off.")
+        self.coverage.setWordWrap(True)
+        self.coverage.setTextFormat(Qt.TextFormat.RichText)
+        self.coverage.setToolTip("How much of the model actually runs compiled, per config (from dynamo's "
+                                 "compilation metrics).")
+        self.table = make_table(self.model, "One row per config; hover a cell for what it means.", stretch_last=False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.coverage)
+        layout.addWidget(self.table, 1)
+        self.model.dataChanged.connect(self._on_rows_changed)
+        self.model.modelReset.connect(self._on_rows_changed)
+
+    def _on_rows_changed(self, *args) -> None:
+        lines = []
+        for row in range(self.model.rowCount()):
+            s = self.model.summary(row)
+            color = config_color(row).name()
+            text = s.get("coverage") or ("failed: " + s["failure_reason"] if s.get("status") == "failed"
+                                         else s.get("status", ""))
+            lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
+        self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")

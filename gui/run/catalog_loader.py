@@ -1,0 +1,31 @@
+"""Loading core.catalog's Catalog on a background thread, so the window shows before torch is
+imported; the result is delivered on the GUI thread.
+"""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Signal
+
+from core.catalog import Catalog, load_catalog
+
+
+class CatalogLoader(QObject):
+    """Loads the catalog on a daemon thread; create and start on the GUI thread."""
+
+    sig_loaded = Signal(object)
+    """The catalog is ready (a `Catalog`); delivered on the GUI thread."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.catalog: Catalog | None = None
+        self.sig_loaded.connect(self._on_loaded)
+
+    def start(self) -> None:
+        threading.Thread(target=self._load, name="catalog-loader", daemon=True).start()
+
+    def _load(self) -> None:  # background thread
+        self.sig_loaded.emit(load_catalog())
+
+    def _on_loaded(self, catalog: Catalog) -> None:
+        self.catalog = catalog

@@ -1,0 +1,125 @@
+"""File dialogs and report files: export the CSVs, save a session (report.json; reopening
+one is `gui.window.report_opening`), dropped files, and the message boxes. The files are written
+by `core.report`, exactly as the `profile` command writes them; an error (an unwritable
+folder) is shown and nothing is lost: the results stay on screen to save elsewhere.
+GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+import platform
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from core.report import REPORT_FILES, FolderInUseError, ReportError, atomic_write, report_json, write_report
+from gui.widgets.safe_text import markup
+
+MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
+
+
+def dropped_paths(mime) -> list[str]:
+    """Local model files and report.json files among dropped URLs."""
+    if not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls()
+            if u.isLocalFile() and u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))]
+
+
+def error_box(parent: QWidget, title: str, text: str) -> QMessageBox:
+    """A window-modal error box that does not block the event loop (runs keep updating).
+    Its text is plain: messages quote paths and values from reports and files."""
+    box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setObjectName("error_box")
+    box.open()
+    return box
+
+
+def ask_model_file(parent: QWidget, folder: str) -> str:
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Open model file", folder,
+        "Model files (*.py *.pt2 *.pt *.pth *.ts *.jit *.torchscript);;Python model files (*.py);;"
+        "torch.export programs (*.pt2);;All files (*)")
+    return path
+
+
+def export_report(parent, results, options: dict, folder: str | None) -> list[str]:
+    """Write every report file into a folder; [] when cancelled, nothing to write or failed."""
+    if not results:
+        error_box(parent, "Nothing to export", "Run a profile or open a session first.")
+        return []
+    asked = folder is None
+    if asked:
+        folder = QFileDialog.getExistingDirectory(parent, "Export report into folder", os.getcwd())
+        if not folder:
+            return []
+    try:
+        paths = write_report(results, folder, options)
+    except FolderInUseError as exc:
+        # A folder chosen in the dialog that holds an earlier report: ask, as a file dialog
+        # asks before replacing a file (core refuses by default so nothing is lost silently).
+        holds_report = any(os.path.exists(os.path.join(folder, name)) for name in REPORT_FILES)
+        if not (asked and holds_report and _confirm_replace(parent, folder)):
+            parent.show_error("Export failed", str(exc))
+            return []
+        try:
+            paths = write_report(results, folder, options, overwrite=True)
+        except ReportError as again:
+            parent.show_error("Export failed", str(again))
+            return []
+    except ReportError as exc:
+        parent.show_error("Export failed", str(exc))
+        return []
+    parent.status_label.setText(f"Exported {len(paths)} files to {os.path.abspath(folder)}")
+    return paths
+
+
+def _confirm_replace(parent, folder: str) -> bool:
+    box = QMessageBox(QMessageBox.Icon.Question, "Replace the report?",
+                      f"{folder} already holds a report. Replace its files with this one?",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    return box.exec() == QMessageBox.StandardButton.Yes
+
+
+def save_session(parent, results, options: dict, path: str | None) -> str:
+    """Save the run as report.json; '' when cancelled or failed."""
+    if not results:
+        error_box(parent, "Nothing to save", "Run a profile or open a session first.")
+        return ""
+    if path is None:
+        path, _ = QFileDialog.getSaveFileName(parent, "Save session", os.path.join(os.getcwd(), "report.json"),
+                                              "compile-profiler report (*.json)")
+        if not path:
+            return ""
+    try:
+        atomic_write(path, report_json(results, options))
+    except OSError as exc:
+        parent.show_error("Saving the session failed",
+                          f"cannot write {path}: {exc.strerror or exc}. Choose a folder you can write to; "
+                          "the results are still here.")
+        return ""
+    parent.status_label.setText(f"Saved session to {path}")
+    return path
+
+
+def about_box(parent: QWidget, catalog) -> None:
+    import pyqtgraph
+    import PySide6
+
+    versions = dict(catalog.versions) if catalog is not None else {}
+    rows = [
+        ("torch", versions.get("torch", "loading…")),
+        ("torchvision", versions.get("torchvision", "loading…" if catalog is None else "not installed")),
+        ("CUDA (torch build)", versions.get("cuda", "loading…")),
+        ("GPU", versions.get("gpu") or (catalog.gpu_reason if catalog is not None else "loading…")),
+        ("Python", platform.python_version()),
+        ("PySide6 / Qt", PySide6.__version__),
+        ("pyqtgraph", pyqtgraph.__version__),
+    ]
+    table = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{markup(v)}</td></tr>" for k, v in rows)
+    QMessageBox.about(parent, "About compile-profiler",
+                      "<h3>compile-profiler</h3><p>Does compiling my model pay off, at what cost, and why does "
+                      f"it break? A profiler for PyTorch's torch.compile.</p><table>{table}</table>")

@@ -1,0 +1,450 @@
+"""The main window: puts the panels together, owns the actions, and wires the runner's
+events (through `ProfileSession`) to the panels.
+
+Left: what to profile (`ModelPanel`) and how (`ConfigPanel`). Right, top: the live latency
+chart and the distribution; bottom: tabs for the summary, resources, graph breaks with the
+compile breakdown and recompiles, and the shape sweep. Buttons follow the runner's state
+(`RunController.sig_status_changed`), never the click itself. The actions and menus live in
+`gui.window.layout`, what is remembered between sessions in `gui.window.settings`.
+GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+
+from PySide6.QtCore import QSettings, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
+
+from core.config import ConfigError, JobSpec, ModelSpec, check_limits
+from core.models import is_file_source, split_factory
+from gui.window import file_actions
+from gui.window import report_opening
+from gui.form import trust
+from gui.window import settings as window_settings
+from gui.run.catalog_loader import CatalogLoader
+from gui.form.config_panel import ConfigPanel
+from gui.charts.distribution import DistributionChart
+from core.examples import hinted_dynamo_configs, is_bundled, needed_dynamo_config
+from gui.panels.graph_breaks import GraphBreaksPanel
+from gui.charts.latency import LatencyChart
+from gui.form.model_panel import ModelPanel
+from gui.widgets.progress import RunProgressBar
+from gui.panels.resources import ResourcePanel
+from gui.panels.results_header import ResultsHeader, model_name, results_models
+from gui.widgets.safe_text import plain
+from gui.run.session import ProfileSession
+from gui.panels.summary import SummaryPanel
+from gui.panels.sweep import SweepPanel
+from gui.window.layout import TABS, build_actions, build_layout, build_menus
+from gui.run.worker import RunController
+
+TAB_NAMES = tuple(name for name, _ in TABS)
+
+
+class MainWindow(QMainWindow):
+    """The application window. GUI thread only."""
+
+    sig_shown = Signal()
+    """The window was shown for the first time."""
+
+    sig_catalog_loaded = Signal(object)
+    """torch's catalogues (a `gui.run.catalog_loader.Catalog`) are in the pickers."""
+
+    sig_run_finished = Signal()
+    """A run ended (completed, failed or cancelled) and every panel shows its result."""
+
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.settings = settings if settings is not None else QSettings()
+        self.catalog = None
+        self.last_error = ""
+        self._shown = False
+        self._trusted_paths: set[str] = set()
+        self._restoring = False
+        self._hinted: list[tuple[str, str, str]] = []  # dynamo settings torch's hints named in the last run
+        self.setWindowTitle("compile-profiler")
+        self.setAcceptDrops(True)
+
+        self.session = ProfileSession(self)
+        self.controller = RunController(parent=self)
+        self.model_panel = ModelPanel()
+        self.config_panel = ConfigPanel()
+        self.latency_chart = LatencyChart()
+        self.distribution_chart = DistributionChart()
+        self.summary_panel = SummaryPanel()
+        self.resource_panel = ResourcePanel()
+        self.graph_breaks_panel = GraphBreaksPanel()
+        self.sweep_panel = SweepPanel()
+        self.progress = RunProgressBar()
+        self.results_header = ResultsHeader()
+        self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
+        self._reset_error: Exception | None = None
+        self._loading_report = False
+        build_actions(self)
+        build_layout(self)
+        build_menus(self)
+        self.recent = window_settings.RecentFiles(self.settings, self.model_panel, self.recent_menu,
+                                                  lambda path: self.open_model_file(path))
+        self._connect()
+        self._restore_settings()
+        self._update_buttons()
+
+        self.catalog_loader = CatalogLoader(self)
+        self.catalog_loader.sig_loaded.connect(self._on_catalog_loaded)
+        QTimer.singleShot(0, self.catalog_loader.start)
+
+    # ================================================================ construction
+    def _connect(self) -> None:
+        c, s = self.controller, self.session
+        c.sig_event_received.connect(self._on_event_received)
+        c.sig_status_changed.connect(self._on_status_changed)
+        c.sig_run_started.connect(self._update_buttons)
+        c.sig_run_finished.connect(self._on_run_finished)
+        s.sig_reset.connect(self._on_session_reset)
+        s.sig_samples_added.connect(self._on_samples_added)
+        s.sig_resource_sampled.connect(self.resource_panel.add_sample)
+        s.sig_phase_changed.connect(self._on_phase_changed)
+        s.sig_job_changed.connect(self._on_job_changed)
+        s.sig_graph_breaks_changed.connect(self._on_graph_breaks_changed)
+        s.sig_variant_measured.connect(self.sweep_panel.add_variant)
+        s.sig_job_ended.connect(self._on_job_ended)
+        self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
+        self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
+        self.model_panel.batch.valueChanged.connect(self._save_form)
+        self.model_panel.image.valueChanged.connect(self._save_form)
+        self.model_panel.sweep.toggled.connect(self._save_form)
+        self.config_panel.sig_config_edited.connect(self._save_form)
+        self.config_panel.sig_config_edited.connect(self._refresh_suggestion)
+        self.config_panel.sig_rerun_requested.connect(lambda: self.run_profile())
+
+    # ================================================================ public API
+    def set_model(self, source: str, trusted: bool = False) -> None:
+        """Choose what to profile. `trusted`: the user named this file themselves (command
+        line), so the first-run notice is not shown for it. "FILE.py:NAME" picks the factory NAME."""
+        if is_file_source(source):
+            path, factory = split_factory(source)
+            path = os.path.abspath(os.path.expanduser(path))
+            source = path if factory == "get_model" and not source.endswith(":get_model") else f"{path}:{factory}"
+            if trusted:
+                self._trusted_paths.add(path)
+            self.recent.add(path)
+        self.model_panel.set_source(source)
+        self._on_model_chosen(source)
+
+    def open_model_file(self, path: str | None = None) -> bool:
+        """Open a model file (asks for one when `path` is None). True when it was chosen."""
+        if path is None:
+            path = file_actions.ask_model_file(self, self.recent.last_folder())
+            if not path:
+                return False
+        path = os.path.abspath(path)
+        if not os.path.exists(path):
+            self.show_error("Cannot open the model file", f"{path} does not exist (moved or deleted?).")
+            self.recent.remove(path)
+            return False
+        if not path.endswith(file_actions.MODEL_SUFFIXES):
+            self.show_error("Not a model file", f"{os.path.basename(path)}: supported are .py model files, "
+                            ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).")
+            return False
+        if not self._trusted(path) and not trust.confirm_python_file(self, self.settings, path):
+            self.status_label.setText(f"Not opened: {os.path.basename(path)}")
+            return False
+        self.set_model(path)
+        return True
+
+    def run_profile(self) -> bool:
+        """Start profiling the chosen model with the run's configs; False (with the reason
+        shown) when it cannot start."""
+        if self.controller.busy:
+            return False
+        source = self.model_panel.source()
+        if not source:
+            self.show_error("No model chosen", "Choose a torchvision model in the list or open a model file first.")
+            return False
+        configs = self.config_panel.run_configs()
+        problem = self.config_panel.validate(configs)
+        if problem:
+            self.status_label.setText(f"Cannot run: {problem}")
+            self.last_error = problem
+            return False
+        if is_file_source(source):
+            path = split_factory(source)[0]
+            if not os.path.exists(path):
+                self.show_error("Model file missing", f"{path} does not exist any more.")
+                return False
+            if not self._trusted(path) and not trust.confirm_python_file(self, self.settings, path):
+                return False
+        panel = self.config_panel
+        try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
+            check_limits(warmup=panel.warmup.value(), iters=panel.iters.value(),
+                         batch_size=self.model_panel.batch.value(), image_size=self.model_panel.image.value())
+        except ConfigError as exc:
+            panel.show_problem(str(exc))
+            self.status_label.setText(f"Cannot run: {exc}")
+            self.last_error = str(exc)
+            return False
+        sweep = self.model_panel.sweep_shapes()
+        model = ModelSpec(source, batch_size=self.model_panel.batch.value(),
+                          image_size=self.model_panel.image.value())
+        specs = [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=config, warmup=panel.warmup.value(),
+                         iters=panel.iters.value(), device=panel.device.currentText(), sweep_shapes=sweep)
+                 for config in configs]
+        options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
+                   "warmup": panel.warmup.value(), "iters": panel.iters.value(),
+                   "device": panel.device.currentText(), "configs": [c.label for c in configs],
+                   "sweep_shapes": sweep, "source": "gui"}
+        if not panel.queue.configs:
+            panel.queue.show_last_run(configs[0])
+        for config in configs:
+            panel.queue.set_status(config, "pending")
+        if sweep and self.tabs.currentIndex() == 0:
+            self.show_tab("sweep")  # the summary has little to say about a sweep
+        self.session.start(specs, options)
+        self.controller.start(specs)
+        self.status_label.setText(f"Profiling {os.path.basename(source)} with {len(specs)} config(s)…")
+        return True
+
+    def cancel_run(self) -> None:
+        if self.controller.busy:
+            self.controller.cancel()  # the buttons change when the runner says it is cancelling
+            self.status_label.setText("Cancelling…")
+
+    def export_csv(self, folder: str | None = None) -> list[str]:
+        """Write the report's CSVs and report.json into `folder` (asks when None)."""
+        return file_actions.export_report(self, self.session.results, self.session.options, folder)
+
+    def save_session(self, path: str | None = None) -> str:
+        return file_actions.save_session(self, self.session.results, self.session.options, path)
+
+    def open_session(self, path: str | None = None) -> bool:
+        """Show a saved report.json (asks for one when `path` is None); True when shown. A
+        report that cannot be shown is refused, naming the file, and what was on screen
+        stays (`gui.window.report_opening`)."""
+        return report_opening.open_report(self, path)
+
+    def adopt_model(self, source: str, sweep: bool) -> None:
+        """Make a reopened report's model (one the user knows: see report_opening) the next run's."""
+        self.model_panel.set_source(source)
+        self.model_panel.sweep.setChecked(sweep)
+        self._on_model_chosen(source)
+
+    def show_results_from_report(self, results, options: dict, path: str, warnings) -> Exception | None:
+        """Put a report's results on screen; the exception a value of it raised in a panel
+        (nothing printed), or None."""
+        self._reset_error = None
+        self._loading_report = True
+        try:
+            self.session.load(results, options, path, warnings)
+        finally:
+            self._loading_report = False
+        return self._reset_error
+
+    def show_tab(self, name: str) -> None:
+        if name in TAB_NAMES:
+            self.tabs.setCurrentIndex(TAB_NAMES.index(name))
+
+    def show_error(self, title: str, text: str) -> None:
+        """Show an error without blocking the event loop (a window-modal box)."""
+        self.last_error = text
+        self.status_label.setText(f"{title}: {text}")
+        file_actions.error_box(self, title, text)
+
+    def show_about(self) -> None:
+        file_actions.about_box(self, self.catalog)
+
+    # ================================================================ slots: runner and session
+    def _on_event_received(self, event) -> None:
+        self.session.apply(event)  # drops events of jobs this session does not know
+
+    def _on_status_changed(self, status) -> None:
+        self._update_buttons()
+
+    def _update_buttons(self, *args) -> None:
+        busy = self.controller.busy
+        ready = self.catalog is not None
+        self.run_action.setEnabled(ready and not busy)
+        self.cancel_action.setEnabled(busy and not self.controller.cancelling)
+        self.config_panel.run_button.setEnabled(self.run_action.isEnabled())
+        self.config_panel.cancel_button.setEnabled(self.cancel_action.isEnabled())
+        for action in (self.export_action, self.save_session_action, self.open_session_action):
+            action.setEnabled(not busy)
+
+    def _on_run_finished(self) -> None:
+        self._update_buttons()
+        results = self.session.results
+        self.summary_panel.model.mark_changed("", now=True)
+        self.progress.show_results(results)
+        failed = [r for r in results if r.status == "failed"]
+        text = "Run finished: " + self.progress.format()
+        if failed:
+            text += f" — {failed[0].config.label} failed: {failed[0].failure_reason}"
+        self.status_label.setText(text)
+        self._hinted = hinted_dynamo_configs(results)
+        self._refresh_suggestion()
+        self.sig_run_finished.emit()
+
+    def _on_session_reset(self) -> None:
+        if not self._loading_report:
+            self._show_session()
+            return
+        try:  # a report's value no panel can show: open_session puts the previous results back
+            self._show_session()
+        except Exception as exc:  # noqa: BLE001 - any bad value in a report must not end the app
+            self._reset_error = exc
+
+    def _show_session(self) -> None:
+        results = self.session.results
+        self.results_header.set_results(results, self.session.origin)
+        self.results_header.set_warnings(self.session.warnings)
+        self._update_title()
+        self.latency_chart.reset(results)
+        self.distribution_chart.reset(results)
+        self.summary_panel.model.set_results(results)
+        self.resource_panel.reset(results)
+        self.graph_breaks_panel.set_results(results)
+        self.sweep_panel.set_results(results)
+        self.progress.show_results(results)
+        # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
+        # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
+        self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes for r in results))
+        self._hinted = hinted_dynamo_configs([r for r in results if r.ended])
+        self._refresh_suggestion()
+        queue = self.config_panel.queue
+        for r in results:
+            if r.config in queue.configs:
+                queue.set_status(r.config, r.status, r.failure_reason, r.failure_detail)
+
+    def _on_samples_added(self, job_id: str, samples) -> None:
+        self.latency_chart.add_samples(job_id, samples)
+        self.distribution_chart.schedule_redraw()
+        self.summary_panel.model.mark_changed(job_id)
+        self.progress.show_results(self.session.results)
+
+    def _on_phase_changed(self, job_id: str, phase: str, detail: str) -> None:
+        result = self.session.result(job_id)
+        self.progress.show_results(self.session.results)
+        self.status_label.setText(f"{result.config.label}: {detail or phase}")
+        self.config_panel.queue.set_status(result.config, phase)
+
+    def _on_job_changed(self, job_id: str) -> None:
+        result = self.session.result(job_id)
+        self.summary_panel.model.mark_changed(job_id)
+        if result.compile is not None:
+            self.latency_chart.mark_compile(job_id, result.compile)
+        self.resource_panel.update_memory(self.session.results)
+        self.graph_breaks_panel.compile_panel.set_results(self.session.results)
+
+    def _on_graph_breaks_changed(self) -> None:
+        self.graph_breaks_panel.set_results(self.session.results)
+
+    def _on_job_ended(self, job_id: str) -> None:
+        result = self.session.result(job_id)
+        self.summary_panel.model.mark_changed(job_id, now=True)
+        self.distribution_chart.schedule_redraw()
+        self.graph_breaks_panel.set_results(self.session.results)
+        self.sweep_panel.refresh()
+        self.progress.show_results(self.session.results)
+        self.config_panel.queue.set_status(result.config, result.status, result.failure_reason,
+                                           result.failure_detail)
+
+    # ================================================================ slots: catalogue, model
+    def _on_catalog_loaded(self, catalog) -> None:
+        self.catalog = catalog
+        self.model_panel.set_models(catalog.models)
+        if catalog.backends:
+            self.config_panel.set_catalog(catalog.backends, catalog.modes, catalog.cuda_available,
+                                          catalog.dynamo_defaults)
+        self.sweep_panel.set_dynamo_defaults(catalog.dynamo_defaults or None)
+        self.controller.set_gpu_monitor(catalog.gpu_monitor)
+        gpu_ok = bool(getattr(catalog.gpu_monitor, "available", False))
+        self.resource_panel.set_gpu(gpu_ok, catalog.gpu_reason)
+        self._update_buttons()
+        if catalog.error and not catalog.backends:
+            self.show_error("torch could not be loaded", catalog.error.splitlines()[0])
+        else:
+            torch_version = catalog.versions.get("torch", "?")
+            self.status_label.setText(f"Ready: torch {torch_version}, {len(catalog.models)} torchvision models"
+                                      + (f" ({catalog.error})" if catalog.error else ""))
+        self.sig_catalog_loaded.emit(catalog)
+
+    def _on_model_chosen(self, source: str) -> None:
+        self.results_header.set_chosen_model(source)
+        self._update_title()
+        self.settings.setValue("form/model", source)
+        self._refresh_suggestion()
+
+    def _update_title(self) -> None:
+        """The window names the model whose results it shows, else the one chosen to run."""
+        results = self.session.results
+        if results:
+            name = ", ".join(model_name(m) for m in results_models(results))
+            if self.session.origin:
+                name += f" ({os.path.basename(self.session.origin)})"
+        else:
+            source = self.model_panel.source()
+            name = model_name(source) if source else ""
+        self.setWindowTitle(f"compile-profiler — {name}" if name else "compile-profiler")
+
+    def _refresh_suggestion(self) -> None:
+        """Offer the dynamo setting torch's hints named in the last run (apply and re-run), else
+        one the chosen model needs to compile at all (an LSTM: allow_rnn=True)."""
+        panel = self.config_panel
+        for key, value, hint in self._hinted:
+            if not panel.has_override(key, value):
+                panel.show_suggestion(key, value, f"torch's hint: {hint}", rerun=True)
+                return
+        needed = needed_dynamo_config(self.model_panel.source())
+        if needed and not panel.has_override(needed[0], needed[1]):
+            panel.show_suggestion(*needed)
+        else:
+            panel.clear_suggestion()
+
+    def _trusted(self, path: str) -> bool:
+        """No notice for files named on the command line and the bundled examples."""
+        return path in self._trusted_paths or is_bundled(path)
+
+    # ================================================================ settings
+    def _save_form(self) -> None:
+        if not self._restoring:  # restoring sets the fields one by one; saving midway would clobber the rest
+            window_settings.save_form(self)
+
+    def _restore_settings(self) -> None:
+        self._restoring = True
+        try:
+            window_settings.restore(self)
+        finally:
+            self._restoring = False
+        self._on_model_chosen(self.model_panel.source())
+        self.recent.refresh()
+
+    def save_window_settings(self) -> None:
+        window_settings.save_window(self)
+
+    # ================================================================ Qt events
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            self.sig_shown.emit()
+
+    def closeEvent(self, event) -> None:
+        self.save_window_settings()
+        self.controller.shutdown()
+        super().closeEvent(event)
+
+    def dragEnterEvent(self, event) -> None:
+        if file_actions.dropped_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = file_actions.dropped_paths(event.mimeData())
+        if not paths:
+            return
+        event.acceptProposedAction()
+        path = paths[0]
+        if path.endswith(".json"):
+            self.open_session(path)
+        else:
+            self.open_model_file(path)
+

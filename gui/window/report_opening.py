@@ -1,0 +1,118 @@
+"""Opening a saved report.json in the window (File → Open session, --session, a dropped
+file). A report is untrusted input: one that cannot be read (a value of the wrong type,
+`core.report.ReportError`) or that no panel can draw is refused with a message naming the
+file and the problem, no traceback, and what was on screen stays; the warnings of its
+header (another report version) are shown above the results; a model file it names is
+never read, and becomes the next run's model only when the user knows it already.
+GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from core.models import is_file_source, split_factory
+from core.report import ReportError, load_report
+from core.examples import is_bundled
+
+
+def open_report(window, path: str | None) -> bool:
+    """Show a report.json in `window` (asks for one when `path` is None); True when shown."""
+    loaded = read_report(window, path, window.recent.last_folder())
+    if loaded is None:
+        return False
+    results, header, path = loaded
+    options = header.get("options") if isinstance(header.get("options"), dict) else {}
+    warnings = report_warnings(header)
+    session = window.session
+    previous = (session.results, session.options, session.origin, session.warnings)
+    problem = window.show_results_from_report(results, options, path, warnings)
+    problem = problem or check_tables(window)
+    if problem is not None:
+        session.load(*previous)
+        window.show_error(f"Cannot open {os.path.basename(path)}",
+                          f"{path}: this app cannot show this report ({describe(problem)}). "
+                          "What was on screen stays as it was.")
+        return False
+    source = results[0].spec.model.source if results else ""
+    if source and may_adopt(window, source):
+        window.adopt_model(source, results[0].spec.sweep_shapes)
+    if any(r.variants for r in results) and window.tabs.currentIndex() == 0:
+        window.show_tab("sweep")
+    window.status_label.setText(f"Opened {path}: {len(results)} job(s)"
+                                + (f" — {len(warnings)} warning(s) above the results" if warnings else ""))
+    return True
+
+
+def may_adopt(window, source: str) -> bool:
+    """Whether a report's model may become the next run's: a torchvision name, a bundled
+    example or a file this user opened before (never a path only the report names)."""
+    if not is_file_source(source):
+        return True
+    path = os.path.abspath(split_factory(source)[0])
+    return is_bundled(source) or path in window.recent.paths()
+
+
+def read_report(parent, path: str | None, folder: str):
+    """(results, header, path) from a report.json, or None (cancelled, or the error shown)."""
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(parent, "Open session", folder,
+                                              "compile-profiler report (report.json *.json);;All files (*)")
+        if not path:
+            return None
+    try:
+        results, header = load_report(path)
+    except ReportError as exc:
+        text = str(exc)
+        parent.show_error(f"Cannot open {os.path.basename(path)}",
+                          (text if path in text else f"{path}: {text}") + "\nWhat was on screen stays as it was.")
+        return None
+    except Exception as exc:  # noqa: BLE001 - a report this version does not expect: say so, no traceback
+        parent.show_error(f"Cannot open {os.path.basename(path)}",
+                          f"{path} is not a report this version can read ({describe(exc)}).\n"
+                          "What was on screen stays as it was.")
+        return None
+    return results, header, path
+
+
+def report_warnings(header) -> list[str]:
+    """The sentences a report's header warns with (`core.report.load_report`'s 'warnings')."""
+    warnings = header.get("warnings") if isinstance(header, dict) else None
+    if not warnings:
+        return []
+    return [str(w) for w in warnings] if isinstance(warnings, (list, tuple)) else [str(warnings)]
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line for a user (its type only when it has no message)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return text or type(exc).__name__
+
+
+TABLE_ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.UserRole,
+               Qt.ItemDataRole.ForegroundRole)
+
+
+def check_tables(window, max_rows: int = 5000):
+    """Ask every table of `window` for every cell it may paint (and the graph-break details):
+    the exception a report's wrong-typed value raises, or None. Run right after a report is
+    shown, so such a value is refused up front instead of failing at every repaint."""
+    from gui.panels.graph_breaks import detail_html
+
+    models = (window.summary_panel.model, window.graph_breaks_panel.model,
+              window.graph_breaks_panel.compile_panel.breakdown_model,
+              window.graph_breaks_panel.compile_panel.recompile_model, window.sweep_panel.model)
+    try:
+        for model in models:
+            for row in range(min(model.rowCount(), max_rows)):
+                for column in range(model.columnCount()):
+                    index = model.index(row, column)
+                    for role in TABLE_ROLES:
+                        model.data(index, role)
+        for row in range(min(window.graph_breaks_panel.model.rowCount(), max_rows)):
+            detail_html(window.graph_breaks_panel.model.graph_break(row))
+    except Exception as exc:  # noqa: BLE001 - reported to the user by the caller
+        return exc
+    return None

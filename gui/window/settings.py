@@ -1,0 +1,119 @@
+"""What the main window remembers between sessions (QSettings): the recent model files,
+the form (model, config, inputs, dynamo overrides, sweep) and the window's geometry,
+splitters and tab. GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QByteArray
+
+from core.config import CompileConfig, check_limits
+from core.models import is_file_source, split_factory
+from gui.widgets.safe_text import tooltip
+
+MAX_RECENT = 10
+SPLITTERS = ("main_splitter", "left_splitter", "right_splitter", "charts_splitter")
+
+
+class RecentFiles:
+    """The recent model files, in the settings, the File menu and the model panel."""
+
+    def __init__(self, settings, model_panel, menu, open_file):
+        self.settings, self.model_panel, self.menu, self.open_file = settings, model_panel, menu, open_file
+
+    def paths(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def add(self, path: str) -> None:
+        recent = [path] + [p for p in self.paths() if p != path]
+        self.settings.setValue("recent_files", recent[:MAX_RECENT])
+        self.settings.setValue("last_folder", os.path.dirname(path))
+        self.refresh()
+
+    def remove(self, path: str) -> None:
+        self.settings.setValue("recent_files", [p for p in self.paths() if p != path])
+        self.refresh()
+
+    def refresh(self) -> None:
+        recent = self.paths()
+        self.model_panel.set_recent(recent)
+        self.menu.clear()
+        for path in recent:
+            action = self.menu.addAction(os.path.basename(path))
+            action.setToolTip(tooltip(path))
+            action.triggered.connect(lambda checked=False, p=path: self.open_file(p))
+        self.menu.setEnabled(bool(recent))
+
+    def last_folder(self) -> str:
+        return str(self.settings.value("last_folder", os.getcwd()))
+
+
+def save_form(w) -> None:
+    """Remember the form's fields; the compile settings only once torch has accepted them
+    (catalogue loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
+    unknown backend) never comes back at the next launch: the last accepted ones stay."""
+    s, p, m = w.settings, w.config_panel, w.model_panel
+    c = p.current_config()
+    values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("batch_size", m.batch.value()),
+              ("image_size", m.image.value()), ("sweep", m.sweep.isChecked())]
+    if p.catalog_loaded and not p.field_problem() and not p.config_problem(c):
+        values += [("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic), ("fullgraph", c.fullgraph),
+                   ("dynamo_config", p.dynamo_config.text()), ("device", p.device.currentText())]
+    for key, value in values:
+        s.setValue(f"form/{key}", value)
+
+
+def _int(settings, key: str, default: int, limit: str) -> int:
+    """A remembered number, or `default` when it is not one or out of core's range (LIMITS)."""
+    try:
+        value = int(settings.value(key, default))
+        check_limits(**{limit: value})
+        return value
+    except (TypeError, ValueError):  # ConfigError is a ValueError
+        return default
+
+
+def restore(w) -> None:
+    """Put back the window's geometry, splitters, tab and the form's fields."""
+    s = w.settings
+    geometry = s.value("window/geometry")
+    if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+        w.restoreGeometry(geometry)
+    else:
+        w.resize(1400, 900)
+    for name in SPLITTERS:
+        state = s.value(f"window/{name}")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            getattr(w, name).restoreState(state)
+    try:
+        w.tabs.setCurrentIndex(int(s.value("window/tab", 0) or 0))
+    except (TypeError, ValueError):
+        pass
+    p = w.config_panel
+    p.set_config(CompileConfig(backend=str(s.value("form/backend", "inductor")),
+                               mode=str(s.value("form/mode", "default")),
+                               dynamic=str(s.value("form/dynamic", "auto")),
+                               fullgraph=str(s.value("form/fullgraph", "false")).lower() == "true"))
+    p.dynamo_config.setText(str(s.value("form/dynamo_config", "") or ""))
+    p.warmup.setValue(_int(s, "form/warmup", 5, "warmup"))
+    p.iters.setValue(_int(s, "form/iters", 50, "iters"))
+    w.model_panel.batch.setValue(_int(s, "form/batch_size", 1, "batch_size"))
+    w.model_panel.image.setValue(_int(s, "form/image_size", 224, "image_size"))
+    model = str(s.value("form/model", "resnet18") or "resnet18")
+    if is_file_source(model) and not os.path.exists(split_factory(model)[0]):
+        model = "resnet18"
+    w.model_panel.set_source(model)
+    w.model_panel.sweep.setChecked(str(s.value("form/sweep", "false")).lower() == "true")
+
+
+def save_window(w) -> None:
+    """Remember the geometry, splitters, tab and form (window closing)."""
+    s = w.settings
+    s.setValue("window/geometry", w.saveGeometry())
+    for name in SPLITTERS:
+        s.setValue(f"window/{name}", getattr(w, name).saveState())
+    s.setValue("window/tab", w.tabs.currentIndex())
+    save_form(w)
+    s.sync()

@@ -1,0 +1,107 @@
+"""The table models over core dataclasses: Qt's model contract (qtmodeltester), sorting,
+filtering, and what the detail view shows. No child process, no torch compile."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from core import events as ev
+from core.config import CompileConfig
+from gui.panels.compile import CompileBreakdownModel, RecompileModel
+from gui.form.config_panel import QueueModel
+from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html
+from gui.panels.summary import COLUMNS, SummaryModel, SummaryPanel
+from tests.gui.conftest import fake_result
+
+
+def _results():
+    failed = fake_result("job2", backend="aot_eager", breaks=False,
+                         status_event=ev.JobFailed("job2", reason="compile failed (BackendCompilerFailed): boom",
+                                                   detail="Traceback ...", phase="compile"))
+    return [fake_result("job1"), failed]
+
+
+def test_models_pass_qtmodeltester(qtmodeltester):
+    results = _results()
+    for model_type in (SummaryModel, GraphBreakModel, RecompileModel, CompileBreakdownModel):
+        model = model_type()
+        model.set_results(results)
+        qtmodeltester.check(model, force_py=True)
+    queue = QueueModel()
+    queue.add(CompileConfig(backend="eager"))
+    queue.add(CompileConfig(backend="inductor", mode="max-autotune"))
+    assert not queue.add(CompileConfig(backend="eager"))  # no duplicates
+    queue.set_status(CompileConfig(backend="eager"), "failed", "model: syntax error")
+    qtmodeltester.check(queue, force_py=True)
+
+
+def test_summary_shows_core_figures_and_failure(qtbot):
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    results = _results()
+    panel.model.set_results(results)
+    summary = results[0].summary()
+    headers = [c.header for c in COLUMNS]
+    text = {h: panel.model.index(0, i).data() for i, h in enumerate(headers)}
+    assert text["Config"] == "eager"
+    assert text["Status"] == "completed"
+    assert f"{summary['speedup']:.2f}×" in text["Speedup\n[95% CI]"]
+    assert text["Compile\n(cache)"] == "0.50 s"
+    sites, per_call = break_counts(summary)
+    assert text["Graph breaks\nsites / per call"] == (f"{sites} / {per_call}" if per_call is not None else str(sites))
+    failed_status = panel.model.index(1, 1).data()
+    assert failed_status.startswith("failed: compile failed")
+    assert "Traceback" in panel.model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Partly compiled" in panel.coverage.text()
+
+
+def test_graph_breaks_sort_filter_and_detail(qtbot):
+    panel = GraphBreaksPanel()
+    qtbot.addWidget(panel)
+    results = _results()
+    panel.set_results(results)
+    assert panel.model.rowCount() == 2  # the repeated break is one row, passed twice per call
+    # sorted by breaks per call, highest first
+    assert panel.proxy.index(0, PER_CALL_COLUMN).data() == "2"
+    panel.filter_edit.setText("branching")
+    assert panel.proxy.rowCount() == 1
+    panel.select_row(0)
+    gb = panel.selected_break()
+    assert gb.gb_code == "GB0170"
+    html = panel.detail.toHtml()
+    assert "Use torch.cond." in html and "Make it branchless." in html
+    assert "h.sum() &gt; 0" in html  # the source context recorded in the report
+    assert "gb0170.html" in html
+    panel.filter_edit.clear()
+    assert panel.proxy.rowCount() == 2
+    assert panel.compile_panel.recompile_model.rowCount() == 2  # one per job
+    assert "(2)" in panel.compile_panel.recompile_title.text()
+    assert panel.compile_panel.breakdown_model.rowCount() == 2
+
+
+def test_detail_highlights_the_break_line():
+    gb = fake_result().graph_breaks[0]
+    html = detail_html(gb)
+    assert "font-weight:bold'>15  " in html.replace('"', "'")
+    assert "def forward" in html  # the surrounding lines come from the report's context
+
+
+def test_skipped_frame_and_library_break_rows():
+    """Per call, Location (short path, full path on hover) and Your code; a skipped frame
+    says what ran eagerly."""
+    result = fake_result("a")
+    assert result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/opt/lib/site-packages/torch/nn/rnn.py", line=12,
+        frame_skipped=True, eager_function="forward (rnn.py:10)", user_file="/home/me/model.py", user_line=30,
+        logged=2, per_call=1)))
+    model = GraphBreakModel()
+    model.set_results([result])
+    row = model.rowCount() - 1
+    assert model.index(row, PER_CALL_COLUMN).data() == "frame skipped"
+    assert model.index(row, 3).data() == "torch/nn/rnn.py:12"
+    assert "/opt/lib/site-packages/torch/nn/rnn.py:12" in model.index(row, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(row, 4).data() == "model.py:30"
+    assert "times one compiled call" in model.headerData(PER_CALL_COLUMN, Qt.Orientation.Horizontal,
+                                                          Qt.ItemDataRole.ToolTipRole).lower()
+    html = detail_html(model.graph_break(row))
+    assert "ran eagerly: <code>forward (rnn.py:10)</code>" in html and "logged 2×" in html
+    assert "your code: <code>/home/me/model.py:30</code>" in html

@@ -1,0 +1,111 @@
+"""The bundled examples in the model panel (found from the files' text, never imported),
+choosing one, and the dynamo-config overrides: parsed, validated against the installed
+torch, shown in red before a run, carried into the config; the allow_rnn suggestion."""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt
+
+from core.config import CompileConfig
+from core import dynamo_overrides
+from core import examples
+from tests.gui.conftest import LSTM_EXAMPLE, ROOT
+
+MODELS = os.path.join(ROOT, "resources", "models")
+
+
+def test_examples_are_read_from_the_files_text():
+    found = {e.name: e for e in examples.examples_in()}
+    assert set(found) >= {"resnet50.py", "lstm_variable_length.py", "conditional_execution.py", "custom_kernel.py",
+                          "custom_kernel.py:get_model_custom_op"}
+    op = found["custom_kernel.py:get_model_custom_op"]
+    assert op.source == os.path.join(MODELS, "custom_kernel.py") + ":get_model_custom_op"
+    assert "custom_op" in op.summary
+    assert found["lstm_variable_length.py"].summary.startswith("2-layer LSTM")
+    assert found["lstm_variable_length.py"].sweepable and found["resnet50.py"].sweepable
+    assert not found["conditional_execution.py"].sweepable
+    assert examples.is_bundled(op.source) and not examples.is_bundled(__file__)
+    assert examples.needed_dynamo_config(LSTM_EXAMPLE)[:2] == ("allow_rnn", "True")
+    assert examples.needed_dynamo_config(op.source) is None
+
+
+def test_override_text_parsing():
+    assert dynamo_overrides.split_items("allow_rnn=True, recompile_limit = 16 x=[1, 2]") == \
+        ["allow_rnn=True", "recompile_limit=16", "x=[1, 2]"]
+    assert dynamo_overrides.parse("allow_rnn=true recompile_limit=16", None) == \
+        (("allow_rnn", True), ("recompile_limit", 16))
+
+
+def test_choosing_an_example(qtbot, window):
+    panel = window.model_panel
+    names = [panel.examples.index(r).data() for r in range(panel.examples.rowCount())]
+    assert names[0].startswith("conditional_execution.py") and "custom_kernel.py:get_model_custom_op" in names
+    row = next(r for r, n in enumerate(names) if n.startswith("lstm_variable_length.py"))
+    tip = panel.examples.index(row).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("2-layer LSTM over variable-length sequences")
+    rect = panel.example_list.visualRect(panel.examples.index(row))
+    with qtbot.waitSignal(panel.sig_model_chosen) as chosen:
+        qtbot.mouseClick(panel.example_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert chosen.args == [LSTM_EXAMPLE] and panel.source() == LSTM_EXAMPLE
+    assert panel.sweep.isEnabled() and not panel.list.currentIndex().isValid()
+    assert window._trusted(LSTM_EXAMPLE)  # bundled: no "runs code" notice
+    # the LSTM is not compiled without allow_rnn: the panel says so and adds it in one click
+    config = window.config_panel
+    assert config.suggestion_box.isVisibleTo(window) and "GB0014" in config.suggestion.text()
+    config.suggestion_button.click()
+    assert config.dynamo_config.text() == "allow_rnn=True"
+    assert config.current_config().dynamo_config == (("allow_rnn", True),)
+    assert not config.suggestion_box.isVisibleTo(window)
+    # a model without variants: no sweep; a factory entry selects FILE.py:NAME
+    op = next(r for r, n in enumerate(names) if n.endswith(":get_model_custom_op"))
+    panel.example_list.setCurrentIndex(panel.examples.index(op))
+    assert panel.source().endswith("custom_kernel.py:get_model_custom_op")
+    assert not panel.sweep.isEnabled() and not panel.sweep_shapes()
+    window.set_model("resnet18")
+    assert not panel.example_list.currentIndex().isValid()
+
+
+def test_dynamo_overrides_are_validated_before_a_run(qtbot, window):
+    config = window.config_panel
+    config.queue.clear()
+    config.set_config(CompileConfig(backend="eager"))
+    config.dynamo_config.setText("allow_rn=True")
+    assert config.error.isVisibleTo(window)
+    assert "no setting 'allow_rn'" in config.error.text() and "allow_rnn" in config.error.text()
+    assert not window.run_profile() and "allow_rn" in window.last_error
+    config.add_button.click()
+    assert config.queue.rowCount() == 0 and "Not queued" in config.error.text()
+    config.dynamo_config.setText("allow_rnn=maybe")
+    assert "takes True or False" in config.error.text()
+    config.dynamo_config.setText("recompile_limit=16, allow_rnn=True")
+    assert not config.error.isVisibleTo(window)
+    assert config.current_config().dynamo_config == (("allow_rnn", True), ("recompile_limit", 16))
+    assert config.current_config().label == "eager/allow_rnn=True/recompile_limit=16"
+    config.dynamics_button.click()  # the three dynamic settings of a sweep, one click
+    assert [c.dynamic for c in config.queue.configs] == ["false", "auto", "true"]
+    assert all(c.dynamo_config == (("allow_rnn", True), ("recompile_limit", 16)) for c in config.queue.configs)
+
+
+def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
+    from core import events as ev
+    from tests.gui.conftest import fake_result
+
+    result = fake_result("a")
+    result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", hints=(
+            "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",),
+        frame_skipped=True)))
+    assert examples.hinted_dynamo_configs([result])[0][:2] == ("allow_rnn", "True")
+    window.config_panel.queue.clear()
+    window.config_panel.queue.add(CompileConfig(backend="eager"))
+    window.session.load([result], {})
+    config = window.config_panel
+    assert config.suggestion_box.isVisibleTo(window) and "re-run" in config.suggestion_button.text()
+    started = []
+    window.run_profile = lambda: started.append(True)  # the re-run itself is tested elsewhere
+    config.sig_rerun_requested.disconnect()
+    config.sig_rerun_requested.connect(window.run_profile)
+    config.suggestion_button.click()
+    assert started == [True]
+    assert config.queue.configs == [CompileConfig(backend="eager", dynamo_config=(("allow_rnn", True),))]

@@ -1,0 +1,113 @@
+"""Opening a report that cannot be read (a value of the wrong type) or comes from another
+report version: the error names the file and the problem in a message box, no traceback,
+what was on screen stays; the report's warnings are shown above the results. The results
+always say which model and configs they belong to."""
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtWidgets import QMessageBox
+
+from core import events as ev
+from core.report import ReportError, report_json
+from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
+
+
+def _error_box(window) -> QMessageBox:
+    boxes = [b for b in window.findChildren(QMessageBox, "error_box") if b.isVisible()]
+    assert boxes, "no error box shown"
+    return boxes[-1]
+
+
+def _write(tmp_path, doc, name="report.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def _shown_before(window) -> None:
+    window.session.load([fake_result("before")], {})
+    assert window.summary_panel.model.rowCount() == 1
+
+
+def _still_shown(window) -> None:
+    assert [r.job_id for r in window.session.results] == ["before"]
+    assert window.summary_panel.model.rowCount() == 1
+    assert window.graph_breaks_panel.model.rowCount() == 2
+    assert window.latency_chart.point_count("before", "compiled") == 20
+
+
+def test_report_error_is_shown_with_the_file_and_nothing_is_lost(qtbot, window, tmp_path, monkeypatch, capfd):
+    _shown_before(window)
+
+    def refuse(path):
+        raise ReportError(f"{path} cannot be opened: jobs[0].compile.compile_time_s must be a number, not 'fast'.")
+
+    monkeypatch.setattr("gui.window.report_opening.load_report", refuse)
+    path = str(tmp_path / "colleague.json")
+    assert not window.open_session(path)
+    box = _error_box(window)
+    assert "colleague.json" in box.windowTitle() + box.text() and "compile_time_s must be a number" in box.text()
+    assert "stays" in box.text()
+    _still_shown(window)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_wrong_typed_values_are_refused_without_a_traceback(qtbot, window, tmp_path, capfd):
+    _shown_before(window)
+    doc = json.loads(report_json([fake_result("new")]))
+    bad_latency = json.loads(json.dumps(doc))
+    bad_latency["jobs"][0]["compile"]["compile_time_s"] = "fast"
+    bad_backend = json.loads(json.dumps(doc))
+    bad_backend["jobs"][0]["spec"]["config"]["backend"] = 3
+    for name, bad, field in (("latency.json", bad_latency, "compile_time_s"),
+                             ("backend.json", bad_backend, "backend")):
+        path = _write(tmp_path, bad, name)
+        assert not window.open_session(path)
+        box = _error_box(window)
+        assert name in box.text() and field in box.text(), box.text()
+        box.close()
+        _still_shown(window)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+
+
+def test_a_value_no_panel_can_show_puts_the_previous_results_back(qtbot, window, tmp_path, monkeypatch, capfd):
+    """Whatever slips past the report's type checks is caught when the panels draw it."""
+    _shown_before(window)
+    broken = fake_result("broken")
+    broken.graph_breaks[0] = ev.GraphBreak("reason", file="model.py", line="15")  # not a number
+    monkeypatch.setattr("gui.window.report_opening.load_report", lambda path: ([broken], {}))
+    assert not window.open_session(str(tmp_path / "odd.json"))
+    assert "odd.json" in _error_box(window).text()
+    _still_shown(window)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_report_version_warnings_are_shown_above_the_results(qtbot, window, tmp_path):
+    doc = json.loads(report_json([fake_result("new")]))
+    doc["report_version"] = 99
+    assert window.open_session(_write(tmp_path, doc))
+    banner = window.results_header.warnings
+    assert banner.isVisibleTo(window) and "newer compile-profiler" in banner.text() and "99" in banner.text()
+    assert "warning" in window.status_label.text()
+    window.session.load([fake_result("run")], {})  # a run of its own: no report, no warning
+    assert not banner.isVisibleTo(window)
+
+
+def test_results_say_which_model_and_configs_they_belong_to(qtbot, window, tmp_path):
+    window.set_model(GRAPH_BREAK_MODEL, trusted=True)
+    window.session.load([fake_result("a"), fake_result("b", backend="aot_eager")], {})
+    header = window.results_header
+    assert "Results: graph_break_model.py</b> (eager, aot_eager)" in header.text()
+    assert not header.is_previous_model() and "graph_break_model.py" in window.windowTitle()
+    # choosing another model (as a click in the examples list does during a run) marks the results
+    window.model_panel.example_list.setCurrentIndex(window.model_panel.examples.index(0))
+    chosen = window.model_panel.source()
+    assert chosen != GRAPH_BREAK_MODEL
+    assert header.is_previous_model()
+    assert "previous model" in header.text() and os.path.basename(chosen) in header.text()
+    assert "graph_break_model.py" in window.windowTitle()  # the title names the results' model
+    window.set_model(GRAPH_BREAK_MODEL, trusted=True)
+    assert not header.is_previous_model()
