@@ -39,7 +39,7 @@ class JobStatus(str, enum.Enum):
 
 # Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
 # eager and compiled calls alternate (as PyTorch's own benchmark runner does).
-PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep")
+PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep", "accuracy")
 
 
 # The two sides of a comparison: every timed call ran either the eager or the compiled model.
@@ -231,6 +231,213 @@ class VariantOutcome(str, enum.Enum):
         return cls.REUSED
 
 
+class AccuracyStatus(str, enum.Enum):
+    """Does the compiled model compute what eager computes (core.accuracy decides)?
+
+    PASS and FAIL compare compiled outputs with eager ones on the same inputs;
+    NONDETERMINISTIC means eager does not even agree with itself (two calls, same inputs,
+    same seed) or its outputs change with the seed, so no comparison can mean anything;
+    NOT_CHECKED says the check did not run (the reason says why)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    NONDETERMINISTIC = "nondeterministic"
+    NOT_CHECKED = "not checked"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+@dataclass(frozen=True)
+class AccuracyResult:
+    """The correctness check of one config (core.accuracy), run after the timed benchmark.
+
+    `status` is an AccuracyStatus value; `reason` says why in one sentence (for a failure:
+    which output, by how much, against which tolerance). Errors are over every floating-point
+    output: `max_abs_error` = max |compiled − eager|; `max_rel_error` = that error divided by
+    the largest |eager| value of the same output (relative to the output's scale, so values
+    near zero do not blow it up); `cosine` = the lowest cosine similarity of an output.
+    `method` names the rule that decided: "allclose", "fp64" (RMSE against a float64
+    reference, as PyTorch's runner does), "cosine" (low precision, or no float64 reference),
+    "exact" (integer and boolean outputs). `worst_output` is the path of the output with the
+    largest relative error, e.g. "[0]['logits']"."""
+
+    status: str
+    reason: str = ""
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    cosine: float | None = None
+    tolerance: float | None = None
+    method: str = ""
+    outputs: int = 0
+    worst_output: str = ""
+
+
+# ------------------------------------------------- what the compiler made, where the time goes
+
+
+@dataclass(frozen=True)
+class CompiledGraph:
+    """One graph torch compiled (core.graphs, from torch's structured trace).
+
+    `graph` is its id as torch names it: the compile id of the frame compile that made it,
+    "frame/compile" ("0/0"; "0/1" is frame 0 recompiled, with `recompile_reason` the guard
+    failure that made it). `function` is the compiled frame, "name (file:line)". `ops` and
+    `guards` are torch's counts, `compile_s` the frame's compile time, `inputs` the graph's
+    inputs ("L_x_: f32[8, 64]"), `kernels` the kernels inductor generated for it. The
+    `*_file` fields are paths relative to the artifacts folder (core.artifacts), "" when
+    there is none: the readable FX graph, its guards, inductor's output code."""
+
+    graph: str
+    function: str = ""
+    ops: int = 0
+    guards: int = 0
+    compile_s: float = 0.0
+    inputs: tuple[str, ...] = ()
+    kernels: tuple[str, ...] = ()
+    recompile_reason: str = ""
+    code_file: str = ""
+    guards_file: str = ""
+    output_code_file: str = ""
+
+
+# What a profiled event is (ops.csv `category`), decided by its name (core.op_profile.classify).
+OP_CATEGORIES = (
+    "operator",  # a dispatched operator: aten::addmm, mkldnn::_convolution_pointwise, a custom op
+    "kernel",  # a kernel the compiler generated: cpp_fused_... (CPU), triton_... (GPU)
+    "graph_call",  # one call of a compiled graph (everything it runs is inside it)
+    "compiled_region",  # "Torch-Compiled Region: F/C": a frame running dynamo's code
+    "guard_check",  # "TorchDynamo Cache Lookup": guards evaluated to pick the compiled code
+    "runtime_wrapper",  # AOTDispatcher prologue, "Pregraph bytecode", "## Call CompiledFxGraph ##"
+    "other",  # anything else: CUDA runtime calls, a user's record_function
+)
+
+# Where one call's time goes: a partition (the parts add up to the call's wall time).
+TIME_CATEGORIES = ("kernels", "operators_in_graphs", "runtime_wrappers", "guard_checks",
+                   "operators_outside_graphs", "python", "other")
+TIME_CATEGORY_LABELS = {
+    "kernels": "generated kernels",
+    "operators_in_graphs": "operators inside compiled graphs",
+    "runtime_wrappers": "runtime wrappers around graphs",
+    "guard_checks": "guard checks (cache lookup)",
+    "operators_outside_graphs": "operators outside compiled graphs (eager)",
+    "python": "Python outside operators and graphs",
+    "other": "other",
+}
+
+
+@dataclass(frozen=True)
+class OpStat:
+    """One row of ops.csv: an operator, kernel or marker on one side, per profiled call.
+    `graph` is the compile id of the compiled graph it ran in ("" outside any graph; a
+    compiled region's own id; the region a guard check chose). Self time excludes what it
+    called, total includes it; `device_ms_per_call` is the GPU time of the kernels it
+    launched (CUDA only)."""
+
+    name: str
+    category: str
+    graph: str = ""
+    calls_per_call: float = 0.0
+    self_ms_per_call: float = 0.0
+    total_ms_per_call: float = 0.0
+    device_ms_per_call: float | None = None
+
+
+@dataclass(frozen=True)
+class SideOpProfile:
+    """The op profile of one side (eager or compiled), every figure per call.
+
+    `ms_per_call` is a call's wall time under the profiler (slower than the timed median:
+    recording costs); the TIME_CATEGORIES fields (`kernels_ms` ...) split it and add up to
+    it. `in_graphs_ms` is the time inside compiled graphs, `outside_graphs_ms` the rest.
+    `operators_per_call` counts operator calls made from Python or from graph code (nested
+    ones not counted again), `kernels_per_call` generated-kernel launches, `graphs_per_call`
+    compiled-graph calls. `ops` holds every distinct operator/kernel/marker (OpStat)."""
+
+    side: str
+    calls: int = 0
+    ms_per_call: float = 0.0
+    kernels_ms: float = 0.0
+    operators_in_graphs_ms: float = 0.0
+    runtime_wrappers_ms: float = 0.0
+    guard_checks_ms: float = 0.0
+    operators_outside_graphs_ms: float = 0.0
+    python_ms: float = 0.0
+    other_ms: float = 0.0
+    in_graphs_ms: float = 0.0
+    outside_graphs_ms: float = 0.0
+    operators_per_call: float = 0.0
+    kernels_per_call: float = 0.0
+    graphs_per_call: float = 0.0
+    device_ms_per_call: float | None = None
+    ops: tuple[OpStat, ...] = ()
+
+    def time_by_category(self) -> dict[str, float]:
+        """TIME_CATEGORIES → ms per call, in that order (a stacked bar's segments)."""
+        return {c: getattr(self, f"{c}_ms") for c in TIME_CATEGORIES}
+
+    def top_ops(self, n: int = 10, by: str = "self_ms_per_call") -> list[OpStat]:
+        """The `n` operators and kernels (not markers) that took longest."""
+        rows = [o for o in self.ops if o.category in ("operator", "kernel")]
+        return sorted(rows, key=lambda o: getattr(o, by) or 0.0, reverse=True)[:n]
+
+
+@dataclass(frozen=True)
+class BreakCost:
+    """What one graph-break site (reason, file, line: GraphBreak.key) costs per compiled
+    call: the time between the end of the graph that ends at the break and the start of
+    the next graph, summed over the times one call passes it. `graphs_before` are the
+    graphs that end at it, `graphs_after` those that start after it (compile ids)."""
+
+    reason: str
+    file: str
+    line: int
+    cost_ms_per_call: float
+    passes_per_call: float = 0.0
+    graphs_before: tuple[str, ...] = ()
+    graphs_after: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.reason, self.file, self.line)
+
+
+@dataclass(frozen=True)
+class GraphTime:
+    """Time spent inside one compiled graph per compiled call (from the op profile)."""
+
+    graph: str
+    ms_per_call: float
+    calls_per_call: float = 0.0
+
+
+@dataclass(frozen=True)
+class OpProfile:
+    """The op-level profile of a job (core.op_profile), taken after the timed benchmark
+    with torch.profiler over `calls` calls per side.
+
+    The compiled side's `outside_graphs_ms` = the break costs (`break_costs`, per site) +
+    `unattributed_ms` (between two graphs where torch logged no break) + `entry_exit_ms`
+    (before the first graph and after the last: entering the compiled code, the first
+    guard check, returning). `eager_trace`/`compiled_trace` are the Chrome traces (paths
+    relative to the artifacts folder, "" when not written). `note` says what could not be
+    measured."""
+
+    calls: int
+    eager: SideOpProfile | None = None
+    compiled: SideOpProfile | None = None
+    break_costs: tuple[BreakCost, ...] = ()
+    unattributed_ms: float = 0.0
+    entry_exit_ms: float = 0.0
+    graph_times: tuple[GraphTime, ...] = ()
+    eager_trace: str = ""
+    compiled_trace: str = ""
+    note: str = ""
+
+
 # ---------------------------------------------------------------------------- events
 
 
@@ -304,6 +511,28 @@ class VariantMeasured(Event):
     """A shape-sweep variant is done (see VariantResult)."""
 
     variant: VariantResult | None = None
+
+
+@dataclass(frozen=True)
+class AccuracyChecked(Event):
+    """The compiled outputs were compared with eager's (see AccuracyResult)."""
+
+    accuracy: AccuracyResult | None = None
+
+
+@dataclass(frozen=True)
+class GraphCompiled(Event):
+    """torch finished compiling one graph; its code, guards and output code are written
+    (see CompiledGraph)."""
+
+    graph: CompiledGraph | None = None
+
+
+@dataclass(frozen=True)
+class OpProfileMeasured(Event):
+    """The op-level profile is done (see OpProfile); sent once, after the benchmark."""
+
+    profile: OpProfile | None = None
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from core import capture, compile_metrics
 from core.environment import environment, peak_rss_mb, reset_peak_rss
 from core import events as ev
 from core.config import JobSpec
-from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, load_model
+from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, describe_inputs, load_model
 from core.samples import SampleLog
 
 Emit = Callable[[ev.Event], None]
@@ -111,15 +111,19 @@ class _Job:
             self.run_eager(loaded)
             if not loaded.compile_supported:
                 self.run_eager_only_benchmark(loaded)
+                self.emit(ev.AccuracyChecked, accuracy=ev.AccuracyResult(
+                    ev.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
                 if spec.sweep_shapes:
-                    self.sweep(loaded)
+                    compiled, first_inputs = self.sweep(loaded)
+                    self.check_accuracy(loaded, compiled, first_inputs)
                     return
                 compiled = self.compile(loaded)
                 self.run_compiled_warmup(compiled, loaded)
                 self.benchmark(loaded, compiled)
+                self.check_accuracy(loaded, compiled, loaded.inputs)
         self.flush()
 
     def load(self) -> LoadedModel:
@@ -138,7 +142,7 @@ class _Job:
         loaded.inputs = self.to_device(loaded.inputs)
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
         self.emit(ev.ModelLoaded, description=loaded.description, model_kind=loaded.kind, parameters=params,
-                  input_shapes=tuple(describe_input(x) for x in loaded.inputs),
+                  input_shapes=describe_inputs(loaded),
                   compile_supported=loaded.compile_supported, note=loaded.note)
         return loaded
 
@@ -222,9 +226,10 @@ class _Job:
             record(Sample(side, i, timed(fn, inputs, before)))
         self.flush()
 
-    def sweep(self, loaded: LoadedModel) -> None:
+    def sweep(self, loaded: LoadedModel):
         """Every input variant in turn, against one compiled model, so the recompiles (and
-        the recompile limit) follow the pattern torch really applies."""
+        the recompile limit) follow the pattern torch really applies. Returns the compiled
+        model and the first variant's inputs (compiled for already: the accuracy check's)."""
         spec = self.spec
         if not loaded.variants:
             raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
@@ -264,6 +269,25 @@ class _Job:
                 compile_time_s=compile_s if compiles else 0.0,
                 recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
                 eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms)))
+        return compiled, variants[0]
+
+    def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
+        """Compiled outputs against eager's on the same inputs (core.accuracy). After the
+        timed benchmark, so nothing it does (a float64 copy of the model) touches the figures;
+        a check that cannot run ends as "not checked" with its reason, never fails the job."""
+        from core import accuracy
+
+        self.enter("accuracy", "comparing compiled outputs with eager on the same inputs")
+        self.check_stop()
+        try:
+            result = accuracy.check(loaded.model, compiled, inputs, self._step_marker(),
+                                    lambda: accuracy.float64_reference(loaded.model, inputs,
+                                                                       accuracy.free_bytes(self.cuda)))
+        except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
+            first = next((t for t in str(exc).splitlines() if t.strip()), "")
+            result = ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value,
+                                       f"the check could not run the model: {type(exc).__name__}: {first}")
+        self.emit(ev.AccuracyChecked, accuracy=result)
 
     def check_stop(self) -> None:
         if self._should_stop():
@@ -272,7 +296,9 @@ class _Job:
     def to_device(self, inputs: tuple) -> tuple:
         if not self.cuda:
             return inputs
-        return tuple(x.to("cuda") if isinstance(x, self.torch.Tensor) else x for x in inputs)
+        from core.models.values import to_device
+
+        return tuple(to_device(x, "cuda") for x in inputs)  # nested too: a detection model's list of images
 
     def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
         spec = self.spec

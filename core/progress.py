@@ -10,7 +10,7 @@ from core.events import JobStatus
 
 # Where each phase starts within one job's share of the whole. The compile usually dominates.
 PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7,
-               "sweep": 0.3}
+               "sweep": 0.3, "accuracy": 0.97}
 
 
 def sweep_progress(result) -> tuple[int, int]:
@@ -26,10 +26,10 @@ def job_fraction(result) -> float:
     start = PHASE_START.get(result.phase, 0.0)
     if result.phase == "benchmark" and result.spec.iters:
         done = result.samples.count("compiled")
-        return start + (1.0 - start) * min(1.0, done / result.spec.iters)
+        return start + (PHASE_START["accuracy"] - start) * min(1.0, done / result.spec.iters)
     if result.phase == "sweep":
         done, total = sweep_progress(result)
-        return start + (1.0 - start) * (done / total if total else 0.0)
+        return start + (PHASE_START["accuracy"] - start) * (done / total if total else 0.0)
     return start
 
 

@@ -28,7 +28,9 @@ READABLE_VERSIONS = (1, 2)
 SUMMARY_COLUMNS = [
     "config", "model", "backend", "mode", "dynamic", "fullgraph", "device", "status", "failure_reason",
     *[f"{phase}_{name}_ms" for phase in ("eager", "compiled") for name in STAT_FIELDS],
-    "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s", "cache_state",
+    "speedup", "speedup_ci_low", "speedup_ci_high",
+    "accuracy", "accuracy_reason", "max_abs_error", "max_rel_error", "cosine",
+    "compile_time_s", "cache_state",
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s",
     "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
     "frames_skipped", "coverage",

@@ -39,6 +39,7 @@ class JobResult:
     memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
     resources: list[ev.ResourceSample] = field(default_factory=list)
     variants: list[ev.VariantResult] = field(default_factory=list)
+    accuracy: ev.AccuracyResult | None = None
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -87,6 +88,8 @@ class JobResult:
             self.recompiles.append(event.recompile)
         elif isinstance(event, ev.VariantMeasured) and event.variant is not None:
             self.variants.append(event.variant)
+        elif isinstance(event, ev.AccuracyChecked) and event.accuracy is not None:
+            self.accuracy = event.accuracy
         elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
@@ -176,6 +179,7 @@ class JobResult:
             "speedup": sp and sp.value,
             "speedup_ci_low": sp.ci_low if sp and ci else None,
             "speedup_ci_high": sp.ci_high if sp and ci else None,
+            **self._accuracy_columns(),
             "compile_time_s": compile_s,
             "cache_state": c.cache_state if c else None,
             "dynamo_s": c.dynamo_s if c else None,
@@ -204,6 +208,25 @@ class JobResult:
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
         }
+
+    def accuracy_verdict(self) -> ev.AccuracyResult | None:
+        """The accuracy check's result; for a job that ended without one, "not checked" with
+        why (None while the job runs)."""
+        if self.accuracy is not None:
+            return self.accuracy
+        if not self.ended:
+            return None
+        if self.status == JobStatus.COMPLETED:
+            why = "the report was written by a version without the accuracy check"
+        else:
+            why = f"the job ended before the check ({self.failure_reason or self.status})"
+        return ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value, why)
+
+    def _accuracy_columns(self) -> dict[str, Any]:
+        a = self.accuracy_verdict()
+        return {"accuracy": a and a.status, "accuracy_reason": a and a.reason,
+                "max_abs_error": a and a.max_abs_error, "max_rel_error": a and a.max_rel_error,
+                "cosine": a and a.cosine}
 
     def _speedup(self, eager, compiled, ci: bool):
         """The speedup, its bootstrap computed once per sample count (a report writes the
@@ -243,6 +266,7 @@ class JobResult:
             "memory": {k: dataclasses.asdict(v) for k, v in self.memory.items()},
             "resources": [dataclasses.asdict(r) for r in self.resources],
             "variants": [dataclasses.asdict(v) for v in self.variants],
+            "accuracy": dataclasses.asdict(self.accuracy) if self.accuracy else None,
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
             "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
@@ -314,6 +338,8 @@ class JobResult:
                        for i, x in enumerate(items("resources"))],
             variants=[build(ev.VariantResult, v, f"{where}.variants[{i}]")
                       for i, v in enumerate(items("variants"))],
+            accuracy=(build(ev.AccuracyResult, d["accuracy"], f"{where}.accuracy")
+                      if d.get("accuracy") else None),
             wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
         )
 
