@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.widgets.safe_text import legend_text
 from gui.widgets.theme import config_color
+from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 500
 MAX_BINS = 60
@@ -23,7 +24,7 @@ PERCENTILES = (1, 99)
 TITLE = "Latency distribution <span style='font-weight:normal'>(dashed: eager, filled: compiled{})</span>"
 
 
-class DistributionChart(QWidget):
+class DistributionChart(QWidget, ResultsView):
     """Histograms of eager and compiled latency for every job. GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -51,6 +52,17 @@ class DistributionChart(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_redraw)
+
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_samples_added.connect(lambda job_id, samples: self.schedule_redraw())
+
+    def show_results(self, results: list) -> None:
+        self.reset(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        if ended:
+            self.schedule_redraw()
 
     def reset(self, results) -> None:
         self._results = list(results)

@@ -20,6 +20,7 @@ from core.samples import SampleStore
 from gui.charts.buffers import GrowingSeries, suggests_log
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color
+from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
 
@@ -31,7 +32,7 @@ class _Series:
         self.dirty = False
 
 
-class LatencyChart(QWidget):
+class LatencyChart(QWidget, ResultsView):
     """The latency chart. GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -85,6 +86,18 @@ class LatencyChart(QWidget):
         self.redraw_count = 0
 
     # ---------------------------------------------------------------- data in
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_samples_added.connect(self.add_samples)
+
+    def show_results(self, results: list) -> None:
+        self.reset(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        result = next((r for r in results if r.job_id == job_id), None)
+        if result is not None and result.compile is not None:
+            self.mark_compile(job_id, result.compile)
+
     def reset(self, results) -> None:
         """Forget every series and draw `results` (JobResults) from scratch."""
         self._redraw.stop()

@@ -1,0 +1,8 @@
+"""The tab views of the results, in tab order: adding a view means one file here and one entry
+in TAB_VIEWS (see gui.widgets.view.ResultsView)."""
+from gui.panels.graph_breaks import GraphBreaksPanel
+from gui.panels.resources import ResourcePanel
+from gui.panels.summary import SummaryPanel
+from gui.panels.sweep import SweepPanel
+
+TAB_VIEWS = (SummaryPanel, ResourcePanel, GraphBreaksPanel, SweepPanel)

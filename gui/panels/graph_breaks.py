@@ -24,6 +24,7 @@ from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color, is_dark
+from gui.widgets.view import ResultsView
 
 
 COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "First hint")
@@ -182,8 +183,11 @@ class ElideStartDelegate(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideLeft
 
 
-class GraphBreaksPanel(QWidget):
+class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
+
+    name, title = "graph-breaks", "Graph breaks && compile"
+    tip = "Graph breaks with explanations and hints; compile-time breakdown; recompiles"
 
     sig_break_selected = Signal(object)
     """A graph break (GraphBreak) was selected in the table, or None."""
@@ -262,6 +266,19 @@ class GraphBreaksPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
+
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_graph_breaks_changed.connect(lambda: self.set_results(session.results))
+
+    def show_results(self, results: list) -> None:
+        self.set_results(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        if ended:
+            self.set_results(results)
+        else:
+            self.compile_panel.set_results(results)
 
     def set_results(self, results) -> None:
         """Show the breaks, recompiles and compile breakdown of `results`."""

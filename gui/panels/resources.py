@@ -16,6 +16,7 @@ from core.events import PHASES
 from gui.charts.buffers import GrowingSeries
 from gui.widgets.safe_text import markup
 from gui.widgets.theme import PHASE_COLORS, config_color, phase_brush
+from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 100
 GAP_S = 0.5  # space between consecutive jobs on the time axis
@@ -30,8 +31,11 @@ class _Track:
         self.data = GrowingSeries()
 
 
-class ResourcePanel(QWidget):
+class ResourcePanel(QWidget, ResultsView):
     """GUI thread only."""
+
+    name, title = "resources", "Resources"
+    tip = "CPU, memory (and GPU) of the job process over time, by phase"
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -121,6 +125,19 @@ class ResourcePanel(QWidget):
             self.gpu_note.show()
 
     # ---------------------------------------------------------------- data in
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_resource_sampled.connect(self.add_sample)
+
+    def show_results(self, results: list) -> None:
+        self.reset(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        self.update_memory(results)
+
+    def set_catalog(self, catalog) -> None:
+        self.set_gpu(bool(getattr(catalog.gpu_monitor, "available", False)), catalog.gpu_reason)
+
     def reset(self, results) -> None:
         for plot in self._plots():
             for item in list(plot.listDataItems()):

@@ -19,6 +19,7 @@ from gui.panels.graph_breaks import break_counts
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color, error_color
+from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
 Row = dict[str, Any]
@@ -201,8 +202,11 @@ class SummaryModel(RowTableModel):
         return None
 
 
-class SummaryPanel(QWidget):
+class SummaryPanel(QWidget, ResultsView):
     """The summary table with each config's coverage sentence above it. GUI thread only."""
+
+    name, title = "summary", "Summary"
+    tip = "Figures per config: latency percentiles, speedup, compile time, break-even"
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -219,6 +223,16 @@ class SummaryPanel(QWidget):
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
+
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_samples_added.connect(lambda job_id, samples: self.model.mark_changed(job_id))
+
+    def show_results(self, results: list) -> None:
+        self.model.set_results(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        self.model.mark_changed(job_id, now=ended)
 
     def _on_rows_changed(self, *args) -> None:
         lines = []

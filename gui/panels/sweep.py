@@ -17,6 +17,7 @@ from gui.widgets.table_model import RowTableModel, make_table
 from gui.charts.sweep import SweepChart
 from core.sweep import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
 from gui.widgets.theme import config_color, error_color
+from gui.widgets.view import ResultsView
 
 EMPTY_TEXT = ("No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
               "lstm_variable_length.py example), tick \"Sweep input shapes\", queue dynamic false/auto/true and run.")
@@ -87,8 +88,12 @@ class SweepModel(RowTableModel):
         return None
 
 
-class SweepPanel(QWidget):
+class SweepPanel(QWidget, ResultsView):
     """Sentences, chart and table of a shape sweep. GUI thread only."""
+
+    name, title = "sweep", "Shape sweep"
+    tip = ("Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
+           "compile time and the recompile limit")
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -141,9 +146,20 @@ class SweepPanel(QWidget):
                 self._update_header()
                 return
 
-    def refresh(self) -> None:
+    def bind(self, session) -> None:
+        super().bind(session)
+        session.sig_variant_measured.connect(self.add_variant)
+
+    def show_results(self, results: list) -> None:
+        self.set_results(results)
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         """A job's status changed (ended, failed): reword its sentence."""
-        self._update_header()
+        if ended:
+            self._update_header()
+
+    def set_catalog(self, catalog) -> None:
+        self.set_dynamo_defaults(catalog.dynamo_defaults or None)
 
     def show_first_limit_hit(self) -> bool:
         """Select and scroll to the first variant that hit the recompile limit (if any)."""

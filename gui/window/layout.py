@@ -8,9 +8,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-TABS = (("summary", "Summary"), ("resources", "Resources"), ("graph-breaks", "Graph breaks && compile"),
-        ("sweep", "Shape sweep"))
-"""(name for --tab, title) of the bottom tabs, in order."""
 
 
 def build_layout(w) -> None:
@@ -45,15 +42,9 @@ def build_layout(w) -> None:
     w.charts_splitter = charts
 
     w.tabs = QTabWidget()
-    tips = ("Figures per config: latency percentiles, speedup, compile time, break-even",
-            "CPU, memory (and GPU) of the job process over time, by phase",
-            "Graph breaks with explanations and hints; compile-time breakdown; recompiles",
-            "Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
-            "compile time and the recompile limit")
-    panels = (w.summary_panel, w.resource_panel, w.graph_breaks_panel, w.sweep_panel)
-    for i, (panel, (_, title), tip) in enumerate(zip(panels, TABS, tips)):
-        w.tabs.addTab(panel, title)
-        w.tabs.setTabToolTip(i, tip)
+    for i, view in enumerate(w.tab_views):
+        w.tabs.addTab(view, view.title)
+        w.tabs.setTabToolTip(i, view.tip)
 
     right = QSplitter(Qt.Orientation.Vertical)
     right.addWidget(charts)
@@ -146,8 +137,9 @@ def build_menus(w) -> None:
     run_menu.addAction(w.cancel_action)
     run_menu.addAction(w.add_config_action)
     view_menu = w.menuBar().addMenu("&View")
-    for i, (_, title) in enumerate(TABS):
-        action = make_action(w, title, f"Ctrl+{i + 1}", f"Show the {title.replace('&&', 'and').lower()} tab",
+    for i, view in enumerate(w.tab_views):
+        action = make_action(w, view.title, f"Ctrl+{i + 1}",
+                             f"Show the {view.title.replace('&&', 'and').lower()} tab",
                              lambda checked=False, i=i: w.tabs.setCurrentIndex(i))
         view_menu.addAction(action)
     log_action = QAction("Log latency axis", w, checkable=True)

@@ -26,20 +26,17 @@ from gui.run.catalog_loader import CatalogLoader
 from gui.form.config_panel import ConfigPanel
 from gui.charts.distribution import DistributionChart
 from core.examples import hinted_dynamo_configs, is_bundled, needed_dynamo_config
-from gui.panels.graph_breaks import GraphBreaksPanel
 from gui.charts.latency import LatencyChart
 from gui.form.model_panel import ModelPanel
 from gui.widgets.progress import RunProgressBar
-from gui.panels.resources import ResourcePanel
 from gui.panels.results_header import ResultsHeader, model_name, results_models
 from gui.widgets.safe_text import plain
 from gui.run.session import ProfileSession
-from gui.panels.summary import SummaryPanel
-from gui.panels.sweep import SweepPanel
-from gui.window.layout import TABS, build_actions, build_layout, build_menus
+from gui.panels import TAB_VIEWS
+from gui.window.layout import build_actions, build_layout, build_menus
 from gui.run.worker import RunController
 
-TAB_NAMES = tuple(name for name, _ in TABS)
+TAB_NAMES = tuple(view.name for view in TAB_VIEWS)
 
 
 class MainWindow(QMainWindow):
@@ -72,10 +69,10 @@ class MainWindow(QMainWindow):
         self.config_panel = ConfigPanel()
         self.latency_chart = LatencyChart()
         self.distribution_chart = DistributionChart()
-        self.summary_panel = SummaryPanel()
-        self.resource_panel = ResourcePanel()
-        self.graph_breaks_panel = GraphBreaksPanel()
-        self.sweep_panel = SweepPanel()
+        self.tab_views = [view() for view in TAB_VIEWS]
+        self.views = [self.latency_chart, self.distribution_chart, *self.tab_views]
+        for view in self.views:  # each follows the session itself (gui.widgets.view.ResultsView)
+            view.bind(self.session)
         self.progress = RunProgressBar()
         self.results_header = ResultsHeader()
         self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
@@ -102,12 +99,8 @@ class MainWindow(QMainWindow):
         c.sig_run_started.connect(self._update_buttons)
         c.sig_run_finished.connect(self._on_run_finished)
         s.sig_reset.connect(self._on_session_reset)
-        s.sig_samples_added.connect(self._on_samples_added)
-        s.sig_resource_sampled.connect(self.resource_panel.add_sample)
+        s.sig_samples_added.connect(self._on_progress)
         s.sig_phase_changed.connect(self._on_phase_changed)
-        s.sig_job_changed.connect(self._on_job_changed)
-        s.sig_graph_breaks_changed.connect(self._on_graph_breaks_changed)
-        s.sig_variant_measured.connect(self.sweep_panel.add_variant)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
@@ -240,6 +233,26 @@ class MainWindow(QMainWindow):
             self._loading_report = False
         return self._reset_error
 
+    def view(self, name: str):
+        """The tab view called `name` (its --tab name)."""
+        return self.tab_views[TAB_NAMES.index(name)]
+
+    @property
+    def summary_panel(self):
+        return self.view("summary")
+
+    @property
+    def resource_panel(self):
+        return self.view("resources")
+
+    @property
+    def graph_breaks_panel(self):
+        return self.view("graph-breaks")
+
+    @property
+    def sweep_panel(self):
+        return self.view("sweep")
+
     def show_tab(self, name: str) -> None:
         if name in TAB_NAMES:
             self.tabs.setCurrentIndex(TAB_NAMES.index(name))
@@ -273,7 +286,8 @@ class MainWindow(QMainWindow):
     def _on_run_finished(self) -> None:
         self._update_buttons()
         results = self.session.results
-        self.summary_panel.model.mark_changed("", now=True)
+        for view in self.views:
+            view.refresh(results, "", ended=True)
         self.progress.show_results(results)
         failed = [r for r in results if r.status == "failed"]
         text = "Run finished: " + self.progress.format()
@@ -298,12 +312,8 @@ class MainWindow(QMainWindow):
         self.results_header.set_results(results, self.session.origin)
         self.results_header.set_warnings(self.session.warnings)
         self._update_title()
-        self.latency_chart.reset(results)
-        self.distribution_chart.reset(results)
-        self.summary_panel.model.set_results(results)
-        self.resource_panel.reset(results)
-        self.graph_breaks_panel.set_results(results)
-        self.sweep_panel.set_results(results)
+        for view in self.views:
+            view.show_results(results)
         self.progress.show_results(results)
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
@@ -315,10 +325,7 @@ class MainWindow(QMainWindow):
             if r.config in queue.configs:
                 queue.set_status(r.config, r.status, r.failure_reason, r.failure_detail)
 
-    def _on_samples_added(self, job_id: str, samples) -> None:
-        self.latency_chart.add_samples(job_id, samples)
-        self.distribution_chart.schedule_redraw()
-        self.summary_panel.model.mark_changed(job_id)
+    def _on_progress(self, *args) -> None:
         self.progress.show_results(self.session.results)
 
     def _on_phase_changed(self, job_id: str, phase: str, detail: str) -> None:
@@ -327,23 +334,8 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"{result.config.label}: {detail or phase}")
         self.config_panel.queue.set_status(result.config, phase)
 
-    def _on_job_changed(self, job_id: str) -> None:
-        result = self.session.result(job_id)
-        self.summary_panel.model.mark_changed(job_id)
-        if result.compile is not None:
-            self.latency_chart.mark_compile(job_id, result.compile)
-        self.resource_panel.update_memory(self.session.results)
-        self.graph_breaks_panel.compile_panel.set_results(self.session.results)
-
-    def _on_graph_breaks_changed(self) -> None:
-        self.graph_breaks_panel.set_results(self.session.results)
-
     def _on_job_ended(self, job_id: str) -> None:
         result = self.session.result(job_id)
-        self.summary_panel.model.mark_changed(job_id, now=True)
-        self.distribution_chart.schedule_redraw()
-        self.graph_breaks_panel.set_results(self.session.results)
-        self.sweep_panel.refresh()
         self.progress.show_results(self.session.results)
         self.config_panel.queue.set_status(result.config, result.status, result.failure_reason,
                                            result.failure_detail)
@@ -355,10 +347,9 @@ class MainWindow(QMainWindow):
         if catalog.backends:
             self.config_panel.set_catalog(catalog.backends, catalog.modes, catalog.cuda_available,
                                           catalog.dynamo_defaults)
-        self.sweep_panel.set_dynamo_defaults(catalog.dynamo_defaults or None)
+        for view in self.views:
+            view.set_catalog(catalog)
         self.controller.set_gpu_monitor(catalog.gpu_monitor)
-        gpu_ok = bool(getattr(catalog.gpu_monitor, "available", False))
-        self.resource_panel.set_gpu(gpu_ok, catalog.gpu_reason)
         self._update_buttons()
         if catalog.error and not catalog.backends:
             self.show_error("torch could not be loaded", catalog.error.splitlines()[0])
