@@ -1,0 +1,284 @@
+"""Suggestions from measurements: what to try next, the evidence, and the change as data.
+
+Each rule reads a run's JobResults and returns `Suggestion`s; each carries its evidence in
+words and, where a config change can test it, `ConfigChange`s the app offers as "apply and
+re-run" (`change.apply(config)` gives the CompileConfig to queue). Rules:
+
+- `freezing`: inductor on the CPU for inference without `freezing=True`;
+- `dynamic_shapes`: recompiles from size mismatches → `dynamic=True` or `mark_dynamic`;
+- `dynamo_config`: torch's graph-break hints that name a `torch._dynamo.config` setting
+  (allow_rnn, capture_scalar_outputs, ...) not yet set;
+- `cudagraphs_on_cpu`: a CUDA-graph mode (reduce-overhead, max-autotune) run on the CPU,
+  where CUDA graphs do nothing;
+- `compile_cache`: compile time dominates the total at the expected calls → the FX-graph and
+  AOTAutograd caches, `torch.compiler.save_cache_artifacts`.
+
+Not yet: "compiled is slower with most time outside compiled regions or in guard checks"
+needs the op profile (issue 9), which reports do not carry yet; and CUDA graphs skipped on
+a GPU needs torch's "skipping cudagraphs" reason, which the capture does not record yet.
+
+No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
+torch is importable).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from core.config import CUDAGRAPH_MODES, CompileConfig
+from core.events import JobStatus
+from core.paths import display_path
+from core.recommend import DEFAULT_CALLS
+
+# torch's hints spell a setting as "torch._dynamo.config.capture_scalar_outputs = True"
+# (sometimes in backquotes); the value is a bool or a whole number.
+HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)`?\s*=\s*`?(True|False|-?\d+)\b")
+SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")
+# Measured here (docs: ../shared/FACTS.md): resnet18, batch 1, CPU, 2 threads.
+FREEZING_EVIDENCE = "measured on resnet18 on this kind of CPU: plain inductor 0.93x eager, with freezing 1.63x"
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    """An "apply and re-run" action: how to change a CompileConfig. Fields left None stay
+    as they are; `dynamo_config` and `inductor_options` are merged into the config's (a
+    mode is folded into options then, since torch.compile takes one or the other);
+    `rerun_only` means run the same config again (e.g. to measure a warm cache)."""
+
+    description: str
+    backend: str | None = None
+    mode: str | None = None
+    dynamic: str | None = None
+    fullgraph: bool | None = None
+    dynamo_config: tuple[tuple[str, Any], ...] = ()
+    inductor_options: tuple[tuple[str, Any], ...] = ()
+    rerun_only: bool = False
+
+    def apply(self, config: CompileConfig) -> CompileConfig:
+        fields = {k: getattr(self, k) for k in ("backend", "mode", "dynamic", "fullgraph")
+                  if getattr(self, k) is not None}
+        new = dataclasses.replace(config, **fields)
+        if self.dynamo_config:
+            new = dataclasses.replace(new, dynamo_config=tuple(sorted({**dict(new.dynamo_config),
+                                                                       **dict(self.dynamo_config)}.items())))
+        if self.inductor_options:
+            options = dict(new.inductor_options)
+            if new.mode != "default":
+                import torch._inductor
+
+                options = {**torch._inductor.list_mode_options(new.mode), **options}
+                new = dataclasses.replace(new, mode="default")
+            options.update(self.inductor_options)
+            new = dataclasses.replace(new, inductor_options=tuple(sorted(options.items())))
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["dynamo_config"] = dict(self.dynamo_config)
+        d["inductor_options"] = dict(self.inductor_options)
+        return d
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One thing to try for config `config` (a label). `rule` names the rule (module
+    docstring); `title` says what to do in a line, `evidence` the measurements behind it;
+    `code` is what to paste when the change lives in the user's code; `changes` are the
+    apply-and-re-run actions, best first (empty when no config change can test it)."""
+
+    rule: str
+    config: str
+    title: str
+    evidence: str
+    code: str = ""
+    changes: tuple[ConfigChange, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**{k: v for k, v in dataclasses.asdict(self).items() if k != "changes"},
+                "changes": [c.to_dict() for c in self.changes]}
+
+    def text(self) -> str:
+        lines = [f"[{self.config}] {self.title}", f"  evidence: {self.evidence}"]
+        lines += [f"  apply and re-run: {c.description}" for c in self.changes]
+        lines += [f"  {line}" for line in self.code.splitlines()]
+        return "\n".join(lines)
+
+
+def _completed(result) -> bool:
+    return result.status == JobStatus.COMPLETED
+
+
+def _already_ran(results, config: CompileConfig) -> bool:
+    return any(r.config == config for r in results)
+
+
+def _figures(result) -> str:
+    s = result.summary()
+    if s["compiled_median_ms"] is None or s["eager_median_ms"] is None:
+        return ""
+    return (f"compiled {s['compiled_median_ms']:.3f} ms a call against eager {s['eager_median_ms']:.3f} ms "
+            f"({s['speedup']:.2f}x)")
+
+
+def freezing(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    if (not _completed(result) or cfg.backend != "inductor" or result.spec.device != "cpu"
+            or dict(cfg.inductor_options).get("freezing") or result.spec.sweep_shapes
+            or (result.model_info is not None and result.model_info.parameters == 0)):
+        return []
+    change = ConfigChange("add torch._inductor.config.freezing=True (options={'freezing': True})",
+                          inductor_options=(("freezing", True),))
+    if _already_ran(results, change.apply(cfg)):
+        return []
+    return [Suggestion(
+        "freezing", cfg.label, "Try freezing: inductor on the CPU for inference runs faster with the weights "
+        "folded in as constants",
+        f"{_figures(result)}; this ran without freezing, so every weight stays a graph input (no conv-batchnorm "
+        f"folding, no prepacked oneDNN weights); {FREEZING_EVIDENCE}.",
+        code="torch._inductor.config.freezing = True  # or torch.compile(..., options={\"freezing\": True})",
+        changes=(change,))]
+
+
+def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    reasons = [r for rc in result.recompiles for r in rc.reasons]
+    reasons += [r for v in result.variants for r in v.recompile_reasons]
+    sizes = [(m.group(1), int(m.group(2)), r) for r in dict.fromkeys(reasons) if (m := SIZE_MISMATCH.search(r))]
+    if cfg.dynamic == "true" or not sizes:
+        return []
+    count = max(len(result.recompiles), sum(1 for v in result.variants if v.recompiled))
+    evidence = f"{count} recompile{'s' if count != 1 else ''} from input sizes, e.g. \"{sizes[0][2]}\""
+    cost = sum(v.compile_time_s for v in result.variants if v.recompiled)
+    if cost:
+        evidence += f"; they cost {cost:.1f} s of compiling"
+    if any(v.recompile_limit_hit for v in result.variants):
+        evidence += "; the recompile limit was hit, after which torch ran new shapes eagerly"
+    dims = dict.fromkeys((_arg_name(name), index) for name, index, _ in sizes)
+    code = "\n".join(f"torch._dynamo.mark_dynamic({name}, {index})  # before the first compiled call"
+                      for name, index in dims if name)
+    if any(not name for name, _ in dims):
+        evidence += ("; a changing tensor is made inside the model (passed across a graph break), where "
+                     "mark_dynamic cannot reach it: dynamic=True can")
+    changes = (ConfigChange("compile with dynamic=True (every size symbolic from the start)", dynamic="true"),)
+    if _already_ran(results, changes[0].apply(cfg)):
+        changes = ()
+    return [Suggestion("dynamic_shapes", cfg.label,
+                       "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
+                       evidence + ".", code=code, changes=changes)]
+
+
+def _arg_name(guard_name: str) -> str:
+    """The forward's argument behind a guard's tensor name ("x", "L['x']", "args[0]"), or
+    "" for a tensor made inside the model (dynamo's own names start with "___")."""
+    m = re.fullmatch(r"L\['(\w+)'\]", guard_name)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"args\[(\d+)\]", guard_name)
+    if m:
+        return f"inputs[{m.group(1)}]"
+    return guard_name if re.fullmatch(r"[A-Za-z]\w*", guard_name) else ""
+
+
+def _dynamo_keys() -> set[str] | None:
+    try:
+        from core.config import dynamo_config_defaults
+
+        return set(dynamo_config_defaults())
+    except Exception:
+        return None
+
+
+def dynamo_config(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    applied = {k: str(v) for k, v in cfg.dynamo_config}
+    found: dict[str, tuple[str, list]] = {}
+    for gb in result.graph_breaks:
+        for hint in gb.hints:
+            for key, value in HINTED_SETTING.findall(hint):
+                if applied.get(key) != value:
+                    found.setdefault(key, (value, []))[1].append((gb, hint))
+    known = _dynamo_keys()
+    out = []
+    for key, (value, breaks) in found.items():
+        if known is not None and key not in known:
+            continue
+        gb, hint = breaks[0]
+        file, line = (gb.user_file, gb.user_line) if gb.user_file else (gb.file, gb.line)
+        where = f"{display_path(file)}:{line}" if file else "?"
+        what = (f"frame skipped ({gb.eager_function or 'a function'} ran eagerly)" if gb.frame_skipped
+                else f"graph break ({gb.per_call} per call)")
+        literal = {"True": True, "False": False}.get(value, None)
+        typed = literal if literal is not None else int(value)
+        change = ConfigChange(f"set torch._dynamo.config.{key} = {value}", dynamo_config=((key, typed),))
+        more = f" and {len(breaks) - 1} more" if len(breaks) > 1 else ""
+        out.append(Suggestion(
+            "dynamo_config", cfg.label, f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
+            f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " "),
+            code=f"torch._dynamo.config.{key} = {value}",
+            changes=() if _already_ran(results, change.apply(cfg)) else (change,)))
+    return out
+
+
+def cudagraphs_on_cpu(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    if result.spec.device != "cpu" or cfg.mode not in CUDAGRAPH_MODES:
+        return []
+    instead = "default" if cfg.mode == "reduce-overhead" else "max-autotune-no-cudagraphs"
+    change = ConfigChange(f"use mode={instead!r}", mode=instead)
+    return [Suggestion(
+        "cudagraphs_on_cpu", cfg.label, f"mode={cfg.mode!r} has no effect on the CPU: use {instead!r}",
+        f"mode {cfg.mode!r} records CUDA graphs to cut launch overhead on a GPU; this ran on the CPU, where there "
+        f"are none, so it measured mode {instead!r} under another name.",
+        code=f"torch.compile(model, mode={instead!r})",
+        changes=() if _already_ran(results, change.apply(cfg)) else (change,))]
+
+
+CACHE_CODE = """\
+# after the first compiled call (the compile is done):
+artifacts = torch.compiler.save_cache_artifacts()
+if artifacts is not None:
+    with open("compile_cache.bin", "wb") as fh:
+        fh.write(artifacts[0])
+# in a new process, before the first compiled call:
+with open("compile_cache.bin", "rb") as fh:
+    torch.compiler.load_cache_artifacts(fh.read())"""
+
+
+def compile_cache(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    s = result.summary()
+    compile_s, per_call = s["compile_time_s"], s["compiled_median_ms"]
+    if not _completed(result) or cfg.backend != "inductor" or compile_s is None or per_call is None:
+        return []
+    running = calls * per_call / 1000.0
+    if compile_s <= running:
+        return []
+    share = compile_s / (compile_s + running)
+    evidence = (f"compiling took {compile_s:.1f} s, {share:.0%} of the total at {calls:,} calls "
+                f"({calls:,} x {per_call:.3f} ms = {running:.1f} s)")
+    changes = ()
+    if s["cache_state"] == "miss":
+        evidence += ("; this compile was cold (FX-graph cache miss): the FX-graph and AOTAutograd caches "
+                     "(TORCHINDUCTOR_CACHE_DIR, on by default) keep its result, so the next process on this "
+                     "machine compiles faster (resnet18 here: 34 s cold, 2.4 s warm)")
+        changes = (ConfigChange("re-run unchanged to measure the compile with a warm cache", rerun_only=True),)
+    else:
+        evidence += f" even with the FX-graph cache {s['cache_state']}"
+    return [Suggestion(
+        "compile_cache", cfg.label, "Compile time dominates: reuse compiled artifacts across processes and machines",
+        evidence + "; torch.compiler.save_cache_artifacts() packs them for another machine or container.",
+        code=CACHE_CODE, changes=changes)]
+
+
+RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, compile_cache)
+
+
+def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
+    """Every rule over every config of a run (results: JobResults), in rule order."""
+    out: list[Suggestion] = []
+    for rule in RULES:
+        for result in results:
+            out += rule(result, results, calls)
+    return out

@@ -1,0 +1,56 @@
+"""JobResults with chosen measurements, folded from real events (no job runs): for the
+arithmetic of recommendations, suggestions and comparisons."""
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from core import events as ev
+from core.config import CompileConfig, JobSpec, ModelSpec
+from core.results import JobResult
+
+
+def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0, compiled_ms: float = 5.0,
+                compile_s: float = 10.0, noise: float = 0.01, n: int = 200, accuracy: str | None = "pass",
+                status: str = "completed", device: str = "cpu", cache_state: str = "miss",
+                memory: tuple[float, float, float] = (300.0, 900.0, 320.0), seed: int = 0,
+                graph_breaks=(), recompiles=(), variants=(), parameters: int = 1000, model: str = "resnet18",
+                environment: dict | None = None, sweep: bool = False, threads: int | None = None) -> JobResult:
+    """A completed job (or `status`) whose eager/compiled calls are normal around the given
+    medians with relative spread `noise`; memory = (eager, compile, compiled) peak RSS MB."""
+    if isinstance(config, str):
+        config = CompileConfig(backend=config)
+    spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec(model), config, iters=n, device=device, sweep_shapes=sweep,
+                   threads=threads)
+    r = JobResult(spec)
+    jid = spec.job_id
+    env = {"torch": "2.14.1", "device": "cpu", "threads": 2, "cpu": "test cpu", **(environment or {})}
+    r.apply(ev.JobStarted(jid, pid=1, environment=env))
+    r.apply(ev.ModelLoaded(jid, description="fake", model_kind="torchvision", parameters=parameters))
+    rng = np.random.default_rng(seed)
+    samples = []
+    for side, median in (("eager", eager_ms), ("compiled", compiled_ms)):
+        values = median * (1 + noise * rng.standard_normal(n)) if not sweep else []
+        samples += [ev.LatencySample(side, i, float(v)) for i, v in enumerate(values)]
+    r.apply(ev.LatencyMeasured(jid, samples=tuple(samples)))
+    r.apply(ev.CompileFinished(jid, result=ev.CompileResult(compile_s, cache_state=cache_state, graph_count=1,
+                                                              fully_compiled=not graph_breaks)))
+    for phase, mb in zip(("eager", "compile", "compiled"), memory):
+        r.apply(ev.MemoryMeasured(jid, peak=ev.MemoryPeak(phase, mb)))
+    for gb in graph_breaks:
+        r.apply(ev.GraphBreakFound(jid, graph_break=gb))
+    for rc in recompiles:
+        r.apply(ev.RecompileFound(jid, recompile=rc))
+    for v in variants:
+        r.apply(ev.VariantMeasured(jid, variant=v))
+    if accuracy is not None:
+        r.apply(ev.AccuracyChecked(jid, accuracy=ev.AccuracyResult(accuracy, f"{accuracy} (fake)",
+                                                                   max_abs_error=0.0, cosine=1.0)))
+    if status == "completed":
+        r.apply(ev.JobCompleted(jid, wall_time_s=compile_s + 2 * n * (eager_ms + compiled_ms) / 2000))
+    elif status == "failed":
+        r.apply(ev.JobFailed(jid, reason="compile failed (fake)", phase="compile"))
+    else:
+        r.apply(ev.JobCancelled(jid, phase="compile"))
+    return r

@@ -1,0 +1,135 @@
+"""The recommendation: total time per option, the choice, how sure, and its code."""
+import pytest
+import torch
+
+from core.codegen import compile_code
+from core.config import CompileConfig, JobSpec, ModelSpec
+from core.recommend import NOT_COMPILED, recommend
+from tests.core.fakes import fake_result
+
+FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
+AUTOTUNE = CompileConfig("inductor", mode="max-autotune-no-cudagraphs")
+
+
+def option(rec, label):
+    return next(o for o in rec.options if o.label == label)
+
+
+def test_total_time_is_compile_plus_calls_times_per_call_time():
+    rec = recommend([fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, compile_s=10.0, noise=0.0)], calls=10_000)
+    eager, inductor = option(rec, NOT_COMPILED), option(rec, "inductor")
+    assert eager.total_s == pytest.approx(100.0) and eager.compile_time_s == 0.0
+    assert inductor.per_call_ms == pytest.approx(5.0) and inductor.total_s == pytest.approx(10.0 + 50.0)
+    assert rec.choice == "inductor" and rec.config == CompileConfig("inductor") and rec.confidence == "clear"
+    assert rec.break_even_calls == pytest.approx(10.0 * 1000 / 5.0)
+    assert rec.sentence.startswith("Compile with inductor: at 10,000 calls it takes 60.0 s in all")
+    assert "2.00x per call" in rec.sentence
+    assert rec.memory.startswith("Memory: peak RSS 320 MB running compiled against 300 MB eager (+20 MB)")
+    assert rec.memory_delta_mb == pytest.approx(20.0)
+
+
+def test_few_calls_do_not_pay_for_the_compile():
+    rec = recommend([fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, compile_s=10.0)], calls=100)
+    assert rec.choice == NOT_COMPILED and rec.config is None
+    assert rec.sentence.startswith("Do not compile: at 100 calls eager takes 1.0 s in all")
+    assert "no torch.compile" in rec.code
+
+
+def test_overlapping_intervals_are_indistinguishable_and_the_cheaper_compile_wins():
+    slow_compile = fake_result(AUTOTUNE, compiled_ms=5.00, compile_s=60.0, noise=0.2, seed=1)
+    fast_compile = fake_result(FREEZING, compiled_ms=5.05, compile_s=20.0, noise=0.2, seed=2)
+    rec = recommend([slow_compile, fast_compile], calls=1_000_000)
+    assert rec.confidence == "indistinguishable" and rec.choice == FREEZING.label
+    assert rec.tied == (AUTOTUNE.label,) and "cannot be told apart" in rec.sentence
+
+
+def test_clearly_faster_config_is_clear_and_names_the_runner_up():
+    rec = recommend([fake_result("inductor", compiled_ms=9.0, compile_s=5.0, seed=1),
+                     fake_result(FREEZING, compiled_ms=6.0, compile_s=8.0, seed=2)], calls=10_000)
+    assert rec.choice == FREEZING.label and rec.confidence == "clear"
+    assert "clearly ahead of the next best, inductor" in rec.sentence
+
+
+def test_no_config_measurably_faster_than_eager_keeps_eager():
+    rec = recommend([fake_result("inductor", eager_ms=10.0, compiled_ms=9.9, compile_s=1.0, noise=0.3)],
+                    calls=1_000_000)
+    assert rec.choice == NOT_COMPILED and rec.confidence == "indistinguishable"
+    assert "no config is measurably faster than eager" in rec.sentence
+
+
+def test_fast_and_wrong_is_never_recommended():
+    wrong = fake_result(AUTOTUNE, compiled_ms=2.0, compile_s=5.0, accuracy="fail")
+    right = fake_result("inductor", compiled_ms=6.0, compile_s=5.0)
+    rec = recommend([wrong, right], calls=10_000)
+    assert rec.choice == "inductor"
+    excluded = option(rec, AUTOTUNE.label)
+    assert not excluded.eligible and excluded.why_not.startswith("its outputs differ from eager")
+    only_wrong = recommend([wrong], calls=10_000)
+    assert only_wrong.choice == NOT_COMPILED and "its outputs differ from eager" in only_wrong.sentence
+
+
+def test_reference_backends_failed_jobs_and_unchecked_accuracy():
+    rec = recommend([fake_result("eager", compiled_ms=1.0, compile_s=0.1),
+                     fake_result("aot_eager", compiled_ms=1.0, compile_s=0.1),
+                     fake_result(FREEZING, status="failed"),
+                     fake_result("inductor", compiled_ms=5.0, accuracy="nondeterministic")], calls=10_000)
+    assert rec.choice == "inductor" and "accuracy nondeterministic" in rec.sentence
+    assert "debugging reference" in option(rec, "eager").why_not
+    assert "did not complete" in option(rec, FREEZING.label).why_not
+
+
+def test_nothing_measured_says_so():
+    rec = recommend([fake_result("inductor", status="failed", n=0)], calls=10)
+    assert rec.confidence == "none" and rec.sentence.startswith("No recommendation")
+
+
+def test_text_and_dict_hold_the_sentence_code_and_every_option():
+    rec = recommend([fake_result("inductor"), fake_result("eager")], calls=500)
+    text = rec.text()
+    assert rec.sentence in text and rec.code in text and "not eligible: backend eager" in text
+    d = rec.to_dict()
+    assert d["calls"] == 500 and len(d["options"]) == 3 and d["options"][0]["label"] == NOT_COMPILED
+
+
+# ------------------------------------------------------------------ the code reproduces the config
+
+
+CONFIGS = [
+    CompileConfig("aot_eager", dynamic="true", fullgraph=True),
+    CompileConfig("eager", dynamic="false", dynamo_config=(("capture_scalar_outputs", True),
+                                                           ("recompile_limit", 16))),
+    FREEZING,
+    AUTOTUNE,
+    CompileConfig("inductor"),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
+def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
+    import torch._dynamo.config as dynamo_config
+
+    seen = {}
+    real_compile = torch.compile
+
+    def recording_compile(model, **kwargs):
+        seen.update(kwargs)
+        seen["dynamo"] = {k: getattr(dynamo_config, k) for k, _ in config.dynamo_config}
+        return real_compile(model, **kwargs)
+
+    monkeypatch.setattr(torch, "compile", recording_compile)
+    spec = JobSpec("x", ModelSpec("resnet18"), config, threads=torch.get_num_threads())
+    code = compile_code(config, spec, {"torch": torch.__version__, "threads": spec.threads})
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    namespace = {"model": model}
+    with dynamo_config.patch({}):  # the snippet sets dynamo settings globally: restored after
+        exec(compile(code, "<recommendation>", "exec"), namespace)
+        compiled = namespace["model"]
+        assert isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule)
+        if config.backend != "inductor":  # inductor's C++ compile is tested elsewhere
+            x = torch.randn(2, 4)
+            torch.testing.assert_close(compiled(x), model(x))
+    kwargs = config.compile_kwargs()
+    assert {k: seen[k] for k in kwargs} == kwargs
+    assert seen.get("mode") in (None, config.mode) and ("options" in seen) == bool(config.inductor_options)
+    assert seen["dynamo"] == dict(config.dynamo_config)
+    assert f"torch.set_num_threads({spec.threads})" in code

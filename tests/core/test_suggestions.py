@@ -1,0 +1,129 @@
+"""Every suggestion rule on a model that triggers it and on one that does not; the
+"apply and re-run" changes as data."""
+import pytest
+
+from core import events as ev
+from core.config import CompileConfig
+from core.job import run_job
+from core.results import JobResult
+from core.suggestions import ConfigChange, suggest
+from tests.core.conftest import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
+from tests.core.fakes import fake_result
+
+
+def run(spec):
+    result = JobResult(spec)
+    assert run_job(spec, result.apply) == "completed", result.failure_detail
+    return result
+
+
+def rules(results, calls=10_000):
+    return [s.rule for s in suggest(results, calls)]
+
+
+def only(results, rule, calls=10_000):
+    found = [s for s in suggest(results, calls) if s.rule == rule]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def inductor_reduce_overhead_on_cpu(tmp_path_factory):
+    """One real inductor job (tiny MLP, ~20 s cold, a few s warm) in a mode that records
+    CUDA graphs, on the CPU, without freezing: it triggers three rules at once."""
+    path = tmp_path_factory.mktemp("m") / "mlp.py"
+    path.write_text(MLP_MODEL)
+    return run(make_spec(str(path), config=CompileConfig("inductor", mode="reduce-overhead"), iters=10))
+
+
+# ------------------------------------------------------------------ freezing, CUDA graphs, caches
+
+
+def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu):
+    r = inductor_reduce_overhead_on_cpu
+    s = only([r], "freezing")
+    assert "freezing" in s.title.lower() and "1.63x" in s.evidence
+    (change,) = s.changes
+    new = change.apply(r.config)  # a mode cannot go with options: folded into them
+    assert new.mode == "default" and dict(new.inductor_options) == {"triton.cudagraphs": True, "freezing": True}
+    s = only([r], "cudagraphs_on_cpu")
+    assert s.changes[0].apply(r.config).mode == "default" and "CUDA graphs" in s.evidence
+    s = only([r], "compile_cache", calls=10)
+    assert "save_cache_artifacts" in s.code and s.config == r.config.label
+
+
+def test_rules_stay_quiet_where_they_do_not_apply():
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)))
+    assert rules([frozen], calls=10**9) == []
+    assert rules([fake_result("aot_eager", compile_s=100.0)], calls=1) == []  # no inductor: no cache, no freezing
+    assert "freezing" not in rules([fake_result("inductor", device="cuda")])
+    assert "cudagraphs_on_cpu" not in rules([fake_result(CompileConfig("inductor", mode="reduce-overhead"),
+                                                         device="cuda")])
+    assert "compile_cache" not in rules([fake_result("inductor", compile_s=1.0, compiled_ms=5.0)], calls=10_000)
+
+
+def test_freezing_not_suggested_when_the_run_already_measured_it():
+    plain, frozen = fake_result("inductor"), fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)))
+    assert "freezing" in rules([plain]) and "freezing" not in rules([plain, frozen])
+
+
+def test_max_autotune_on_cpu_points_at_its_no_cudagraphs_twin():
+    s = only([fake_result(CompileConfig("inductor", mode="max-autotune"))], "cudagraphs_on_cpu")
+    assert s.changes[0].mode == "max-autotune-no-cudagraphs"
+
+
+def test_warm_cache_offers_no_rerun():
+    s = only([fake_result("inductor", compile_s=30.0, cache_state="hit")], "compile_cache", calls=100)
+    assert s.changes == () and "even with the FX-graph cache hit" in s.evidence
+    s = only([fake_result("inductor", compile_s=30.0, cache_state="miss")], "compile_cache", calls=100)
+    assert s.changes[0].rerun_only and s.changes[0].apply(CompileConfig("inductor")) == CompileConfig("inductor")
+
+
+# ------------------------------------------------------------------ recompiles → dynamic
+
+
+def test_size_mismatch_recompiles_suggest_dynamic_and_mark_dynamic(write_model):
+    r = run(make_spec(write_model(SHAPE_CHANGE_MODEL, "shapes.py"), dynamic="false", iters=4))
+    s = only([r], "dynamic_shapes")
+    assert "size mismatch at index 0" in s.evidence and "made inside the model" in s.evidence and s.code == ""
+    assert s.changes[0].apply(r.config).dynamic == "true"
+    assert "dynamic_shapes" not in rules([run(make_spec(write_model(MLP_MODEL), iters=4))])
+
+
+def test_sweep_recompiles_count_their_compile_time():
+    variants = [ev.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
+                ev.VariantResult(1, ("x[8×8]",), 1, True, ("tensor 'args[0]' size mismatch at index 0. expected 4, "
+                                                           "actual 8",), compile_time_s=2.5)]
+    r = fake_result(CompileConfig("eager", dynamic="false"), variants=variants)
+    s = only([r], "dynamic_shapes")
+    assert "2.5 s of compiling" in s.evidence and "mark_dynamic(inputs[0], 0)" in s.code
+    assert rules([fake_result(CompileConfig("eager", dynamic="true"), variants=variants)]) == []
+
+
+# ------------------------------------------------------------------ graph-break hints naming a setting
+
+
+def test_graph_break_hint_naming_a_dynamo_setting(write_model):
+    path = write_model(BREAKS_MODEL, "breaks.py")
+    r = run(make_spec(path, iters=4))
+    s = only([r], "dynamo_config")
+    assert s.code == "torch._dynamo.config.capture_scalar_outputs = True" and "GB0124" in s.evidence
+    (change,) = s.changes
+    assert change.apply(r.config).dynamo_config == (("capture_scalar_outputs", True),)
+    applied = run(make_spec(path, iters=4, dynamo_config=(("capture_scalar_outputs", True),)))
+    assert "dynamo_config" not in rules([applied])
+    assert "dynamo_config" not in rules([run(make_spec(write_model(MLP_MODEL), iters=4))])
+
+
+def test_lstm_skipped_frame_suggests_allow_rnn(write_model):
+    r = run(make_spec(write_model(LSTM_MODEL, "lstm.py"), iters=3))
+    s = only([r], "dynamo_config")
+    assert "allow_rnn" in s.code and s.evidence.startswith("frame skipped")
+
+
+def test_a_config_change_is_plain_data():
+    change = ConfigChange("use dynamic=True", dynamic="true", dynamo_config=(("allow_rnn", True),))
+    d = change.to_dict()
+    assert d["dynamic"] == "true" and d["dynamo_config"] == {"allow_rnn": True} and d["backend"] is None
+    assert change.apply(CompileConfig("eager", dynamo_config=(("recompile_limit", 16),))).dynamo_config == (
+        ("allow_rnn", True), ("recompile_limit", 16))
