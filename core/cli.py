@@ -7,6 +7,7 @@ settings are validated before any work starts; progress goes to stderr; the repo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -18,29 +19,47 @@ from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, VERBOSE_REFUSA
                          asks_for_verbose, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
+from core.artifacts import JobArtifacts
+from core.compile_log import DEFAULT_COMPILE_LOG, TLPARSE_MISSING, CompileLogError, run_tlparse
+from core.compile_log import parse_settings as parse_compile_log
+from core.events import TIME_CATEGORY_LABELS
 from core.report import OutputFolder, ReportError, write_report
+from core.time_breakdown import fmt_ms
 from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
 from core.stats import median_or_none
 from core.sweep import variant_outcome
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="main.py profile",
-        description="Profile a model eager against torch.compile'd, for every combination of the given "
-                    "backends, modes and dynamic settings, and write CSV/JSON reports.")
-    p.add_argument("model", metavar="MODEL", help="a torchvision model name (e.g. resnet18) or a path to a "
-                   ".py model file, a .pt2 (torch.export) or a TorchScript file")
-    p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
-    p.add_argument("--mode", action="append", help="inductor mode (repeatable; default 'default')")
-    p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES,
-                   help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)")
-    p.add_argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
+DESCRIPTIONS = {
+    "profile": "Profile a model eager against torch.compile'd, for every combination of the given "
+               "backends, modes and dynamic settings, and write CSV/JSON reports.",
+    "tune": "Find the best torch.compile settings for a model on this machine: run a candidate set suited "
+            "to the device, cheapest first, each as a normal profiling job, stop at the time budget, and "
+            "recommend one (with the code for it).",
+}
+
+
+def build_parser(command: str = "profile") -> argparse.ArgumentParser:
+    """The command line of `profile` (or of `tune`, which shares every run, model, output and
+    decision option and chooses the compile settings itself: no --backend/--mode/--dynamic/
+    --fullgraph/--inductor-option/--sweep-shapes, and a --budget)."""
+    p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
+    p.add_argument("model", metavar="MODEL", help="a torchvision model name (e.g. resnet18), timm:NAME "
+                   "(e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or hf:FOLDER (saved with save_pretrained; "
+                   "hf:SOURCE#HeadClass picks a head), or a path to a .py model file, a .pt2 (torch.export) or a "
+                   "TorchScript file")
+    if command == "profile":
+        p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
+        p.add_argument("--mode", action="append", help="inductor mode (repeatable; default 'default')")
+        p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES,
+                       help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)")
+        p.add_argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
     p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
                    help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
-    p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
+    if command == "profile":
+        p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
+                       help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     d = {key: lim.default for key, lim in LIMITS.items()}
     p.add_argument("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
     p.add_argument("--iters", type=int, default=d["iters"],
@@ -54,53 +73,126 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"batch size of torchvision inputs (default {d['batch_size']})")
     p.add_argument("--image-size", type=int, default=d["image_size"],
                    help=f"image size of torchvision inputs (default {d['image_size']})")
-    p.add_argument("--weights", help="local state_dict for a torchvision model (torch.load weights_only=True)")
+    p.add_argument("--weights", help="local state_dict for a torchvision or timm model (torch.load weights_only=True)")
+    p.add_argument("--seq-len", type=int, default=d["seq_len"], metavar="N",
+                   help=f"tokens per sequence of hf: text models, frames of speech_to_text-style audio models "
+                        f"(default {d['seq_len']})")
+    p.add_argument("--hf-class", default="", metavar="CLASS",
+                   help="the transformers class that builds an hf: model, e.g. AutoModelForCausalLM or "
+                        "BertForMaskedLM (default: AutoModel for a type, the saved class for a folder)")
+    p.add_argument("--hf-config", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a field of an hf: model's config, typed like it, e.g. num_hidden_layers=2 "
+                        "(repeatable)")
     p.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
     p.add_argument("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
     p.add_argument("--timeout", type=float, default=d["timeout"],
                    help=f"seconds before a job is ended as hung (default {d['timeout']:g})")
-    p.add_argument("--sweep-shapes", action="store_true",
-                   help="run every input of the model file's get_input_variants() against one compiled model "
-                        "per config, recording recompiles and their reasons (writes variants.csv)")
+    if command == "profile":
+        p.add_argument("--sweep-shapes", action="store_true",
+                       help="run every input of the model file's get_input_variants() against one compiled model "
+                            "per config, recording recompiles and their reasons (writes variants.csv)")
     p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
                    "graph_breaks.csv, resources.csv, recompiles.csv and report.json")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a report already in --out (by default a folder holding a report is refused)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--op-profile", type=int, default=d["op_profile"], metavar="N",
+                   help=f"after the timed benchmark, profile N eager and N compiled calls op by op with "
+                        f"torch.profiler: time by category, operators and kernels, the cost of each graph break "
+                        f"(ops.csv, time_breakdown.csv, traces/; default {d['op_profile']}, 0 = off)")
+    p.add_argument("--compile-log", default=DEFAULT_COMPILE_LOG, metavar="LEVEL",
+                   help=f"torch's compile log kept per config as compile_log/<config>.log, in TORCH_LOGS syntax "
+                        f"(default {DEFAULT_COMPILE_LOG}; e.g. +dynamo,inductor,guards,output_code for everything "
+                        f"the compiler does). Replaces a TORCH_LOGS set in the environment")
+    p.add_argument("--tlparse", action="store_true",
+                   help="run tlparse (pip package tlparse) on each config's structured trace (torch_trace/) "
+                        "into tlparse/<config>/index.html")
+    add_decision_arguments(p)
+    if command == "tune":
+        from core.tune import DEFAULT_BUDGET_MIN
+
+        p.add_argument("--budget", type=float, default=DEFAULT_BUDGET_MIN, metavar="MINUTES",
+                       help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
+                            "whose estimated time no longer fits is not started, one still running when the "
+                            "budget ends is cancelled; the report says which the budget cut")
+        p.set_defaults(backend=None, mode=None, dynamic=None, fullgraph=False, inductor_option=[],
+                       sweep_shapes=False)
     return p
 
 
-def build_specs(args: argparse.Namespace) -> list[JobSpec]:
-    """Validate everything and build the jobs; raises ConfigError before any work."""
-    from core.models import defines_variants, is_file_source, split_factory, torchvision_model_names
+def add_decision_arguments(p: argparse.ArgumentParser) -> None:
+    """--calls and --fail-on: what the recommendation is for and what makes the run fail."""
+    from core.recommend import DEFAULT_CALLS
+
+    p.add_argument("--calls", type=int, default=DEFAULT_CALLS, metavar="N",
+                   help=f"how many calls the compiled model will serve, for the recommendation: total time = "
+                        f"compile time + N x time per call (default {DEFAULT_CALLS:,}; yours to choose)")
+    p.add_argument("--fail-on", action="append", default=[], choices=["accuracy"],
+                   help="exit non-zero when a config fails the accuracy check (compiled outputs differ from "
+                        "eager's)")
+
+
+def build_specs(args: argparse.Namespace, configs: list | None = None) -> list[JobSpec]:
+    """Validate everything and build the jobs (one per config: `configs`, or every
+    combination of the command line's); raises ConfigError before any work."""
+    from core.models import defines_variants
+    from core.models import ModelLoadError, check_source, normalize_source, source_kind
 
     check_limits(warmup=args.warmup, iters=args.iters, block=args.block, batch_size=args.batch_size,
-                 image_size=args.image_size, threads=args.threads, timeout=args.timeout)
-    if is_file_source(args.model):
-        if not os.path.exists(split_factory(args.model)[0]):
-            raise ConfigError(f"model file {split_factory(args.model)[0]} not found; check the path.")
-    elif args.model not in torchvision_model_names():
-        close = [n for n in torchvision_model_names() if args.model.lower() in n][:10]
-        raise ConfigError(f"{args.model!r} is neither a file nor a torchvision model."
-                          + (f" Close matches: {', '.join(close)}." if close else ""))
+                 image_size=args.image_size, threads=args.threads, timeout=args.timeout, seq_len=args.seq_len)
+    _check_source_options(args, source_kind(args.model))
     if args.sweep_shapes and not defines_variants(args.model):
         raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
                           f"{args.model} does not.")
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
+    check_limits(op_profile=args.op_profile)
+    try:
+        parse_compile_log(args.compile_log)
+    except CompileLogError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        model = ModelSpec(normalize_source(args.model), args.batch_size, args.image_size, args.weights,
+                          seq_len=args.seq_len, hf_class=args.hf_class, hf_config=tuple(args.hf_config))
+        check_source(model, args.device)  # unknown names, missing packages, configs too big: before any work
+    except ModelLoadError as exc:
+        raise ConfigError(str(exc)) from None
     dynamo = parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
     inductor = parse_key_values(args.inductor_option, inductor_config_defaults(), "torch._inductor.config")
-    configs = expand_configs(args.backend or ["inductor"], args.mode or ["default"], args.dynamic or ["auto"],
-                             args.fullgraph, dynamo, inductor)
+    if args.calls < 1:
+        raise ConfigError(f"--calls must be at least 1, not {args.calls}.")
+    if configs is None:
+        configs = expand_configs(args.backend or ["inductor"], args.mode or ["default"], args.dynamic or ["auto"],
+                                 args.fullgraph, dynamo, inductor)
+    else:
+        configs = [dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
+                   for c in configs]
     for cfg in configs:
         validate_config(cfg, args.device)
-    model = ModelSpec(os.path.abspath(args.model) if is_file_source(args.model) else args.model,
-                      args.batch_size, args.image_size, args.weights)
     return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=cfg, warmup=args.warmup, iters=args.iters,
                     device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
-                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes, block_size=args.block)
+                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes, block_size=args.block,
+                    op_profile_calls=args.op_profile, compile_log=args.compile_log)
             for cfg in configs]
+
+
+def _check_source_options(args: argparse.Namespace, kind: str) -> None:
+    """Refuse options the model source would ignore, rather than ignore them silently."""
+    image_default = LIMITS["image_size"].default
+    if kind != "hf":
+        given = [flag for flag, value in (("--hf-class", args.hf_class), ("--hf-config", args.hf_config),
+                                          ("--seq-len", args.seq_len != LIMITS["seq_len"].default)) if value]
+        if given:
+            raise ConfigError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to Hugging Face "
+                              f"models (hf:TYPE or hf:FOLDER), not {args.model}.")
+    else:
+        if args.image_size != image_default:
+            raise ConfigError("--image-size does not apply to hf: models: their image size comes from the config; "
+                              "set it with --hf-config image_size=N.")
+        if args.weights:
+            raise ConfigError("--weights does not apply to hf: models; give a folder saved with save_pretrained "
+                              "(hf:./folder) to profile trained weights.")
 
 
 class Progress(RunListener):
@@ -161,6 +253,11 @@ def print_summary(results: list[JobResult]) -> None:
             print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
                   f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
                   f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+        if s["accuracy"]:
+            errors = (f" (max abs error {_fmt(s['max_abs_error'], '.3g')}, max rel error "
+                      f"{_fmt(s['max_rel_error'], '.3g')}, cosine {_fmt(s['cosine'], '.6f')})"
+                      if s["max_abs_error"] is not None else "")
+            print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
         print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
               f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
               f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places "
@@ -170,6 +267,7 @@ def print_summary(results: list[JobResult]) -> None:
               f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
         if s["coverage"]:
             print(f"  {s['coverage']}")
+        print_time_breakdown(r)
         for v in r.variants:
             what = variant_outcome(v, with_time=True)
             eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
@@ -180,8 +278,33 @@ def print_summary(results: list[JobResult]) -> None:
             if g.frame_skipped:
                 print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
             else:
+                cost = r.break_cost(g)
+                costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
                 print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
-                      f"{g.logged}x): {g.reason}")
+                      f"{g.logged}x{costs}): {g.reason}")
+
+
+def print_time_breakdown(r: JobResult, top: int = 5) -> None:
+    """The op profile in a few lines: the verdict, each side's time by category, what ran."""
+    p = r.op_profile
+    if p is None:
+        return
+    if p.note:
+        print(f"  op profile: {p.note}")
+    if r.time_verdict():
+        print(f"  {r.time_verdict()}")
+    for side in (p.eager, p.compiled):
+        if side is None or not side.calls:
+            continue
+        parts = ", ".join(f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items()
+                          if ms >= 0.0005)
+        launched = f"{side.operators_per_call:g} operators" + (
+            f", {side.kernels_per_call:g} kernels, {side.graphs_per_call:g} graphs" if side.side == "compiled" else "")
+        print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}): {parts}")
+        tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
+                         for o in side.top_ops(top))
+        if tops:
+            print(f"    top: {tops}")
 
 
 def main(argv: list[str]) -> int:
@@ -197,16 +320,26 @@ def main(argv: list[str]) -> int:
 
 
 def _profile(args: argparse.Namespace, argv: list[str]) -> int:
-    """Validate, claim the output folder, run the jobs, write the report. Ctrl+C while jobs
-    run cancels them; while the report is written it is deferred until the files are there."""
+    return run_and_report(args, argv, lambda: build_specs(args))
 
 
-    runner = JobRunner(listener=Progress(quiet=args.quiet))
+def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listener: RunListener | None = None,
+                   sections=None, after=None) -> int:
+    """Validate (`make_specs`), claim the output folder, run the jobs, write the report with
+    its recommendation, print it all, and return the exit code. Ctrl+C while jobs run cancels
+    them; while the report is written it is deferred until the files are there. `listener`
+    replaces the Progress listener (tune wraps it; it gets `attach(runner)` if it has one);
+    `sections(results)` adds report.json entries; `after(results)` prints more at the end."""
+    listener = listener or Progress(quiet=args.quiet)
+    runner = JobRunner(listener=listener)
+    if hasattr(listener, "attach"):
+        listener.attach(runner)
     runner.prestart()  # the first job's process imports torch while we validate
     folder = None
     try:
-        specs = build_specs(args)
+        specs = make_specs()
         folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+        specs = [dataclasses.replace(s, artifacts_dir=folder.path) for s in specs]  # jobs write their files there
     except (ConfigError, ReportError) as exc:
         runner.close()
         print(f"error: {exc}", file=sys.stderr)
@@ -231,33 +364,72 @@ def _profile(args: argparse.Namespace, argv: list[str]) -> int:
             results = runner.run_all(specs)
         finally:
             runner.close()
+        if args.tlparse and not interrupted:
+            run_tlparse_all(results, folder.path)
         options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
-        code = _write(results, folder, options)
+        code = _write(results, folder, options, sections(results) if sections else None)
     finally:
         folder.release()
         signal.signal(signal.SIGINT, previous)
     print_summary(results)
-    failed = [r for r in results if r.status != JobStatus.COMPLETED]
+    if after is not None:
+        after(results)
+    print_decision(results, args.calls)
+    failed = [r for r in results if r.status != JobStatus.COMPLETED and not getattr(listener, "expected", lambda r: False)(r)]
     for r in failed:
         print(f"error: {r.headline()}", file=sys.stderr)
+    wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == ev.AccuracyStatus.FAIL.value]
+    if "accuracy" in args.fail_on:
+        for r in wrong:
+            print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
     if code:
         return code
     if interrupted:
         return 130
-    return 1 if failed else 0
+    return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
 
 
-def _write(results: list[JobResult], folder: OutputFolder, options: dict) -> int:
+def print_decision(results: list[JobResult], calls: int) -> None:
+    """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
+    from core.report import decision
+
+    rec, suggestions = decision(results, calls)
+    print(f"\nRecommendation for {rec.calls:,} calls ({rec.confidence}):")
+    print(f"  {rec.sentence}")
+    if rec.memory:
+        print(f"  {rec.memory}")
+    if rec.break_even_calls is not None:
+        print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
+    print("\n" + rec.code.rstrip())
+    if suggestions:
+        print("\nSuggestions from the measurements:")
+        for s in suggestions:
+            print(s.text())
+
+
+def run_tlparse_all(results: list[JobResult], root: str) -> None:
+    """tlparse's HTML for each config's structured trace, or why not (one line each)."""
+    for r in results:
+        arts = JobArtifacts.for_label(r.config.label)
+        problem = run_tlparse(os.path.join(root, arts.torch_trace_dir), os.path.join(root, arts.tlparse_dir))
+        if problem == TLPARSE_MISSING:
+            print(f"tlparse: {problem}", file=sys.stderr)
+            return
+        where = os.path.join(root, arts.tlparse_dir, "index.html")
+        print(f"tlparse {r.config.label}: {problem or where}", file=sys.stderr)
+
+
+def _write(results: list[JobResult], folder: OutputFolder, options: dict, sections: dict | None = None) -> int:
     """Write the report; if the folder fails now, save it elsewhere and say where (exit 1)."""
     try:
-        paths = write_report(results, folder.path, options, folder=folder)
+        paths = write_report(results, folder.path, options, folder=folder, sections=sections)
         print(f"report written to {folder.path} ({len(paths)} files)", file=sys.stderr)
         return 0
     except ReportError as exc:
         import tempfile
 
         fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
-        write_report(results, fallback, options)
+        write_report(results, fallback, options, sections=sections)
         print(f"error: {exc}\nThe report was saved to {fallback} instead.", file=sys.stderr)
         return 1
 

@@ -12,6 +12,8 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.compile_log import DEFAULT_COMPILE_LOG
+
 DYNAMIC_CHOICES = ("auto", "true", "false")
 DEVICE_CHOICES = ("cpu", "cuda")
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # inductor modes that record CUDA graphs
@@ -42,8 +44,11 @@ LIMITS: dict[str, Limit] = {
     "block": Limit("--block", 1, 1_000_000, 25),
     "batch_size": Limit("--batch-size", 1, 65_536, 1),
     "image_size": Limit("--image-size", 16, 8192, 224),
+    "seq_len": Limit("--seq-len", 1, 1_048_576, 128),
     "threads": Limit("--threads", 1, 4096, None),
     "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
+    "op_profile": Limit("--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few "
+                        "dozen calls give stable figures"),
 }
 
 
@@ -123,12 +128,19 @@ class CompileConfig:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """What to profile: a torchvision model name or a file path, and its input settings."""
+    """What to profile and its input settings. `source`: a torchvision name, `timm:NAME`,
+    `hf:TYPE` or `hf:FOLDER` (optionally `#HeadClass`), or a model file path (core.models).
+    The hf_ fields and seq_len apply to Hugging Face sources only: `hf_config` holds the
+    config overrides as the user wrote them ("num_hidden_layers=2"), checked against the
+    model's config by core.models.hf_models."""
 
     source: str
     batch_size: int = int(LIMITS["batch_size"].default)
     image_size: int = int(LIMITS["image_size"].default)
     weights: str | None = None
+    seq_len: int = int(LIMITS["seq_len"].default)
+    hf_class: str = ""
+    hf_config: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,6 +165,13 @@ class JobSpec:
     # strict 1:1 alternation made eager 15-19% slower and compiled 10-15% faster, blocks of 5
     # were off by ~4-5%, blocks of 25 by 0-3%; blocks still spread slow drift over both sides.
     block_size: int = int(LIMITS["block"].default)
+    # After the benchmark: this many eager and compiled calls under torch.profiler (0: none).
+    op_profile_calls: int = int(LIMITS["op_profile"].default)
+    # torch's compile log for this job, TORCH_LOGS syntax (core.compile_log).
+    compile_log: str = DEFAULT_COMPILE_LOG
+    # Where the job writes its files (traces, graphs, compile log, structured trace; see
+    # core.artifacts): the report folder on the command line, a session folder in the app.
+    artifacts_dir: str | None = None
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
@@ -207,8 +226,10 @@ def inductor_config_defaults() -> dict[str, Any]:
     return torch._inductor.config.get_config_copy()
 
 
-def parse_key_values(items: list[str], defaults: dict[str, Any], what: str) -> tuple[tuple[str, Any], ...]:
-    """Parse KEY=VALUE strings; each KEY must exist in `defaults` and VALUE match its type."""
+def parse_key_values(items: list[str], defaults: dict[str, Any], what: str,
+                     keys_of: str = "the installed torch") -> tuple[tuple[str, Any], ...]:
+    """Parse KEY=VALUE strings; each KEY must exist in `defaults` and VALUE match its type.
+    `keys_of` names where the valid keys come from, in the refusal."""
     parsed: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
@@ -219,7 +240,7 @@ def parse_key_values(items: list[str], defaults: dict[str, Any], what: str) -> t
             close = difflib.get_close_matches(key, list(defaults), n=5, cutoff=0.6)
             close += [k for k in defaults if key.lower() in k.lower() and k not in close][:5]
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            raise ConfigError(f"{what} has no setting {key!r}.{hint} See the {len(defaults)} keys of the installed torch.")
+            raise ConfigError(f"{what} has no setting {key!r}.{hint} See the {len(defaults)} keys of {keys_of}.")
         parsed[key] = _coerce(raw.strip(), defaults[key], key, what)
     return tuple(sorted(parsed.items()))
 
@@ -254,7 +275,8 @@ def validate_config(config: CompileConfig, device: str = "cpu") -> None:
     if config.mode not in modes:
         raise ConfigError(
             f"Unknown mode {config.mode!r}. Valid modes here: {', '.join(modes)}. "
-            "(Modes such as 'max', 'min', 'high-speed' or 'keypoint' do not exist in any torch release.)"
+            "(Modes such as 'max', 'min', 'high-speed' or 'keypoint' do not exist in any torch release. To see what "
+            "the compiler does, use --compile-log LEVEL, e.g. +dynamo,inductor,output_code.)"
         )
     if config.mode != "default" and config.backend != "inductor":
         raise ConfigError(
@@ -283,7 +305,8 @@ VERBOSE_REFUSAL = (
     "torch.compile has no verbose argument (outdated guides teach verbose=True: a TypeError in every "
     f"release). Valid arguments: {', '.join(COMPILE_ARGUMENTS)} (--backend, --mode, --dynamic, --fullgraph, "
     "--inductor-option). Graph breaks and recompiles are always captured in the report; for torch's own "
-    "logs set TORCH_LOGS=graph_breaks,recompiles.")
+    "detailed log of the compile, use --compile-log LEVEL (e.g. --compile-log +dynamo,inductor,guards,output_code; "
+    "kept as compile_log/<config>.log in the report folder).")
 
 
 def asks_for_verbose(argv: list[str]) -> bool:

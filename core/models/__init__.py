@@ -1,4 +1,5 @@
-"""Model sources: torchvision by name, Python model files, torch.export `.pt2` archives and
+"""Model sources: torchvision by name, timm by name (`timm:NAME`), Hugging Face by model type or
+local folder (`hf:TYPE`, `hf:PATH`), Python model files, torch.export `.pt2` archives and
 TorchScript files.
 
 A Python model file defines `get_model()` (an nn.Module or a callable) and
@@ -9,8 +10,13 @@ tuples, for shape sweeps). `FILE.py:NAME` picks the factory `NAME()` instead of 
 A `.pt2` archive is inspected before torch.export.load, which would unpickle, and so run, what a
 crafted archive holds: one that would unpickle anything is refused (export_archives).
 
-One module per source: torchvision_models, python_files, export_archives, torchscript_files;
-this package holds what they share and `load_model`, which picks one.
+One module per source: torchvision_models, timm_models, hf_models (with hf_inputs),
+python_files, export_archives, torchscript_files; values holds what inputs and outputs may be
+(nested containers, keyword calls); catalog lists what can be picked without building anything;
+this package holds what they share, `load_model`, which picks one, and `check_source`, which
+validates a source before any work.
+
+Every model is called as `model(*inputs)`; keyword inputs go through values.keyword_call.
 """
 from __future__ import annotations
 
@@ -22,6 +28,8 @@ from typing import Callable
 
 from core.config import ModelSpec
 
+TIMM_PREFIX = "timm:"
+HF_PREFIX = "hf:"
 PY_SUFFIXES = (".py",)
 EXPORT_SUFFIXES = (".pt2",)
 TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".jit", ".torchscript")
@@ -40,15 +48,19 @@ class ModelLoadError(Exception):
 @dataclass
 class LoadedModel:
     """A model ready to call: `model(*inputs)`. `compile_supported` is False for
-    TorchScript, with the reason in `note`."""
+    TorchScript, with the reason in `note`. An input may be a tensor or any nesting of
+    containers of tensors (a list of images for detection models). `input_names`, when not
+    empty, names each input ("" for a positional one): a model taking keywords is wrapped in a
+    values.keyword_call that receives them positionally."""
 
     model: Callable
     inputs: tuple
-    kind: str  # torchvision | python | export | torchscript
+    kind: str  # torchvision | timm | hf | python | export | torchscript
     description: str
     compile_supported: bool = True
     note: str = ""
     variants: list[tuple] = field(default_factory=list)
+    input_names: tuple[str, ...] = ()
 
 
 def split_factory(source: str) -> tuple[str, str]:
@@ -75,7 +87,19 @@ def defines_variants(source: str) -> bool:
         return False
 
 
+def source_kind(source: str) -> str:
+    """"timm", "hf", "file" or "torchvision": which loader a model source goes to."""
+    if source.startswith(TIMM_PREFIX):
+        return "timm"
+    if source.startswith(HF_PREFIX):
+        return "hf"
+    return "file" if is_file_source(source) else "torchvision"
+
+
 def is_file_source(source: str) -> bool:
+    """A model file path (`timm:` and `hf:` sources are not, even `hf:./folder`)."""
+    if source.startswith((TIMM_PREFIX, HF_PREFIX)):
+        return False
     source = split_factory(source)[0]
     return os.path.sep in source or source.endswith(PY_SUFFIXES + EXPORT_SUFFIXES + TORCHSCRIPT_SUFFIXES) \
         or os.path.exists(source)
@@ -86,7 +110,16 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     source = spec.source
     from core.models import export_archives, python_files, torchscript_files, torchvision_models
 
-    if not is_file_source(source):
+    kind = source_kind(source)
+    if kind == "timm":
+        from core.models import timm_models
+
+        return timm_models.load(spec)
+    if kind == "hf":
+        from core.models import hf_models
+
+        return hf_models.load(spec)
+    if kind == "torchvision":
         return torchvision_models.load(spec)
     source, factory = split_factory(source)
     path = os.path.abspath(os.path.expanduser(source))
@@ -133,8 +166,20 @@ def exit_error(exc: BaseException, who: str, must: str, path: str, line: int) ->
     return ModelLoadError(message, file=path, line=line, detail=traceback.format_exc())
 
 
+FILE_KINDS = ("python", "export", "torchscript")
+_FORWARD_HINTS = {
+    "python": "check get_example_inputs() matches what the model expects",
+    "export": "the inputs were built from the program's recorded input shapes",
+    "torchscript": "TorchScript files get one batch×3×H×W tensor (--batch-size, --image-size)",
+    "torchvision": "check --batch-size and --image-size suit this model",
+    "timm": "check --batch-size and --image-size suit this model",
+    "hf": "check --seq-len, --batch-size and the --hf-config overrides suit this model",
+}
+
+
 def check_forward(loaded: LoadedModel, source: str) -> None:
-    """Call the model once; a failure names the model file's line when there is one."""
+    """Call the model once; a failure names the model file's line when there is one. Outputs
+    may be anything (tensors, tuples, lists, dicts, ModelOutputs): they are not inspected."""
     try:
         loaded.model(*loaded.inputs)
     except KeyboardInterrupt:
@@ -142,22 +187,104 @@ def check_forward(loaded: LoadedModel, source: str) -> None:
     except BaseException as exc:
         path = os.path.abspath(split_factory(source)[0]) if loaded.kind == "python" else ""
         line = error_line_in(path, exc) if path else 0
+        file = source if loaded.kind in FILE_KINDS else ""
         if not isinstance(exc, Exception):  # sys.exit() in forward
-            raise exit_error(exc, "the model's forward", "return outputs from forward",
-                              source if loaded.kind != "torchvision" else "", line) from None
-        shapes = ", ".join(describe_input(x) for x in loaded.inputs)
-        raise ModelLoadError(f"the model's forward raised {short_error(exc)} on inputs ({shapes}); "
-                             "check get_example_inputs() matches what the model expects.",
-                             file=source if loaded.kind != "torchvision" else "", line=line,
-                             detail=traceback.format_exc()) from None
+            raise exit_error(exc, "the model's forward", "return outputs from forward", file, line) from None
+        shapes = ", ".join(describe_inputs(loaded))
+        hint = _FORWARD_HINTS.get(loaded.kind, "check the inputs match what the model expects")
+        raise ModelLoadError(f"the model's forward raised {short_error(exc)} on inputs ({shapes}); {hint}.",
+                             file=file, line=line, detail=traceback.format_exc()) from None
 
 
 def describe_input(x) -> str:
-    import torch
+    """One input as text: `float32[2×3×224×224]`, `list of 2 float32[3×224×224]`, ..."""
+    from core.models.values import describe_value
 
-    if isinstance(x, torch.Tensor):
-        return f"{x.dtype}".replace("torch.", "") + "[" + "×".join(str(d) for d in x.shape) + "]"
-    return type(x).__name__
+    return describe_value(x)
+
+
+def describe_inputs(loaded: LoadedModel) -> tuple[str, ...]:
+    """Every input as text, named when the model takes it by keyword (`input_ids=int64[1×128]`):
+    what ModelLoaded.input_shapes carries."""
+    names = loaded.input_names or ("",) * len(loaded.inputs)
+    return tuple(f"{name}={describe_input(x)}" if name else describe_input(x)
+                 for name, x in zip(names, loaded.inputs))
+
+
+def normalize_source(source: str) -> str:
+    """The source as a job receives it: file paths and hf: folders made absolute (a job may run
+    from another folder), names unchanged."""
+    kind = source_kind(source)
+    if kind == "file":
+        path, factory = split_factory(source)
+        return os.path.abspath(path) + (f":{factory}" if factory != "get_model" else "")
+    if kind == "hf":
+        from core.models import hf_models
+
+        parsed = hf_models.parse_source(source)
+        if parsed.is_folder:
+            return HF_PREFIX + parsed.target + (f"#{parsed.head}" if parsed.head else "")
+    return source
+
+
+def check_source(spec: ModelSpec, device: str = "cpu") -> None:
+    """Validate a model source before any work, cheaply (no model is built): ModelLoadError
+    saying what is wrong and what to do (a missing file, an unknown name with close matches,
+    a missing package with the command that installs it, a Hugging Face config that would not
+    fit in memory)."""
+    kind = source_kind(spec.source)
+    if kind == "timm":
+        from core.models import timm_models
+
+        timm_models.check(spec)
+    elif kind == "hf":
+        from core.models import hf_models
+
+        hf_models.check(spec, device)
+    elif kind == "torchvision":
+        from core.models import torchvision_models
+
+        torchvision_models.check(spec)
+    elif not os.path.exists(split_factory(spec.source)[0]):
+        raise ModelLoadError(f"model file {split_factory(spec.source)[0]} not found; check the path.")
+
+
+def close_matches(name: str, names: list[str], n: int = 10) -> list[str]:
+    """Names like `name`: spelling neighbours first, then names containing it."""
+    import difflib
+
+    low = name.lower()
+    found = difflib.get_close_matches(low, names, n=n, cutoff=0.6)
+    found += [x for x in names if low and low in x.lower() and x not in found]
+    return found[:n]
+
+
+def require_package(package: str, needed_for: str):
+    """Import and return `package`, or raise ModelLoadError naming it and the command that
+    installs it into the environment this runs in (`.venv/bin/pip install timm`)."""
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError as exc:
+        raise ModelLoadError(f"{needed_for} needs the Python package {package!r}, which is not installed "
+                             f"here ({short_error(exc)}). Install it with: {pip_command(package)}") from None
+
+
+def pip_command(package: str) -> str:
+    """The command that installs `package` into this interpreter's environment, shown relative to
+    the working folder when it lies under it (`.venv/bin/pip install timm`)."""
+    import sys
+
+    bindir = os.path.dirname(sys.executable)
+    pip = os.path.join(bindir, "pip.exe" if os.name == "nt" else "pip")
+    if sys.prefix == getattr(sys, "base_prefix", sys.prefix) or not os.path.exists(pip):
+        return f"{sys.executable} -m pip install {package}"
+    try:
+        rel = os.path.relpath(pip)
+    except ValueError:
+        rel = pip
+    return f"{rel if not rel.startswith(os.pardir) else pip} install {package}"
 
 
 TORCHSCRIPT_NOTE = ("TorchScript module: torch.compile does not support ScriptModules, so only the eager "

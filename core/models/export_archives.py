@@ -10,6 +10,7 @@ from typing import Callable
 
 from core.config import ModelSpec
 from core.models import LoadedModel, ModelLoadError, short_error
+from core.models.values import keyword_call
 
 
 def load(path: str, spec: ModelSpec) -> LoadedModel:
@@ -29,8 +30,10 @@ def load(path: str, spec: ModelSpec) -> LoadedModel:
         raise ModelLoadError(f"the exported program cannot be turned into a module: {short_error(exc)}", file=path,
                              detail=traceback.format_exc()) from None
     if keywords:
-        module = _keyword_call(module, keywords)
-    return LoadedModel(module, inputs, "export", f"{os.path.basename(path)} (torch.export program)")
+        module = keyword_call(module, keywords)
+    names = ("",) * (len(inputs) - len(keywords)) + tuple(keywords)
+    return LoadedModel(module, inputs, "export", f"{os.path.basename(path)} (torch.export program)",
+                       input_names=names if keywords else ())
 
 
 def _check_operator_arguments(program, path: str) -> None:
@@ -128,28 +131,6 @@ def _size_hint(d, program) -> int:
         upper = int(bounds.upper) if getattr(bounds.upper, "is_Integer", False) else max(lower, 2)
         return min(max(lower, 2), upper)
     return 2
-
-
-def _keyword_call(module, names: tuple[str, ...]):
-    """Wrap an exported module whose program was exported with keyword arguments so it can be
-    called as model(*inputs): the trailing len(names) inputs are passed as those keywords (the
-    module rejects them positionally). Kept as inputs rather than bound so the job moves them to
-    the device and shows their shapes."""
-    import torch
-
-    class ExportedWithKeywords(torch.nn.Module):
-        """model(*args, *keyword_values) → program(*args, **dict(zip(names, keyword_values)))."""
-
-        def __init__(self):
-            super().__init__()
-            self.program = module
-            self.keyword_names = names
-
-        def forward(self, *inputs):
-            split = len(inputs) - len(self.keyword_names)
-            return self.program(*inputs[:split], **dict(zip(self.keyword_names, inputs[split:])))
-
-    return ExportedWithKeywords()
 
 
 # What torch 2.14's torch.export.load (torch/export/pt2_archive/_package.py: load_pt2) reads from an

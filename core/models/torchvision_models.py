@@ -1,51 +1,75 @@
-"""torchvision models by name, built with weights=None (nothing is ever downloaded)."""
+"""torchvision models by name, built with weights=None (nothing is ever downloaded), each called with
+the inputs it takes: one image batch (classification, segmentation, quantized), one clip batch
+(video), a list of 3×H×W images in eval mode (detection, keypoint and instance segmentation:
+they return a list of dicts of boxes, labels, scores, keypoints, masks), two image batches (optical
+flow: RAFT returns a list of flow estimates, one per refinement)."""
 from __future__ import annotations
 
 import inspect
 from typing import Any
 
 from core.config import ModelSpec
-from core.models import LoadedModel, ModelLoadError, VIDEO_FRAMES
+from core.models import LoadedModel, ModelLoadError, VIDEO_FRAMES, close_matches, require_package
+
+FAMILIES = ("video", "segmentation", "detection", "optical_flow", "quantization")
 
 
 def model_names() -> list[str]:
-    import torchvision
-
+    torchvision = require_package("torchvision", "a torchvision model")
     return sorted(torchvision.models.list_models())
 
 
-def _torchvision_family(name: str) -> str:
+def families() -> dict[str, str]:
+    """Every torchvision model name → its family: classification, video, segmentation, detection,
+    keypoint detection, instance segmentation, optical flow, quantization. Nothing is built."""
+    require_package("torchvision", "a torchvision model")
     import torchvision.models as tvm
 
-    for family in ("video", "segmentation", "detection", "optical_flow", "quantization"):
-        if name in tvm.list_models(module=getattr(tvm, family)):
-            return family
-    return "classification"
+    found = {name: "classification" for name in tvm.list_models()}
+    for family in FAMILIES:
+        for name in tvm.list_models(module=getattr(tvm, family)):
+            found[name] = _detailed_family(name, family)
+    return found
+
+
+def _detailed_family(name: str, family: str) -> str:
+    if family == "detection":
+        if name.startswith("keypointrcnn"):
+            return "keypoint detection"
+        if name.startswith("maskrcnn"):
+            return "instance segmentation"
+    return family.replace("_", " ")
+
+
+def check(spec: ModelSpec) -> str:
+    """The model's family, or ModelLoadError for an unknown name (with close matches) or
+    input settings the family cannot take. Builds nothing."""
+    found = families()
+    if spec.source not in found:
+        close = close_matches(spec.source, sorted(found))
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        raise ModelLoadError(
+            f"{spec.source!r} is neither a file nor a torchvision model.{hint} "
+            "Give a torchvision name (e.g. resnet18), timm:NAME, hf:TYPE or hf:FOLDER, or a path to a .py, "
+            ".pt2 or TorchScript file."
+        )
+    family = found[spec.source]
+    if spec.batch_size < 1 or spec.image_size < 16:
+        raise ModelLoadError("batch size must be at least 1 and image size at least 16.")
+    if family == "optical flow" and (spec.image_size % 8 or spec.image_size < 128):
+        raise ModelLoadError(f"{spec.source} (RAFT) needs an image size that is a multiple of 8 and at least "
+                             f"128 (its correlation pyramid halves the 1/8-scale features three times), "
+                             f"not {spec.image_size}.")
+    return family
 
 
 def load(spec: ModelSpec) -> LoadedModel:
     import torch
     import torchvision
 
-    names = model_names()
-    if spec.source not in names:
-        close = [n for n in names if spec.source.lower() in n][:10]
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        raise ModelLoadError(
-            f"{spec.source!r} is neither a file nor a torchvision model.{hint} "
-            "Give a torchvision name (e.g. resnet18) or a path to a .py, .pt2 or TorchScript file."
-        )
-    family = _torchvision_family(spec.source)
-    if family in ("detection", "optical_flow"):
-        raise ModelLoadError(
-            f"torchvision's {spec.source} takes "
-            + ("a list of images" if family == "detection" else "two images")
-            + ", not one tensor; wrap it in a model file (get_model / get_example_inputs) to profile it."
-        )
-    if spec.batch_size < 1 or spec.image_size < 16:
-        raise ModelLoadError("batch size must be at least 1 and image size at least 16.")
+    family = check(spec)
     # Never a download (no model hub here): no weights, and no backbone weights either,
-    # which segmentation builders would otherwise fetch by default.
+    # which segmentation and detection builders would otherwise fetch by default.
     kwargs: dict[str, Any] = {"weights": None}
     params = inspect.signature(torchvision.models.get_model_builder(spec.source)).parameters
     if "weights_backbone" in params:
@@ -55,14 +79,26 @@ def load(spec: ModelSpec) -> LoadedModel:
     model = torchvision.models.get_model(spec.source, **kwargs)
     if spec.weights:
         _load_weights(model, spec.weights)
-    if family == "video":
-        size = 112 if spec.image_size == 224 else spec.image_size
-        shape = (spec.batch_size, 3, VIDEO_FRAMES, size, size)
-    else:
-        shape = (spec.batch_size, 3, spec.image_size, spec.image_size)
     generator = torch.Generator().manual_seed(0)
-    inputs = (torch.randn(*shape, generator=generator),)
-    return LoadedModel(model, inputs, "torchvision", f"torchvision {spec.source} ({family}, weights=None)")
+    size, batch = spec.image_size, spec.batch_size
+    if family == "video":
+        size = 112 if size == 224 else size
+        inputs: tuple = (torch.randn(batch, 3, VIDEO_FRAMES, size, size, generator=generator),)
+        what = f"batch×3×{VIDEO_FRAMES}×H×W clips"
+    elif family in ("detection", "keypoint detection", "instance segmentation"):
+        # In train mode these models want targets too; eval mode is what inference profiles. Images
+        # in [0, 1], as the models' own transform expects (it normalises and resizes them).
+        model.eval()
+        inputs = ([torch.rand(3, size, size, generator=generator) for _ in range(batch)],)
+        what = "a list of 3×H×W images"
+    elif family == "optical flow":
+        inputs = tuple(torch.rand(batch, 3, size, size, generator=generator) * 2 - 1 for _ in range(2))
+        what = "two image batches"
+    else:
+        inputs = (torch.randn(batch, 3, size, size, generator=generator),)
+        what = ""
+    description = f"torchvision {spec.source} ({family}{', ' + what if what else ''}, weights=None)"
+    return LoadedModel(model, inputs, "torchvision", description)
 
 
 def _load_weights(model, path: str) -> None:

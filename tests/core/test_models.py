@@ -21,11 +21,10 @@ def test_torchvision_video_and_segmentation_inputs():
     check_forward(seg, "lraspp_mobilenet_v3_large")  # returns a dict: fine
 
 
-def test_torchvision_unknown_and_detection_names():
+def test_torchvision_unknown_names():
+    # Detection and optical-flow models are profiled now: tests/core/test_sources_torchvision.py
     with pytest.raises(ModelLoadError, match="neither a file nor a torchvision model.*resnet18"):
         load_model(ModelSpec("resnet1"))
-    with pytest.raises(ModelLoadError, match="list of images.*model file"):
-        load_model(ModelSpec("fasterrcnn_resnet50_fpn"))
 
 
 def test_torchvision_local_weights(tmp_path):
