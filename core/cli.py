@@ -329,7 +329,8 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
     its recommendation, print it all, and return the exit code. Ctrl+C while jobs run cancels
     them; while the report is written it is deferred until the files are there. `listener`
     replaces the Progress listener (tune wraps it; it gets `attach(runner)` if it has one);
-    `sections(results)` adds report.json entries; `after(results)` prints more at the end."""
+    `sections(results)` adds report.json entries; `after(results)` prints more at the end. A
+    job the listener's `expected(result)` accepts (tune's budget cut it) is no error."""
     listener = listener or Progress(quiet=args.quiet)
     runner = JobRunner(listener=listener)
     if hasattr(listener, "attach"):

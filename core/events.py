@@ -39,7 +39,7 @@ class JobStatus(str, enum.Enum):
 
 # Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
 # eager and compiled calls alternate (as PyTorch's own benchmark runner does).
-PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep", "accuracy")
+PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep", "accuracy", "op_profile")
 
 
 # The two sides of a comparison: every timed call ran either the eager or the compiled model.

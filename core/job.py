@@ -48,6 +48,8 @@ class _Job:
         self.last_compile_s = 0.0
         self.cuda = spec.device == "cuda"
         self.sync = torch.cuda.synchronize if self.cuda else None
+        self.recording = None  # compile log and structured trace (core.graphs.JobRecording)
+        self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
 
     def emit(self, event_type, **fields) -> None:
         self._emit(event_type(self.spec.job_id, **fields))
@@ -113,6 +115,7 @@ class _Job:
                 self.run_eager_only_benchmark(loaded)
                 self.emit(ev.AccuracyChecked, accuracy=ev.AccuracyResult(
                     ev.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
+                self.op_profile(loaded, None)
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
@@ -124,6 +127,7 @@ class _Job:
                 self.run_compiled_warmup(compiled, loaded)
                 self.benchmark(loaded, compiled)
                 self.check_accuracy(loaded, compiled, loaded.inputs)
+                self.op_profile(loaded, compiled)
         self.flush()
 
     def load(self) -> LoadedModel:
@@ -160,6 +164,10 @@ class _Job:
         compile_metrics.reset_compile_state()
         self.capture = capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
                                        fullgraph=bool(self.spec.config.fullgraph))
+        if self.recording is None:  # after capture.install: its set_logs would reset the log level
+            from core.graphs import JobRecording
+
+            self.recording = JobRecording(self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g))
         return torch.compile(model, **self.spec.config.compile_kwargs())
 
     def first_call(self, compiled, inputs) -> tuple[float, list]:
@@ -195,6 +203,10 @@ class _Job:
     def _on_graph_break(self, gb: ev.GraphBreak) -> None:
         """Sent at once: a later event for the same compile id may move it to a skipped frame
         (see capture.Capture and results.JobResult._add_graph_break)."""
+        if gb.frame_skipped:  # that frame runs eagerly: no graph of it ends at a break
+            self.break_at.pop(gb.compile_id, None)
+        elif gb.compile_id:
+            self.break_at[gb.compile_id] = gb.key
         self.emit(ev.GraphBreakFound, graph_break=gb)
 
     def _step_marker(self):
@@ -289,6 +301,27 @@ class _Job:
                                        f"the check could not run the model: {type(exc).__name__}: {first}")
         self.emit(ev.AccuracyChecked, accuracy=result)
 
+    def op_profile(self, loaded: LoadedModel, compiled) -> None:
+        """Where the time goes (core.op_profile): eager and compiled calls under the profiler,
+        after everything timed. A profile that cannot run says why; the job still completes."""
+        calls = self.spec.op_profile_calls
+        if calls <= 0:
+            return
+        from core import op_profile
+        from core.artifacts import JobArtifacts
+
+        self.enter("op_profile", f"op-level profile of {calls} eager and {calls} compiled calls"
+                   if compiled is not None else f"op-level profile of {calls} eager calls")
+        self.check_stop()
+        try:
+            profile = op_profile.run_op_profile(
+                loaded.model, compiled, loaded.inputs, calls, self._step_marker(), self.cuda,
+                self.spec.artifacts_dir, JobArtifacts.for_label(self.spec.config.label), self.break_at)
+        except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
+            first = next((t for t in str(exc).splitlines() if t.strip()), "")
+            profile = ev.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
+        self.emit(ev.OpProfileMeasured, profile=profile)
+
     def check_stop(self) -> None:
         if self._should_stop():
             raise JobCancelledError()
@@ -382,5 +415,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
         return "failed"
     finally:
         sample_log.close()
+        if job is not None and job.recording is not None:
+            job.recording.close()
     emit(ev.JobCompleted(spec.job_id, wall_time_s=time.perf_counter() - started))
     return "completed"

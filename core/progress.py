@@ -10,7 +10,7 @@ from core.events import JobStatus
 
 # Where each phase starts within one job's share of the whole. The compile usually dominates.
 PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7,
-               "sweep": 0.3, "accuracy": 0.97}
+               "sweep": 0.3, "accuracy": 0.97, "op_profile": 0.98}
 
 
 def sweep_progress(result) -> tuple[int, int]:

@@ -1,5 +1,6 @@
 """Reports: summary.csv, latency.csv, graph_breaks.csv, resources.csv, recompiles.csv,
-variants.csv (shape sweeps only) and report.json.
+variants.csv (shape sweeps only), ops.csv, time_breakdown.csv and graphs.csv (core.explain_tables)
+and report.json. Jobs write their own files into the folder while they run (core.artifacts).
 
 Every file is written atomically (temporary file in the same folder, then rename), so a
 crash never leaves half a report. Text cells that a spreadsheet would run as a formula
@@ -17,6 +18,8 @@ from typing import Iterable
 
 import numpy as np
 
+from core.artifacts import existing_artifact_dirs, remove_artifacts
+from core.explain_tables import explain_tables
 from core.results import STAT_FIELDS, JobResult
 from core.stats import median_or_none
 
@@ -34,12 +37,15 @@ SUMMARY_COLUMNS = [
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s",
     "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
     "frames_skipped", "coverage",
+    "eager_operators_per_call", "compiled_operators_per_call", "compiled_kernels_per_call", "outside_graphs_ms",
+    "guard_checks_ms", "time_verdict",
     "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]
 LATENCY_COLUMNS = ["config", "side", "iteration", "latency_ms"]
 GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "frame_skipped",
-                       "eager_function", "user_file", "user_line", "compile_id", "explanation", "hints", "doc_url"]
+                       "eager_function", "user_file", "user_line", "compile_id", "cost_ms_per_call", "explanation",
+                       "hints", "doc_url"]
 RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
 VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "outcome", "recompiled", "recompile_reason",
@@ -129,8 +135,10 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
         cols = r.samples.columns()
         timed = ~cols["warmup"]
         latency.append((label, cols["side"][timed], cols["iteration"][timed], cols["latency_ms"][timed]))
-        breaks += [{"config": label, **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:] if k != "hints"},
-                    "hints": " | ".join(g.hints)} for g in r.graph_breaks]
+        breaks += [{"config": label, **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:]
+                                        if k not in ("hints", "cost_ms_per_call")},
+                    "hints": " | ".join(g.hints), "cost_ms_per_call": (cost := r.break_cost(g)) and cost.cost_ms_per_call}
+                   for g in r.graph_breaks]
         resources += [{"config": label, "t_s": s.t_s, "phase": s.phase, "cpu_percent": s.cpu_percent,
                        "rss_mb": s.rss_mb, "gpu_util_percent": s.gpu_util_percent, "gpu_mem_mb": s.gpu_mem_mb}
                       for s in r.resources]
@@ -149,24 +157,50 @@ def report_tables(results: list[JobResult]) -> dict[str, str]:
         "resources.csv": _csv_text(RESOURCE_COLUMNS, resources),
         "recompiles.csv": _csv_text(RECOMPILE_COLUMNS, recompiles),
         **({"variants.csv": _csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
+        **{name: _csv_text(columns, rows) for name, (columns, rows) in explain_tables(results).items()},
     }
 
 
 
-def report_json(results: list[JobResult], options: dict | None = None) -> str:
+def report_json(results: list[JobResult], options: dict | None = None, sections: dict | None = None) -> str:
+    """The whole report as JSON; `sections` adds top-level entries (the recommendation, the
+    suggestions, a tune run's candidates) beside the environment and the options."""
     environment = next((r.environment for r in results if r.environment), {})
     doc = {
         "report_version": REPORT_VERSION,
         "tool": "compile-profiler",
         "environment": environment,
         "options": options or {},
+        **{k: v for k, v in (sections or {}).items() if k not in ("report_version", "tool", "jobs")},
         "jobs": [r.to_dict() for r in results],
     }
     return json.dumps(doc, indent=1, default=str)
 
 
+def decision(results: list[JobResult], calls: int | None = None):
+    """(Recommendation, suggestions) for `calls` expected calls (core.recommend, core.suggestions):
+    what every report carries in report.json and recommendation.txt."""
+    from core.recommend import DEFAULT_CALLS, recommend
+    from core.suggestions import suggest
+
+    calls = calls or DEFAULT_CALLS
+    return recommend(results, calls), suggest(results, calls)
+
+
+def decision_files(results: list[JobResult], calls: int | None = None) -> tuple[dict, dict[str, str]]:
+    """(report.json sections, {"recommendation.txt": text}) of the decision."""
+    rec, suggestions = decision(results, calls)
+    text = rec.text()
+    if suggestions:
+        text += "\nSuggestions from the measurements:\n" + "\n".join(s.text() for s in suggestions) + "\n"
+    return ({"recommendation": rec.to_dict(), "suggestions": [s.to_dict() for s in suggestions]},
+            {"recommendation.txt": text})
+
+
 REPORT_FILES = ("summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv",
-                "variants.csv", "report.json")
+                "variants.csv", "ops.csv", "graphs.csv", "time_breakdown.csv", "recommendation.txt", "report.json")
+# and the folders jobs write into while they run (core.artifacts.ARTIFACT_DIRS): traces/,
+# graphs/, compile_log/, torch_trace/, tlparse/
 
 
 class OutputFolder:
@@ -201,9 +235,11 @@ class OutputFolder:
         self._fd = fd
         try:
             existing = [n for n in REPORT_FILES if os.path.exists(os.path.join(self.path, n))]
+            existing += [f"{d}/" for d in existing_artifact_dirs(self.path)]
             if existing and not self.overwrite:
                 raise FolderInUseError(f"{self.path} already holds a report ({', '.join(existing)}); "
                                        "choose a new folder, or pass --overwrite to replace it.")
+            remove_artifacts(self.path)  # the earlier run's: jobs write theirs from now on
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
             probe.close()
         except FolderInUseError:
@@ -228,8 +264,13 @@ class OutputFolder:
 
 
 def write_report(results: list[JobResult], out_dir: str, options: dict | None = None,
-                 overwrite: bool = False, folder: OutputFolder | None = None) -> list[str]:
+                 overwrite: bool = False, folder: OutputFolder | None = None, calls: int | None = None,
+                 sections: dict | None = None) -> list[str]:
     """Write every report file into `out_dir` (created if needed); returns the paths.
+
+    The recommendation for `calls` expected calls (default `options["calls"]`, else
+    core.recommend.DEFAULT_CALLS) and the suggestions go into report.json and
+    recommendation.txt; `sections` adds further top-level entries to report.json.
 
     The folder must not hold another report unless `overwrite` (see OutputFolder); pass
     `folder` when the caller claimed it already (the CLI claims it before the first job).
@@ -239,7 +280,9 @@ def write_report(results: list[JobResult], out_dir: str, options: dict | None = 
     claimed = folder is None
     folder = folder or OutputFolder(out_dir, overwrite).claim()
     try:
-        files = {**report_tables(results), "report.json": report_json(results, options)}
+        extra, texts = decision_files(results, calls or (options or {}).get("calls"))
+        files = {**report_tables(results), **texts,
+                 "report.json": report_json(results, options, {**extra, **(sections or {})})}
         paths = []
         for name, text in files.items():
             path = os.path.join(folder.path, name)

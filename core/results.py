@@ -40,6 +40,8 @@ class JobResult:
     resources: list[ev.ResourceSample] = field(default_factory=list)
     variants: list[ev.VariantResult] = field(default_factory=list)
     accuracy: ev.AccuracyResult | None = None
+    graphs: list[ev.CompiledGraph] = field(default_factory=list)
+    op_profile: ev.OpProfile | None = None
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -90,6 +92,10 @@ class JobResult:
             self.variants.append(event.variant)
         elif isinstance(event, ev.AccuracyChecked) and event.accuracy is not None:
             self.accuracy = event.accuracy
+        elif isinstance(event, ev.GraphCompiled) and event.graph is not None:
+            self.graphs = [g for g in self.graphs if g.graph != event.graph.graph] + [event.graph]
+        elif isinstance(event, ev.OpProfileMeasured) and event.profile is not None:
+            self.op_profile = event.profile
         elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
@@ -198,6 +204,7 @@ class JobResult:
             "recompile_count": len(self.recompiles),
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
+            **self._op_profile_columns(),
             "eager_peak_mb": eager_peak,
             "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
             "compiled_peak_mb": compiled_peak,
@@ -208,6 +215,39 @@ class JobResult:
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
         }
+
+    # ----------------------------------------------------------------- where the time goes
+
+    def break_cost(self, gb: ev.GraphBreak) -> ev.BreakCost | None:
+        """What a graph-break row costs per compiled call, from the op profile (None: not
+        profiled, a skipped frame, or the break never split two graphs while profiled)."""
+        if self.op_profile is None or gb.frame_skipped:
+            return None
+        return next((b for b in self.op_profile.break_costs if b.key == gb.key), None)
+
+    def graph_time(self, graph: str) -> ev.GraphTime | None:
+        """Time inside compiled graph `graph` ("0/0") per compiled call, from the op profile."""
+        if self.op_profile is None:
+            return None
+        return next((t for t in self.op_profile.graph_times if t.graph == graph), None)
+
+    def time_verdict(self) -> str:
+        """One sentence on why compiled is faster or slower (core.time_breakdown), from the
+        op profile and the timed medians; "" without an op profile."""
+        from core.time_breakdown import time_verdict
+
+        es, cs = self.stats("eager"), self.stats("compiled")
+        return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks)
+
+    def _op_profile_columns(self) -> dict[str, Any]:
+        p = self.op_profile
+        e, c = (p.eager, p.compiled) if p else (None, None)
+        return {"eager_operators_per_call": e and e.operators_per_call,
+                "compiled_operators_per_call": c and c.operators_per_call,
+                "compiled_kernels_per_call": c and c.kernels_per_call,
+                "outside_graphs_ms": c and c.outside_graphs_ms,
+                "guard_checks_ms": c and c.guard_checks_ms,
+                "time_verdict": self.time_verdict() if p else None}
 
     def accuracy_verdict(self) -> ev.AccuracyResult | None:
         """The accuracy check's result; for a job that ended without one, "not checked" with
@@ -267,6 +307,8 @@ class JobResult:
             "resources": [dataclasses.asdict(r) for r in self.resources],
             "variants": [dataclasses.asdict(v) for v in self.variants],
             "accuracy": dataclasses.asdict(self.accuracy) if self.accuracy else None,
+            "graphs": [dataclasses.asdict(g) for g in self.graphs],
+            "op_profile": dataclasses.asdict(self.op_profile) if self.op_profile else None,
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
             "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
@@ -340,6 +382,9 @@ class JobResult:
                       for i, v in enumerate(items("variants"))],
             accuracy=(build(ev.AccuracyResult, d["accuracy"], f"{where}.accuracy")
                       if d.get("accuracy") else None),
+            graphs=[build(ev.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
+            op_profile=(build(ev.OpProfile, d["op_profile"], f"{where}.op_profile")
+                        if d.get("op_profile") else None),
             wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
         )
 

@@ -39,7 +39,7 @@ def test_verbose_argument_is_recognised():
 
     assert asks_for_verbose(["resnet18", "--verbose"]) and asks_for_verbose(["--verbose=1"])
     assert not asks_for_verbose(["resnet18", "--verbosity"])
-    assert "TORCH_LOGS=graph_breaks,recompiles" in VERBOSE_REFUSAL and "backend, mode" in VERBOSE_REFUSAL
+    assert "--compile-log +dynamo,inductor,guards,output_code" in VERBOSE_REFUSAL and "backend, mode" in VERBOSE_REFUSAL
 
 
 def test_cuda_refused_without_gpu():

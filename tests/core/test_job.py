@@ -52,7 +52,7 @@ def test_phases_samples_and_memory(write_model):
     outcome, result, events = run(make_spec(path, iters=12, warmup=3, block_size=5))
     assert outcome == "completed"
     phases = [e.phase for e in events if isinstance(e, ev.PhaseChanged)]
-    assert phases == ["load", "eager", "compile", "compiled", "benchmark", "accuracy"]
+    assert phases == ["load", "eager", "compile", "compiled", "benchmark", "accuracy", "op_profile"]
     assert len(result.latencies("eager")) == 12 and len(result.latencies("compiled")) == 12
     assert len(result.latencies("eager", include_warmup=True)) == 15
     # blocks of 5 asked, but 12 iterations would alternate only 3 times: blocks of 3, 4 alternations

@@ -1,0 +1,124 @@
+"""The files a job writes beside the report: where each one goes, by one rule.
+
+A job gets a folder (`JobSpec.artifacts_dir`: the report folder on the command line, a
+session folder in the app) and writes, as it goes, so that a failed or cancelled job keeps
+what it wrote:
+
+    traces/<name>-eager.json, traces/<name>-compiled.json   Chrome traces of the op profile
+    graphs/<name>/<graph>.code.py, .guards.txt, .output_code.py   what the compiler made
+    compile_log/<name>.log                                   torch's own log (--compile-log)
+    torch_trace/<name>/                                      torch's structured trace (tlparse)
+    tlparse/<name>/                                          tlparse's HTML (--tlparse)
+
+`<name>` is the config label made safe as a file name (`artifact_name`); `<graph>` is the
+graph's compile id, "0/0" written "0_0". Paths inside events and report.json are relative
+to the folder, so a report folder can be moved or copied whole (`copy_artifacts`).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+
+ARTIFACT_DIRS = ("traces", "graphs", "compile_log", "torch_trace", "tlparse")
+MARKER = ".compile-profiler"  # in every artifact folder we made: only such folders are ever removed
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+
+
+def artifact_name(label: str) -> str:
+    """A config label as a file name: "inductor/dynamic=false" → "inductor_dynamic=false".
+    A label that needed more than its slashes replaced gets a short hash of the label, so
+    two labels never share a name."""
+    plain = label.replace("/", "_")
+    safe = _UNSAFE.sub("_", plain).strip(".") or "config"
+    if safe != plain:
+        safe = f"{safe[:80]}-{hashlib.sha1(label.encode()).hexdigest()[:8]}"
+    return safe
+
+
+def graph_file_stem(graph: str) -> str:
+    """A graph id as part of a file name: "0/0" → "0_0"."""
+    return _UNSAFE.sub("_", graph.replace("/", "_")) or "graph"
+
+
+@dataclass(frozen=True)
+class JobArtifacts:
+    """Where one config's files go, relative to the artifacts folder (a pure function of
+    its label: the CLI, the job, the report and the app's views all ask this one place)."""
+
+    name: str
+
+    @classmethod
+    def for_label(cls, label: str) -> "JobArtifacts":
+        return cls(artifact_name(label))
+
+    def trace(self, side: str) -> str:
+        return f"traces/{self.name}-{side}.json"
+
+    @property
+    def graphs_dir(self) -> str:
+        return f"graphs/{self.name}"
+
+    def graph_file(self, graph: str, kind: str) -> str:
+        """kind: "code.py" (the FX graph), "guards.txt" or "output_code.py" (inductor)."""
+        return f"{self.graphs_dir}/{graph_file_stem(graph)}.{kind}"
+
+    @property
+    def compile_log(self) -> str:
+        return f"compile_log/{self.name}.log"
+
+    @property
+    def torch_trace_dir(self) -> str:
+        return f"torch_trace/{self.name}"
+
+    @property
+    def tlparse_dir(self) -> str:
+        return f"tlparse/{self.name}"
+
+
+def make_dirs(root: str, relative_file: str) -> str:
+    """Create the folders a file under `root` needs (marking each artifact folder as ours);
+    returns the file's absolute path."""
+    path = os.path.join(root, relative_file)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    top = relative_file.split("/", 1)[0]
+    if top in ARTIFACT_DIRS:
+        marker = os.path.join(root, top, MARKER)
+        if not os.path.exists(marker):
+            with open(marker, "w", encoding="utf-8") as fh:
+                fh.write("written by compile-profiler; removed with the report it belongs to\n")
+    return path
+
+
+def write_text(root: str, relative_file: str, text: str) -> str:
+    path = make_dirs(root, relative_file)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return path
+
+
+def existing_artifact_dirs(root: str) -> list[str]:
+    """The artifact folders in `root` that an earlier run of ours wrote (they carry MARKER)."""
+    return [d for d in ARTIFACT_DIRS if os.path.exists(os.path.join(root, d, MARKER))]
+
+
+def remove_artifacts(root: str) -> None:
+    """Remove the artifact folders of an earlier run (only folders carrying our MARKER: a
+    user's own `graphs/` beside a report is never touched)."""
+    for d in existing_artifact_dirs(root):
+        shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+
+
+def copy_artifacts(source: str, destination: str) -> None:
+    """Copy every artifact folder of `source` into `destination` (the app exports a session
+    folder into a report folder), replacing the destination's."""
+    if os.path.abspath(source) == os.path.abspath(destination):
+        return
+    for d in ARTIFACT_DIRS:
+        src = os.path.join(source, d)
+        if os.path.isdir(src):
+            dst = os.path.join(destination, d)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst)
