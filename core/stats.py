@@ -109,3 +109,36 @@ def break_even_iterations(compile_time_s: float | None, eager_median_ms: float |
     if saving_ms <= 0:
         return None
     return compile_time_s * 1000.0 / saving_ms
+
+
+HISTOGRAM_MAX_BINS = 60
+HISTOGRAM_PERCENTILES = (1, 99)
+
+
+@dataclass(frozen=True)
+class Histograms:
+    """Step histograms of several latency series on shared bins. The range runs from the 1st
+    to the 99th percentile of all values together, so a few slow calls (common with tiny
+    models) do not squash the rest into one bin; `outside` counts the values left out."""
+
+    edges: np.ndarray
+    counts: dict  # series key → counts per bin (len(edges) - 1)
+    outside: int
+
+
+def histograms(series: dict, max_bins: int = HISTOGRAM_MAX_BINS,
+               percentiles: tuple[float, float] = HISTOGRAM_PERCENTILES) -> Histograms | None:
+    """Histograms of `series` (key → latencies) on shared bins, or None when all are empty:
+    about √n bins, at least 10 and at most `max_bins`."""
+    series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
+    series = {k: v for k, v in series.items() if v.size}
+    if not series:
+        return None
+    every = np.concatenate(list(series.values()))
+    low, high = (float(v) for v in np.percentile(every, percentiles))
+    if high <= low:
+        high = low + max(low * 0.01, 1e-3)
+    outside = int(np.count_nonzero((every < low) | (every > high)))
+    edges = np.linspace(low, high, min(max_bins, max(10, int(np.sqrt(every.size)))) + 1)
+    counts = {k: np.histogram(v[(v >= low) & (v <= high)], bins=edges)[0] for k, v in series.items()}
+    return Histograms(edges, counts, outside)

@@ -8,19 +8,18 @@ twice a second; the samples come from the session's JobResults.
 """
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from core.events import SIDES
+from core.stats import histograms
 from gui.widgets.safe_text import legend_text
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 500
-MAX_BINS = 60
-PERCENTILES = (1, 99)
 TITLE = "Latency distribution <span style='font-weight:normal'>(dashed: eager, filled: compiled{})</span>"
 
 
@@ -47,7 +46,7 @@ class DistributionChart(QWidget, ResultsView):
         layout.addWidget(title)
         layout.addWidget(self.plot_widget, 1)
         self._results: list = []
-        self._curves: list[pg.PlotDataItem] = []
+        self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}  # (job id, side) → its curve
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
@@ -66,6 +65,9 @@ class DistributionChart(QWidget, ResultsView):
 
     def reset(self, results) -> None:
         self._results = list(results)
+        for curve in self._curves.values():  # another run: other jobs, other legend entries
+            self.plot.removeItem(curve)
+        self._curves.clear()
         self._on_redraw()
 
     def schedule_redraw(self) -> None:
@@ -73,37 +75,34 @@ class DistributionChart(QWidget, ResultsView):
             self._timer.start()
 
     def _on_redraw(self) -> None:
-        for curve in self._curves:
-            self.plot.removeItem(curve)
-        self._curves.clear()
-        series = []
+        """Bins and counts come from core.stats.histograms; each (job, side) curve is created
+        once and then only given new data, as pyqtgraph's examples keep their items."""
+        series, labels = {}, {}
         for index, result in enumerate(self._results):
-            for phase in ("eager", "compiled"):
-                values = np.asarray(result.latencies(phase), dtype=float)
-                if values.size:
-                    series.append((index, result.config.label, phase, values))
-        if not series:
+            for side in SIDES:
+                series[(result.job_id, side)] = result.latencies(side)
+                labels[(result.job_id, side)] = (index, result.config.label)
+        hist = histograms(series)
+        for key in [k for k in self._curves if hist is None or k not in hist.counts]:
+            self.plot.removeItem(self._curves.pop(key))
+        if hist is None:
             self.title.setText(TITLE.format(""))
             return
-        every = np.concatenate([s[3] for s in series])
-        low, high = (float(v) for v in np.percentile(every, PERCENTILES))
-        if high <= low:
-            high = low + max(low * 0.01, 1e-3)
-        outside = int(np.count_nonzero((every < low) | (every > high)))
+        outside = hist.outside
         self.title.setText(TITLE.format(f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} "
                                         "outside not shown" if outside else ""))
-        bins = np.linspace(low, high, min(MAX_BINS, max(10, int(np.sqrt(every.size)))) + 1)
-        for index, label, phase, values in series:
-            counts, edges = np.histogram(values[(values >= low) & (values <= high)], bins=bins)
-            color = config_color(index)
-            if phase == "eager":
-                pen = pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine)
-                brush = None
-            else:
-                pen = pg.mkPen(color, width=2)
-                fill = QColor(color)
-                fill.setAlpha(70)
-                brush = fill
-            curve = self.plot.plot(edges, counts, stepMode="center", pen=pen, fillLevel=0 if brush else None,
-                                   brush=brush, name=f"{phase} · {legend_text(label)}")
-            self._curves.append(curve)
+        for key, counts in hist.counts.items():
+            curve = self._curves.get(key)
+            if curve is None:
+                curve = self._curves[key] = self._make_curve(*labels[key], key[1])
+            curve.setData(hist.edges, counts)
+
+    def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
+        color = config_color(index)
+        if side == "eager":
+            return self.plot.plot([], [], stepMode="center", pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                                  name=f"{side} · {legend_text(label)}")
+        fill = QColor(color)
+        fill.setAlpha(70)
+        return self.plot.plot([], [], stepMode="center", pen=pg.mkPen(color, width=2), fillLevel=0, brush=fill,
+                              name=f"{side} · {legend_text(label)}")

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from gui.charts.buffers import suggests_log
 from gui.widgets.safe_text import legend_text
+from core.events import VariantOutcome
 from core.sweep import medians, shape_ticks
 from gui.widgets.theme import config_color, error_color
 
@@ -121,9 +122,9 @@ class SweepChart(QWidget):
         compiled = np.array([np.nan if c is None else c for _, c in pairs], dtype=float)
         job.eager.setData(x, eager, connect="finite")
         job.compiled.setData(x, compiled, connect="finite")
-        picks = {"recompiled": [v.recompiled and not v.recompile_limit_hit for v in variants],
-                 "limit": [v.recompile_limit_hit for v in variants],
-                 "eager": [v.ran_eagerly and not v.recompile_limit_hit for v in variants]}
+        marker_of = {VariantOutcome.RECOMPILED: "recompiled", VariantOutcome.LIMIT_HIT: "limit",
+                     VariantOutcome.RAN_EAGERLY: "eager"}  # core's outcome of each variant
+        picks = {kind: [marker_of.get(v.outcome) == kind for v in variants] for kind in ("recompiled", "limit", "eager")}
         for kind, keep in picks.items():
             keep = np.array(keep, dtype=bool)
             job.indices[kind] = [int(i) for i in x[keep]]

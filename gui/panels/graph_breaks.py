@@ -189,9 +189,6 @@ class GraphBreaksPanel(QWidget, ResultsView):
     name, title = "graph-breaks", "Graph breaks && compile"
     tip = "Graph breaks with explanations and hints; compile-time breakdown; recompiles"
 
-    sig_break_selected = Signal(object)
-    """A graph break (GraphBreak) was selected in the table, or None."""
-
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
 
@@ -337,8 +334,6 @@ class GraphBreaksPanel(QWidget, ResultsView):
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if not current.isValid():
             self.detail.setHtml(NO_SELECTION)
-            self.sig_break_selected.emit(None)
             return
         gb = self.model.graph_break(self.proxy.mapToSource(current).row())
         self.detail.setHtml(detail_html(gb))
-        self.sig_break_selected.emit(gb)

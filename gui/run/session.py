@@ -56,13 +56,6 @@ class ProfileSession(QObject):
     def result(self, job_id: str) -> JobResult | None:
         return self._results.get(job_id)
 
-    def index_of(self, job_id: str) -> int:
-        """The job's position in the run (its colour), -1 when unknown."""
-        for i, known in enumerate(self._results):
-            if known == job_id:
-                return i
-        return -1
-
     def start(self, specs: list[JobSpec], options: dict | None = None) -> None:
         """Begin a new run: forget the previous results."""
         self._results = {s.job_id: JobResult(s) for s in specs}

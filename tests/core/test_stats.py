@@ -35,3 +35,18 @@ def test_break_even():
 def test_speedup_without_interval():
     sp = speedup([2.0, 2.0], [1.0, 1.0], resamples=0)
     assert sp.value == 2.0 and math.isnan(sp.ci_low) and math.isnan(sp.ci_high)
+
+
+def test_histograms_share_bins_and_count_what_they_leave_out():
+    import numpy as np
+
+    from core.stats import histograms
+
+    eager = np.r_[np.full(200, 10.0) + np.linspace(0, 1, 200), 500.0]  # one slow call
+    compiled = np.full(200, 5.0) + np.linspace(0, 1, 200)
+    h = histograms({"e": eager, "c": compiled, "empty": []})
+    assert set(h.counts) == {"e", "c"} and h.outside >= 1
+    assert all(len(c) == len(h.edges) - 1 for c in h.counts.values())
+    assert h.edges[-1] < 500  # the outlier does not stretch the bins
+    assert sum(h.counts["e"]) + sum(h.counts["c"]) + h.outside == len(eager) + len(compiled)
+    assert histograms({"x": []}) is None

@@ -35,16 +35,10 @@ def test_latency_chart_keeps_every_sample_and_throttles_redraws(qtbot):
     for spec in specs:
         for phase in ("eager", "compiled"):
             assert chart.point_count(spec.job_id, phase) == 10_000  # never dropped
-    # 100 batches arrived in ~add_s seconds; the chart redraws at most ~15 times a second
+    # 100 batches arrived in ~add_s seconds; the chart redraws on its ~15 Hz timer, not per batch
+    assert 1 <= chart.redraw_count < 100
     assert chart.redraw_count <= add_s * 20 + 3
-    # one full redraw of 16 curves × 10,000 points stays well under a frame budget for 15 Hz
-    for key in list(chart._series):
-        chart._series[key].dirty = True
-    t0 = time.perf_counter()
-    chart._on_redraw()
-    chart.plot_widget.grab()
-    redraw_ms = (time.perf_counter() - t0) * 1000
-    assert redraw_ms < 500, redraw_ms
+    # How long a full redraw takes is a benchmark figure (tests/gui/heartbeat.py), not asserted here.
 
 
 def test_compile_is_marked_not_plotted(qtbot):
@@ -69,6 +63,11 @@ def test_distribution_and_resources_from_results(qtbot):
     qtbot.addWidget(dist)
     dist.reset(results)
     assert len(dist._curves) == 4  # eager and compiled per config
+    curves = dict(dist._curves)
+    results[0].apply(ev.LatencyMeasured("a", samples=(ev.LatencySample("compiled", 99, 1.05),)))
+    dist._on_redraw()
+    assert dist._curves == curves  # the same items, given new data (not recreated)
+    assert sum(dist._curves[("a", "compiled")].getData()[1]) == len(results[0].latencies("compiled"))
     panel = ResourcePanel()
     qtbot.addWidget(panel)
     panel.set_gpu(False, "no GPU (LibraryNotFound)")

@@ -103,9 +103,10 @@ def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
     config = window.config_panel
     assert config.suggestion_box.isVisibleTo(window) and "re-run" in config.suggestion_button.text()
     started = []
-    window.run_profile = lambda: started.append(True)  # the re-run itself is tested elsewhere
-    config.sig_rerun_requested.disconnect()
-    config.sig_rerun_requested.connect(window.run_profile)
+    # The window's real wiring (button → sig_rerun_requested → run_profile → controller.start);
+    # only the controller is replaced, so no job process starts.
+    window.controller.start = lambda specs: started.append(specs)
     config.suggestion_button.click()
-    assert started == [True]
-    assert config.queue.configs == [CompileConfig(backend="eager", dynamo_config=(("allow_rnn", True),))]
+    expected = CompileConfig(backend="eager", dynamo_config=(("allow_rnn", True),))
+    assert config.queue.configs == [expected]
+    assert len(started) == 1 and [s.config for s in started[0]] == [expected], window.last_error

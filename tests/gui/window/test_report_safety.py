@@ -77,7 +77,7 @@ def test_crafted_report_shows_its_text_as_text_and_reads_no_file(qtbot, window, 
         for tip in _tooltips(model):
             assert "<img" not in tip and "<a " not in tip, tip
     names = [label.text for _, label in window.latency_chart.legend.items]
-    names += [curve.name() for curve in window.distribution_chart._curves]
+    names += [curve.name() for curve in window.distribution_chart._curves.values()]
     assert names and not any("<img" in name or "<a " in name for name in names), names
     # the model the report names is neither read nor chosen for the next run
     assert window.model_panel.source() == chosen_before
