@@ -11,11 +11,11 @@ import dataclasses
 import os
 import signal
 import sys
-import uuid
 
 from core import events as ev
 from core.paths import display_path
 from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, VERBOSE_REFUSAL, ConfigError, JobSpec, ModelSpec,
+                         make_jobs,
                          asks_for_verbose, check_limits,
                          dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values,
                          validate_config)
@@ -170,11 +170,9 @@ def build_specs(args: argparse.Namespace, configs: list | None = None) -> list[J
                    for c in configs]
     for cfg in configs:
         validate_config(cfg, args.device)
-    return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=cfg, warmup=args.warmup, iters=args.iters,
-                    device=args.device, threads=args.threads, inference_mode=not args.no_inference_mode,
-                    timeout_s=args.timeout, sweep_shapes=args.sweep_shapes, block_size=args.block,
-                    op_profile_calls=args.op_profile, compile_log=args.compile_log)
-            for cfg in configs]
+    return make_jobs(model, configs, warmup=args.warmup, iters=args.iters, device=args.device, threads=args.threads,
+                     inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
+                     block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log)
 
 
 def _check_source_options(args: argparse.Namespace, kind: str) -> None:
@@ -249,6 +247,8 @@ def print_summary(results: list[JobResult]) -> None:
         print(f"{s['config']}: {s['status']}")
         if r.failure_reason:
             print(f"  reason: {r.failure_reason}")
+        if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
+            continue
         if not r.spec.sweep_shapes:
             print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
                   f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
@@ -365,7 +365,7 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
             results = runner.run_all(specs)
         finally:
             runner.close()
-        if args.tlparse and not interrupted:
+        if getattr(args, "tlparse", False) and not interrupted:
             run_tlparse_all(results, folder.path)
         options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
         code = _write(results, folder, options, sections(results) if sections else None)

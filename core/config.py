@@ -191,6 +191,14 @@ class JobSpec:
         return d
 
 
+def make_jobs(model: ModelSpec, configs: list[CompileConfig], **settings: Any) -> list[JobSpec]:
+    """One JobSpec per config, each with a fresh job id; `settings` are the JobSpec fields all
+    share (warmup, iters, device, ...). The one place a front end turns its options into jobs."""
+    import uuid
+
+    return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=config, **settings) for config in configs]
+
+
 # ------------------------------------------------------------------ what torch offers
 
 

@@ -11,12 +11,11 @@ GUI thread only.
 from __future__ import annotations
 
 import os
-import uuid
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.config import ConfigError, JobSpec, ModelSpec, check_limits
+from core.config import ConfigError, ModelSpec, check_limits, make_jobs
 from core.models import is_file_source, split_factory
 from gui.window import file_actions
 from gui.window import report_opening
@@ -180,9 +179,8 @@ class MainWindow(QMainWindow):
         sweep = self.model_panel.sweep_shapes()
         model = ModelSpec(source, batch_size=self.model_panel.batch.value(),
                           image_size=self.model_panel.image.value())
-        specs = [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=config, warmup=panel.warmup.value(),
-                         iters=panel.iters.value(), device=panel.device.currentText(), sweep_shapes=sweep)
-                 for config in configs]
+        specs = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
+                          device=panel.device.currentText(), sweep_shapes=sweep)
         options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
                    "warmup": panel.warmup.value(), "iters": panel.iters.value(),
                    "device": panel.device.currentText(), "configs": [c.label for c in configs],
