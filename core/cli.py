@@ -37,19 +37,26 @@ DESCRIPTIONS = {
     "tune": "Find the best torch.compile settings for a model on this machine: run a candidate set suited "
             "to the device, cheapest first, each as a normal profiling job, stop at the time budget, and "
             "recommend one (with the code for it).",
+    "zoo": "Profile many models under the same configs, on this machine or a Ray cluster: one report folder per "
+           "model and zoo.csv / zoo_summary.csv for all of them (see core/zoo.py).",
 }
+SOURCE_HELP = ("a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or "
+               "hf:FOLDER (saved with save_pretrained; hf:SOURCE#HeadClass picks a head), or a path to a .py model "
+               "file, a .pt2 (torch.export) or a TorchScript file")
+COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend/--mode/--dynamic/...
 
 
 def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     """The command line of `profile` (or of `tune`, which shares every run, model, output and
     decision option and chooses the compile settings itself: no --backend/--mode/--dynamic/
-    --fullgraph/--inductor-option/--sweep-shapes, and a --budget)."""
+    --fullgraph/--inductor-option/--sweep-shapes, and a --budget; or of `zoo`, which takes
+    many models and the compile options but no --sweep-shapes, and adds its own in core.zoo)."""
     p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
-    p.add_argument("model", metavar="MODEL", help="a torchvision model name (e.g. resnet18), timm:NAME "
-                   "(e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or hf:FOLDER (saved with save_pretrained; "
-                   "hf:SOURCE#HeadClass picks a head), or a path to a .py model file, a .pt2 (torch.export) or a "
-                   "TorchScript file")
-    if command == "profile":
+    if command == "zoo":
+        p.add_argument("models", metavar="MODEL", nargs="*", help=f"models to profile, each {SOURCE_HELP}")
+    else:
+        p.add_argument("model", metavar="MODEL", help=SOURCE_HELP)
+    if command in COMPILE_OPTION_COMMANDS:
         p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
         p.add_argument("--mode", action="append", help="inductor mode (repeatable; default 'default')")
         p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES,
@@ -57,7 +64,7 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         p.add_argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
     p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
                    help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
-    if command == "profile":
+    if command in COMPILE_OPTION_COMMANDS:
         p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
                        help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     d = {key: lim.default for key, lim in LIMITS.items()}
@@ -93,7 +100,8 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
                             "per config, recording recompiles and their reasons (writes variants.csv)")
     p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
-                   "graph_breaks.csv, resources.csv, recompiles.csv and report.json")
+                   "graph_breaks.csv, resources.csv, recompiles.csv and report.json" if command != "zoo" else
+                   "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a report already in --out (by default a folder holding a report is refused)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -133,9 +141,12 @@ def add_decision_arguments(p: argparse.ArgumentParser) -> None:
                         "eager's)")
 
 
-def build_specs(args: argparse.Namespace, configs: list | None = None) -> list[JobSpec]:
+def build_specs(args: argparse.Namespace, configs: list | None = None, device_here: bool = True) -> list[JobSpec]:
     """Validate everything and build the jobs (one per config: `configs`, or every
-    combination of the command line's); raises ConfigError before any work."""
+    combination of the command line's); raises ConfigError before any work. `device_here`
+    False: the jobs run on other machines (zoo on a Ray cluster), so --device cuda and a
+    model's memory fit are not checked against this one."""
+    device = args.device if device_here else "cpu"
     from core.models import defines_variants
     from core.models import ModelLoadError, check_source, normalize_source, source_kind
 
@@ -155,7 +166,7 @@ def build_specs(args: argparse.Namespace, configs: list | None = None) -> list[J
     try:
         model = ModelSpec(normalize_source(args.model), args.batch_size, args.image_size, args.weights,
                           seq_len=args.seq_len, hf_class=args.hf_class, hf_config=tuple(args.hf_config))
-        check_source(model, args.device)  # unknown names, missing packages, configs too big: before any work
+        check_source(model, device)  # unknown names, missing packages, configs too big: before any work
     except ModelLoadError as exc:
         raise ConfigError(str(exc)) from None
     dynamo = parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
@@ -169,7 +180,7 @@ def build_specs(args: argparse.Namespace, configs: list | None = None) -> list[J
         configs = [dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
                    for c in configs]
     for cfg in configs:
-        validate_config(cfg, args.device)
+        validate_config(cfg, device)
     return make_jobs(model, configs, warmup=args.warmup, iters=args.iters, device=args.device, threads=args.threads,
                      inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
                      block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log)

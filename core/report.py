@@ -210,11 +210,14 @@ class OutputFolder:
     `overwrite` (then every report file the new run does not write is removed, so no stale
     variants.csv stays beside an unrelated report). Two runs cannot write into one folder at
     once: the folder is locked (flock) while claimed. Claiming also proves the folder is
-    writable, before any work starts (`/proc` passes os.access for root, not a real write)."""
+    writable, before any work starts (`/proc` passes os.access for root, not a real write).
+    `extend`: the run completes the report already there (zoo --resume keeps its finished
+    jobs), so it is neither refused nor are its artifact folders removed."""
 
-    def __init__(self, path: str, overwrite: bool = False):
+    def __init__(self, path: str, overwrite: bool = False, extend: bool = False):
         self.path = os.path.abspath(os.path.expanduser(path))
         self.overwrite = overwrite
+        self.extend = extend
         self._fd: int | None = None
 
     def claim(self) -> "OutputFolder":
@@ -236,10 +239,11 @@ class OutputFolder:
         try:
             existing = [n for n in REPORT_FILES if os.path.exists(os.path.join(self.path, n))]
             existing += [f"{d}/" for d in existing_artifact_dirs(self.path)]
-            if existing and not self.overwrite:
+            if existing and not (self.overwrite or self.extend):
                 raise FolderInUseError(f"{self.path} already holds a report ({', '.join(existing)}); "
                                        "choose a new folder, or pass --overwrite to replace it.")
-            remove_artifacts(self.path)  # the earlier run's: jobs write theirs from now on
+            if not self.extend:
+                remove_artifacts(self.path)  # the earlier run's: jobs write theirs from now on
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
             probe.close()
         except FolderInUseError:
