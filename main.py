@@ -3,6 +3,9 @@
 
     python3 main.py [MODEL] [--backend B ...] [--run] [--screenshot PNG]   the desktop app
     python3 main.py profile MODEL [options] --out DIR                      headless profile
+    python3 main.py tune MODEL [--budget MIN] [--calls N] --out DIR        find the best settings
+    python3 main.py compare BASELINE NEW [--threshold PCT] [--out DIR]     compare two reports
+    python3 main.py zoo MODEL... [--executor local|ray] [--resume] --out DIR  many models x configs
     python3 main.py test [pytest arguments]                                the test suite
     python3 main.py bench [gui]                                            the benchmarks
 
@@ -66,6 +69,18 @@ def main(argv: list[str]) -> int:
         from core.cli import main as profile_main
 
         return profile_main(argv[1:])
+    if argv[:1] == ["tune"]:
+        from core.tune import main as tune_main
+
+        return tune_main(argv[1:])
+    if argv[:1] == ["zoo"]:
+        from core.zoo_cli import main as zoo_main
+
+        return zoo_main(argv[1:])
+    if argv[:1] == ["compare"]:
+        from core.compare import main as compare_main
+
+        return compare_main(argv[1:])
     from gui.app import main as gui_main
 
     return gui_main(argv)

@@ -61,8 +61,9 @@ class Recommendation:
     """The decision for `calls` expected calls. `config` is None when not compiling is best
     (or nothing could be costed: `confidence` "none"). `sentence` says what and why in one
     sentence; `confidence` is "clear" (ahead of every other option beyond the noise),
-    "indistinguishable" (tied within the noise with `tied`; the cheapest compile chosen) or
-    "none". `code` is the ready-to-paste torch.compile call (core.codegen)."""
+    "indistinguishable" (tied within the noise with `tied`; the cheapest compile chosen),
+    "only option" (no config may be chosen: not compiling is all that is left) or "none"
+    (nothing measured). `code` is the ready-to-paste torch.compile call (core.codegen)."""
 
     calls: int
     choice: str
@@ -187,9 +188,10 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
     others = [o for o in [best, *tied] if o is not chosen]
     by_label = {r.config.label: r for r in results}
+    confidence = "indistinguishable" if others else "clear" if len(eligible) > 1 else "only option"
     return Recommendation(
         calls, chosen.label, chosen.config, _sentence(chosen, others, eligible, options, calls),
-        "indistinguishable" if others else "clear", tuple(o.label for o in others),
+        confidence, tuple(o.label for o in others),
         _break_even(chosen, options[0]), *_memory(by_label.get(chosen.label)),
         code=_code(chosen, by_label.get(chosen.label), results), options=tuple(options))
 

@@ -11,11 +11,12 @@ re-run" (`change.apply(config)` gives the CompileConfig to queue). Rules:
 - `cudagraphs_on_cpu`: a CUDA-graph mode (reduce-overhead, max-autotune) run on the CPU,
   where CUDA graphs do nothing;
 - `compile_cache`: compile time dominates the total at the expected calls → the FX-graph and
-  AOTAutograd caches, `torch.compiler.save_cache_artifacts`.
+  AOTAutograd caches, `torch.compiler.save_cache_artifacts`;
+- `time_outside_graphs`: compiled is slower and the op profile (core.op_profile) shows most
+  of a call outside compiled graphs, or a large share in guard checks.
 
-Not yet: "compiled is slower with most time outside compiled regions or in guard checks"
-needs the op profile (issue 9), which reports do not carry yet; and CUDA graphs skipped on
-a GPU needs torch's "skipping cudagraphs" reason, which the capture does not record yet.
+Not yet: CUDA graphs skipped on a GPU needs torch's "skipping cudagraphs" reason, which the
+capture does not record yet.
 
 No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
 torch is importable).
@@ -272,7 +273,42 @@ def compile_cache(result, results, calls: int) -> list[Suggestion]:
         code=CACHE_CODE, changes=changes)]
 
 
-RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, compile_cache)
+OUTSIDE_SHARE = 0.5  # "most of a call"
+GUARD_SHARE = 0.2
+GUARD_CODE = """\
+# once every input shape the model will see has been compiled (warmed up):
+torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)  # unsafe: read torch's docs first"""
+
+
+def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
+    profile = getattr(result, "op_profile", None)
+    s = result.summary()
+    if (not _completed(result) or profile is None or profile.compiled is None or not profile.compiled.ms_per_call
+            or not s["speedup"] or s["speedup"] >= 1.0):
+        return []
+    c, label, out = profile.compiled, result.config.label, []
+    verdict = result.time_verdict()
+    outside = c.outside_graphs_ms / c.ms_per_call
+    if outside >= OUTSIDE_SHARE:
+        worst = profile.break_costs[0] if profile.break_costs else None
+        fix = (f"; the costliest graph break is {worst.reason} at {display_path(worst.file)}:{worst.line} "
+               f"({worst.cost_ms_per_call:.3f} ms a call)" if worst else "")
+        out.append(Suggestion(
+            "time_outside_graphs", label, "Compiled is slower: most of each call runs outside compiled graphs; "
+            "remove the graph breaks (costliest first) or do not compile this model",
+            f"{_figures(result)}; under the profiler {c.outside_graphs_ms:.3f} of {c.ms_per_call:.3f} ms per call "
+            f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip()))
+    guards = c.guard_checks_ms / c.ms_per_call
+    if guards >= GUARD_SHARE:
+        out.append(Suggestion(
+            "time_outside_graphs", label, "Compiled is slower: guard checks take a large share of each call",
+            f"{_figures(result)}; guard checks (dynamo's cache lookup before each graph) cost {c.guard_checks_ms:.3f} "
+            f"of {c.ms_per_call:.3f} ms per call ({guards:.0%}); fewer graph breaks mean fewer guard checks. "
+            f"{verdict}".strip(), code=GUARD_CODE))
+    return out
+
+
+RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, compile_cache, time_outside_graphs)
 
 
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:

@@ -127,3 +127,28 @@ def test_a_config_change_is_plain_data():
     assert d["dynamic"] == "true" and d["dynamo_config"] == {"allow_rnn": True} and d["backend"] is None
     assert change.apply(CompileConfig("eager", dynamo_config=(("recompile_limit", 16),))).dynamo_config == (
         ("allow_rnn", True), ("recompile_limit", 16))
+
+
+# ------------------------------------------------------------------ the op profile: time outside graphs
+
+
+def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
+    r = fake_result("inductor", eager_ms=5.0, compiled_ms=compiled_ms, graph_breaks=(
+        ev.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
+    compiled = ev.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
+                                guard_checks_ms=guard_ms, in_graphs_ms=per_call_ms - outside_ms, graphs_per_call=2)
+    profile = ev.OpProfile(10, eager=ev.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
+                           break_costs=(ev.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
+                                                     1.0),))
+    r.apply(ev.OpProfileMeasured(r.job_id, profile=profile))
+    return r
+
+
+def test_compiled_slower_with_most_time_outside_graphs_or_in_guards():
+    s = only([_profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05)], "time_outside_graphs")
+    assert "outside compiled graphs" in s.title and "net.py:13" in s.evidence and "70%" in s.evidence
+    s = only([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.3)], "time_outside_graphs")
+    assert "guard checks" in s.title and "skip_guard_eval_unsafe" in s.code
+    assert "time_outside_graphs" not in rules([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.05)])
+    assert "time_outside_graphs" not in rules([_profiled(compiled_ms=4.0, outside_ms=0.7, guard_ms=0.3)])  # faster
+    assert "time_outside_graphs" not in rules([fake_result("inductor", compiled_ms=6.0)])  # no op profile

@@ -1,0 +1,253 @@
+"""`python main.py compare BASELINE NEW [--threshold PCT]`: a report against a saved baseline.
+
+Configs are matched by label. Per config: the change of the compiled and eager medians,
+each median with a 95% bootstrap interval from its samples (do the intervals overlap?),
+the speedup (with the summary's intervals), compile time, peak memory, accuracy, graph
+breaks added and removed (by location and reason), recompiles, and a one-line verdict.
+
+A regression is one of: the compiled median slower by more than the threshold with the
+two medians' intervals apart (outside the noise); the accuracy check newly failing; a
+config that completed in the baseline failing now; graph breaks added. The exit code is 1
+when any config regressed, so the command can gate CI. Reports from a different torch
+version, device, machine or thread count are still compared, with a warning naming the
+difference. No Qt; `compare_reports` is what the app calls.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.paths import display_path
+from core.results import JobResult, JobStatus
+from core.stats import _bootstrap_medians
+
+DEFAULT_THRESHOLD_PCT = 5.0
+ENVIRONMENT_KEYS = (("torch", "torch version"), ("device", "device"), ("device_name", "device model"),
+                    ("threads", "thread count"), ("cuda_version", "CUDA version"))
+COMPARE_COLUMNS = [
+    "config", "verdict", "regression",
+    "compiled_median_base_ms", "compiled_median_new_ms", "compiled_change_pct", "compiled_ci_overlap",
+    "eager_median_base_ms", "eager_median_new_ms", "eager_change_pct", "eager_ci_overlap",
+    "speedup_base", "speedup_new", "speedup_ci_overlap", "compile_time_base_s", "compile_time_new_s",
+    "compiled_peak_base_mb", "compiled_peak_new_mb", "accuracy_base", "accuracy_new",
+    "graph_breaks_added", "graph_breaks_removed", "recompiles_base", "recompiles_new", "status_base", "status_new",
+]
+
+
+@dataclass(frozen=True)
+class MedianChange:
+    """One side's median in both reports with its 95% bootstrap interval; `overlap` is
+    True when the intervals overlap (the change is within the noise)."""
+
+    base_ms: float
+    new_ms: float
+    base_ci: tuple[float, float]
+    new_ci: tuple[float, float]
+
+    @property
+    def change(self) -> float:
+        return self.new_ms / self.base_ms - 1.0
+
+    @property
+    def overlap(self) -> bool:
+        return self.base_ci[0] <= self.new_ci[1] and self.new_ci[0] <= self.base_ci[1]
+
+
+@dataclass(frozen=True)
+class ConfigComparison:
+    """One config (by label) in both reports; `regression` and `verdict` as in the module
+    docstring; the rest is the evidence. `base`/`new` are None where only one report has it."""
+
+    config: str
+    base: JobResult | None
+    new: JobResult | None
+    compiled: MedianChange | None = None
+    eager: MedianChange | None = None
+    breaks_added: tuple[str, ...] = ()
+    breaks_removed: tuple[str, ...] = ()
+    regression: bool = False
+    verdict: str = ""
+
+    def row(self) -> dict[str, Any]:
+        """compare.csv's row."""
+        b = self.base.summary() if self.base else {}
+        n = self.new.summary() if self.new else {}
+        c, e = self.compiled, self.eager
+
+        def overlap(key_low, key_high):
+            if not b.get(key_low) or not n.get(key_low):
+                return None
+            return b[key_low] <= n[key_high] and n[key_low] <= b[key_high]
+
+        return {
+            "config": self.config, "verdict": self.verdict, "regression": self.regression,
+            "compiled_median_base_ms": c and c.base_ms, "compiled_median_new_ms": c and c.new_ms,
+            "compiled_change_pct": c and 100 * c.change, "compiled_ci_overlap": c and c.overlap,
+            "eager_median_base_ms": e and e.base_ms, "eager_median_new_ms": e and e.new_ms,
+            "eager_change_pct": e and 100 * e.change, "eager_ci_overlap": e and e.overlap,
+            "speedup_base": b.get("speedup"), "speedup_new": n.get("speedup"),
+            "speedup_ci_overlap": overlap("speedup_ci_low", "speedup_ci_high"),
+            "compile_time_base_s": b.get("compile_time_s"), "compile_time_new_s": n.get("compile_time_s"),
+            "compiled_peak_base_mb": b.get("compiled_peak_mb"), "compiled_peak_new_mb": n.get("compiled_peak_mb"),
+            "accuracy_base": b.get("accuracy"), "accuracy_new": n.get("accuracy"),
+            "graph_breaks_added": " | ".join(self.breaks_added), "graph_breaks_removed": " | ".join(self.breaks_removed),
+            "recompiles_base": b.get("recompile_count"), "recompiles_new": n.get("recompile_count"),
+            "status_base": b.get("status"), "status_new": n.get("status"),
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every config of both reports, and the warnings about what differs between them."""
+
+    configs: tuple[ConfigComparison, ...]
+    warnings: tuple[str, ...]
+    threshold_pct: float
+
+    @property
+    def regressed(self) -> bool:
+        return any(c.regression for c in self.configs)
+
+
+def median_interval(values, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """(median, 95% low, 95% high) by bootstrap (core.stats' bounded resampling)."""
+    values = np.asarray(values, dtype=float)
+    median = float(np.median(values))
+    if values.size < 2:
+        return median, median, median
+    boot = _bootstrap_medians(values, median, resamples, np.random.default_rng(seed))
+    low, high = np.percentile(boot, [2.5, 97.5])
+    return median, float(low), float(high)
+
+
+def _median_change(base: JobResult, new: JobResult, side: str) -> MedianChange | None:
+    b, n = base.latencies(side), new.latencies(side)
+    if not len(b) or not len(n):
+        return None
+    bm, bl, bh = median_interval(b)
+    nm, nl, nh = median_interval(n)
+    return MedianChange(bm, nm, (bl, bh), (nl, nh))
+
+
+def _break_label(gb) -> str:
+    where = f"{display_path(gb.file)}:{gb.line}" if gb.file else "?"
+    kind = "frame skipped" if gb.frame_skipped else "graph break"
+    return f"{kind} {gb.gb_code or ''} at {where}: {gb.reason}".replace("  ", " ")
+
+
+def _breaks(result: JobResult | None) -> dict[tuple, str]:
+    if result is None:
+        return {}
+    return {(g.reason, os.path.basename(g.file), g.line, g.frame_skipped): _break_label(g) for g in result.graph_breaks}
+
+
+def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float) -> ConfigComparison:
+    if base is None or new is None:
+        where = "the new report only" if base is None else "the baseline only"
+        return ConfigComparison(label, base, new, verdict=f"in {where}: nothing to compare")
+    compiled, eager = _median_change(base, new, "compiled"), _median_change(base, new, "eager")
+    old_breaks, new_breaks = _breaks(base), _breaks(new)
+    added = tuple(v for k, v in new_breaks.items() if k not in old_breaks)
+    removed = tuple(v for k, v in old_breaks.items() if k not in new_breaks)
+    threshold = threshold_pct / 100.0
+    problems, notes = [], []
+    if base.status == JobStatus.COMPLETED and new.status != JobStatus.COMPLETED:
+        problems.append(f"{new.status} now ({new.failure_reason})")
+    acc_b, acc_n = base.accuracy_verdict(), new.accuracy_verdict()
+    if acc_n is not None and acc_n.status == "fail" and (acc_b is None or acc_b.status != "fail"):
+        problems.append(f"accuracy fails now: {acc_n.reason}")
+    if compiled is not None:
+        pct = f"{100 * compiled.change:+.1f}%"
+        if compiled.change > threshold and not compiled.overlap:
+            problems.append(f"compiled {pct} slower ({compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms, outside the noise)")
+        elif compiled.change < -threshold and not compiled.overlap:
+            notes.append(f"compiled {pct} faster")
+        elif abs(compiled.change) > threshold:
+            notes.append(f"compiled {pct}, within the noise")
+        else:
+            notes.append(f"compiled {pct}")
+    if eager is not None and abs(eager.change) > threshold and not eager.overlap:
+        notes.append(f"eager {100 * eager.change:+.1f}% too (the machine or torch changed?)")
+    if added:
+        problems.append(f"{len(added)} graph break{'s' if len(added) > 1 else ''} added ({added[0]})")
+    if removed:
+        notes.append(f"{len(removed)} graph break{'s' if len(removed) > 1 else ''} removed")
+    if len(new.recompiles) != len(base.recompiles):
+        notes.append(f"recompiles {len(base.recompiles)} → {len(new.recompiles)}")
+    verdict = ("REGRESSION: " + "; ".join(problems + notes)) if problems else ("ok: " + "; ".join(notes or ["same"]))
+    return ConfigComparison(label, base, new, compiled, eager, added, removed, bool(problems), verdict)
+
+
+def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
+    """One sentence per difference that makes timings hard to compare."""
+    out = []
+    for key, name in ENVIRONMENT_KEYS:
+        b, n = base_env.get(key), new_env.get(key)
+        if b != n and (b is not None or n is not None):
+            out.append(f"the reports differ in {name}: baseline {b}, new {n}; timings may not be comparable")
+    return out
+
+
+def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResult], new_header: dict,
+                    threshold_pct: float = DEFAULT_THRESHOLD_PCT) -> Comparison:
+    by_base = {r.config.label: r for r in base}
+    by_new = {r.config.label: r for r in new}
+    labels = list(dict.fromkeys([*by_base, *by_new]))
+    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct) for label in labels)
+    warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})
+    models = {r.spec.model.source for r in base} ^ {r.spec.model.source for r in new}
+    if models:
+        warnings.append(f"the reports profile different models ({', '.join(sorted(models))})")
+    warnings += [f"baseline: {w}" for w in base_header.get("warnings", [])]
+    warnings += [f"new: {w}" for w in new_header.get("warnings", [])]
+    return Comparison(configs, tuple(warnings), threshold_pct)
+
+
+def main(argv: list[str]) -> int:
+    from core.report import ReportError, _csv_text, atomic_write, load_report
+
+    p = argparse.ArgumentParser(prog="main.py compare", description="Compare a report with a saved baseline, "
+                                "config by config; exit 1 when a config regressed beyond the threshold and the noise.")
+    p.add_argument("baseline", metavar="BASELINE", help="report folder or report.json of the baseline")
+    p.add_argument("new", metavar="NEW", help="report folder or report.json to check against it")
+    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PCT, metavar="PCT",
+                   help=f"a compiled median this many percent slower (and outside the noise) is a regression "
+                        f"(default {DEFAULT_THRESHOLD_PCT:g})")
+    p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
+    args = p.parse_args(argv)
+    if not 0 <= args.threshold < 1000:
+        print(f"error: --threshold must be between 0 and 1000 percent, not {args.threshold:g}.", file=sys.stderr)
+        return 2
+    try:
+        base, base_header = load_report(args.baseline)
+        new, new_header = load_report(args.new)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    result = compare_reports(base, base_header, new, new_header, args.threshold)
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for c in result.configs:
+        print(f"{c.config}: {c.verdict}")
+        for line in c.breaks_added:
+            print(f"  + {line}")
+        for line in c.breaks_removed:
+            print(f"  - {line}")
+    if args.out:
+        try:
+            os.makedirs(args.out, exist_ok=True)
+            atomic_write(os.path.join(args.out, "compare.csv"), _csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs]))
+        except OSError as exc:
+            print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
+            return 2
+        print(f"compare.csv written to {os.path.abspath(args.out)}", file=sys.stderr)
+    regressed = [c.config for c in result.configs if c.regression]
+    if regressed:
+        print(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}", file=sys.stderr)
+    return 1 if regressed else 0
+

@@ -1,0 +1,96 @@
+"""`compare BASELINE NEW`: an injected regression is flagged, a rerun within noise passes."""
+import csv
+import os
+import subprocess
+import sys
+
+from core import events as ev
+from core.compare import compare_reports, median_interval
+from core.config import CompileConfig
+from core.report import load_report, write_report
+from tests.core.fakes import fake_result
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BREAK = ev.GraphBreak("Data-dependent branching", "GB0170", file="/models/net.py", line=13, source="if x.sum() > 0:")
+FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
+
+
+def saved(tmp_path, name, results, **kwargs):
+    folder = tmp_path / name
+    write_report(results, str(folder), {"calls": 1000}, **kwargs)
+    return str(folder)
+
+
+def compare(*args):
+    return subprocess.run([sys.executable, "main.py", "compare", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def baseline():
+    return [fake_result("inductor", compiled_ms=5.0, seed=1), fake_result(FREEZING, compiled_ms=3.0, seed=2)]
+
+
+def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+              fake_result(FREEZING, compiled_ms=3.0, seed=4)]
+    new = saved(tmp_path, "new", slower)
+    proc = compare(base, new, "--threshold", "10", "--out", str(tmp_path / "cmp"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
+    assert "REGRESSION" in line and "compiled +30" in line and "outside the noise" in line and "graph break added" in line
+    assert "+ graph break GB0170 at " in proc.stdout and "net.py:13: Data-dependent branching" in proc.stdout
+    assert next(x for x in proc.stdout.splitlines() if x.startswith(FREEZING.label)).startswith(f"{FREEZING.label}: ok")
+    with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
+        rows = {r["config"]: r for r in csv.DictReader(fh)}
+    row = rows["inductor"]
+    assert row["regression"] == "true" and row["compiled_ci_overlap"] == "false"
+    assert abs(float(row["compiled_change_pct"]) - 30) < 3 and "GB0170" in row["graph_breaks_added"]
+    assert rows[FREEZING.label]["regression"] == "false"
+
+
+def test_two_runs_of_the_same_config_within_noise_pass(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    rerun = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05),
+                                    fake_result(FREEZING, compiled_ms=2.98, seed=12, noise=0.05)])
+    proc = compare(base, os.path.join(rerun, "report.json"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert all(line.split(": ", 1)[1].startswith("ok") for line in proc.stdout.splitlines() if ": " in line)
+
+
+def test_slower_within_the_noise_is_not_a_regression(tmp_path):
+    noisy = [fake_result("inductor", compiled_ms=5.0, noise=0.6, n=12, seed=5)]
+    noisier = [fake_result("inductor", compiled_ms=5.6, noise=0.6, n=12, seed=6)]
+    (c,) = compare_reports(noisy, {}, noisier, {}, threshold_pct=5).configs
+    assert c.compiled.change > 0.05 and c.compiled.overlap and not c.regression and "within the noise" in c.verdict
+
+
+def test_accuracy_failure_and_a_failed_job_are_regressions():
+    (c,) = compare_reports([fake_result("inductor")], {}, [fake_result("inductor", accuracy="fail")], {}).configs
+    assert c.regression and "accuracy fails now" in c.verdict
+    (c,) = compare_reports([fake_result("inductor")], {}, [fake_result("inductor", status="failed")], {}).configs
+    assert c.regression and "failed now" in c.verdict
+
+
+def test_different_torch_device_or_threads_warn_naming_the_difference(tmp_path):
+    base = saved(tmp_path, "base", [fake_result("inductor", environment={"threads": 2})])
+    new = saved(tmp_path, "new", [fake_result("inductor", environment={"threads": 8, "torch": "2.15.0"}),
+                                  fake_result("aot_eager")])
+    results = [load_report(base), load_report(new)]
+    comparison = compare_reports(*results[0], *results[1])
+    text = " ".join(comparison.warnings)
+    assert "thread count: baseline 2, new 8" in text and "torch version: baseline 2.14.1, new 2.15.0" in text
+    only_new = next(c for c in comparison.configs if c.config == "aot_eager")
+    assert only_new.verdict == "in the new report only: nothing to compare" and not only_new.regression
+    proc = compare(base, new)
+    assert "warning: the reports differ in thread count" in proc.stderr
+
+
+def test_unreadable_report_is_refused_with_exit_2(tmp_path):
+    proc = compare(str(tmp_path / "missing"), str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "cannot open" in proc.stderr
+
+
+def test_median_interval_brackets_the_median():
+    median, low, high = median_interval([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert low <= median == 3.0 <= high
