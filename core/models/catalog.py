@@ -107,7 +107,8 @@ def search(entries, query: str = "", catalogue: str | None = None, buildable_onl
     best first: exact name, then names starting with the query, then names containing it, then
     family matches; shorter names first within each."""
     words = query.lower().split()
-    text = query.lower().strip()
+    # "timm convnext": the catalogue's name narrows, the rest ranks
+    text = " ".join(w for w in words if w not in CATALOGUES and w.rstrip(":") not in CATALOGUES)
     found = []
     for e in entries:
         if catalogue and e.catalogue != catalogue:

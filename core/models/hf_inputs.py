@@ -146,8 +146,37 @@ def _image_size(config) -> tuple[int, int]:
     return int(size), int(size)
 
 
-def _token_ids(torch, generator, batch: int, length: int, vocab: int):
-    return torch.randint(0, max(int(vocab), 1), (batch, length), generator=generator)
+def _special_ids(config, vocab: int) -> dict[str, int]:
+    found = {}
+    for key in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id"):
+        value = getattr(config, key, None)
+        if isinstance(value, list) and value:  # some configs list several eos ids
+            value = value[0]
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < vocab:
+            found[key] = value
+    return found
+
+
+def _token_ids(torch, generator, batch: int, length: int, vocab: int, config=None, role: str = "encoder"):
+    """Random token ids within the vocabulary, none of them a special token (a padding id inside a
+    sequence would change what some models attend to); a text ends with the end-of-sequence
+    token, as tokenizers write it (BART-style classifiers pool there), and a decoder input
+    starts with the decoder's start token, as the models' own shift_right makes it."""
+    vocab = max(int(vocab), 1)
+    ids = torch.randint(0, vocab, (batch, length), generator=generator)
+    special = _special_ids(config, vocab) if config is not None else {}
+    taken = set(special.values())
+    if taken and len(taken) < vocab:
+        ordinary = next(i for i in range(vocab) if i not in taken)
+        for value in taken:
+            ids[ids == value] = ordinary
+    if role == "encoder" and "eos_token_id" in special and length > 1:
+        ids[:, -1] = special["eos_token_id"]
+    if role == "decoder":
+        start = special.get("decoder_start_token_id", special.get("pad_token_id"))
+        if start is not None:
+            ids[:, 0] = start
+    return ids
 
 
 def _pixels(torch, generator, config, batch: int, dtype):
@@ -174,7 +203,7 @@ def build(model, config, spec: ModelSpec) -> tuple[dict, str]:
     inputs: dict = {}
     if main == "input_ids":
         modality = "text"
-        inputs["input_ids"] = _token_ids(torch, g, batch, length, getattr(text, "vocab_size", 2))
+        inputs["input_ids"] = _token_ids(torch, g, batch, length, getattr(text, "vocab_size", 2), text)
         if "attention_mask" in params:
             inputs["attention_mask"] = torch.ones(batch, length, dtype=torch.long)
         vision = getattr(config, "vision_config", None)
@@ -200,7 +229,7 @@ def build(model, config, spec: ModelSpec) -> tuple[dict, str]:
         if isinstance(limit, int) and limit > 0:
             decoder_length = min(length, limit)
         vocab = getattr(config, "decoder_vocab_size", None) or getattr(text, "vocab_size", 2)
-        inputs["decoder_input_ids"] = _token_ids(torch, g, batch, decoder_length, vocab)
+        inputs["decoder_input_ids"] = _token_ids(torch, g, batch, decoder_length, vocab, config, "decoder")
         modality += " encoder-decoder" if "encoder-decoder" not in modality else ""
     return inputs, modality
 

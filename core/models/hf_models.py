@@ -183,10 +183,30 @@ def apply_overrides(config, items: tuple[str, ...] | list[str], what: str) -> tu
 
 
 def build_config(source: HfSource, overrides: tuple[str, ...] = ()):
-    """The config to build from: the type's default or the folder's, with the overrides set."""
+    """The config to build from: the type's default or the folder's, with the overrides set.
+
+    use_cache is switched off unless an override sets it: a profile times one forward pass over
+    the whole sequence (as scoring, a training step or generation's first step run it), and a
+    decoder would otherwise also build and return its key/value cache for a next step that never
+    comes: an output that is no result (and that differs object by object between calls)."""
     config = _folder_config(source.target) if source.is_folder else _type_config(source.target)
+    for sub in {id(c): c for c in (config, _text_config(config))}.values():
+        if getattr(sub, "use_cache", None):
+            sub.use_cache = False
     apply_overrides(config, overrides, config.model_type)
     return config
+
+
+def _text_config(config):
+    try:
+        return config.get_text_config()
+    except Exception:
+        return config
+
+
+def cache_note(config) -> str:
+    """", use_cache=False" when the model will not build its key/value cache (see build_config)."""
+    return ", use_cache=False" if getattr(_text_config(config), "use_cache", None) is False else ""
 
 
 # ------------------------------------------------------------------ classes
@@ -420,5 +440,5 @@ def load(spec: ModelSpec) -> LoadedModel:
     params = size.parameters if size else sum(p.numel() for p in model.parameters())
     overrides = f", {' '.join(spec.hf_config)}" if spec.hf_config else ""
     description = (f"{source.label} ({type(model).__name__}, {modality}, {_count(params)} parameters, "
-                   f"{weights}{overrides})")
+                   f"{weights}{cache_note(config)}{overrides})")
     return LoadedModel(keyword_call(model, names), tuple(kwargs.values()), "hf", description, input_names=names)
