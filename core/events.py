@@ -388,15 +388,17 @@ class SideOpProfile:
 @dataclass(frozen=True)
 class BreakCost:
     """What one graph-break site (reason, file, line: GraphBreak.key) costs per compiled
-    call: the time between the end of the graph that ends at the break and the start of
-    the next graph, summed over the times one call passes it. `graphs_before` are the
-    graphs that end at it, `graphs_after` those that start after it (compile ids)."""
+    call (core.time_breakdown.attribute_breaks): the eager stretches between two compiled
+    graphs that this break caused, summed. `gaps_per_call` counts those stretches (a break
+    inside a called function splits the caller too: up to three per pass). `graphs_before`
+    are the graphs that end where such a stretch starts, `graphs_after` those that start
+    where it ends (compile ids), so a view can jump to the graphs on either side."""
 
     reason: str
     file: str
     line: int
     cost_ms_per_call: float
-    passes_per_call: float = 0.0
+    gaps_per_call: float = 0.0
     graphs_before: tuple[str, ...] = ()
     graphs_after: tuple[str, ...] = ()
 

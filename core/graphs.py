@@ -20,6 +20,7 @@ At each compile's end, the graph's files go to `graphs/<config>/` and a small
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Callable
 
@@ -168,10 +169,18 @@ class TraceRecording:
     def close(self) -> None:
         for h in self._handlers:
             self._log.removeHandler(h)
+            path = getattr(h, "_stream_path", None)
             try:
                 h.close()
             except Exception:
                 pass
+            if path:  # torch creates it 0600 (mkstemp); report files follow the umask
+                mask = os.umask(0)
+                os.umask(mask)
+                try:
+                    os.chmod(path, 0o666 & ~mask)
+                except OSError:
+                    pass
         self._handlers = []
 
 

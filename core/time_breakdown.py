@@ -10,13 +10,16 @@ nest and "outside any region" says nothing. What matters is the time inside comp
 *graphs*: core.op_profile marks every graph call ("## Compiled graph ... ##", category
 graph_call; inductor's own "## Call CompiledFxGraph ##" stands in when no mark was set).
 Everything between the end of one graph and the start of the next ran eagerly: the code at
-the graph break, the next frame's guard check, dynamo's bytecode. That gap is the price of
-the break that ended the first graph; the break is found by the graph's compile id (torch
-logs a break with the compile id of the frame where it happened, and that frame's graph is
-the one that ends at it).
+the graph break, the next frame's guard check, dynamo's bytecode. That gap is the price of a
+break, found through the regions: the innermost region holding both graphs is the frame
+whose break split them (torch logs a break with the compile id of the frame where it
+happened). In the simple case that is the first graph's own frame (its resume function
+runs inside it); when the first graph sits in a function the frame called (a frame that
+broke at that call), the gap after the function returns belongs to the caller's break.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections import defaultdict
@@ -76,6 +79,7 @@ class GraphSpan:
     start: float
     end: float
     graph: str  # compile id of the region the graph ran in
+    regions: tuple = ()  # the regions around it, outermost first: (compile id, start) each
 
 
 @dataclass
@@ -94,16 +98,17 @@ class _Side:
         self.calls += 1
         self.wall += step.duration
         spans: list[GraphSpan] = []
-        self._walk(step, "", False, False, spans, root=True)
+        self._walk(step, (), False, False, spans, root=True)
         self.spans.append(spans)
 
-    def _walk(self, node: Node, region: str, in_graph: bool, in_op: bool, spans: list, root: bool = False,
+    def _walk(self, node: Node, regions: tuple, in_graph: bool, in_op: bool, spans: list, root: bool = False,
               chosen: str = "") -> None:
         cat = "other" if root else classify(node.name, self.kernels)
         if cat == "compiled_region":
-            region = region_id(node.name)
+            regions = regions + ((region_id(node.name), node.start),)
+        region = regions[-1][0] if regions else ""
         if cat == "graph_call" and not in_graph:
-            spans.append(GraphSpan(node.start, node.end, region))
+            spans.append(GraphSpan(node.start, node.end, region, regions))
             self.counts["graphs"] += 1
             in_graph = True
         if cat == "kernel":
@@ -141,7 +146,7 @@ class _Side:
             nxt = ""
             if child.name == GUARD_CHECK and i + 1 < len(children):
                 nxt = region_id(children[i + 1].name)
-            self._walk(child, region, in_graph, in_op or cat == "operator", spans, chosen=nxt)
+            self._walk(child, regions, in_graph, in_op or cat == "operator", spans, chosen=nxt)
 
     def result(self, cuda: bool, max_ops: int) -> SideOpProfile:
         n = max(1, self.calls)
@@ -181,8 +186,8 @@ class BreakAttribution:
 def attribute_breaks(steps: list[Node], spans: list[list[GraphSpan]],
                      break_at: dict[str, tuple[str, str, int]]) -> BreakAttribution:
     """Price each break: in every call, the gap between consecutive graphs goes to the
-    break logged in the first graph's frame compile (`break_at`: compile id → the break's
-    (reason, file, line)); a gap with no logged break is unattributed. The time before the
+    break logged in the innermost region holding both (`break_at`: compile id → the
+    break's (reason, file, line)); a gap with no such break is unattributed. The time before the
     first graph and after the last is entry/exit (entering compiled code, the first guard
     check, returning). A call that ran no graph at all counts as unattributed."""
     n = max(1, len(steps))
@@ -201,7 +206,8 @@ def attribute_breaks(steps: list[Node], spans: list[list[GraphSpan]],
             graph_calls[s.graph] += 1
         for a, b in zip(call, call[1:]):
             gap = max(0.0, b.start - a.end)
-            key = break_at.get(a.graph)
+            shared = [r for r, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(a.regions, b.regions))]
+            key = break_at.get(shared[-1][0]) if shared else None
             if key is None:
                 unattributed += gap
                 continue
@@ -244,7 +250,8 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
     else:
         head = "Compiled"
     between = sum(b.cost_ms_per_call for b in profile.break_costs) + profile.unattributed_ms
-    breaks = sum(b.passes_per_call for b in profile.break_costs)
+    ordinary = [g for g in graph_breaks if not g.frame_skipped]
+    breaks = sum(g.per_call for g in ordinary) if ordinary else len(profile.break_costs)
     worst = profile.break_costs[0] if profile.break_costs else None
     fix = f"; fix {_where(worst, graph_breaks)} first ({fmt_ms(worst.cost_ms_per_call)})" if worst else ""
     overhead = c.guard_checks_ms + c.runtime_wrappers_ms

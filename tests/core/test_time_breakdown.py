@@ -77,7 +77,7 @@ def test_each_gap_goes_to_the_break_that_ended_the_graph_before_it():
     at = {"0/0": ("Skip calling a disabled function", "m.py", 17), "1/0": ("graph_break()", "m.py", 19)}
     split = attribute_breaks(steps, spans, at)
     costs = {b.line: b for b in split.costs}
-    assert costs[17].cost_ms_per_call == pytest.approx(3.09) and costs[17].passes_per_call == 1
+    assert costs[17].cost_ms_per_call == pytest.approx(3.09) and costs[17].gaps_per_call == 1
     assert costs[17].graphs_before == ("0/0",) and costs[17].graphs_after == ("1/0",)
     assert costs[19].cost_ms_per_call == pytest.approx(0.1)
     assert [b.line for b in split.costs] == [17, 19]  # costliest first
@@ -87,6 +87,28 @@ def test_each_gap_goes_to_the_break_that_ended_the_graph_before_it():
     assert {t.graph: t.ms_per_call for t in split.graph_times} == pytest.approx({"0/0": 0.1, "1/0": 0.1, "2/0": 0.05})
     unknown = attribute_breaks(steps, spans, {})
     assert unknown.costs == () and unknown.unattributed_ms == pytest.approx(3.19)
+
+
+def test_a_gap_after_a_called_function_returns_belongs_to_the_callers_break():
+    """Frame 0/0 breaks at a call (the break is inside the callee, logged in 0/0 too); the
+    callee runs as frame 1/0 and breaks itself (resume 2/0); after it returns, 0/0's resume
+    3/0 runs. Regions: 1/0 and 3/0 inside 0/0, 2/0 inside 1/0."""
+    step = n("ProfilerStep#1", 0, 1000,
+             n("Torch-Compiled Region: 0/0", 5, 995,
+               n("## Compiled graph g0 ##", 10, 20),
+               n("Torch-Compiled Region: 1/0", 100, 800,
+                 n("## Compiled graph g1 ##", 110, 120),
+                 n("Torch-Compiled Region: 2/0", 300, 790,
+                   n("## Compiled graph g2 ##", 310, 320))),
+               n("Torch-Compiled Region: 3/0", 900, 990,
+                 n("## Compiled graph g3 ##", 950, 960))))
+    _, spans = analyse("compiled", [step])
+    site = ("Unsupported Tensor.item() call", "lib.py", 1175)
+    split = attribute_breaks([step], spans, {"0/0": site, "1/0": site})
+    (cost,) = split.costs
+    assert cost.gaps_per_call == 3 and cost.cost_ms_per_call == pytest.approx((90 + 190 + 630) / 1000)
+    assert cost.graphs_before == ("0/0", "1/0", "2/0") and cost.graphs_after == ("1/0", "2/0", "3/0")
+    assert split.unattributed_ms == 0.0
 
 
 def test_verdict_names_the_costliest_break():
