@@ -37,6 +37,7 @@ DESCRIPTIONS = {
     "tune": "Find the best torch.compile settings for a model on this machine: run a candidate set suited "
             "to the device, cheapest first, each as a normal profiling job, stop at the time budget, and "
             "recommend one (with the code for it).",
+    "app": "compile-profiler desktop app: profile torch.compile against eager for a model.",
     "zoo": "Profile many models under the same configs, on this machine or a Ray cluster: one report folder per "
            "model and zoo.csv / zoo_summary.csv for all of them (see core/zoo.py).",
 }
@@ -44,6 +45,9 @@ SOURCE_HELP = ("a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:r
                "hf:FOLDER (saved with save_pretrained; hf:SOURCE#HeadClass picks a head), or a path to a .py model "
                "file, a .pt2 (torch.export) or a TorchScript file")
 COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend/--mode/--dynamic/...
+# What the desktop app's command line takes (its form has these): the same definitions as profile.
+APP_OPTIONS = ("--backend", "--mode", "--dynamic", "--fullgraph", "--dynamo-config", "--sweep-shapes", "--device",
+               "--iters", "--warmup", "--batch-size", "--image-size")
 
 
 def build_parser(command: str = "profile") -> argparse.ArgumentParser:
@@ -51,76 +55,97 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     decision option and chooses the compile settings itself: no --backend/--mode/--dynamic/
     --fullgraph/--inductor-option/--sweep-shapes, and a --budget; or of `zoo`, which takes
     many models and the compile options but no --sweep-shapes, and adds its own in core.zoo)."""
-    p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
+    if command == "app":  # the desktop app's command line: the options its form has, nothing preset
+        p = argparse.ArgumentParser(prog="main.py", description=DESCRIPTIONS[command],
+                                    epilog="Headless profiling: python3 main.py profile MODEL --out DIR. "
+                                           "Tests: python3 main.py test.")
+    else:
+        p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
+    full = p
+
+    def add(*flags, **kwargs):
+        """Define an option once for every command; the app takes only APP_OPTIONS, with no
+        defaults (unnamed values keep what its form remembers)."""
+        if command == "app":
+            if flags[0] not in APP_OPTIONS:
+                return
+            kwargs.pop("required", None)
+            if kwargs.get("action") not in ("store_true", "append"):
+                kwargs["default"] = None
+        full.add_argument(*flags, **kwargs)
+
     if command == "zoo":
         p.add_argument("models", metavar="MODEL", nargs="*", help=f"models to profile, each {SOURCE_HELP}")
+    elif command == "app":
+        p.add_argument("model", metavar="MODEL", nargs="?", help=f"the model to preselect: {SOURCE_HELP}")
     else:
         p.add_argument("model", metavar="MODEL", help=SOURCE_HELP)
-    if command in COMPILE_OPTION_COMMANDS:
-        p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
-        p.add_argument("--mode", action="append", help="inductor mode (repeatable; default 'default')")
-        p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES,
+    if command in COMPILE_OPTION_COMMANDS + ("app",):
+        add("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
+        add("--mode", action="append", help="inductor mode (repeatable; default 'default')")
+        add("--dynamic", action="append", choices=DYNAMIC_CHOICES,
                        help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)")
-        p.add_argument("--fullgraph", action="store_true", help="fail instead of breaking the graph")
-    p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
+        add("--fullgraph", action="store_true", help="fail instead of breaking the graph")
+    add("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
                    help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
-    if command in COMPILE_OPTION_COMMANDS:
-        p.add_argument("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
+    if command in COMPILE_OPTION_COMMANDS + ("app",):
+        add("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
                        help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     d = {key: lim.default for key, lim in LIMITS.items()}
-    p.add_argument("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
-    p.add_argument("--iters", type=int, default=d["iters"],
+    add("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
+    add("--iters", type=int, default=d["iters"],
                    help=f"timed iterations per side (default {d['iters']}, at most {LIMITS['iters'].high:,.0f})")
-    p.add_argument("--block", type=int, default=d["block"], metavar="N",
+    add("--block", type=int, default=d["block"], metavar="N",
                    help=f"alternate eager and compiled timed calls in blocks of N (default {d['block']}, shortened "
                         "so the sides alternate at least 4 times; 1 = strict "
                         "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
                         "see docs/BENCHMARKS.md)")
-    p.add_argument("--batch-size", type=int, default=d["batch_size"],
+    add("--batch-size", type=int, default=d["batch_size"],
                    help=f"batch size of torchvision inputs (default {d['batch_size']})")
-    p.add_argument("--image-size", type=int, default=d["image_size"],
+    add("--image-size", type=int, default=d["image_size"],
                    help=f"image size of torchvision inputs (default {d['image_size']})")
-    p.add_argument("--weights", help="local state_dict for a torchvision or timm model (torch.load weights_only=True)")
-    p.add_argument("--seq-len", type=int, default=d["seq_len"], metavar="N",
+    add("--weights", help="local state_dict for a torchvision or timm model (torch.load weights_only=True)")
+    add("--seq-len", type=int, default=d["seq_len"], metavar="N",
                    help=f"tokens per sequence of hf: text models, frames of speech_to_text-style audio models "
                         f"(default {d['seq_len']})")
-    p.add_argument("--hf-class", default="", metavar="CLASS",
+    add("--hf-class", default="", metavar="CLASS",
                    help="the transformers class that builds an hf: model, e.g. AutoModelForCausalLM or "
                         "BertForMaskedLM (default: AutoModel for a type, the saved class for a folder)")
-    p.add_argument("--hf-config", action="append", default=[], metavar="KEY=VALUE",
+    add("--hf-config", action="append", default=[], metavar="KEY=VALUE",
                    help="override a field of an hf: model's config, typed like it, e.g. num_hidden_layers=2 "
                         "(repeatable)")
-    p.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
-    p.add_argument("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
-    p.add_argument("--timeout", type=float, default=d["timeout"],
+    add("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
+    add("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
+    add("--timeout", type=float, default=d["timeout"],
                    help=f"seconds before a job is ended as hung (default {d['timeout']:g})")
-    if command == "profile":
-        p.add_argument("--sweep-shapes", action="store_true",
+    if command in ("profile", "app"):
+        add("--sweep-shapes", action="store_true",
                        help="run every input of the model file's get_input_variants() against one compiled model "
                             "per config, recording recompiles and their reasons (writes variants.csv)")
-    p.add_argument("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
+    add("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
+    add("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
                    "graph_breaks.csv, resources.csv, recompiles.csv and report.json" if command != "zoo" else
                    "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)")
-    p.add_argument("--overwrite", action="store_true",
+    add("--overwrite", action="store_true",
                    help="replace a report already in --out (by default a folder holding a report is refused)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--op-profile", type=int, default=d["op_profile"], metavar="N",
+    add("--quiet", action="store_true", help="no progress bar")
+    add("--op-profile", type=int, default=d["op_profile"], metavar="N",
                    help=f"after the timed benchmark, profile N eager and N compiled calls op by op with "
                         f"torch.profiler: time by category, operators and kernels, the cost of each graph break "
                         f"(ops.csv, time_breakdown.csv, traces/; default {d['op_profile']}, 0 = off)")
-    p.add_argument("--compile-log", default=DEFAULT_COMPILE_LOG, metavar="LEVEL",
+    add("--compile-log", default=DEFAULT_COMPILE_LOG, metavar="LEVEL",
                    help=f"torch's compile log kept per config as compile_log/<config>.log, in TORCH_LOGS syntax "
                         f"(default {DEFAULT_COMPILE_LOG}; e.g. +dynamo,inductor,guards,output_code for everything "
                         f"the compiler does). Replaces a TORCH_LOGS set in the environment")
-    p.add_argument("--tlparse", action="store_true",
+    add("--tlparse", action="store_true",
                    help="run tlparse (pip package tlparse) on each config's structured trace (torch_trace/) "
                         "into tlparse/<config>/index.html")
-    add_decision_arguments(p)
+    if command != "app":
+        add_decision_arguments(p)
     if command == "tune":
         from core.tune import DEFAULT_BUDGET_MIN
 
-        p.add_argument("--budget", type=float, default=DEFAULT_BUDGET_MIN, metavar="MINUTES",
+        add("--budget", type=float, default=DEFAULT_BUDGET_MIN, metavar="MINUTES",
                        help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
                             "whose estimated time no longer fits is not started, one still running when the "
                             "budget ends is cancelled; the report says which the budget cut")

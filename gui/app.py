@@ -29,38 +29,28 @@ compile-profiler: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set),
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from core.config import DEVICE_CHOICES, DYNAMIC_CHOICES
+    """The app's command line: the model and run options defined once in core.cli (the same
+    checks as `profile`), plus what only the window does."""
+    from core.cli import build_parser as build_run_parser
 
-    p = argparse.ArgumentParser(
-        prog="main.py",
-        description="compile-profiler desktop app: profile torch.compile against eager for a model.",
-        epilog="Headless profiling: python3 main.py profile MODEL --out DIR. Tests: python3 main.py test.")
-    p.add_argument("model", nargs="?", help="torchvision model name (e.g. resnet18) or a .py / .pt2 / TorchScript "
-                                            "model file to preselect")
-    p.add_argument("--backend", action="append", metavar="B",
-                   help="backend to queue (repeatable: every combination is compared in one run)")
-    p.add_argument("--mode", action="append", metavar="M", help="inductor mode (repeatable)")
-    p.add_argument("--dynamic", action="append", choices=DYNAMIC_CHOICES, help="dynamic setting (repeatable)")
-    p.add_argument("--fullgraph", action="store_true", help="compile with fullgraph=True")
-    p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
-                   help="torch._dynamo.config override, e.g. allow_rnn=True (repeatable)")
-    p.add_argument("--sweep-shapes", action="store_true",
-                   help="run every input of the model file's get_input_variants() (Shape sweep tab)")
-    p.add_argument("--device", choices=DEVICE_CHOICES, help="cpu or cuda")
-    p.add_argument("--iters", type=int, help="timed iterations per side")
-    p.add_argument("--warmup", type=int, help="warm-up calls per side")
-    p.add_argument("--batch-size", type=int, help="batch size of the example input")
-    p.add_argument("--image-size", type=int, help="image size of the example input")
+    p = build_run_parser("app")
     p.add_argument("--run", action="store_true", help="start profiling at once")
     p.add_argument("--session", metavar="REPORT_JSON", help="open a saved session (report.json)")
     p.add_argument("--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has "
                                                        "finished, then exit")
-    p.add_argument("--tab", choices=("summary", "resources", "graph-breaks", "sweep"), help="tab to show")
+    p.add_argument("--tab", choices=tab_names(), help="tab to show")
     p.add_argument("--size", type=_window_size, metavar="WxH",
                    help="window size, e.g. 1400x900 (default for --screenshot)")
     p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
     return p
+
+
+def tab_names() -> tuple[str, ...]:
+    """The tabs' --tab names, from the one list of tab views (imports Qt)."""
+    from gui.panels import TAB_VIEWS
+
+    return tuple(view.name for view in TAB_VIEWS)
 
 
 def _window_size(text: str) -> str:
