@@ -1,19 +1,36 @@
-"""Benchmarks: `python -m tests.bench [core|gui|all|overhead|fidelity|wall|alternation]` prints one `name: value` line per figure.
+"""Benchmarks: `python -m tests.bench NAME [options]` prints one `name: value` line per figure.
 
-core:
-  fidelity    the engine's eager and compiled medians for resnet18 on CPU against
-              torch.utils.benchmark.Timer.blocked_autorange (same thread count, inference
-              mode) measured in the same run, before and after the engine (target: within 3%);
-              with the default blocks of 5 and with strict 1:1 alternation
-  overhead    the harness's own cost per timed iteration, on a no-op model (target < 5 µs)
+NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one benchmark:
+
+  overhead    the engine's own cost per timed call on a no-op model, through the real code
+              path (`core.job._Job.benchmark`: alternating blocks, `timed()`, `record()` with its
+              SampleLog write() per call and batched sends over a pipe), minus a bare loop of the
+              same calls; also without the sample log, to show the write's share
+              (target < 5 µs; options --iters N per side, --rounds R)
+  fidelity    resnet18 eager and inductor-compiled on CPU: interleaved rounds of
+              (torch.utils.benchmark.Timer.blocked_autorange, one engine job), the order
+              alternating by round; per side the median over rounds of the ratio engine median /
+              Timer median, with a distribution-free 95% interval, each round's figures and how
+              much CPU other processes took meanwhile (target: within 3%; options --rounds,
+              --min-rounds, --budget-s, --iters, --min-run-time, --threads, default 1)
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
               times the same iterations, runs alternating (target: ratio ≤ 1.10)
+  report      large reports (tests/bench_report.py): for 10^6 and 2×10^6 timed samples, time,
+              RSS high-water and tracemalloc peak of the summary with its bootstrap CI, of
+              writing, of loading and of opening the report in the app offscreen (in-process
+              and `main.py --session --screenshot`), each in a fresh process; the sizes of
+              report.json and latency.csv; and one `main.py profile` of a tiny model with
+              --iters 1000000 (time after the job ended). Options --repeats, --sizes, --steps,
+              --no-cli, --no-profile, --profile-iters
+  stats       the summary step of `report` alone (statistics and the bootstrap at 10^6 and
+              2×10^6 samples)
   alternation (not in core) Timer against plain loops alternating eager/compiled in blocks of
               1, 5 and 25, in one process: why the engine alternates in blocks
-gui:
-  heartbeat   a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
-              (target < 50 ms), from tests/gui/heartbeat.py
-The machine is shared and noisy: compare the ratios, measured side by side, not absolute times.
+  gui         a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
+              (target < 50 ms), and the launch time, from tests/gui/heartbeat.py
+
+The machine is shared and noisy: compare ratios measured side by side, quote medians with their
+spread, not single absolute times.
 """
 from __future__ import annotations
 
@@ -27,6 +44,18 @@ import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ITERS, WARMUP = 50, 5
+FIDELITY_ROUNDS, FIDELITY_ITERS, FIDELITY_MIN_RUN_S = 30, 100, 2.0
+# Load subsets of the fidelity rounds, by the cores other processes used during both members
+# of a round (never by the ratio): "quiet" (< 0.25 core), and "a core left" (≤ 1.05: with one
+# torch thread on 2 cores the measurement still had a core of its own, 0.05 for jiffy rounding).
+QUIET_OTHERS_CORES = 0.25
+CORE_LEFT_OTHERS_CORES = 1.05
+
+
+def _opt(args, name: str, default):
+    """The value after `name` in a benchmark's extra arguments, else `default`."""
+    args = list(args)
+    return args[args.index(name) + 1] if name in args else default
 
 
 def say(name: str, value) -> None:
@@ -35,7 +64,79 @@ def say(name: str, value) -> None:
     print(f"{name}: {value}", flush=True)
 
 
-def bench_fidelity() -> None:
+
+def median_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Distribution-free interval for the median of `values`: the order statistics
+    (x_(j), x_(n+1-j)) with the largest j whose coverage, 1 - 2·P(Binomial(n, 1/2) < j), is
+    still at least `confidence`. Returns (low, high, exact coverage); with too few values
+    for the confidence asked, (min, max) and their coverage."""
+    from math import comb
+
+    x = sorted(values)
+    n = len(x)
+    best = (x[0], x[-1], 1 - 2 * 0.5 ** n)
+    below = 0.0  # P(B <= j - 1)
+    for j in range(1, (n + 1) // 2 + 1):
+        below += comb(n, j - 1) / 2 ** n
+        coverage = 1 - 2 * below
+        if coverage < confidence:
+            break
+        best = (x[j - 1], x[n - j], coverage)
+    return best
+
+
+def bootstrap_median_interval(values, resamples: int = 10000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the median (for comparison; with ~12 values it is
+    coarse, the order-statistic interval is the one quoted)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    idx = np.random.default_rng(seed).integers(0, v.size, size=(resamples, v.size))
+    low, high = np.percentile(np.median(v[idx], axis=1), [2.5, 97.5])
+    return float(low), float(high)
+
+
+class CpuWatch:
+    """How much CPU *other* processes used during a measurement: the machine's busy time
+    (/proc/stat) minus this process's and its waited-for children's (os.times), in cores
+    (0 = nobody else ran, 2 = both cores of this machine busy with others' work)."""
+
+    def __init__(self):
+        self.t0, self.busy0, self.own0 = time.perf_counter(), self._busy(), self._own()
+
+    @staticmethod
+    def _busy() -> float:
+        with open("/proc/stat") as fh:
+            v = [int(x) for x in fh.readline().split()[1:]]
+        idle = v[3] + v[4]  # idle + iowait
+        return (sum(v[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _own() -> float:
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
+
+    def others_cores(self) -> float:
+        wall = time.perf_counter() - self.t0
+        others = (self._busy() - self.busy0) - (self._own() - self.own0)
+        return max(0.0, others / wall) if wall > 0 else 0.0
+
+
+def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear procedure
+    """Interleaved rounds of (Timer, engine) for resnet18 eager and inductor-compiled.
+
+    One round: torch.utils.benchmark.Timer.blocked_autorange on both sides in this process,
+    and one engine job (`JobRunner().run`, blocks of 25, a fresh process, FX cache warm)
+    right before or after it: even rounds Timer first, odd rounds engine first (and the Timer's
+    side order flips with it). Per side the ratio engine median / Timer median is taken per
+    round, and the median of those ratios is reported with a distribution-free 95% interval:
+    drift between rounds (the shared machine's load) hits both members of a pair alike.
+    Each measurement also records how many cores other processes used meanwhile (CpuWatch);
+    the same figures are repeated over the rounds in which others used under
+    QUIET_OTHERS_CORES, and at most CORE_LEFT_OTHERS_CORES, during both members (subsets
+    chosen by load, never by the ratio).
+    Stops starting rounds once `--budget-s` has passed and `--min-rounds` are done."""
+    import numpy as np
     import torch
     import torchvision
     from torch.utils.benchmark import Timer
@@ -43,89 +144,204 @@ def bench_fidelity() -> None:
     from core.config import CompileConfig, JobSpec, ModelSpec
     from core.runner import JobRunner
 
-    threads = torch.get_num_threads()
+    rounds = int(_opt(args, "--rounds", FIDELITY_ROUNDS))
+    iters = int(_opt(args, "--iters", FIDELITY_ITERS))
+    min_run = float(_opt(args, "--min-run-time", FIDELITY_MIN_RUN_S))
+    min_rounds = min(rounds, int(_opt(args, "--min-rounds", 10)))  # then no new round once the budget is spent
+    budget_s = float(_opt(args, "--budget-s", 13 * 60))
+    # One thread by default: on a shared 2-core machine, 2 OpenMP threads stall at every
+    # parallel region whenever another process holds a core (resnet18 eager went from 15 ms to
+    # 950 ms in such a round), which no pairing can cancel. `--threads 2` measures the default.
+    threads = int(_opt(args, "--threads", 1))
     torch.set_num_threads(threads)
     model = torchvision.models.resnet18(weights=None).eval()
     x = torch.randn(1, 3, 224, 224)
-
-    def timer_medians() -> tuple[float, float]:
-        out = []
-        for fn in (model, compiled):
-            for _ in range(WARMUP):
-                fn(x)
-            t = Timer(stmt="fn(x)", globals={"fn": fn, "x": x}, num_threads=threads)
-            out.append(t.blocked_autorange(min_run_time=3).median * 1000)
-        return out[0], out[1]
+    started = time.perf_counter()
+    say("threads", threads)
+    say("fidelity_settings", f"{rounds} rounds (at least {min_rounds}, none started after {budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; "
+                             f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}")
 
     with torch.inference_mode():
         compiled = torch.compile(model)
-        compiled(x)
-        before = timer_medians()
-        summaries = {}
-        for block in (25, 5, 1):  # the default blocks, smaller ones, and strict 1:1 alternation
+        t0 = time.perf_counter()
+        compiled(x)  # compiles here (cold or warm FX cache); the jobs then hit the warm cache
+        say("fidelity_parent_first_compile_s", time.perf_counter() - t0)
+        fns = {"eager": model, "compiled": compiled}
+
+        def timer(order) -> tuple[dict[str, float], float]:
+            out = {}
+            watch = CpuWatch()
+            for side in order:
+                for _ in range(WARMUP):
+                    fns[side](x)
+                t = Timer(stmt="fn(x)", globals={"fn": fns[side], "x": x}, num_threads=threads)
+                m = t.blocked_autorange(min_run_time=min_run)
+                # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
+                # Timer's median is a median of single calls, like the engine's
+                out[side], calls_per_block[side] = m.median * 1000, m.number_per_run
+            return out, watch.others_cores()
+
+        def engine():
             spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18"), CompileConfig(), warmup=WARMUP,
-                           iters=ITERS, threads=threads, block_size=block)
+                           iters=iters, threads=threads)
+            t0 = time.perf_counter()
+            watch = CpuWatch()  # the whole job: start-up and compile included (the benchmark is most of it)
             result = JobRunner().run(spec)
+            others = watch.others_cores()
             assert result.status == "completed", result.failure_reason
-            summaries[block] = result.summary()
-        after = timer_medians()
-    say("threads", threads)
-    for i, phase in enumerate(("eager", "compiled")):
-        timer = statistics.mean([before[i], after[i]])
-        say(f"fidelity_{phase}_timer_median_ms_before", before[i])
-        say(f"fidelity_{phase}_timer_median_ms_after", after[i])
-        for block, s in summaries.items():
-            engine = s[f"{phase}_median_ms"]
-            say(f"fidelity_{phase}_engine_block{block}_median_ms", engine)
-            say(f"fidelity_{phase}_ratio_engine_block{block}_over_timer", engine / timer)
+            s = result.summary(ci=False)
+            return ({side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
+                    s["cache_state"], time.perf_counter() - t0, others)
+
+        ratios: dict[str, list[float]] = {"eager": [], "compiled": []}
+        others: list[float] = []
+        calls_per_block: dict[str, int] = {}
+        for r in range(rounds):
+            if r >= min_rounds and time.perf_counter() - started > budget_s:
+                say("fidelity_stopped_early", f"after {r} rounds: the {budget_s:.0f} s budget is spent")
+                break
+            timer_first = r % 2 == 0
+            order = ("eager", "compiled") if timer_first else ("compiled", "eager")
+            if timer_first:
+                ref, timer_others = timer(order)
+                eng, cache, job_s, job_others = engine()
+            else:
+                eng, cache, job_s, job_others = engine()
+                ref, timer_others = timer(order)
+            others.append(max(timer_others, job_others))
+            cells = []
+            for side in ("eager", "compiled"):
+                ratios[side].append(eng[side] / ref[side])
+                cells.append(f"{side} timer {ref[side]:.2f} (x{calls_per_block[side]}) engine {eng[side]:.2f} ms "
+                             f"ratio {ratios[side][-1]:.3f}")
+            say(f"fidelity_round{r:02d}", f"{'timer,engine' if timer_first else 'engine,timer'}: "
+                                       f"{'; '.join(cells)}; job {job_s:.1f} s, FX cache {cache}; other processes "
+                                       f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
+                                       f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}")
+
+    def verdict(low: float, high: float, coverage: float) -> str:
+        if coverage < 0.95:
+            return "too few rounds for a 95% interval"
+        if 0.97 <= low and high <= 1.03:
+            return "yes"
+        if high < 0.97 or low > 1.03:
+            return "no: the interval lies outside ±3%"
+        return "undecided: the interval reaches beyond ±3%"
+
+    for side in ("eager", "compiled"):
+        for subset, v in (("", ratios[side]),
+                          ("_quiet_rounds", [x for x, o in zip(ratios[side], others) if o < QUIET_OTHERS_CORES]),
+                          ("_core_left_rounds",
+                           [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES])):
+            if not v:
+                say(f"fidelity_{side}{subset}", "no such round")
+                continue
+            low, high, coverage = median_interval(v)
+            say(f"fidelity_{side}{subset}_ratio_engine_over_timer_median", statistics.median(v))
+            say(f"fidelity_{side}{subset}_ratio_order_statistic_interval",
+                f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})")
+            if len(v) >= 3:
+                b_low, b_high = bootstrap_median_interval(v)
+                say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
+            say(f"fidelity_{side}{subset}_ratio_min_max", f"{min(v):.3f}-{max(v):.3f}")
+            say(f"fidelity_{side}{subset}_within_3pct", verdict(low, high, coverage))
+    say("fidelity_total_s", time.perf_counter() - started)
 
 
-def bench_overhead(n: int = 20000) -> None:
-    """Time the engine's own timed-call path (timed + record, with flushing) on a no-op."""
+def bench_overhead(args: list[str] = ()) -> None:
+    """The engine's own cost per timed call, on a no-op model, through the real code path:
+    `core.job._Job.benchmark` (the alternating generator, `timed()`, a LatencySample, `record()`
+    with its SampleLog `write()` (one 16-byte write syscall per call) and its batched sends over
+    a real pipe to a process that drains it, as the child's `conn.send` does) against a bare
+    loop making the same number of calls. A third variant without a sample log isolates the
+    write's share. Interleaved rounds (order flipped every round), medians of the per-round
+    differences, by wall time and by this process's CPU time (which leaves out the time other
+    processes on a shared machine take from it)."""
     import torch
 
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.events import LatencySample
-    from core.job import _Job
+    from multiprocessing.connection import Connection
 
-    sent = []
-    job = _Job(JobSpec("bench", ModelSpec("noop"), CompileConfig(backend="eager")), sent.append, lambda: False)
+    from core.config import CompileConfig, JobSpec, ModelSpec
+    from core.job import _Job
+    from core.models import LoadedModel
+    from core.samples import SampleLog, read_sample_log
+
+    n = int(_opt(args, "--iters", 20000))  # per side: 2n timed calls per measurement
+    rounds = int(_opt(args, "--rounds", 7))
+    drain = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    conn = Connection(os.dup(drain.stdin.fileno()), readable=False)
+    spec = JobSpec("bench", ModelSpec("noop"), CompileConfig(backend="eager"), warmup=0, iters=n)
     x = torch.zeros(1)
 
     def noop(t):
         return t
 
-    def bare() -> float:
-        t0 = time.perf_counter()
-        for _ in range(n):
+    loaded = LoadedModel(noop, (x,), "python", "no-op")
+    folder = tempfile.mkdtemp(prefix="bench-overhead-")
+    reported: list[float] = []
+
+    def clocks() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    def bare() -> tuple[float, float]:
+        w0, c0 = clocks()
+        for _ in range(2 * n):
             noop(x)
-        return time.perf_counter() - t0
+        w1, c1 = clocks()
+        return w1 - w0, c1 - c0
 
-    def harness() -> float:
-        timed, record = job.timed, job.record
-        t0 = time.perf_counter()
-        for i in range(n):
-            record(LatencySample("eager", i, timed(noop, (x,))))
-        job.flush()
-        return time.perf_counter() - t0
+    def harness(with_log: bool) -> tuple[float, float]:
+        path = os.path.join(folder, "job.samples") if with_log else None
+        log = SampleLog(path)
+        job = _Job(spec, conn.send, lambda: False, log)
+        w0, c0 = clocks()
+        job.benchmark(loaded, noop)
+        w1, c1 = clocks()
+        log.close()
+        if path:
+            samples = read_sample_log(path)
+            assert len(samples) == 2 * n, len(samples)
+            reported.append(statistics.median(s.latency_ms for s in samples) * 1000)
+            os.unlink(path)
+        return w1 - w0, c1 - c0
 
-    bares, harnesses = [], []
-    for _ in range(7):  # interleaved, medians
-        bares.append(bare())
-        harnesses.append(harness())
-    overhead_us = (statistics.median(harnesses) - statistics.median(bares)) / n * 1e6
-    reported = statistics.median(s.latency_ms for e in sent for s in e.samples) * 1000
-    say("harness_overhead_per_iteration_us", overhead_us)
-    say("noop_reported_latency_median_us", reported)
+    times: dict[str, list[tuple[float, float]]] = {"bare": [], "no_log": [], "log": []}
+    watch = CpuWatch()
+    for r in range(rounds):
+        order = ["bare", "no_log", "log"] if r % 2 == 0 else ["log", "no_log", "bare"]
+        for name in order:
+            times[name].append(bare() if name == "bare" else harness(name == "log"))
+    others = watch.others_cores()
+    conn.close()
+    drain.stdin.close()
+    drain.wait()
+    say("overhead_settings", f"{rounds} interleaved rounds x {2 * n} timed calls (no-op model, blocks of 25); "
+                             f"other processes used {others:.2f} cores meanwhile")
+    # Wall time is what a job's timed calls pay; this process's CPU time (user + system, the
+    # write syscall included) is the same work without the time other processes took from it.
+    for clock, k in (("", 0), ("_cpu", 1)):
+        per_call = {name: [t[k] / (2 * n) * 1e6 for t in v] for name, v in times.items()}
+        with_log = [h - b for h, b in zip(per_call["log"], per_call["bare"])]  # paired by round
+        without = [h - b for h, b in zip(per_call["no_log"], per_call["bare"])]
+        share = [h - b for h, b in zip(per_call["log"], per_call["no_log"])]
+        say(f"harness_overhead_per_iteration{clock}_us", statistics.median(with_log))
+        say(f"harness_overhead_per_iteration{clock}_us_min_max", f"{min(with_log):.3f}-{max(with_log):.3f}")
+        say(f"harness_overhead_without_sample_log{clock}_us", statistics.median(without))
+        say(f"harness_overhead_without_sample_log{clock}_us_min_max", f"{min(without):.3f}-{max(without):.3f}")
+        say(f"sample_log_write_share{clock}_us", statistics.median(share))
+        say(f"sample_log_write_share{clock}_us_min_max", f"{min(share):.3f}-{max(share):.3f}")
+        say(f"bare_call{clock}_us", statistics.median(per_call["bare"]))
+    say("noop_reported_latency_median_us", statistics.median(reported))
 
 
-def bench_alternation(rounds: int = 2) -> None:
+def bench_alternation(args: list[str] = ()) -> None:
     """In one process, no engine: Timer (back to back) against hand-written loops that
     alternate eager and compiled calls in blocks of 1, 5 and 25 (what --block chooses)."""
     import torch
     import torchvision
     from torch.utils.benchmark import Timer
 
+    rounds = int(_opt(args, "--rounds", 2))
     threads = torch.get_num_threads()
     model = torchvision.models.resnet18(weights=None).eval()
     x = torch.randn(1, 3, 224, 224)
@@ -172,7 +388,8 @@ print(statistics.median(e) * 1000, statistics.median(c) * 1000)
 """
 
 
-def bench_wall(rounds: int = 3) -> None:
+def bench_wall(args: list[str] = ()) -> None:
+    rounds = int(_opt(args, "--rounds", 3))
     out = tempfile.mkdtemp(prefix="bench-wall-")
     profile = [sys.executable, "main.py", "profile", "resnet18", "--iters", str(ITERS), "--warmup", str(WARMUP),
                "--out", out, "--quiet"]
@@ -191,11 +408,24 @@ def bench_wall(rounds: int = 3) -> None:
     say("wall_ratio_profile_over_bare", p / b)
 
 
-def bench_gui() -> None:
+def bench_gui(args: list[str] = ()) -> None:
     from tests.gui.heartbeat import measure_heartbeat
 
     for name, value in measure_heartbeat().items():
         say(name, value)
+
+
+def bench_report(args: list[str] = ()) -> None:
+    from tests.bench_report import run
+
+    run(args)
+
+
+def bench_stats(args: list[str] = ()) -> None:
+    """`result.summary()` (statistics and the bootstrap CI) at 10^6 and 2×10^6 samples only."""
+    from tests.bench_report import run
+
+    run(["--steps", "summary", "--no-profile", *args])
 
 
 def main(argv: list[str]) -> int:
@@ -203,14 +433,14 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui,
-               "alternation": bench_alternation}
+               "alternation": bench_alternation, "report": bench_report, "stats": bench_stats}
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
     names = groups.get(which, [which])
     if not set(names) <= set(benches):
         print(f"unknown benchmark {which!r}; choose from {', '.join(list(groups) + list(benches))}", file=sys.stderr)
         return 2
     for name in names:
-        benches[name]()
+        benches[name](argv[1:])
     return 0
 
 
