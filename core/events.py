@@ -304,7 +304,7 @@ class CompiledGraph:
     output_code_file: str = ""
 
 
-# What a profiled event is (ops.csv `category`), decided by its name (core.op_profile.classify).
+# What a profiled event is (ops.csv `category`), decided by its name (core.time_breakdown.classify).
 OP_CATEGORIES = (
     "operator",  # a dispatched operator: aten::addmm, mkldnn::_convolution_pointwise, a custom op
     "kernel",  # a kernel the compiler generated: cpp_fused_... (CPU), triton_... (GPU)

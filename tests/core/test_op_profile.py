@@ -245,3 +245,17 @@ def test_inductor_fuses_the_chain_and_the_timed_model_is_left_as_compiled(write_
                    for m in list(sys.modules.values()) for k, v in list(getattr(m, "__dict__", {}).items())
                    if isinstance(k, str) and k.startswith("__compiled_fn_"))
     assert "runs inside compiled graphs" in result.time_verdict() or "overhead" in result.time_verdict()
+
+
+def test_a_recompiled_graph_carries_its_guard_failure(write_model, tmp_path):
+    from tests.core.conftest import SHAPE_CHANGE_MODEL
+
+    path = write_model(SHAPE_CHANGE_MODEL, "shapes.py")
+    result, _ = run(make_spec(path, dynamic="false", iters=4, warmup=2, threads=1, op_profile_calls=2,
+                              artifacts_dir=str(tmp_path)))
+    recompiled = [g for g in result.graphs if not g.graph.endswith("/0")]
+    assert recompiled, [g.graph for g in result.graphs]
+    assert "size mismatch at index 0" in recompiled[0].recompile_reason
+    first = next(g for g in result.graphs if g.graph == recompiled[0].graph.split("/")[0] + "/0")
+    assert first.inputs != recompiled[0].inputs  # compiled for another shape
+    assert (tmp_path / recompiled[0].code_file).is_file()
