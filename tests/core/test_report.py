@@ -65,8 +65,8 @@ def test_summary_figures_from_events():
 def test_csv_files_headers_and_formula_safety(tmp_path):
     paths = write_report([synthetic_result(), synthetic_result("j2", "aot_eager")], str(tmp_path))
     names = sorted(os.path.basename(p) for p in paths)
-    assert names == ["graph_breaks.csv", "latency.csv", "recompiles.csv", "report.json", "resources.csv",
-                     "summary.csv"]
+    assert names == ["graph_breaks.csv", "latency.csv", "recommendation.txt", "recompiles.csv", "report.json",
+                     "resources.csv", "summary.csv"]
     summary = read_csv(tmp_path / "summary.csv")
     assert list(summary[0]) == SUMMARY_COLUMNS and set(REQUIRED_SUMMARY) <= set(SUMMARY_COLUMNS)
     assert [row["config"] for row in summary] == ["eager", "aot_eager"]
