@@ -9,10 +9,9 @@ by default a type gets its base model (AutoModel) and a folder the class it was 
 `--hf-config KEY=VALUE` overrides any config field, typed like --dynamo-config, so a large
 architecture can be profiled small (`num_hidden_layers=2`).
 
-Default configs can be huge (llama's is about 7 billion parameters, 25 GiB in float32): the
-model is first built on the meta device, which allocates nothing, to count its parameters, and
-a model whose weights would not fit is refused naming its size, this machine's memory and an
-override that would fit. Inputs come from the config (core.models.hf_inputs).
+Default configs can be huge (llama's is about 7 billion parameters, 25 GiB in float32): a model
+whose weights would not fit is refused before it is built (core.models.hf_memory). Inputs come
+from the config (core.models.hf_inputs).
 
 A folder is loaded with local_files_only and safetensors only: a checkpoint holding only
 pickled weights (pytorch_model.bin) is refused with the reason, as pickled whole modules are,
@@ -27,11 +26,8 @@ from dataclasses import dataclass
 
 from core.config import ConfigError, ModelSpec, parse_key_values
 from core.models import HF_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
+from core.models.hf_memory import check_fits, count_text
 
-GIB = 1024 ** 3
-# Weights may take at most this share of the memory available: activations, the compiled
-# graphs' buffers and compiling itself need the rest (inductor's compile alone peaks at a few GiB).
-WEIGHTS_SHARE = 0.5
 # Composite model types whose config is made of other configs: no default to build from.
 COMPOSITE_TYPES = ("encoder-decoder", "vision-encoder-decoder", "speech-encoder-decoder",
                    "vision-text-dual-encoder")
@@ -268,116 +264,11 @@ def model_class(source: HfSource, config):
     return cls
 
 
-def _from_config(cls, config):
+def from_config(cls, config):
+    """A model of class `cls` (an auto class or a model class) built from `config`."""
     if hasattr(cls, "_model_mapping"):  # an Auto class
         return cls.from_config(config)
     return cls._from_config(config) if hasattr(cls, "_from_config") else cls(config)
-
-
-# ------------------------------------------------------------------ memory
-
-
-@dataclass(frozen=True)
-class SizeEstimate:
-    parameters: int
-    bytes: int
-    dtype: str
-    model_class: str
-
-
-def estimate_size(cls, config) -> SizeEstimate | None:
-    """Parameters and weight bytes (buffers included) of the model, counted on the meta device:
-    nothing is allocated, a 7-billion-parameter model takes a fraction of a second. None when the
-    model cannot be built there."""
-    import torch
-
-    try:
-        with torch.device("meta"):
-            model = _from_config(cls, config)
-    except Exception:
-        return None
-    params = list(model.parameters())
-    tensors = params + list(model.buffers())
-    dtypes = sorted({str(p.dtype).replace("torch.", "") for p in params}) or ["float32"]
-    return SizeEstimate(sum(p.numel() for p in params), sum(t.numel() * t.element_size() for t in tensors),
-                        "/".join(dtypes), type(model).__name__)
-
-
-def memory_available(device: str = "cpu") -> tuple[int, int, str]:
-    """(bytes available, bytes in all, where) for the weights: the machine's memory (models are
-    built on the CPU first), or the GPU's when the job runs there and it has less."""
-    import psutil
-
-    vm = psutil.virtual_memory()
-    result = (int(vm.available), int(vm.total), "this machine")
-    if device == "cuda":
-        import torch
-
-        if torch.cuda.is_available():
-            free, total = torch.cuda.mem_get_info()
-            if free < result[0]:
-                result = (int(free), int(total), f"the GPU ({torch.cuda.get_device_name(0)})")
-    return result
-
-
-LAYER_FIELDS = ("num_hidden_layers", "num_decoder_layers", "decoder_layers", "encoder_layers",
-                "num_encoder_layers")
-
-
-def smaller_overrides(config) -> list[str]:
-    """--hf-config items that cut the layer count to 2 (the decoder's too, for encoder-decoders)."""
-    fields = config_fields(config)
-    items = []
-    seen_values = set()
-    for key in LAYER_FIELDS:
-        value = fields.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 2:
-            target = config.attribute_map.get(key, key) if hasattr(config, "attribute_map") else key
-            if target in seen_values:
-                continue
-            seen_values.add(target)
-            items.append(f"{key}=2")
-    return items
-
-
-def check_fits(source: HfSource, cls, config, device: str = "cpu") -> SizeEstimate | None:
-    """Refuse, before building, a model whose weights would not fit: the message names the size,
-    the memory here and an override that would fit."""
-    size = estimate_size(cls, config)
-    if size is None:
-        return None
-    available, total, where = memory_available(device)
-    if size.bytes <= WEIGHTS_SHARE * available:
-        return size
-    message = (f"{source.label} ({size.model_class}) has {_count(size.parameters)} parameters: "
-               f"{size.bytes / GIB:.1f} GiB of {size.dtype} weights, and {where} has {available / GIB:.1f} GiB "
-               f"available ({total / GIB:.1f} GiB in all); weights may take at most half of it, the rest is for "
-               f"activations and compiling.")
-    items = smaller_overrides(config)
-    if items:
-        import copy
-
-        smaller = copy.deepcopy(config)
-        for item in items:
-            key, _, value = item.partition("=")
-            setattr(smaller, key, int(value))
-        small = estimate_size(cls, smaller)
-        flags = " ".join(f"--hf-config {i}" for i in items)
-        fits = small is not None and small.bytes <= WEIGHTS_SHARE * available
-        size_text = f" ({_count(small.parameters)} parameters, {small.bytes / GIB:.2f} GiB)" if small else ""
-        message += (f" Profile it smaller: {flags}{size_text}"
-                    + ("." if fits else ", with a smaller hidden_size too (--hf-config hidden_size=...)."))
-    else:
-        message += " Profile it smaller with --hf-config (e.g. hidden_size=..., num_hidden_layers=...)."
-    raise ModelLoadError(message)
-
-
-def _count(n: int) -> str:
-    if n >= 1e9:
-        return f"{n / 1e9:.2f} billion"
-    if n >= 1e6:
-        return f"{n / 1e6:.1f} million"
-    return f"{n:,}"
 
 
 # ------------------------------------------------------------------ checking and loading
@@ -410,7 +301,7 @@ def check(spec: ModelSpec, device: str = "cpu"):
         _check_weights_files(source.target)
     cls = model_class(source, config)
     hf_inputs.check_inputs(config, spec, cls)
-    size = check_fits(source, cls, config, device)
+    size = check_fits(source.label, cls, config, device)
     return source, config, cls, size
 
 
@@ -427,7 +318,7 @@ def load(spec: ModelSpec) -> LoadedModel:
             model = cls.from_pretrained(source.target, **kwargs)
             weights = "weights from model.safetensors"
         else:
-            model = _from_config(cls, config)
+            model = from_config(cls, config)
             weights = "random weights"
     except ModelLoadError:
         raise
@@ -439,6 +330,6 @@ def load(spec: ModelSpec) -> LoadedModel:
     names = tuple(kwargs)
     params = size.parameters if size else sum(p.numel() for p in model.parameters())
     overrides = f", {' '.join(spec.hf_config)}" if spec.hf_config else ""
-    description = (f"{source.label} ({type(model).__name__}, {modality}, {_count(params)} parameters, "
+    description = (f"{source.label} ({type(model).__name__}, {modality}, {count_text(params)} parameters, "
                    f"{weights}{cache_note(config)}{overrides})")
     return LoadedModel(keyword_call(model, names), tuple(kwargs.values()), "hf", description, input_names=names)

@@ -8,7 +8,7 @@ import torch
 
 from core.config import ModelSpec
 from core.models import ModelLoadError, check_forward, check_source, describe_inputs, load_model, normalize_source
-from core.models import hf_models
+from core.models import hf_memory, hf_models
 
 TINY_BERT = ("num_hidden_layers=1", "hidden_size=32", "num_attention_heads=2", "intermediate_size=37",
              "vocab_size=100", "max_position_embeddings=64")
@@ -82,7 +82,7 @@ def test_wrong_names_and_overrides_are_refused_with_the_valid_ones():
 
 def test_a_config_too_big_for_memory_is_refused_before_building(monkeypatch):
     # hf:llama's default config: ~6.6 billion parameters, counted on the meta device (no memory used).
-    monkeypatch.setattr(hf_models, "memory_available", lambda device="cpu": (8 << 30, 16 << 30, "this machine"))
+    monkeypatch.setattr(hf_memory, "memory_available", lambda device="cpu": (8 << 30, 16 << 30, "this machine"))
     with pytest.raises(ModelLoadError) as info:
         check_source(ModelSpec("hf:llama"))
     message = str(info.value)
@@ -90,7 +90,7 @@ def test_a_config_too_big_for_memory_is_refused_before_building(monkeypatch):
     assert "8.0 GiB available (16.0 GiB in all)" in message
     assert "--hf-config num_hidden_layers=2 (535.8 million parameters" in message
     check_source(ModelSpec("hf:llama", hf_config=("num_hidden_layers=2",)))  # that fits
-    size = hf_models.estimate_size(*_class_and_config("t5"))
+    size = hf_memory.estimate_size(*_class_and_config("t5"))
     assert size.parameters > 30_000_000 and size.model_class == "T5Model"
 
 
