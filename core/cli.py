@@ -24,7 +24,7 @@ from core.compile_log import DEFAULT_COMPILE_LOG, TLPARSE_MISSING, CompileLogErr
 from core.compile_log import parse_settings as parse_compile_log
 from core.events import TIME_CATEGORY_LABELS
 from core.report import OutputFolder, ReportError, write_report
-from core.time_breakdown import fmt_ms
+from core.time_breakdown import fmt_ms, plural
 from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
 from core.stats import median_or_none
@@ -334,8 +334,9 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
             continue
         parts = ", ".join(f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items()
                           if ms >= 0.0005)
-        launched = f"{side.operators_per_call:g} operators" + (
-            f", {side.kernels_per_call:g} kernels, {side.graphs_per_call:g} graphs" if side.side == "compiled" else "")
+        launched = plural(side.operators_per_call, "operator") + (
+            f", {plural(side.kernels_per_call, 'kernel')}, {plural(side.graphs_per_call, 'graph')}"
+            if side.side == "compiled" else "")
         print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}): {parts}")
         tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
                          for o in side.top_ops(top))

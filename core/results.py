@@ -236,8 +236,13 @@ class JobResult:
         op profile and the timed medians; "" without an op profile."""
         from core.time_breakdown import time_verdict
 
-        es, cs = self.stats("eager"), self.stats("compiled")
-        return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks)
+        if self.op_profile is None:
+            return ""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        es, cs = summarize(eager), summarize(compiled)
+        sp = self._speedup(eager, compiled, ci=True) if es and cs else None
+        tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
+        return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
 
     def _op_profile_columns(self) -> dict[str, Any]:
         p = self.op_profile

@@ -229,11 +229,17 @@ def fmt_ms(ms: float) -> str:
     return f"{ms:.2f} ms" if ms < 100 else f"{ms:.0f} ms"
 
 
+def plural(n: float, what: str) -> str:
+    """ "3 kernels", "1 graph", "2.5 operators" (per-call averages need not be whole)."""
+    return f"{n:g} {what}{'' if n == 1 else 's'}"
+
+
 def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | None = None,
-                 graph_breaks=()) -> str:
+                 graph_breaks=(), tied: bool = False) -> str:
     """One sentence on why compiled is faster or slower, from an OpProfile; `eager_ms` and
     `compiled_ms` are the timed medians when known (the profile's own figures otherwise),
-    `graph_breaks` the job's GraphBreak rows (to name a break by the user's line)."""
+    `graph_breaks` the job's GraphBreak rows (to name a break by the user's line), `tied`
+    that the speedup's confidence interval holds 1 (neither side is faster)."""
     if profile is None or profile.compiled is None or not profile.compiled.calls:
         return ""
     c, e = profile.compiled, profile.eager
@@ -243,7 +249,9 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
         return ("Nothing ran in a compiled graph: every profiled call ran eagerly, so compiling cannot help "
                 "(see the coverage and the graph breaks).")
     total = c.ms_per_call
-    if eager_ms and compiled_ms and compiled_ms > eager_ms:
+    if eager_ms and compiled_ms and tied:
+        head = f"Compiled and eager are within the noise ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
+    elif eager_ms and compiled_ms and compiled_ms > eager_ms:
         head = f"Compiled is slower ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
     elif eager_ms and compiled_ms:
         head = f"Compiled is {eager_ms / compiled_ms:.2f}× faster ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
@@ -264,8 +272,8 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
         why = (f"{fmt_ms(overhead)} of {fmt_ms(total)} per call is the compiled code's own overhead "
                f"(guard checks {fmt_ms(c.guard_checks_ms)}, runtime wrappers {fmt_ms(c.runtime_wrappers_ms)})")
     else:
-        launched = f"{c.kernels_per_call:g} kernels and {c.operators_per_call:g} operators"
-        eager_ops = f", against {e.operators_per_call:g} operators eager" if e else ""
+        launched = f"{plural(c.kernels_per_call, 'kernel')} and {plural(c.operators_per_call, 'operator')}"
+        eager_ops = f", against {plural(e.operators_per_call, 'operator')} eager" if e else ""
         why = f"{fmt_ms(c.in_graphs_ms)} of {fmt_ms(total)} per call runs inside compiled graphs ({launched}{eager_ops})"
         if worst and between >= 0.05 * total:
             why += f"; the graph breaks cost {fmt_ms(between)}{fix}"

@@ -127,7 +127,10 @@ def test_verdict_names_the_costliest_break():
         "compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, outside_graphs_ms=0.05, graphs_per_call=1,
         kernels_per_call=3, operators_per_call=1)), eager_ms=2.0, compiled_ms=1.0)
     assert fast == ("Compiled is 2.00× faster (1.00 ms against 2.00 ms eager): 0.95 ms of 1.00 ms per call runs "
-                    "inside compiled graphs (3 kernels and 1 operators, against 4 operators eager).")
+                    "inside compiled graphs (3 kernels and 1 operator, against 4 operators eager).")
+    tied = time_verdict(ev.OpProfile(calls=1, eager=eager, compiled=ev.SideOpProfile(
+        "compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, graphs_per_call=1)), 1.0, 1.02, tied=True)
+    assert tied.startswith("Compiled and eager are within the noise (1.02 ms against 1.00 ms eager): ")
     nothing = time_verdict(ev.OpProfile(calls=1, compiled=ev.SideOpProfile("compiled", calls=1, ms_per_call=1.0)))
     assert nothing.startswith("Nothing ran in a compiled graph")
     assert time_verdict(None) == "" and fmt_ms(0.04) == "40 µs" and fmt_ms(1.234) == "1.23 ms"
