@@ -1,0 +1,429 @@
+"""A model zoo's results: one row per model and config, a summary per config, and the files
+that hold them (zoo.csv, zoo_summary.csv, zoo.json), computed here once for the command
+line and the app alike.
+
+A zoo folder holds one ordinary report folder per model (`DIR/<folder>/`, what `profile`
+writes, opened by the app as a session) and, beside them, the zoo's tables. The rows are
+derived from each job's `JobResult.summary()`; the per-config summary from the rows, so a
+zoo.json read back (untrusted input, every value type-checked) gives the same figures.
+
+What counts: a job *passed* when it completed and did not fail the accuracy check; the
+geometric-mean speedup is over the passed jobs; `failed` counts jobs that failed or were
+cancelled (each row says which and why).
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+import os
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+ZOO_VERSION = 1
+ZOO_FILES = ("zoo.csv", "zoo_summary.csv", "zoo.json")
+# What makes two jobs' machines comparable: a difference in any of these is warned about.
+ENVIRONMENT_KEYS = ("torch", "torchvision", "python", "device_name", "cuda_version")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+
+
+@dataclass(frozen=True)
+class ZooRow:
+    """One model under one config: the figures zoo.csv holds and the Zoo view colours.
+    `folder` is the model's report folder inside the zoo folder; `node` the machine the job
+    ran on (host name, and the Ray node id on a cluster)."""
+
+    model: str
+    folder: str
+    config: str
+    status: str
+    failure_reason: str = ""
+    eager_median_ms: float | None = None
+    compiled_median_ms: float | None = None
+    speedup: float | None = None
+    speedup_ci_low: float | None = None
+    speedup_ci_high: float | None = None
+    compile_time_s: float | None = None
+    graph_break_sites: int | None = None
+    graph_break_per_call: int | None = None
+    recompile_count: int | None = None
+    accuracy: str = ""
+    accuracy_reason: str = ""
+    eager_peak_mb: float | None = None
+    compile_peak_mb: float | None = None
+    compiled_peak_mb: float | None = None
+    cuda_compiled_max_allocated_mb: float | None = None
+    wall_time_s: float | None = None
+    node: str = ""
+    torch: str = ""
+    torchvision: str = ""
+    python: str = ""
+    device_name: str = ""
+    cuda_version: str = ""
+
+    @classmethod
+    def from_result(cls, model: str, folder: str, result) -> "ZooRow":
+        """The row of a JobResult (core.results), from its summary."""
+        s = result.summary()
+        env = result.environment or {}
+        return cls(model=model, folder=folder, config=s["config"], status=str(s["status"]),
+                   failure_reason=s["failure_reason"] or "",
+                   **{k: s[k] for k in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low",
+                                        "speedup_ci_high", "compile_time_s", "graph_break_sites",
+                                        "graph_break_per_call", "recompile_count", "eager_peak_mb",
+                                        "compile_peak_mb", "compiled_peak_mb", "cuda_compiled_max_allocated_mb")},
+                   accuracy=s["accuracy"] or "", accuracy_reason=s["accuracy_reason"] or "",
+                   wall_time_s=result.wall_time_s or None, node=str(env.get("node") or ""),
+                   **{k: "" if env.get(k) is None else str(env.get(k)) for k in ENVIRONMENT_KEYS})
+
+    @property
+    def completed(self) -> bool:
+        return self.status == "completed"
+
+    @property
+    def accuracy_failed(self) -> bool:
+        return self.accuracy == "fail"
+
+    @property
+    def passed(self) -> bool:
+        """Completed and not failing the accuracy check."""
+        return self.completed and not self.accuracy_failed
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ("completed", "failed", "cancelled")
+
+    @property
+    def has_breaks(self) -> bool:
+        return bool(self.graph_break_sites)
+
+    def environment_key(self) -> tuple[str, ...]:
+        return tuple(getattr(self, k) for k in ENVIRONMENT_KEYS)
+
+    def outcome(self) -> str:
+        """How the job ended and its main figures, in words."""
+        if not self.completed:
+            return self.status + (f": {self.failure_reason}" if self.failure_reason else "")
+        parts = [f"speedup {fmt_speedup(self.speedup)}"]
+        if self.speedup_ci_low is not None and self.speedup_ci_high is not None:
+            parts[0] += f" [95% CI {self.speedup_ci_low:.2f}-{self.speedup_ci_high:.2f}]"
+        if self.compile_time_s is not None:
+            parts.append(f"compile {self.compile_time_s:.1f} s")
+        parts.append(f"{self.graph_break_sites or 0} graph breaks")
+        if self.recompile_count:
+            parts.append(f"{self.recompile_count} recompiles")
+        if self.accuracy:
+            parts.append(f"accuracy {self.accuracy}")
+        if self.node:
+            parts.append(f"on {self.node}")
+        return ", ".join(parts)
+
+    def describe(self) -> str:
+        """The row in one line (a cell's tooltip in the app)."""
+        return f"{self.model} · {self.config}: {self.outcome()}"
+
+
+ROW_COLUMNS = [f.name for f in dataclasses.fields(ZooRow)]
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def fmt_speedup(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def geometric_mean(values) -> float | None:
+    values = [v for v in values if v is not None and v > 0]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+@dataclass(frozen=True)
+class ConfigSummary:
+    """One config over every model of the zoo (zoo_summary.csv, the Zoo view's summary row)."""
+
+    config: str
+    models: int
+    passed: int
+    failed: int
+    accuracy_failed: int
+    pending: int
+    geomean_speedup: float | None
+    median_compile_time_s: float | None
+    graph_break_sites_total: int
+    models_with_breaks: int
+    environment_warning: str = ""
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.models if self.models else None
+
+    def sentence(self) -> str:
+        """The summary in words, as the command line prints it and the app shows it."""
+        text = f"{self.config}: {self.passed} of {self.models} models passed"
+        extra = [f"{n} {what}" for n, what in ((self.failed, "failed"), (self.accuracy_failed, "failed the accuracy "
+                                              "check"), (self.pending, "not run yet")) if n]
+        if extra:
+            text += f" ({', '.join(extra)})"
+        text += f"; geometric-mean speedup {fmt_speedup(self.geomean_speedup)}"
+        if self.median_compile_time_s is not None:
+            text += f", median compile {self.median_compile_time_s:.1f} s"
+        text += (f", {_count(self.graph_break_sites_total, 'graph break')} in "
+                 f"{_count(self.models_with_breaks, 'model')}")
+        return text
+
+
+SUMMARY_COLUMNS = [f.name for f in dataclasses.fields(ConfigSummary)] + ["pass_rate"]
+
+
+def environment_warning(rows: list[ZooRow]) -> str:
+    """A sentence when the jobs ran on machines that differ (torch, Python, GPU or CPU, CUDA),
+    naming each variant with its nodes and job count; "" when they all match."""
+    groups: dict[tuple, list[ZooRow]] = {}
+    for r in rows:
+        if r.torch or r.device_name:  # a job that never started says nothing of its machine
+            groups.setdefault(r.environment_key(), []).append(r)
+    if len(groups) < 2:
+        return ""
+    differing = [k for i, k in enumerate(ENVIRONMENT_KEYS) if len({key[i] for key in groups}) > 1]
+    parts = []
+    for key, members in groups.items():
+        what = ", ".join(f"{k} {key[ENVIRONMENT_KEYS.index(k)] or '?'}" for k in differing)
+        nodes = sorted({m.node for m in members if m.node})
+        parts.append(f"{what} ({len(members)} jobs" + (f" on {', '.join(nodes)}" if nodes else "") + ")")
+    return ("the jobs ran on machines that differ: " + "; ".join(parts) +
+            ". Speedups of jobs on different machines are not directly comparable.")
+
+
+def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> list[ConfigSummary]:
+    """A ConfigSummary per config, in `configs` order (default: first appearance)."""
+    order = configs or list(dict.fromkeys(r.config for r in rows))
+    found = []
+    for config in order:
+        mine = [r for r in rows if r.config == config]
+        passed = [r for r in mine if r.passed]
+        compiles = [r.compile_time_s for r in mine if r.completed and r.compile_time_s is not None]
+        found.append(ConfigSummary(
+            config=config, models=len(mine), passed=len(passed),
+            failed=sum(r.ended and not r.completed for r in mine),
+            accuracy_failed=sum(r.completed and r.accuracy_failed for r in mine),
+            pending=sum(not r.ended for r in mine),
+            geomean_speedup=geometric_mean(r.speedup for r in passed),
+            median_compile_time_s=statistics.median(compiles) if compiles else None,
+            graph_break_sites_total=sum(r.graph_break_sites or 0 for r in mine),
+            models_with_breaks=sum(r.has_breaks for r in mine),
+            environment_warning=environment_warning(mine)))
+    return found
+
+
+# ------------------------------------------------------------------ folders
+
+
+def folder_name(model: str) -> str:
+    """A model source as a folder name: "resnet18" stays, "timm:resnet50" → "timm_resnet50",
+    "/a/b/net.py:make" → "net.py_make"."""
+    if "/" in model or os.sep in model:
+        head, sep, factory = model.rpartition(":")
+        base = os.path.basename(head if sep and "/" not in factory and head else model)
+        model = base + (f"_{factory}" if sep and "/" not in factory and head else "")
+    name = _UNSAFE.sub("_", model.replace(":", "_")).strip("._") or "model"
+    return name[:100]
+
+
+def folder_names(models: list[str], taken: dict[str, str] | None = None) -> dict[str, str]:
+    """A distinct folder per model ("net.py", "net.py-2" for a second file of that name);
+    `taken` keeps the folders an earlier run of this zoo chose (--resume)."""
+    found = dict(taken or {})
+    used = set(found.values())
+    for model in models:
+        if model in found:
+            continue
+        base = name = folder_name(model)
+        n = 2
+        while name in used:
+            name, n = f"{base}-{n}", n + 1
+        found[model] = name
+        used.add(name)
+    return {m: found[m] for m in models}
+
+
+# ------------------------------------------------------------------ files
+
+
+def _cell(value):
+    from core.report import safe_cell
+
+    if isinstance(value, float):
+        return round(value, 6)
+    return safe_cell(value)
+
+
+def _csv(columns: list[str], rows: list[dict]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+@dataclass
+class Zoo:
+    """A zoo's contents: its models (source → folder), configs, rows and options; what
+    zoo.json holds and the app shows. `path` is the zoo folder (set when read back)."""
+
+    models: dict[str, str]
+    configs: list[str]
+    rows: list[ZooRow]
+    options: dict = field(default_factory=dict)
+    finished: bool = True
+    path: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def summaries(self) -> list[ConfigSummary]:
+        return summarize_configs(self.rows, self.configs)
+
+    def row(self, model: str, config: str) -> ZooRow | None:
+        return next((r for r in self.rows if r.model == model and r.config == config), None)
+
+    def report_folder(self, model: str) -> str:
+        return os.path.join(self.path, self.models[model])
+
+    def overall_warning(self) -> str:
+        return environment_warning(self.rows)
+
+    def files(self) -> dict[str, str]:
+        """File name → text of zoo.csv, zoo_summary.csv and zoo.json."""
+        summaries = self.summaries()
+        doc = {"zoo_version": ZOO_VERSION, "tool": "compile-profiler", "finished": self.finished,
+               "options": self.options, "models": [{"model": m, "folder": f} for m, f in self.models.items()],
+               "configs": self.configs, "rows": [dataclasses.asdict(r) for r in self.rows],
+               "summary": [{**dataclasses.asdict(s), "pass_rate": s.pass_rate, "sentence": s.sentence()}
+                           for s in summaries],
+               "environment_warning": self.overall_warning()}
+        return {"zoo.csv": _csv(ROW_COLUMNS, [dataclasses.asdict(r) for r in self.rows]),
+                "zoo_summary.csv": _csv(SUMMARY_COLUMNS, [{**dataclasses.asdict(s), "pass_rate": s.pass_rate}
+                                                          for s in summaries]),
+                "zoo.json": json.dumps(doc, indent=1, default=str)}
+
+    def write(self, out_dir: str) -> list[str]:
+        from core.report import atomic_write
+
+        paths = []
+        for name, text in self.files().items():
+            path = os.path.join(out_dir, name)
+            atomic_write(path, text)
+            paths.append(path)
+        return paths
+
+
+def load_zoo(path: str) -> Zoo:
+    """Read a zoo folder (or its zoo.json) back, every value type-checked: ReportError names
+    the file and the field. Folder names must be plain names inside the zoo folder."""
+    from core.report import ReportError
+    from core.schema import SchemaError, build, check
+
+    if os.path.isdir(path):
+        path = os.path.join(path, "zoo.json")
+    where = path
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except OSError as exc:
+        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ReportError(f"{path} is not a valid zoo.json: {exc}") from exc
+    if not isinstance(doc, dict) or "rows" not in doc or "models" not in doc:
+        raise ReportError(f"{path} is not a compile-profiler zoo (no 'rows' or 'models').")
+    warnings = []
+    version = doc.get("zoo_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ReportError(f"{path}: zoo_version must be a whole number, not {version!r}.")
+    if version > ZOO_VERSION:
+        warnings.append(f"This zoo was written by a newer compile-profiler (zoo version {version}); what this "
+                        "version knows is shown.")
+    try:
+        models = {}
+        for i, m in enumerate(check(tuple[dict, ...], doc["models"], "models")):
+            model = check(str, m.get("model"), f"models[{i}].model")
+            folder = check(str, m.get("folder"), f"models[{i}].folder")
+            if not folder or folder in (".", "..") or os.path.basename(folder) != folder or "\\" in folder:
+                raise SchemaError(f"models[{i}].folder must be a plain folder name, not {folder!r}")
+            models[model] = folder
+        configs = list(check(tuple[str, ...], doc.get("configs", []), "configs"))
+        rows = []
+        for i, r in enumerate(check(tuple[dict, ...], doc["rows"], "rows")):
+            known = {k: v for k, v in r.items() if k in ROW_COLUMNS} if isinstance(r, dict) else r
+            row = build(ZooRow, known, f"rows[{i}]")
+            if row.model not in models:
+                raise SchemaError(f"rows[{i}].model {row.model!r} is not one of the zoo's models")
+            rows.append(dataclasses.replace(row, folder=models[row.model]))
+        options = check(dict, doc.get("options", {}), "options")
+        finished = check(bool, doc.get("finished", True), "finished")
+    except SchemaError as exc:
+        raise ReportError(f"{where} cannot be opened: {exc}.") from exc
+    configs = configs or list(dict.fromkeys(r.config for r in rows))
+    return Zoo(models, configs, rows, options, finished, os.path.dirname(os.path.abspath(path)), warnings)
+
+
+# ------------------------------------------------------------------ orders
+
+
+SORT_ORDERS = {
+    "worst speedup": "models whose lowest speedup over the configs is lowest first (a failure counts as lowest)",
+    "most breaks": "models with the most graph-break places (in any config) first",
+    "longest compile": "models with the longest compile time (in any config) first",
+    "model": "models in the zoo's order",
+}
+
+
+def sort_models(zoo: Zoo, order: str) -> list[str]:
+    """The zoo's models in one of SORT_ORDERS; ties keep the zoo's order."""
+    models = list(zoo.models)
+    by_model: dict[str, list[ZooRow]] = {m: [] for m in models}
+    for r in zoo.rows:
+        by_model.setdefault(r.model, []).append(r)
+
+    def worst(m):
+        rows = by_model[m]
+        if any(r.ended and not r.completed for r in rows):
+            return -1.0
+        values = [r.speedup for r in rows if r.speedup is not None]
+        return min(values) if values else math.inf
+
+    def breaks(m):
+        return -max((r.graph_break_sites or 0 for r in by_model[m]), default=0)
+
+    def compile_time(m):
+        return -max((r.compile_time_s or 0.0 for r in by_model[m]), default=0.0)
+
+    key = {"worst speedup": worst, "most breaks": breaks, "longest compile": compile_time}.get(order)
+    if order not in SORT_ORDERS:
+        raise ValueError(f"unknown order {order!r}; one of {', '.join(SORT_ORDERS)}")
+    return models if key is None else sorted(models, key=key)
+
+
+def row_dict(row: ZooRow) -> dict[str, Any]:
+    return dataclasses.asdict(row)
+
+
+def cell_text(row: ZooRow | None) -> str:
+    """A row as a grid cell, for the command line's table and the Zoo view: the speedup,
+    "acc!" for a failed accuracy check, "N br" for graph-break places; or how it ended."""
+    if row is None or row.status == "pending":
+        return "-"
+    if not row.completed:
+        return row.status.upper() if row.status == "failed" else row.status
+    text = fmt_speedup(row.speedup)
+    if row.accuracy_failed:
+        text += " acc!"
+    if row.graph_break_sites:
+        text += f" {row.graph_break_sites} br"
+    return text
