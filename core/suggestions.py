@@ -115,6 +115,15 @@ def _already_ran(results, config: CompileConfig) -> bool:
     return any(r.config == config for r in results)
 
 
+def _measured(results, change: ConfigChange, config: CompileConfig) -> tuple[tuple[ConfigChange, ...], str]:
+    """(the change as an action, "") or, when this run already measured its result, ((), a
+    note naming that config): nothing to re-run, the user compares the two rows."""
+    target = change.apply(config)
+    if _already_ran(results, target):
+        return (), f" This run measured it already: config {target.label}."
+    return (change,), ""
+
+
 def _figures(result) -> str:
     s = result.summary()
     if s["compiled_median_ms"] is None or s["eager_median_ms"] is None:
@@ -162,12 +171,11 @@ def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
     if any(not name for name, _ in dims):
         evidence += ("; a changing tensor is made inside the model (passed across a graph break), where "
                      "mark_dynamic cannot reach it: dynamic=True can")
-    changes = (ConfigChange("compile with dynamic=True (every size symbolic from the start)", dynamic="true"),)
-    if _already_ran(results, changes[0].apply(cfg)):
-        changes = ()
+    changes, note = _measured(results, ConfigChange("compile with dynamic=True (every size symbolic from the start)",
+                                                    dynamic="true"), cfg)
     return [Suggestion("dynamic_shapes", cfg.label,
                        "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
-                       evidence + ".", code=code, changes=changes)]
+                       evidence + "." + note, code=code, changes=changes)]
 
 
 def _arg_name(guard_name: str) -> str:
@@ -214,11 +222,11 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
         typed = literal if literal is not None else int(value)
         change = ConfigChange(f"set torch._dynamo.config.{key} = {value}", dynamo_config=((key, typed),))
         more = f" and {len(breaks) - 1} more" if len(breaks) > 1 else ""
+        changes, note = _measured(results, change, cfg)
         out.append(Suggestion(
             "dynamo_config", cfg.label, f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
-            f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " "),
-            code=f"torch._dynamo.config.{key} = {value}",
-            changes=() if _already_ran(results, change.apply(cfg)) else (change,)))
+            f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " ") + note,
+            code=f"torch._dynamo.config.{key} = {value}", changes=changes))
     return out
 
 
@@ -227,13 +235,12 @@ def cudagraphs_on_cpu(result, results, calls: int) -> list[Suggestion]:
     if result.spec.device != "cpu" or cfg.mode not in CUDAGRAPH_MODES:
         return []
     instead = "default" if cfg.mode == "reduce-overhead" else "max-autotune-no-cudagraphs"
-    change = ConfigChange(f"use mode={instead!r}", mode=instead)
+    changes, note = _measured(results, ConfigChange(f"use mode={instead!r}", mode=instead), cfg)
     return [Suggestion(
         "cudagraphs_on_cpu", cfg.label, f"mode={cfg.mode!r} has no effect on the CPU: use {instead!r}",
         f"mode {cfg.mode!r} records CUDA graphs to cut launch overhead on a GPU; this ran on the CPU, where there "
-        f"are none, so it measured mode {instead!r} under another name.",
-        code=f"torch.compile(model, mode={instead!r})",
-        changes=() if _already_ran(results, change.apply(cfg)) else (change,))]
+        f"are none, so it measured mode {instead!r} under another name.{note}",
+        code=f"torch.compile(model, mode={instead!r})", changes=changes)]
 
 
 CACHE_CODE = """\

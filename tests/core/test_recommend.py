@@ -117,6 +117,7 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
         return real_compile(model, **kwargs)
 
     monkeypatch.setattr(torch, "compile", recording_compile)
+    torch._dynamo.reset()  # tests before compiled other Sequentials: their recompile limit is per code object
     spec = JobSpec("x", ModelSpec("resnet18"), config, threads=torch.get_num_threads())
     code = compile_code(config, spec, {"torch": torch.__version__, "threads": spec.threads})
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
@@ -133,3 +134,23 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
     assert seen.get("mode") in (None, config.mode) and ("options" in seen) == bool(config.inductor_options)
     assert seen["dynamo"] == dict(config.dynamo_config)
     assert f"torch.set_num_threads({spec.threads})" in code
+
+
+def test_shape_sweeps_are_costed_per_cycle_of_variants_and_kept_apart_from_plain_runs():
+    from core import events as ev
+
+    def variants(compiled_ms, compile_s):
+        return [ev.VariantResult(i, (f"x[{n}×8]",), 1, i > 0, compile_time_s=compile_s,
+                                 eager_ms=tuple(10.0 * n + 0.01 * k for k in range(20)),
+                                 compiled_ms=tuple(compiled_ms * n + 0.01 * k for k in range(20)))
+                for i, n in enumerate((1, 2, 3))]
+
+    dyn = fake_result(CompileConfig("inductor", dynamic="true"), sweep=True, variants=variants(5.0, 2.0))
+    static = fake_result(CompileConfig("inductor", dynamic="false"), sweep=True, variants=variants(4.0, 10.0))
+    rec = recommend([dyn, static], calls=10_000)
+    d, s = option(rec, dyn.config.label), option(rec, static.config.label)
+    assert d.compile_time_s == pytest.approx(6.0) and s.compile_time_s == pytest.approx(30.0)
+    assert d.speedup == pytest.approx(2.0, rel=0.01) and s.speedup == pytest.approx(2.5, rel=0.01)
+    assert rec.choice == dyn.config.label  # 6 s + 10,000 x 10 ms beats 30 s + 10,000 x 8 ms
+    mixed = recommend([dyn, fake_result("inductor")], calls=100)
+    assert "shape sweep" in option(mixed, dyn.config.label).why_not

@@ -152,3 +152,12 @@ def test_compiled_slower_with_most_time_outside_graphs_or_in_guards():
     assert "time_outside_graphs" not in rules([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.05)])
     assert "time_outside_graphs" not in rules([_profiled(compiled_ms=4.0, outside_ms=0.7, guard_ms=0.3)])  # faster
     assert "time_outside_graphs" not in rules([fake_result("inductor", compiled_ms=6.0)])  # no op profile
+
+
+def test_a_change_this_run_already_measured_is_named_not_offered():
+    static = fake_result(CompileConfig("eager", dynamic="false"), recompiles=(
+        ev.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),))
+    s = only([static], "dynamic_shapes")
+    assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
+    s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
+    assert s.changes == () and s.evidence.endswith("This run measured it already: config eager/dynamic=true.")
