@@ -69,6 +69,21 @@ def candidates(device: str, has_variants: bool) -> list[Candidate]:
     return found
 
 
+def candidate_specs(template: JobSpec, has_variants: bool) -> list[tuple[JobSpec, Candidate]]:
+    """A job per candidate with everything but the compile settings from `template` (model,
+    iterations, device, threads; its dynamo overrides kept): what the app's "Find best
+    settings" queues from its form. Every job runs the shape sweep when the model has
+    variants, so all candidates measure the same workload."""
+    import uuid
+
+    out = []
+    for cand in candidates(template.device, has_variants):
+        config = dataclasses.replace(cand.config, dynamo_config=template.config.dynamo_config)
+        out.append((dataclasses.replace(template, job_id=uuid.uuid4().hex[:8], config=config,
+                                        sweep_shapes=has_variants), cand))
+    return out
+
+
 class Estimator:
     """How long a candidate's job will take, learned from the jobs before it: the process
     overhead, eager's time per call, and inductor's compile time (candidates scale it)."""

@@ -7,7 +7,7 @@ import sys
 from core import events as ev
 from core.config import CompileConfig
 from core.runner import JobRunner, RunListener
-from core.tune import BudgetListener, Candidate, Estimator, candidates
+from core.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
 from tests.core.conftest import MLP_MODEL, make_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -106,3 +106,13 @@ def test_tune_refuses_profile_only_options():
     proc = subprocess.run([sys.executable, "main.py", "tune", "resnet18", "--backend", "eager", "--out", "/tmp/x"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unrecognized arguments: --backend" in proc.stderr
+
+
+def test_candidate_specs_keep_the_template_but_the_compile_settings():
+    template = make_spec("resnet18", config=CompileConfig("eager", mode="default",
+                                                          dynamo_config=(("recompile_limit", 16),)), iters=33)
+    pairs = candidate_specs(template, has_variants=True)
+    assert [c.config.label.split("/")[0] for _, c in pairs][:3] == ["eager", "aot_eager", "inductor"]
+    assert all(s.iters == 33 and s.sweep_shapes and s.config.dynamo_config == (("recompile_limit", 16),)
+               for s, _ in pairs)
+    assert len({s.job_id for s, _ in pairs}) == len(pairs)
