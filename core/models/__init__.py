@@ -255,7 +255,7 @@ def close_matches(name: str, names: list[str], n: int = 10) -> list[str]:
 
     low = name.lower()
     found = difflib.get_close_matches(low, names, n=n, cutoff=0.6)
-    found += [x for x in names if low and low in x.lower() and x not in found]
+    found += [x for x in names if len(low) >= 3 and low in x.lower() and x not in found]
     return found[:n]
 
 

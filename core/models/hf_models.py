@@ -243,12 +243,13 @@ def model_class(source: HfSource, config):
             head = "AutoModel"
         else:
             head = heads[0]
-    cls = None
     try:
-        cls = getattr(transformers, head, None)
-    except Exception:
+        cls = getattr(transformers, head, None) if head.isidentifier() else None
+    except Exception:  # transformers imports lazily: a class whose module fails to import
         cls = None
-    if cls is None or not hasattr(cls, "from_config") and not hasattr(cls, "from_pretrained"):
+    is_model_class = isinstance(cls, type) and (hasattr(cls, "_model_mapping")
+                                                or issubclass(cls, transformers.PreTrainedModel))
+    if not is_model_class:
         close = close_matches(head, auto_classes())
         raise ModelLoadError(f"transformers has no model class {head!r}."
                              + (f" Close matches: {', '.join(close)}." if close else "")
