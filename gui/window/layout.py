@@ -106,6 +106,9 @@ def build_actions(w) -> None:
                                         "Save this run as a report.json to reopen later", lambda: w.save_session())
     w.open_session_action = make_action(w, "Open session…", "Ctrl+Shift+O", "Reopen a past run from its report.json",
                                         lambda: w.open_session())
+    w.open_zoo_action = make_action(w, "Open zoo report…", "Ctrl+Shift+Z",
+                                    "Open a zoo (zoo.json written by `main.py zoo`): models × configs coloured by "
+                                    "speedup; a cell opens that model's report", lambda: _open_zoo(w))
     w.quit_action = make_action(w, "Quit", QKeySequence.StandardKey.Quit, "Close the app", w.close)
     w.about_action = make_action(w, "About compile-profiler", None, "Versions of torch, CUDA and the app",
                                  w.show_about)
@@ -121,6 +124,12 @@ def build_actions(w) -> None:
     panel.cancel_button.setToolTip(w.cancel_action.toolTip())
 
 
+def _open_zoo(w) -> None:
+    from gui.window.zoo_window import open_zoo
+
+    open_zoo(w)
+
+
 def build_menus(w) -> None:
     """File, Run, View and Help menus; `w.recent_menu` is filled by the recent-files list."""
     file_menu = w.menuBar().addMenu("&File")
@@ -130,6 +139,7 @@ def build_menus(w) -> None:
     file_menu.addAction(w.open_session_action)
     file_menu.addAction(w.save_session_action)
     file_menu.addAction(w.export_action)
+    file_menu.addAction(w.open_zoo_action)
     file_menu.addSeparator()
     file_menu.addAction(w.quit_action)
     run_menu = w.menuBar().addMenu("&Run")

@@ -1,0 +1,124 @@
+"""File → Open zoo report…: a window with the Zoo view (gui.panels.zoo) over a zoo folder
+written by `python main.py zoo` (or started from here, gui.run.zoo_run). Clicking a cell
+opens that model's report in the main window's usual views (its open_session path). A zoo
+still being written (zoo.json says not finished) is re-read when it changes, so a sweep
+running on the command line or a cluster fills in live. GUI thread only.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
+
+from core.report import ReportError
+from core.zoo import Zoo, load_zoo
+from gui.panels.zoo import ZooPanel
+from gui.window.layout import make_action
+
+RELOAD_MS = 2000
+
+
+class ZooWindow(QMainWindow):
+    """One zoo. `main` is the app's main window (where a clicked job opens). GUI thread only."""
+
+    sig_report_opened = Signal(str, str)
+    """A clicked job's report was opened in the main window: (report folder, config)."""
+
+    def __init__(self, main, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.main = main
+        self.path = ""
+        self.zoo: Zoo | None = None
+        self._mtime = 0.0
+        self.panel = ZooPanel()
+        self.panel.sig_job_chosen.connect(self._on_job_chosen)
+        self.setCentralWidget(self.panel)
+        self.reload_action = make_action(self, "Reload", QKeySequence.StandardKey.Refresh,
+                                         "Read the zoo's files again", lambda: self.reload(force=True))
+        menu = self.menuBar().addMenu("&Zoo")
+        menu.addAction(self.reload_action)
+        menu.addAction(make_action(self, "Close", QKeySequence.StandardKey.Close, "Close this zoo", self.close))
+        self._timer = QTimer(self)
+        self._timer.setInterval(RELOAD_MS)
+        self._timer.timeout.connect(self.reload)
+        self.resize(1000, 560)
+        self.setWindowTitle("compile-profiler — zoo")
+
+    def open(self, path: str) -> bool:
+        """Read the zoo at `path` (its folder or zoo.json); False, with the error shown in the
+        main window, when it cannot be read (what was on screen stays)."""
+        try:
+            zoo = load_zoo(path)
+        except ReportError as exc:
+            self.main.show_error(f"Cannot open {os.path.basename(path.rstrip('/')) or path}",
+                                 f"{exc}\nWhat was on screen stays as it was.")
+            return False
+        self.show_zoo(zoo)
+        return True
+
+    def show_zoo(self, zoo: Zoo) -> None:
+        self.zoo, self.path = zoo, zoo.path
+        self._mtime = self._zoo_mtime()
+        self.panel.show_zoo(zoo)
+        self.setWindowTitle(f"compile-profiler — zoo {os.path.basename(zoo.path) or zoo.path}")
+        self.statusBar().showMessage("Click a cell to open that model's report in the main window.")
+        if zoo.finished:
+            self._timer.stop()
+        else:
+            self._timer.start()
+
+    def reload(self, force: bool = False) -> None:
+        """Re-read the zoo when its zoo.json changed (or always, `force`)."""
+        if not self.path or (not force and self._zoo_mtime() == self._mtime):
+            return
+        try:
+            self.show_zoo(load_zoo(self.path))
+        except ReportError as exc:
+            self.statusBar().showMessage(f"Could not re-read the zoo: {exc}")
+
+    def _zoo_mtime(self) -> float:
+        try:
+            return os.path.getmtime(os.path.join(self.path, "zoo.json"))
+        except OSError:
+            return 0.0
+
+    def _on_job_chosen(self, folder: str, config: str) -> None:
+        report = os.path.join(folder, "report.json")
+        if not os.path.exists(report):
+            self.statusBar().showMessage(f"{folder} holds no report yet (its jobs have not run).")
+            return
+        if self.main.open_session(report):
+            self.main.raise_()
+            self.main.activateWindow()
+            self.sig_report_opened.emit(folder, config)
+
+    def closeEvent(self, event) -> None:
+        self._timer.stop()
+        super().closeEvent(event)
+
+
+def ask_zoo(parent: QWidget, folder: str) -> str:
+    path, _ = QFileDialog.getOpenFileName(parent, "Open zoo report", folder,
+                                          "compile-profiler zoo (zoo.json);;All files (*)")
+    return path
+
+
+def open_zoo(main, path: str | None = None) -> ZooWindow | None:
+    """File → Open zoo report…: a Zoo window over `path` (asks for the zoo.json when None).
+    The window is kept by the main window (`main.zoo_windows`) while it is open."""
+    if path is None:
+        path = ask_zoo(main, os.getcwd())
+        if not path:
+            return None
+    window = ZooWindow(main)
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    if not window.open(path):
+        window.deleteLater()
+        return None
+    windows = main.__dict__.setdefault("zoo_windows", [])
+    windows.append(window)
+    window.destroyed.connect(lambda *_: windows.remove(window) if window in windows else None)
+    window.show()
+    return window
