@@ -111,14 +111,21 @@ def remove_artifacts(root: str) -> None:
         shutil.rmtree(os.path.join(root, d), ignore_errors=True)
 
 
-def copy_artifacts(source: str, destination: str) -> None:
+def copy_artifacts(source: str, destination: str) -> list[str]:
     """Copy every artifact folder of `source` into `destination` (the app exports a session
-    folder into a report folder), replacing the destination's."""
+    folder into a report folder), replacing the destination's when they are ours (they carry
+    MARKER); a user's own folder of that name is left alone and not copied over. Returns
+    the folders skipped so."""
+    skipped: list[str] = []
     if os.path.abspath(source) == os.path.abspath(destination):
-        return
+        return skipped
     for d in ARTIFACT_DIRS:
         src = os.path.join(source, d)
         if os.path.isdir(src):
             dst = os.path.join(destination, d)
+            if os.path.lexists(dst) and not os.path.exists(os.path.join(dst, MARKER)):
+                skipped.append(d)
+                continue
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(src, dst)
+    return skipped

@@ -1,0 +1,93 @@
+"""Reading a job's files back from an artifacts folder (a report folder, or the app's session
+folder), for the app's Graphs, compile-log and time-breakdown views.
+
+A report is untrusted: the paths it records (`CompiledGraph.code_file`, `OpProfile.eager_trace`)
+are never opened as they are. Every path is rebuilt from core.artifacts' one rule (the config
+label and the graph id, both made safe as file names) and then checked: it must lie inside
+the folder's own artifact folders once symbolic links are resolved, and be a plain file. A
+file that is missing, refused or unreadable reads as "". Qt-free; any thread.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from core.artifacts import ARTIFACT_DIRS, JobArtifacts
+from core.compile_log import LogEntry, read_log
+
+MAX_TEXT_CHARS = 4_000_000  # a generated output module of a large model is ~1 MB
+
+
+def resolve(root: str, relative: str) -> str | None:
+    """The absolute path of `relative` (an artifact path: "graphs/x/0_0.code.py") under
+    `root`, or None when it would leave root's artifact folders (.., an absolute path, a
+    symbolic link pointing elsewhere) or does not exist."""
+    if not root or not relative or os.path.isabs(relative):
+        return None
+    parts = relative.replace("\\", "/").split("/")
+    if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
+        return None
+    base = os.path.realpath(os.path.join(root, parts[0]))
+    path = os.path.realpath(os.path.join(root, *parts))
+    if os.path.commonpath([base, path]) != base or not os.path.isdir(base):
+        return None
+    return path if os.path.exists(path) else None
+
+
+def read_text(root: str, relative: str, max_chars: int = MAX_TEXT_CHARS) -> str:
+    """The text of an artifact file (see `resolve`); "" when missing or refused. A longer
+    text is cut at `max_chars`, saying so."""
+    path = resolve(root, relative)
+    if path is None or not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(max_chars + 1)
+    except OSError:
+        return ""
+    if len(text) > max_chars:
+        text = text[:max_chars] + f"\n# … cut at {max_chars:,} characters; the whole file is {path}\n"
+    return text
+
+
+@dataclass(frozen=True)
+class GraphTexts:
+    """What the compiler made for one graph, as text ("" where there is none)."""
+
+    code: str = ""
+    guards: str = ""
+    output_code: str = ""
+
+
+def graph_texts(root: str, label: str, graph: str) -> GraphTexts:
+    """The FX code, guards and inductor output code of graph `graph` ("0/0") of the config
+    `label`, from `root`'s graphs/ folder."""
+    a = JobArtifacts.for_label(label)
+    return GraphTexts(*(read_text(root, a.graph_file(graph, kind)) for kind in ("code.py", "guards.txt",
+                                                                               "output_code.py")))
+
+
+def compile_log_entries(root: str, label: str) -> list[LogEntry]:
+    """The entries of the config's compile_log/<config>.log ([] when there is none)."""
+    path = resolve(root, JobArtifacts.for_label(label).compile_log)
+    return read_log(path) if path and os.path.isfile(path) else []
+
+
+def compile_log_path(root: str, label: str) -> str:
+    """The config's compile log file under `root`, or "" when there is none."""
+    return resolve(root, JobArtifacts.for_label(label).compile_log) or ""
+
+
+def trace_files(root: str, label: str) -> dict[str, str]:
+    """side → absolute path of the config's Chrome trace ("eager", "compiled"), those that exist."""
+    a = JobArtifacts.for_label(label)
+    found = {side: resolve(root, a.trace(side)) for side in ("eager", "compiled")}
+    return {side: path for side, path in found.items() if path and os.path.isfile(path)}
+
+
+def traces_folder(root: str) -> str:
+    """`root`'s traces/ folder when it exists (what the app opens in the file manager), else ""."""
+    if not root:
+        return ""
+    path = os.path.realpath(os.path.join(root, "traces"))
+    return path if os.path.isdir(path) and os.path.dirname(path) == os.path.realpath(root) else ""
