@@ -7,6 +7,8 @@ not know (a stale one from a cancelled earlier run) are dropped. GUI thread only
 """
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QObject, Signal
 
 from core import events as ev
@@ -47,6 +49,10 @@ class ProfileSession(QObject):
         self.options: dict = {}
         self.origin = ""  # the report.json the results were read from; '' for a run
         self.warnings: list[str] = []  # what that report's header warned about
+        # The folder holding the jobs' files (graphs/, traces/, compile_log/: core.artifacts):
+        # the run's own folder, or the folder of the report.json opened; never a path a
+        # report names.
+        self.artifacts_dir = ""
 
     # ---------------------------------------------------------------- contents
     @property
@@ -56,11 +62,13 @@ class ProfileSession(QObject):
     def result(self, job_id: str) -> JobResult | None:
         return self._results.get(job_id)
 
-    def start(self, specs: list[JobSpec], options: dict | None = None) -> None:
-        """Begin a new run: forget the previous results."""
+    def start(self, specs: list[JobSpec], options: dict | None = None, artifacts_dir: str = "") -> None:
+        """Begin a new run (its jobs write their files into `artifacts_dir`): forget the
+        previous results."""
         self._results = {s.job_id: JobResult(s) for s in specs}
         self.options = dict(options or {})
         self.origin, self.warnings = "", []
+        self.artifacts_dir = artifacts_dir
         self.sig_reset.emit()
 
     def load(self, results: list[JobResult], options: dict | None = None, origin: str = "",
@@ -69,6 +77,7 @@ class ProfileSession(QObject):
         self._results = {r.job_id: r for r in results}
         self.options = dict(options or {})
         self.origin, self.warnings = origin, list(warnings)
+        self.artifacts_dir = os.path.dirname(os.path.abspath(origin)) if origin else ""
         self.sig_reset.emit()
 
     # ---------------------------------------------------------------- folding
