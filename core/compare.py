@@ -101,6 +101,47 @@ class ConfigComparison:
         }
 
 
+WORSE, BETTER, NOISE = "worse", "better", "noise"
+
+
+def _median_trend(m: MedianChange | None, threshold: float) -> str:
+    if m is None:
+        return ""
+    if abs(m.change) > threshold and not m.overlap:
+        return WORSE if m.change > 0 else BETTER
+    return NOISE
+
+
+def trends(c: ConfigComparison, threshold_pct: float) -> dict[str, str]:
+    """Which way each figure of a config moved, for colouring a compare table: per
+    compare.csv column stem ("compiled", "eager", "speedup", "compile_time", "compiled_peak",
+    "accuracy", "graph_breaks", "recompiles") WORSE, BETTER, NOISE (within the noise or the
+    threshold) or "" (not in both reports). Medians by the verdict's rule (threshold and
+    bootstrap intervals apart); speedup by its 95% intervals; compile time and peak memory
+    (single measurements) by the threshold alone."""
+    if c.base is None or c.new is None:
+        return {}
+    threshold = threshold_pct / 100.0
+    row, out = c.row(), {"compiled": _median_trend(c.compiled, threshold), "eager": _median_trend(c.eager, threshold)}
+    sb, sn = row["speedup_base"], row["speedup_new"]
+    if sb and sn:
+        out["speedup"] = NOISE if row["speedup_ci_overlap"] is not False or abs(sn / sb - 1) <= threshold else (
+            BETTER if sn > sb else WORSE)
+    for stem in ("compile_time", "compiled_peak"):
+        unit = "s" if stem == "compile_time" else "mb"
+        b, n = row[f"{stem}_base_{unit}"], row[f"{stem}_new_{unit}"]
+        if b and n is not None:
+            out[stem] = NOISE if abs(n / b - 1) <= threshold else (WORSE if n > b else BETTER)
+    acc_b, acc_n = row["accuracy_base"], row["accuracy_new"]
+    out["accuracy"] = (WORSE if acc_n == "fail" and acc_b != "fail" else BETTER if acc_b == "fail" and acc_n == "pass"
+                       else NOISE)
+    out["graph_breaks"] = WORSE if c.breaks_added else BETTER if c.breaks_removed else NOISE
+    rb, rn = row["recompiles_base"], row["recompiles_new"]
+    if rb is not None and rn is not None:
+        out["recompiles"] = WORSE if rn > rb else BETTER if rn < rb else NOISE
+    return out
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Every config of both reports, and the warnings about what differs between them."""

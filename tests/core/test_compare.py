@@ -94,3 +94,19 @@ def test_unreadable_report_is_refused_with_exit_2(tmp_path):
 def test_median_interval_brackets_the_median():
     median, low, high = median_interval([1.0, 2.0, 3.0, 4.0, 100.0])
     assert low <= median == 3.0 <= high
+
+
+def test_trends_colour_a_regression_worse_and_a_rerun_within_noise():
+    from core.compare import BETTER, NOISE, WORSE, trends
+
+    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+              fake_result(FREEZING, compiled_ms=2.0, seed=4)]
+    result = compare_reports(baseline(), {}, slower, {}, 10.0)
+    by = {c.config: trends(c, 10.0) for c in result.configs}
+    assert by["inductor"]["compiled"] == WORSE and by["inductor"]["graph_breaks"] == WORSE
+    assert by["inductor"]["eager"] == NOISE
+    assert by[FREEZING.label]["compiled"] == BETTER and by[FREEZING.label]["graph_breaks"] == NOISE
+    same = compare_reports(baseline(), {}, [fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05)], {}, 10.0)
+    inductor = next(c for c in same.configs if c.config == "inductor")
+    assert trends(inductor, 10.0)["compiled"] == NOISE
+    assert trends(next(c for c in same.configs if c.config == FREEZING.label), 10.0) == {}  # baseline only
