@@ -158,6 +158,10 @@ class CompileResult:
     guard_count: int = 0
     coverage: str = ""
     fully_compiled: bool = False
+    # Training steps: the forward graphs' compile (dynamo through AOTAutograd) and the backward
+    # graphs' (compiled by AOTAutograd at the first backward), None for inference.
+    forward_compile_s: float | None = None
+    backward_compile_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -308,7 +312,7 @@ class CompiledGraph:
 OP_CATEGORIES = (
     "operator",  # a dispatched operator: aten::addmm, mkldnn::_convolution_pointwise, a custom op
     "kernel",  # a kernel the compiler generated: cpp_fused_... (CPU), triton_... (GPU)
-    "graph_call",  # one call of a compiled graph (everything it runs is inside it)
+    "graph_call",  # one call of a compiled graph, marked by the job (everything it runs is inside it)
     "compiled_region",  # "Torch-Compiled Region: F/C": a frame running dynamo's code
     "guard_check",  # "TorchDynamo Cache Lookup": guards evaluated to pick the compiled code
     "runtime_wrapper",  # AOTDispatcher prologue, "Pregraph bytecode", "## Call CompiledFxGraph ##"
@@ -325,7 +329,7 @@ TIME_CATEGORY_LABELS = {
     "guard_checks": "guard checks (cache lookup)",
     "operators_outside_graphs": "operators outside compiled graphs (eager)",
     "python": "Python outside operators and graphs",
-    "other": "other",
+    "other": "other ranges (autograd functions, user ranges, CUDA runtime)",
 }
 
 

@@ -192,12 +192,12 @@ class JobRecording:
 
     def __init__(self, spec, on_graph: Callable[[CompiledGraph], None]):
         from core.artifacts import make_dirs
-        from core.compile_log import DEFAULT_COMPILE_LOG, CompileLog
+        from core.compile_log import CompileLog
 
         root = spec.artifacts_dir
         self.artifacts = JobArtifacts.for_label(spec.config.label)
         log_path = make_dirs(root, self.artifacts.compile_log) if root else None
-        self.log = CompileLog(getattr(spec, "compile_log", DEFAULT_COMPILE_LOG) or "", log_path)
+        self.log = CompileLog(spec.compile_log, log_path)
         self.trace = TraceRecording(root, self.artifacts, on_graph)
 
     def close(self) -> None:

@@ -6,8 +6,12 @@ can call `run_job` in-process with a list's `append` as `emit`.
 
 Sequence: load → eager warm-up → compile (first compiled call, timed) → compiled warm-up →
 benchmark (eager and compiled calls alternate, as in PyTorch's benchmarks/dynamo/common.py,
-so drift hits both alike). Every timed call is synchronised on CUDA. Peak memory is taken
-per phase from the kernel's RSS high-water mark, reset between phases.
+so drift hits both alike) → accuracy check → op profile (core.op_profile: where the time
+goes, what each graph break costs; after everything timed). Every timed call is synchronised
+on CUDA. Peak memory is taken per phase from the kernel's RSS high-water mark, reset between
+phases. From the compile on, torch's compile log and structured trace are recorded
+(core.graphs.JobRecording): each compiled graph is reported and its files written under
+`spec.artifacts_dir` as it is made.
 """
 from __future__ import annotations
 
@@ -107,7 +111,11 @@ class _Job:
         if spec.threads:
             torch.set_num_threads(spec.threads)  # before compiling: inductor bakes it in
         self.emit(ev.JobStarted, pid=os.getpid(), environment=environment(spec))
-        grad = torch.inference_mode() if spec.inference_mode else torch.no_grad()
+        self.steps = None  # core.training.TrainingSteps for --task training
+        if spec.task == "training":
+            grad = torch.enable_grad()
+        else:
+            grad = torch.inference_mode() if spec.inference_mode else torch.no_grad()
         with grad:
             loaded = self.load()
             self.run_eager(loaded)
@@ -144,11 +152,35 @@ class _Job:
             if self.cuda:
                 model.to("cuda")
         loaded.inputs = self.to_device(loaded.inputs)
+        description = loaded.description
+        if spec.task == "training":
+            description = self.make_training_steps(loaded)
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
-        self.emit(ev.ModelLoaded, description=loaded.description, model_kind=loaded.kind, parameters=params,
+        if self.steps is not None:
+            params = sum(p.numel() for p in self.steps.module.parameters())
+        self.emit(ev.ModelLoaded, description=description, model_kind=loaded.kind, parameters=params,
                   input_shapes=describe_inputs(loaded),
                   compile_supported=loaded.compile_supported, note=loaded.note)
         return loaded
+
+    def make_training_steps(self, loaded: LoadedModel) -> str:
+        """--task training: `loaded.model` becomes the eager training step (core.training);
+        the module stays in `self.steps.module` for compiling. Returns the description."""
+        from core import training
+
+        torch, spec = self.torch, self.spec
+        if not isinstance(loaded.model, torch.nn.Module) or loaded.kind == "export":
+            raise ModelLoadError(f"--task training needs an nn.Module with parameters; a {loaded.kind} model "
+                                 "cannot be trained here.")
+        labels = training.add_labels(loaded)
+        self.steps = training.TrainingSteps(loaded.model, loaded.inputs, spec.optimizer)
+        loaded.model = self.steps.step(self.steps.module, "eager")
+        what = [f"training step: forward, loss, backward, {spec.optimizer} step"]
+        if labels:
+            what.append(labels)
+        if self.steps.dropouts_disabled:
+            what.append(f"dropout off in {self.steps.dropouts_disabled} modules")
+        return f"{loaded.description} [{'; '.join(what)}]"
 
     def run_eager(self, loaded: LoadedModel) -> None:
         spec = self.spec
@@ -168,6 +200,11 @@ class _Job:
             from core.graphs import JobRecording
 
             self.recording = JobRecording(self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g))
+        if self.steps is not None:  # training: compile the module; the step around it stays Python
+            compiled = self.compiled_module = torch.compile(self.steps.module, **self.spec.config.compile_kwargs())
+            if self.spec.config.compile_optimizer:
+                self.steps.compile_optimizer(self.spec.config.compile_kwargs())
+            return self.steps.step(compiled, "compiled")
         return torch.compile(model, **self.spec.config.compile_kwargs())
 
     def first_call(self, compiled, inputs) -> tuple[float, list]:
@@ -212,9 +249,13 @@ class _Job:
     def _step_marker(self):
         """CUDA-graph modes need a step boundary before each call (else outputs of the
         previous replay may be overwritten while still in use)."""
-        if self.spec.uses_cudagraphs():
-            return self.torch.compiler.cudagraph_mark_step_begin
-        return None
+        mark = self.torch.compiler.cudagraph_mark_step_begin if self.spec.uses_cudagraphs() else None
+        if self.steps is not None:  # training: back to the shared start state when the side changes
+            return self.steps.before("compiled", mark)
+        return mark
+
+    def _eager_before(self):
+        return self.steps.before("eager") if self.steps is not None else None
 
     def run_compiled_warmup(self, compiled, loaded: LoadedModel) -> None:
         spec = self.spec
@@ -231,7 +272,7 @@ class _Job:
         spec = self.spec
         self.enter("benchmark", f"{spec.iters} timed iterations per side, "
                                 f"{describe_alternation(spec.iters, spec.block_size)}")
-        calls = {"eager": (loaded.model, None), "compiled": (compiled, self._step_marker())}
+        calls = {"eager": (loaded.model, self._eager_before()), "compiled": (compiled, self._step_marker())}
         timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
         for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
             fn, before = calls[side]
@@ -292,6 +333,12 @@ class _Job:
         self.enter("accuracy", "comparing compiled outputs with eager on the same inputs")
         self.check_stop()
         try:
+            if self.steps is not None:  # training: the loss and every gradient, from the same start state
+                eager_step = self.steps.checked(self.steps.module, "eager")
+                compiled_step = self.steps.checked(self.compiled_module, "compiled")
+                result = accuracy.check(eager_step, compiled_step, inputs, self._step_marker())
+                self.emit(ev.AccuracyChecked, accuracy=result)
+                return
             result = accuracy.check(loaded.model, compiled, inputs, self._step_marker(),
                                     lambda: accuracy.float64_reference(loaded.model, inputs,
                                                                        accuracy.free_bytes(self.cuda)))

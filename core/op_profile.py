@@ -134,7 +134,7 @@ def call_nodes(prof) -> list[tb.Node]:
     from torch.autograd import DeviceType
 
     nodes: dict[int, tb.Node] = {}
-    events = [e for e in prof.events() if e.device_type == DeviceType.CPU]
+    events = [e for e in prof.events() if e.device_type == DeviceType.CPU and not e.is_async]
     for e in events:
         device = getattr(e, "self_device_time_total", 0.0) or 0.0
         nodes[id(e)] = tb.Node(e.name, float(e.time_range.start), float(e.time_range.end), [], float(device))

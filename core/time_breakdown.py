@@ -55,7 +55,7 @@ class Node:
 
 def classify(name: str, kernels: frozenset[str] | set[str] = frozenset()) -> str:
     """The OP_CATEGORIES value of a profiled event's name."""
-    if name.startswith(GRAPH_MARK) or name.startswith(INDUCTOR_GRAPH_CALL):
+    if name.startswith(GRAPH_MARK):
         return "graph_call"
     if name.startswith(REGION_PREFIX):
         return "compiled_region"
@@ -107,7 +107,8 @@ class _Side:
         if cat == "compiled_region":
             regions = regions + ((region_id(node.name), node.start),)
         region = regions[-1][0] if regions else ""
-        if cat == "graph_call" and not in_graph:
+        # inductor's own mark stands in for a graph call where the job could not set one
+        if (cat == "graph_call" or node.name.startswith(INDUCTOR_GRAPH_CALL)) and not in_graph:
             spans.append(GraphSpan(node.start, node.end, region, regions))
             self.counts["graphs"] += 1
             in_graph = True

@@ -134,8 +134,8 @@ def test_break_costs_are_the_known_ones_and_add_up(known_cost):
     sleeps, explicit = line_of(KNOWN_COST_MODEL, "SLEEPS"), line_of(KNOWN_COST_MODEL, "EXPLICIT")
     assert set(by_line) == {sleeps, explicit}
     slow, fast = result.break_cost(by_line[sleeps]), result.break_cost(by_line[explicit])
-    assert SLEEP_MS <= slow.cost_ms_per_call < SLEEP_MS + 2.5, slow
-    assert fast.cost_ms_per_call < 1.0, fast
+    assert SLEEP_MS <= slow.cost_ms_per_call < SLEEP_MS + 5, slow  # the sleep, plus a shared machine's noise
+    assert fast.cost_ms_per_call < min(1.5, slow.cost_ms_per_call / 3), fast
     assert slow.graphs_before == ("0/0",) and slow.graphs_after == ("1/0",)
     assert fast.graphs_before == ("1/0",) and fast.graphs_after == ("2/0",)
     p = result.op_profile
@@ -143,9 +143,9 @@ def test_break_costs_are_the_known_ones_and_add_up(known_cost):
     assert p.unattributed_ms == 0.0
     assert between + p.entry_exit_ms == pytest.approx(p.compiled.outside_graphs_ms, rel=1e-6)
     assert between >= 0.9 * (p.compiled.outside_graphs_ms - p.entry_exit_ms)
-    verdict = result.time_verdict()
-    assert verdict.startswith("Compiled is slower") and f"known_cost.py:{sleeps}" in verdict, verdict
-    assert "(2 graph breaks)" in verdict
+    verdict = result.time_verdict()  # eager sleeps too: slower or within the noise, the sleep named either way
+    assert verdict.startswith(("Compiled is slower", "Compiled and eager are within the noise")), verdict
+    assert "runs between graphs (2 graph breaks); fix the break at " f"known_cost.py:{sleeps}" in verdict, verdict
 
 
 def test_graphs_are_reported_with_code_and_guards(known_cost):

@@ -17,11 +17,19 @@ from core.time_breakdown import Node, analyse, attribute_breaks, classify, fmt_m
     ("AOTDispatcher Runtime Wrapper Prologue", "runtime_wrapper"),
     ("Pregraph bytecode", "runtime_wrapper"),
     ("## Compiled graph __compiled_fn_2_abc ##", "graph_call"),
-    ("## Call CompiledFxGraph fe5h6 ##", "graph_call"),
+    ("## Call CompiledFxGraph fe5h6 ##", "runtime_wrapper"),
     ("cudaLaunchKernel", "other"),
 ])
 def test_classify(name, category):
     assert classify(name) == category
+
+
+def test_inductors_graph_call_stands_in_for_a_missing_mark():
+    step = n("ProfilerStep#1", 0, 100, n("Torch-Compiled Region: 0/0", 1, 99,
+                                         n("## Call CompiledFxGraph abc ##", 10, 60, n("cpp_fused_0", 20, 50))))
+    side, spans = analyse("compiled", [step])
+    assert [(s.start, s.end, s.graph) for s in spans[0]] == [(10, 60, "0/0")]
+    assert side.kernels_ms == pytest.approx(0.03) and side.runtime_wrappers_ms == pytest.approx(0.02)
 
 
 def test_a_kernel_named_by_the_job_is_a_kernel():
