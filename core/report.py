@@ -34,7 +34,7 @@ SUMMARY_COLUMNS = [
     "speedup", "speedup_ci_low", "speedup_ci_high",
     "accuracy", "accuracy_reason", "max_abs_error", "max_rel_error", "cosine",
     "compile_time_s", "cache_state",
-    "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s",
+    "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s", "task", "forward_compile_s", "backward_compile_s",
     "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
     "frames_skipped", "coverage",
     "eager_operators_per_call", "compiled_operators_per_call", "compiled_kernels_per_call", "outside_graphs_ms",
@@ -92,15 +92,20 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: str, text: str) -> None:
+def atomic_write(path: str, text: str | Iterable[str]) -> None:
     """Write via a temporary file and a rename, so a reader never sees half a file; the file
-    gets the permissions the user's umask gives new files (mkstemp alone makes them 0600)."""
+    gets the permissions the user's umask gives new files (mkstemp alone makes them 0600).
+    `text` may come in chunks (an iterable of str), so a large file is never whole in memory."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+            if isinstance(text, str):
+                fh.write(text)
+            else:
+                for chunk in text:
+                    fh.write(chunk)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -110,25 +115,28 @@ def atomic_write(path: str, text: str) -> None:
         raise
 
 
-def _latency_csv(parts) -> str:
-    """latency.csv from columns: a million rows in about a second (the csv module takes ~4)."""
+LATENCY_CHUNK_ROWS = 50_000
+
+
+def _latency_csv(parts):
+    """latency.csv from columns, in chunks of LATENCY_CHUNK_ROWS rows (a million rows in about
+    a second, the csv module takes ~4; never the whole file in memory: at 2×10^6 samples the
+    whole text cost ~400 MB)."""
     from core.events import SIDES
 
-    buf = io.StringIO()
-    buf.write(",".join(LATENCY_COLUMNS) + "\n")
+    yield ",".join(LATENCY_COLUMNS) + "\n"
     for label, side, iteration, latency_ms in parts:
-        if not len(latency_ms):
-            continue
         prefix = _csv_text(["c"], [{"c": label}]).split("\n", 1)[1].rstrip("\n")  # quoted, formula-safe
-        names = np.array(SIDES, dtype=object)[side]
-        buf.write("\n".join(f"{prefix},{n},{i},{v!r}" for n, i, v in
-                            zip(names.tolist(), iteration.tolist(), latency_ms.tolist())))
-        buf.write("\n")
-    return buf.getvalue()
+        for start in range(0, len(latency_ms), LATENCY_CHUNK_ROWS):
+            stop = start + LATENCY_CHUNK_ROWS
+            names = np.array(SIDES, dtype=object)[side[start:stop]]
+            yield "".join(f"{prefix},{n},{i},{v!r}\n" for n, i, v in
+                          zip(names.tolist(), iteration[start:stop].tolist(), latency_ms[start:stop].tolist()))
 
 
-def report_tables(results: list[JobResult]) -> dict[str, str]:
-    """File name → CSV text for every CSV of the report."""
+def report_tables(results: list[JobResult]) -> dict:
+    """File name → CSV text for every CSV of the report (latency.csv as a generator of
+    chunks: see atomic_write)."""
     latency, breaks, resources, recompiles, variants = [], [], [], [], []
     for r in results:
         label = r.config.label

@@ -191,6 +191,13 @@ def _arg_name(guard_name: str) -> str:
 
 
 def _dynamo_keys() -> set[str] | None:
+    """The installed torch's dynamo settings, when torch is loaded already (the CLI and the
+    app have it; a process that only writes a report must not pay seconds to import it);
+    None means unknown, and a hint's setting is then not checked against them."""
+    import sys
+
+    if "torch" not in sys.modules:
+        return None
     try:
         from core.config import dynamo_config_defaults
 
