@@ -23,6 +23,7 @@ from core.artifacts import JobArtifacts
 from core.compile_log import DEFAULT_COMPILE_LOG, TLPARSE_MISSING, CompileLogError, run_tlparse
 from core.compile_log import parse_settings as parse_compile_log
 from core.events import TIME_CATEGORY_LABELS
+from core.training import OPTIMIZERS, TASKS
 from core.report import OutputFolder, ReportError, write_report
 from core.time_breakdown import fmt_ms, plural
 from core.runner import JobRunner, RunListener
@@ -47,7 +48,8 @@ SOURCE_HELP = ("a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:r
 COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend/--mode/--dynamic/...
 # What the desktop app's command line takes (its form has these): the same definitions as profile.
 APP_OPTIONS = ("--backend", "--mode", "--dynamic", "--fullgraph", "--dynamo-config", "--sweep-shapes", "--device",
-               "--iters", "--warmup", "--batch-size", "--image-size")
+               "--iters", "--warmup", "--batch-size", "--image-size", "--task", "--optimizer", "--compile-optimizer",
+               "--seq-len", "--hf-config")
 
 
 def build_parser(command: str = "profile") -> argparse.ArgumentParser:
@@ -123,6 +125,14 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
                        help="run every input of the model file's get_input_variants() against one compiled model "
                             "per config, recording recompiles and their reasons (writes variants.csv)")
     add("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
+    add("--task", choices=TASKS, default="inference",
+        help="inference (default): one call is a forward; training: forward, loss (the model's own, else the mean "
+             "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
+             "for eager and compiled (see core/training.py)")
+    add("--optimizer", choices=OPTIMIZERS, default="sgd", help="training: the optimizer (default sgd)")
+    if command in COMPILE_OPTION_COMMANDS + ("app",):
+        add("--compile-optimizer", action="store_true",
+            help="training: compile the optimizer step too (torch.compile(optimizer.step))")
     add("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
                    "graph_breaks.csv, resources.csv, recompiles.csv and report.json" if command != "zoo" else
                    "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)")
@@ -181,6 +191,11 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if args.sweep_shapes and not defines_variants(args.model):
         raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
                           f"{args.model} does not.")
+    task = getattr(args, "task", "inference")
+    if task == "training" and args.sweep_shapes:
+        raise ConfigError("--sweep-shapes measures inference; it does not combine with --task training.")
+    if task != "training" and (getattr(args, "compile_optimizer", False) or getattr(args, "optimizer", "sgd") != "sgd"):
+        raise ConfigError("--optimizer and --compile-optimizer apply only to --task training.")
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
     check_limits(op_profile=args.op_profile)
@@ -201,6 +216,8 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if configs is None:
         configs = expand_configs(args.backend or ["inductor"], args.mode or ["default"], args.dynamic or ["auto"],
                                  args.fullgraph, dynamo, inductor)
+        if getattr(args, "compile_optimizer", False):
+            configs = [dataclasses.replace(c, compile_optimizer=True) for c in configs]
     else:
         configs = [dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
                    for c in configs]
@@ -208,7 +225,8 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         validate_config(cfg, device)
     return make_jobs(model, configs, warmup=args.warmup, iters=args.iters, device=args.device, threads=args.threads,
                      inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
-                     block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log)
+                     block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log,
+                     task=task, optimizer=getattr(args, "optimizer", "sgd"))
 
 
 def _check_source_options(args: argparse.Namespace, kind: str) -> None:
@@ -294,6 +312,9 @@ def print_summary(results: list[JobResult]) -> None:
                       f"{_fmt(s['max_rel_error'], '.3g')}, cosine {_fmt(s['cosine'], '.6f')})"
                       if s["max_abs_error"] is not None else "")
             print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
+        if s["backward_compile_s"] is not None:
+            print(f"  training step compile: forward graphs {_fmt(s['forward_compile_s'], '.2f', ' s')}, backward "
+                  f"graphs {_fmt(s['backward_compile_s'], '.2f', ' s')}")
         print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
               f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
               f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places "
@@ -413,7 +434,8 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
     if after is not None:
         after(results)
     print_decision(results, args.calls)
-    failed = [r for r in results if r.status != JobStatus.COMPLETED and not getattr(listener, "expected", lambda r: False)(r)]
+    expected = getattr(listener, "expected", lambda r: False)
+    failed = [r for r in results if r.status != JobStatus.COMPLETED and not expected(r)]
     for r in failed:
         print(f"error: {r.headline()}", file=sys.stderr)
     wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == ev.AccuracyStatus.FAIL.value]

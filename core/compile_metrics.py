@@ -58,6 +58,7 @@ def summarize_compile(metrics: list, compile_time_s: float, backend: str, graph_
     graph_count = int(counters["stats"].get("unique_graphs", 0))
     op_count = sum(m.graph_op_count or 0 for m in compiled)
     coverage, full = describe_coverage(graph_count, op_count, graph_breaks, skipped)
+    forward_s, backward_s = forward_backward_s(metrics)
     if partial:
         coverage += (" (Partial figures: torch dropped compilation metrics before they were read, so "
                      "compile times and op counts miss some compiles.)")
@@ -72,7 +73,22 @@ def summarize_compile(metrics: list, compile_time_s: float, backend: str, graph_
         graph_count=graph_count, op_count=op_count,
         guard_count=sum(m.guard_count or 0 for m in compiled),
         coverage=coverage, fully_compiled=full and not partial,
+        forward_compile_s=forward_s, backward_compile_s=backward_s,
     )
+
+
+def forward_backward_s(metrics: list) -> tuple[float | None, float | None]:
+    """(forward, backward) compile seconds when a backward was compiled (a training step),
+    else (None, None). torch logs the backward graph's compile as its own metrics entry with
+    is_forward=False (AOTAutograd compiles it lazily, at the first backward); its wall time is
+    end - start. The forward's is dynamo's cumulative time of the other entries."""
+    backward = [m for m in metrics if getattr(m, "is_forward", None) is False]
+    if not backward:
+        return None, None
+    back_s = sum(((m.end_time_us or 0) - (m.start_time_us or 0)) for m in backward) / 1e6
+    fwd_s = sum((m.dynamo_cumulative_compile_time_us or 0) for m in metrics
+                if getattr(m, "is_forward", None) is not False) / 1e6
+    return fwd_s, back_s
 
 
 def describe_coverage(graph_count: int, op_count: int, graph_breaks: int, skipped: list) -> tuple[str, bool]:

@@ -80,6 +80,7 @@ class CompileConfig:
     fullgraph: bool = False
     dynamo_config: tuple[tuple[str, Any], ...] = ()
     inductor_options: tuple[tuple[str, Any], ...] = ()
+    compile_optimizer: bool = False  # training steps: the optimizer step compiled too (core.training)
 
     @property
     def label(self) -> str:
@@ -93,6 +94,8 @@ class CompileConfig:
             parts.append("fullgraph")
         parts += [f"{k}={v}" for k, v in self.dynamo_config]
         parts += [f"{k}={v}" for k, v in self.inductor_options]
+        if self.compile_optimizer:
+            parts.append("compiled optimizer")
         return "/".join(parts)
 
     def compile_kwargs(self) -> dict[str, Any]:
@@ -123,6 +126,7 @@ class CompileConfig:
             fullgraph=bool(d.get("fullgraph", False)),
             dynamo_config=tuple(sorted(dict(d.get("dynamo_config") or {}).items())),
             inductor_options=tuple(sorted(dict(d.get("inductor_options") or {}).items())),
+            compile_optimizer=bool(d.get("compile_optimizer", False)),
         )
 
 
@@ -172,6 +176,11 @@ class JobSpec:
     # Where the job writes its files (traces, graphs, compile log, structured trace; see
     # core.artifacts): the report folder on the command line, a session folder in the app.
     artifacts_dir: str | None = None
+    # "inference" or "training" (core.training: forward, loss, backward, optimizer step per call)
+    task: str = "inference"
+    optimizer: str = "sgd"  # training: sgd or adamw
+    # Batch sizes to sweep against one compiled model (core.batch_sweep); empty: no sweep.
+    sweep_batch: tuple[int, ...] = ()
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
