@@ -106,20 +106,3 @@ def needed_dynamo_config(source: str) -> tuple[str, str, str] | None:
     return ("allow_rnn", "True",
             f"This model uses nn.{match.group(1)}: by default dynamo does not trace it (GB0014), the frame "
             "runs eagerly and compiling changes nothing.")
-
-
-_HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)`?\s*=\s*`?(True|False|-?\d+)\b")
-
-
-def hinted_dynamo_configs(results) -> list[tuple[str, str, str]]:
-    """(key, value, the hint) for every dynamo setting that torch's graph-break hints of
-    `results` (JobResults) suggest, e.g. allow_rnn=True or capture_scalar_outputs=True."""
-    found: dict[str, tuple[str, str, str]] = {}
-    for result in results:
-        applied = dict(result.config.dynamo_config)
-        for gb in result.graph_breaks:
-            for hint in gb.hints:
-                for key, value in _HINTED_SETTING.findall(hint):
-                    if key not in found and str(applied.get(key)) != value:
-                        found[key] = (key, value, hint)
-    return list(found.values())

@@ -4,7 +4,9 @@ histograms on shared bins (eager dashed outline, compiled filled). The range run
 do not squash the rest into one bin; the title says how many calls fell outside.
 
 Warm-up calls are left out, as in every statistic. The histograms are redrawn at most
-twice a second; the samples come from the session's JobResults.
+twice a second; the samples come from the session's JobResults. A baseline report's results
+(`set_baseline`, File → Compare with report…) are drawn under them as grey outlines on the
+same bins.
 """
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.events import SIDES
 from core.stats import histograms
-from gui.widgets.safe_text import legend_text
+from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 500
+BASELINE = "baseline:"  # prefix of a baseline result's job id in the curve keys
+BASELINE_GREY = "#8a8a8a"
 TITLE = "Latency distribution <span style='font-weight:normal'>(dashed: eager, filled: compiled{})</span>"
 
 
@@ -46,6 +50,8 @@ class DistributionChart(QWidget, ResultsView):
         layout.addWidget(title)
         layout.addWidget(self.plot_widget, 1)
         self._results: list = []
+        self._baseline: list = []
+        self._baseline_name = ""
         self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}  # (job id, side) → its curve
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -70,6 +76,12 @@ class DistributionChart(QWidget, ResultsView):
         self._curves.clear()
         self._on_redraw()
 
+    def set_baseline(self, results, name: str = "baseline") -> None:
+        """Draw `results` (a baseline report's JobResults) under the current ones as grey
+        outlines, eager dashed, compiled solid; an empty list removes them."""
+        self._baseline, self._baseline_name = list(results), name if results else ""
+        self._on_redraw()
+
     def schedule_redraw(self) -> None:
         if not self._timer.isActive():
             self._timer.start()
@@ -82,6 +94,10 @@ class DistributionChart(QWidget, ResultsView):
             for side in SIDES:
                 series[(result.job_id, side)] = result.latencies(side)
                 labels[(result.job_id, side)] = (index, result.config.label)
+        for result in self._baseline:
+            for side in SIDES:
+                series[(BASELINE + result.job_id, side)] = result.latencies(side)
+                labels[(BASELINE + result.job_id, side)] = (-1, result.config.label)
         hist = histograms(series)
         for key in [k for k in self._curves if hist is None or k not in hist.counts]:
             self.plot.removeItem(self._curves.pop(key))
@@ -89,8 +105,10 @@ class DistributionChart(QWidget, ResultsView):
             self.title.setText(TITLE.format(""))
             return
         outside = hist.outside
-        self.title.setText(TITLE.format(f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} "
-                                        "outside not shown" if outside else ""))
+        self.title.setText(TITLE.format(
+            (f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else "")
+            + (f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} outside not shown" if outside
+               else "")))
         for key, counts in hist.counts.items():
             curve = self._curves.get(key)
             if curve is None:
@@ -98,6 +116,12 @@ class DistributionChart(QWidget, ResultsView):
             curve.setData(hist.edges, counts)
 
     def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
+        if index < 0:  # the baseline's: grey outlines, under the current run's
+            style = Qt.PenStyle.DashLine if side == "eager" else Qt.PenStyle.SolidLine
+            curve = self.plot.plot([], [], stepMode="center", pen=pg.mkPen(BASELINE_GREY, width=1.5, style=style),
+                                   name=f"baseline {side} · {legend_text(label)}")
+            curve.setZValue(-10)
+            return curve
         color = config_color(index)
         if side == "eager":
             return self.plot.plot([], [], stepMode="center", pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),

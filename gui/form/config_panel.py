@@ -6,7 +6,8 @@ Every config is checked with `core.config.validate_config` (and its dynamo overr
 against the installed torch's settings) as it is edited and again before a run; what torch
 would refuse is explained inline, in red, before anything runs. The queue shows each
 config's status and, for a failed job, its reason. A suggestion line offers a dynamo
-setting the model needs (allow_rnn for an LSTM) or that torch's hints name. GUI thread only.
+setting the model needs (allow_rnn for an LSTM); a run's suggestions (core.suggestions, in the
+Decision tab) change the queue through `apply_change`. GUI thread only.
 """
 from __future__ import annotations
 
@@ -63,15 +64,11 @@ class ConfigPanel(QGroupBox):
     sig_config_edited = Signal()
     """A setting changed (the window re-validates and saves settings)."""
 
-    sig_rerun_requested = Signal()
-    """The suggested dynamo setting was applied with "Apply and re-run"."""
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Compile configs", parent)
         self.catalog_loaded = False
         self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalogue
         self._suggestion: tuple[str, str] | None = None
-        self._rerun = False
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
         self.mode = _combo(DEFAULT_MODES, "Inductor mode (from torch._inductor.list_mode_options()); other "
                                           "backends take 'default' only")
@@ -113,8 +110,7 @@ class ConfigPanel(QGroupBox):
 
         self.suggestion = plain(QLabel(""))  # quotes torch's hint from a run or a report
         self.suggestion.setWordWrap(True)
-        self.suggestion.setToolTip("A torch._dynamo.config setting this model needs, or that torch's graph-break "
-                                   "hints suggest")
+        self.suggestion.setToolTip("A torch._dynamo.config setting this model needs to be compiled at all")
         self.suggestion_button = QPushButton()
         self.suggestion_button.clicked.connect(self._on_suggestion_clicked)
         self.suggestion_box = QFrame()
@@ -248,15 +244,13 @@ class ConfigPanel(QGroupBox):
         return ""
 
     # ---------------------------------------------------------------- suggestions
-    def show_suggestion(self, key: str, value: str, why: str, rerun: bool = False) -> None:
-        """Offer a dynamo setting: `why` in words and a button that adds KEY=VALUE (and, with
-        `rerun`, runs again)."""
+    def show_suggestion(self, key: str, value: str, why: str) -> None:
+        """Offer a dynamo setting: `why` in words and a button that adds KEY=VALUE."""
         self._suggestion = (key, value)
-        self._rerun = rerun
         self.suggestion.setText(why)
-        self.suggestion_button.setText(f"Apply {key}={value} and re-run" if rerun else f"Add {key}={value}")
+        self.suggestion_button.setText(f"Add {key}={value}")
         self.suggestion_button.setToolTip(f"Add torch._dynamo.config.{key}={value} to the config being edited "
-                                          "and to every queued config" + (", then run again" if rerun else ""))
+                                          "and to every queued config")
         self.suggestion_box.show()
 
     def clear_suggestion(self) -> None:
@@ -279,6 +273,21 @@ class ConfigPanel(QGroupBox):
             self.queue.clear()
             for config in queued:
                 self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
+
+    def apply_change(self, config: CompileConfig, change) -> CompileConfig:
+        """Apply a core.suggestions.ConfigChange to `config` (a config of the last run) and
+        return the new config. The queue is what the next Run profiles: `config` is replaced
+        in it by the new one (queued when it was not), the other queued configs stay; the
+        form shows the new config (inductor options such as freezing live in the queue only)."""
+        new = change.apply(config)
+        queued = self.queue.configs
+        self.queue.clear()
+        for c in queued:
+            self.queue.add(new if c == config else c)
+        self.queue.add(new)  # False (no-op) when it replaced `config` above
+        self.set_config(new)
+        self.validate()
+        return new
 
     def show_problem(self, text: str) -> None:
         """Show why the form cannot run, inline in red ('' hides it)."""
@@ -317,11 +326,8 @@ class ConfigPanel(QGroupBox):
         if self._suggestion is None:
             return
         key, value = self._suggestion
-        rerun = self._rerun
         self.apply_override(key, value)
         self.clear_suggestion()
-        if rerun:
-            self.sig_rerun_requested.emit()
 
     def _on_remove_clicked(self) -> None:
         rows = sorted({i.row() for i in self.queue_view.selectionModel().selectedRows()}, reverse=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.panels.graph_breaks import break_counts
@@ -86,6 +86,29 @@ def _graph_breaks(s: Row) -> str:
     return f"{sites} / {per_call}" if per_call is not None else str(sites)
 
 
+def _accuracy(s: Row) -> str:
+    return s.get("accuracy") or "–"
+
+
+def _error(s: Row) -> str:
+    a, r = s.get("max_abs_error"), s.get("max_rel_error")
+    if a is None and r is None:
+        return "–"
+    return f"{_sci(a)} / {_sci(r)}"
+
+
+def _sci(v) -> str:
+    return "–" if v is None else f"{v:.2g}"
+
+
+def _cosine(s: Row) -> str:
+    return "–" if s.get("cosine") is None else f"{s['cosine']:.6f}"
+
+
+def _failing(s: Row) -> bool:
+    return s.get("accuracy") == "fail"
+
+
 def _sites(s: Row):
     return break_counts(s)[0]
 
@@ -120,7 +143,15 @@ COLUMNS = (
            "recompile_count"),
     Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
            "Peak resident memory (RSS) of the job process in the eager and compiled phases", "compiled_peak_mb"),
+    Column("Accuracy", _accuracy, "Do the compiled outputs match eager's on the same inputs (torch's same() "
+           "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
+           "checked; hover a cell for why", "accuracy"),
+    Column("Max error\nabs / rel", _error, "Largest |compiled − eager| over every floating-point output, and that "
+           "error relative to the output's largest eager value", "max_abs_error"),
+    Column("Cosine", _cosine, "Lowest cosine similarity between a compiled and an eager output (1 = same direction)",
+           "cosine"),
 )
+ACCURACY_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _accuracy)
 
 
 def _row(result) -> Row:
@@ -185,12 +216,28 @@ class SummaryModel(RowTableModel):
             if index.column() == 1 and row.get("failure_reason"):
                 detail = self._results[index.row()].failure_detail
                 return tooltip(row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else ""))
+            if index.column() == 0 and _failing(row):
+                return tooltip(f"accuracy fail: {row.get('accuracy_reason') or ''}")
             if index.column() == 0 and row.get("coverage"):
                 return tooltip(row["coverage"])
+            if index.column() == ACCURACY_COLUMN and row.get("accuracy_reason"):
+                return tooltip(f"{row['accuracy']}: {row['accuracy_reason']}")
             return column.tooltip
         if role == Qt.ItemDataRole.ForegroundRole:
             if index.column() == 1 and row.get("status") == "failed":
                 return QBrush(QColor(error_color()))
+            if index.column() == ACCURACY_COLUMN and _failing(row):
+                return QBrush(QColor(error_color()))
+            if index.column() == ACCURACY_COLUMN and row.get("accuracy") == "nondeterministic":
+                return QBrush(QColor("gray"))
+        if role == Qt.ItemDataRole.BackgroundRole and _failing(row):
+            fill = QColor(error_color())
+            fill.setAlpha(40)  # the whole row of a wrong config stands out
+            return QBrush(fill)
+        if role == Qt.ItemDataRole.FontRole and index.column() == ACCURACY_COLUMN and _failing(row):
+            font = QFont()
+            font.setBold(True)
+            return font
             if index.column() == 0:
                 return QBrush(config_color(index.row()))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:

@@ -115,11 +115,17 @@ class RunController(QObject):
         """The runner's last pushed status."""
         return self._status
 
-    def start(self, specs: list[JobSpec]) -> None:
+    def start(self, specs: list[JobSpec], wrap=None) -> None:
+        """Run `specs`. `wrap`, when given, wraps the worker's listener in another one with
+        the runner's listener interface and an `attach(runner)` (Find best settings passes
+        core.tune's BudgetListener, which skips and cancels jobs to keep to its budget)."""
         if self._busy:
             raise RuntimeError("a run is already in progress")
+        listener = self._worker if wrap is None else wrap(self._worker)
         # The session folds the events (gui/session.py): the runner need not collect results.
-        self._runner = JobRunner(listener=self._worker, gpu=self._gpu, collect=False)
+        self._runner = JobRunner(listener=listener, gpu=self._gpu, collect=False)
+        if listener is not self._worker:
+            listener.attach(self._runner)
         self._busy = True
         self._sig_start_requested.emit(self._runner, list(specs))
         self.sig_run_started.emit()

@@ -18,13 +18,13 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 from core.config import ConfigError, ModelSpec, check_limits, make_jobs
 from core.models import is_file_source, split_factory
 from gui.window import file_actions
-from gui.window import report_opening
+from gui.window import decide, report_opening
 from gui.form import trust
 from gui.window import settings as window_settings
 from gui.run.catalog_loader import CatalogLoader
 from gui.form.config_panel import ConfigPanel
 from gui.charts.distribution import DistributionChart
-from core.examples import hinted_dynamo_configs, is_bundled, needed_dynamo_config
+from core.examples import is_bundled, needed_dynamo_config
 from gui.charts.latency import LatencyChart
 from gui.form.model_panel import ModelPanel
 from gui.widgets.progress import RunProgressBar
@@ -58,7 +58,6 @@ class MainWindow(QMainWindow):
         self._shown = False
         self._trusted_paths: set[str] = set()
         self._restoring = False
-        self._hinted: list[tuple[str, str, str]] = []  # dynamo settings torch's hints named in the last run
         self.setWindowTitle("compile-profiler")
         self.setAcceptDrops(True)
 
@@ -80,6 +79,7 @@ class MainWindow(QMainWindow):
         build_actions(self)
         build_layout(self)
         build_menus(self)
+        decide.install(self)
         self.recent = window_settings.RecentFiles(self.settings, self.model_panel, self.recent_menu,
                                                   lambda path: self.open_model_file(path))
         self._connect()
@@ -108,7 +108,6 @@ class MainWindow(QMainWindow):
         self.model_panel.sweep.toggled.connect(self._save_form)
         self.config_panel.sig_config_edited.connect(self._save_form)
         self.config_panel.sig_config_edited.connect(self._refresh_suggestion)
-        self.config_panel.sig_rerun_requested.connect(lambda: self.run_profile())
 
     # ================================================================ public API
     def set_model(self, source: str, trusted: bool = False) -> None:
@@ -145,9 +144,10 @@ class MainWindow(QMainWindow):
         self.set_model(path)
         return True
 
-    def run_profile(self) -> bool:
+    def run_profile(self, arrange=None) -> bool:
         """Start profiling the chosen model with the run's configs; False (with the reason
-        shown) when it cannot start."""
+        shown) when it cannot start. `arrange(specs)` may replace the form's jobs and wrap the
+        runner's listener: returns (specs, wrap) (Find best settings, gui.window.decide)."""
         if self.controller.busy:
             return False
         source = self.model_panel.source()
@@ -181,6 +181,10 @@ class MainWindow(QMainWindow):
                           image_size=self.model_panel.image.value())
         specs = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
                           device=panel.device.currentText(), sweep_shapes=sweep)
+        wrap = None
+        if arrange is not None:
+            specs, wrap = arrange(specs)
+            configs = [spec.config for spec in specs]
         options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
                    "warmup": panel.warmup.value(), "iters": panel.iters.value(),
                    "device": panel.device.currentText(), "configs": [c.label for c in configs],
@@ -192,7 +196,10 @@ class MainWindow(QMainWindow):
         if sweep and self.tabs.currentIndex() == 0:
             self.show_tab("sweep")  # the summary has little to say about a sweep
         self.session.start(specs, options)
-        self.controller.start(specs)
+        if wrap is None:
+            self.controller.start(specs)
+        else:
+            self.controller.start(specs, wrap=wrap)
         self.status_label.setText(f"Profiling {os.path.basename(source)} with {len(specs)} config(s)…")
         return True
 
@@ -292,8 +299,6 @@ class MainWindow(QMainWindow):
         if failed:
             text += f" — {failed[0].config.label} failed: {failed[0].failure_reason}"
         self.status_label.setText(text)
-        self._hinted = hinted_dynamo_configs(results)
-        self._refresh_suggestion()
         self.sig_run_finished.emit()
 
     def _on_session_reset(self) -> None:
@@ -316,8 +321,6 @@ class MainWindow(QMainWindow):
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
         self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes for r in results))
-        self._hinted = hinted_dynamo_configs([r for r in results if r.ended])
-        self._refresh_suggestion()
         queue = self.config_panel.queue
         for r in results:
             if r.config in queue.configs:
@@ -376,13 +379,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"compile-profiler — {name}" if name else "compile-profiler")
 
     def _refresh_suggestion(self) -> None:
-        """Offer the dynamo setting torch's hints named in the last run (apply and re-run), else
-        one the chosen model needs to compile at all (an LSTM: allow_rnn=True)."""
+        """Offer a dynamo setting the chosen model needs to compile at all (an LSTM:
+        allow_rnn=True). What a run's measurements suggest (torch's hints included) is in the
+        Decision tab, from core.suggestions, with its apply-and-re-run button."""
         panel = self.config_panel
-        for key, value, hint in self._hinted:
-            if not panel.has_override(key, value):
-                panel.show_suggestion(key, value, f"torch's hint: {hint}", rerun=True)
-                return
         needed = needed_dynamo_config(self.model_panel.source())
         if needed and not panel.has_override(needed[0], needed[1]):
             panel.show_suggestion(*needed)

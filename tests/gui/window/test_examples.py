@@ -88,6 +88,8 @@ def test_dynamo_overrides_are_validated_before_a_run(qtbot, window):
 
 
 def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
+    """torch's hint naming a dynamo setting becomes a core suggestion in the Decision tab,
+    whose button changes the queue and starts a run (one path: core.suggestions)."""
     from core import events as ev
     from tests.gui.conftest import fake_result
 
@@ -96,17 +98,17 @@ def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
         "Attempted to wrap RNN, GRU, or LSTM", "GB0014", hints=(
             "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",),
         frame_skipped=True)))
-    assert examples.hinted_dynamo_configs([result])[0][:2] == ("allow_rnn", "True")
     window.config_panel.queue.clear()
     window.config_panel.queue.add(CompileConfig(backend="eager"))
     window.session.load([result], {})
-    config = window.config_panel
-    assert config.suggestion_box.isVisibleTo(window) and "re-run" in config.suggestion_button.text()
+    decision = window.view("decision")
+    buttons = [b for card in decision.card_widgets for b in card.buttons if "allow_rnn" in b.text()]
+    assert len(buttons) == 1 and "re-run" in buttons[0].text().lower()
     started = []
-    # The window's real wiring (button → sig_rerun_requested → run_profile → controller.start);
+    # The window's real wiring (button → sig_change_requested → run_profile → controller.start);
     # only the controller is replaced, so no job process starts.
-    window.controller.start = lambda specs: started.append(specs)
-    config.suggestion_button.click()
+    window.controller.start = lambda specs, **kw: started.append(specs)
+    buttons[0].click()
     expected = CompileConfig(backend="eager", dynamo_config=(("allow_rnn", True),))
-    assert config.queue.configs == [expected]
+    assert window.config_panel.queue.configs == [expected]
     assert len(started) == 1 and [s.config for s in started[0]] == [expected], window.last_error

@@ -1,0 +1,219 @@
+"""Decision tab: which settings to ship, for how many calls, and what to try next.
+
+Everything shown comes from core: the sentence, break-even, memory cost and code from
+`core.recommend.recommend(results, calls)`, the suggestions with their evidence and
+"apply and re-run" actions from `core.suggestions.suggest(results, calls)`. This file
+only lays them out. The expected number of calls is the user's choice (core's
+DEFAULT_CALLS until they change it), and changing it re-costs the options at once.
+
+"Find best settings" (core.tune's candidate set within a budget) starts here too: the
+panel only says what was asked (`sig_tune_requested`), the window runs it like any run.
+GUI thread only.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+                               QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+
+from core.recommend import DEFAULT_CALLS, recommend
+from core.suggestions import suggest
+from core.tune import DEFAULT_BUDGET_MIN
+from gui.widgets.safe_text import plain
+from gui.widgets.view import ResultsView
+
+MAX_CALLS = 2_000_000_000  # QSpinBox holds a C int
+
+
+def _label(text: str = "", bold: bool = False) -> QLabel:
+    label = plain(QLabel(text))  # every sentence quotes config labels and torch's messages
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label
+
+
+def _code_box(text: str) -> QPlainTextEdit:
+    box = QPlainTextEdit(text)
+    box.setReadOnly(True)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    lines = max(1, text.count("\n") + 1)
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * min(lines, 14) + 14)
+    return box
+
+
+class SuggestionCard(QFrame):
+    """One core.suggestions.Suggestion: what to do, the evidence, the code, and a button
+    per ConfigChange. GUI thread only."""
+
+    def __init__(self, suggestion, on_apply, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.suggestion = suggestion
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.addWidget(_label(f"[{suggestion.config}] {suggestion.title}", bold=True))
+        layout.addWidget(_label(f"Evidence: {suggestion.evidence}"))
+        if suggestion.code:
+            layout.addWidget(_code_box(suggestion.code))
+        self.buttons: list[QPushButton] = []
+        for change in suggestion.changes:
+            button = QPushButton(f"Apply and re-run: {change.description}")
+            button.setToolTip(f"Queue config {suggestion.config} with this change and run again")
+            button.clicked.connect(lambda _=False, c=change: on_apply(suggestion.config, c))
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
+            self.buttons.append(button)
+
+
+class DecisionPanel(QWidget, ResultsView):
+    """The recommendation for the expected calls, its code with Copy, and the suggestions.
+    GUI thread only."""
+
+    name, title = "decision", "Decision"
+    tip = "Which config to ship for the expected calls, the code for it, and what to try next"
+
+    sig_change_requested = Signal(str, object)
+    """"Apply and re-run" was clicked: the config label and the core.suggestions.ConfigChange."""
+
+    sig_tune_requested = Signal(float)
+    """"Find best settings" was clicked, with the budget in minutes."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._results: list = []
+        self.recommendation = None
+        self.suggestions: list = []
+
+        self.calls = QSpinBox()
+        self.calls.setRange(1, MAX_CALLS)
+        self.calls.setGroupSeparatorShown(True)
+        self.calls.setValue(DEFAULT_CALLS)
+        self.calls.setToolTip("How many times the model will be called after compiling, in one process: your "
+                              f"choice (default {DEFAULT_CALLS:,}). Total time = compile time + calls × time per call.")
+        self.calls.valueChanged.connect(lambda _: self._recompute())
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0.5, 24 * 60)
+        self.budget.setDecimals(1)
+        self.budget.setSuffix(" min")
+        self.budget.setValue(DEFAULT_BUDGET_MIN)
+        self.budget.setToolTip("Find best settings stops starting candidates that no longer fit, and cancels the "
+                               "running one when the budget is over")
+        self.tune_button = QPushButton("Find best settings")
+        self.tune_button.setToolTip("Profile the chosen model with core's candidate configs for this device, "
+                                    "cheapest compile first, within the budget; then recommend one")
+        self.tune_button.clicked.connect(lambda: self.sig_tune_requested.emit(self.budget.value()))
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Expected calls (your choice):"))
+        top.addWidget(self.calls)
+        top.addSpacing(24)
+        top.addWidget(QLabel("Budget:"))
+        top.addWidget(self.budget)
+        top.addWidget(self.tune_button)
+        top.addStretch(1)
+
+        self.sentence = _label("Run a profile to get a recommendation.", bold=True)
+        self.details = _label()
+        self.code = _code_box("")
+        self.code.setToolTip("The torch.compile call (and dynamo settings) of the recommended config")
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setToolTip("Copy the code to the clipboard")
+        self.copy_button.clicked.connect(self._on_copy_clicked)
+        self.copy_button.setEnabled(False)
+        code_row = QHBoxLayout()
+        code_row.addWidget(self.code, 1)
+        code_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.tune_notes = _label()
+        self.tune_notes.hide()
+
+        self.suggestions_title = _label("Suggestions", bold=True)
+        self.cards_box = QWidget()
+        self.cards = QVBoxLayout(self.cards_box)
+        self.cards.setContentsMargins(0, 0, 0, 0)
+        self.card_widgets: list[SuggestionCard] = []
+
+        inner = QWidget()
+        body = QVBoxLayout(inner)
+        body.addLayout(top)
+        body.addWidget(self.sentence)
+        body.addWidget(self.details)
+        body.addLayout(code_row)
+        body.addWidget(self.tune_notes)
+        body.addWidget(self.suggestions_title)
+        body.addWidget(self.cards_box)
+        body.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(inner)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(scroll)
+
+    # ---------------------------------------------------------------- ResultsView
+    def show_results(self, results: list) -> None:
+        self._results = list(results)
+        self._recompute()
+
+    def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        if ended:  # figures of a running job are not final: the decision waits for its end
+            self._results = list(results)
+            self._recompute()
+
+    # ---------------------------------------------------------------- public
+    def set_busy(self, busy: bool) -> None:
+        """A run is going: no new run may start from here."""
+        self.tune_button.setEnabled(not busy)
+        for card in self.card_widgets:
+            for button in card.buttons:
+                button.setEnabled(not busy)
+
+    def set_tune_notes(self, text: str) -> None:
+        """What the budget did to the candidates of a Find-best-settings run ('' hides it)."""
+        self.tune_notes.setText(text)
+        self.tune_notes.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- internals
+    def _recompute(self) -> None:
+        ended = [r for r in self._results if r.ended]
+        calls = self.calls.value()
+        if not ended:
+            self.recommendation, self.suggestions = None, []
+            self.sentence.setText("Run a profile to get a recommendation." if not self._results
+                                  else "The recommendation comes when the first config has finished.")
+            self.details.setText("")
+            self.code.setPlainText("")
+            self.copy_button.setEnabled(False)
+        else:
+            rec = self.recommendation = recommend(ended, calls)
+            self.sentence.setText(rec.sentence)
+            lines = []
+            if rec.break_even_calls is not None:
+                lines.append(f"Break-even: after {rec.break_even_calls:,.0f} calls the compile has paid for itself.")
+            if rec.memory:
+                lines.append(rec.memory)
+            lines.append(f"How sure: {rec.confidence}.")
+            self.details.setText("\n".join(lines))
+            self.code.setPlainText(rec.code)
+            self.code.setFixedHeight(self.code.fontMetrics().lineSpacing() * min(rec.code.count("\n") + 1, 14) + 14)
+            self.copy_button.setEnabled(bool(rec.code))
+            self.suggestions = suggest(ended, calls)
+        self._show_suggestions()
+
+    def _show_suggestions(self) -> None:
+        for card in self.card_widgets:
+            self.cards.removeWidget(card)
+            card.deleteLater()
+        self.card_widgets = [SuggestionCard(s, self.sig_change_requested.emit) for s in self.suggestions]
+        for card in self.card_widgets:
+            self.cards.addWidget(card)
+        self.suggestions_title.setText("Suggestions" if self.suggestions else
+                                       "Suggestions: none from these measurements." if self.recommendation else "")
+
+    def _on_copy_clicked(self) -> None:
+        if self.recommendation is not None:
+            QGuiApplication.clipboard().setText(self.recommendation.code)

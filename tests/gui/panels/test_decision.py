@@ -1,0 +1,83 @@
+"""Issue 10 in the app, view by view: the summary's accuracy columns and the Decision tab
+(recommendation, Copy, suggestions with apply-and-re-run), built from events, no job run."""
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from core import events as ev
+from core.recommend import DEFAULT_CALLS, recommend
+from tests.core.fakes import fake_result as measured
+from tests.gui.conftest import fake_result
+
+
+def _checked(job_id, backend, accuracy):
+    r = fake_result(job_id, backend, status_event=ev.PhaseChanged(job_id, phase="accuracy"))
+    r.apply(ev.AccuracyChecked(job_id, accuracy=accuracy))
+    r.apply(ev.JobCompleted(job_id, wall_time_s=3.0))
+    return r
+
+
+def test_summary_shows_accuracy_and_a_failing_config_stands_out(qtbot, qtmodeltester):
+    from gui.panels.summary import ACCURACY_COLUMN, COLUMNS, SummaryPanel
+
+    fail = ev.AccuracyResult("fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5,
+                             max_rel_error=0.25, cosine=0.97)
+    rows = [_checked("a", "eager", ev.AccuracyResult("pass", "matches", max_abs_error=0.0, max_rel_error=0.0, cosine=1.0)),
+            _checked("b", "aot_eager", fail),
+            _checked("c", "inductor", ev.AccuracyResult("nondeterministic", "eager differs from itself (dropout?)"))]
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.show_results(rows)
+    model = panel.model
+    qtmodeltester.check(model)
+    headers = [c.header for c in COLUMNS]
+    assert "Accuracy" in headers and "Cosine" in headers
+    text = lambda r, c: model.data(model.index(r, c))  # noqa: E731
+    assert [text(r, ACCURACY_COLUMN) for r in range(3)] == ["pass", "fail", "nondeterministic"]
+    assert text(1, ACCURACY_COLUMN + 1) == "0.5 / 0.25" and text(1, ACCURACY_COLUMN + 2) == "0.970000"
+    assert model.data(model.index(1, 3), Qt.ItemDataRole.BackgroundRole) is not None  # the whole row
+    assert model.data(model.index(0, 3), Qt.ItemDataRole.BackgroundRole) is None
+    assert "tolerance 0.0001" in model.data(model.index(1, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "dropout" in model.data(model.index(2, ACCURACY_COLUMN), Qt.ItemDataRole.ToolTipRole)
+
+
+def _decision(qtbot, results):
+    from gui.panels.decision import DecisionPanel
+
+    panel = DecisionPanel()
+    qtbot.addWidget(panel)
+    panel.show_results(results)
+    return panel
+
+
+def test_decision_shows_cores_recommendation_and_copy_puts_its_code_on_the_clipboard(qtbot):
+    results = [measured("inductor", compiled_ms=5.0, compile_s=10.0, seed=1),
+               measured("aot_eager", compiled_ms=9.0, compile_s=1.0, seed=2)]
+    panel = _decision(qtbot, results)
+    assert panel.calls.value() == DEFAULT_CALLS and "your choice" in panel.calls.toolTip()
+    expected = recommend(results, DEFAULT_CALLS)
+    assert panel.sentence.text() == expected.sentence and "Compile with inductor" in expected.sentence
+    assert panel.code.toPlainText() == expected.code and "torch.compile(" in expected.code
+    assert "Break-even" in panel.details.text() and expected.memory in panel.details.text()
+    panel.copy_button.click()
+    assert QGuiApplication.clipboard().text() == expected.code
+    panel.calls.setValue(100)  # too few calls to pay for a 10 s compile: core says do not compile
+    assert panel.sentence.text() == recommend(results, 100).sentence
+    assert panel.sentence.text().startswith("Do not compile")
+
+
+def test_a_suggestion_shows_its_evidence_and_its_button_asks_for_the_change(qtbot):
+    panel = _decision(qtbot, [measured("inductor", compiled_ms=9.0, compile_s=10.0, seed=1)])
+    cards = [c for c in panel.card_widgets if c.suggestion.rule == "freezing"]
+    assert len(cards) == 1 and cards[0].buttons
+    assert "freezing" in cards[0].buttons[0].text() and "re-run" in cards[0].buttons[0].text().lower()
+    with qtbot.waitSignal(panel.sig_change_requested) as blocker:
+        cards[0].buttons[0].click()
+    label, change = blocker.args
+    assert label == "inductor" and dict(change.inductor_options) == {"freezing": True}
+
+
+def test_nothing_ended_means_no_recommendation_yet(qtbot):
+    running = fake_result("r", "inductor", status_event=ev.PhaseChanged("r", phase="compiled"))
+    panel = _decision(qtbot, [running])
+    assert panel.recommendation is None and not panel.copy_button.isEnabled()
+    assert "first config has finished" in panel.sentence.text()

@@ -1,0 +1,100 @@
+"""The window's decision features with its real wiring: Apply and re-run changes the queue
+and starts a run, Find best settings queues core.tune's candidates under core.tune's
+BudgetListener, Compare with report… flags an injected regression. Only the run controller's
+start is replaced (a recorder), so no job process starts."""
+import os
+
+from PySide6.QtCore import Qt
+
+from core import events as ev
+from core.compare import WORSE
+from core.config import CompileConfig
+from core.report import write_report
+from core.tune import BudgetListener, candidate_specs
+from tests.core.fakes import fake_result as measured
+from tests.gui.conftest import GRAPH_BREAK_MODEL
+
+FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
+
+
+def _recorder(window):
+    started = []
+    window.controller.start = lambda specs, **kw: started.append((specs, kw.get("wrap")))
+    return started
+
+
+def test_apply_and_rerun_changes_the_queue_and_starts_a_run(qtbot, window):
+    window.set_model("resnet18")
+    window.config_panel.queue.clear()
+    window.session.load([measured("inductor", compiled_ms=9.0, seed=1), measured("aot_eager", seed=2)], {})
+    window.show_tab("decision")
+    card = next(c for c in window.view("decision").card_widgets if c.suggestion.rule == "freezing")
+    started = _recorder(window)
+    card.buttons[0].click()
+    assert window.config_panel.queue.configs == [FREEZING]
+    assert len(started) == 1 and [s.config for s in started[0][0]] == [FREEZING], window.last_error
+
+
+def test_find_best_settings_runs_tunes_candidates_within_its_budget(qtbot, window):
+    window.set_model("resnet18")
+    panel = window.view("decision")
+    panel.budget.setValue(3.0)
+    started = _recorder(window)
+    assert window.find_best_action.text() == "Find best settings"
+    panel.tune_button.click()
+    assert len(started) == 1, window.last_error
+    specs, wrap = started[0]
+    expected = [s.config for s, _ in candidate_specs(specs[0], False)]
+    assert [s.config for s in specs] == expected and CompileConfig("eager") in expected and FREEZING in expected
+    listener = wrap(object())
+    assert isinstance(listener, BudgetListener) and listener.budget_s == 180.0
+    assert [r.config for r in window.session.results] == expected  # live as any run
+    assert window.tabs.currentIndex() == list(window.tab_views).index(panel)
+
+
+def _cut_by_budget(window):
+    """A tune run whose second candidate the budget cut: the window ends it as cancelled and says why."""
+    window.set_model("resnet18")
+    started = _recorder(window)
+    window.view("decision").tune_button.click()
+    specs, wrap = started[0]
+    listener = wrap(object())
+    listener.notes[specs[1].job_id] = "not started: estimated 99 s, 3 s of the budget left"
+    for spec in specs[:1] + specs[2:]:
+        window.session.apply(ev.JobCancelled(spec.job_id))
+    window.controller.sig_run_finished.emit()
+    return specs
+
+
+def test_find_best_settings_reports_what_the_budget_cut(qtbot, window):
+    specs = _cut_by_budget(window)
+    assert window.session.result(specs[1].job_id).status == "cancelled"
+    notes = window.view("decision").tune_notes
+    assert notes.isVisibleTo(window) and "cut by the budget" in notes.text() and "3 s of the budget" in notes.text()
+
+
+def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_path):
+    from gui.window.compare_dialog import compare_with_report
+
+    base = [measured("inductor", compiled_ms=5.0, seed=1), measured(FREEZING, compiled_ms=3.0, seed=2)]
+    write_report(base, str(tmp_path / "base"), {}, )
+    brk = ev.GraphBreak("Data-dependent branching", "GB0170", file=GRAPH_BREAK_MODEL, line=15)
+    now = [measured("inductor", compiled_ms=6.5, seed=3, graph_breaks=(brk,), environment={"threads": 4}),
+           measured(FREEZING, compiled_ms=3.0, seed=4, environment={"threads": 4})]
+    window.session.load(now, {})
+    dialog = compare_with_report(window, os.path.join(str(tmp_path / "base"), "report.json"))
+    qtbot.addWidget(dialog)
+    model = dialog.model
+    row = next(i for i in range(model.rowCount()) if model.data(model.index(i, 0)) == "inductor")
+    assert model.trend(row, 1) == WORSE and model.trend(row, 7) == WORSE
+    red = model.data(model.index(row, 1), Qt.ItemDataRole.ForegroundRole).color().name()
+    assert red == model.data(model.index(row, 9), Qt.ItemDataRole.ForegroundRole).color().name()
+    assert "REGRESSION" in model.data(model.index(row, 9)) and "+30" in model.data(model.index(row, 1))
+    other = 1 - row
+    assert model.data(model.index(other, 9)).startswith("ok") and model.trend(other, 1) != WORSE
+    assert dialog.warnings.isVisibleTo(dialog) and "thread count" in dialog.warnings.text()
+    assert "inductor: REGRESSION" in dialog.verdicts.text()
+    chart = window.distribution_chart
+    assert any(k[0].startswith("baseline:") for k in chart._curves) and "baseline" in chart.title.text()
+    dialog.close()
+    assert not any(k[0].startswith("baseline:") for k in chart._curves)
