@@ -2,8 +2,10 @@
 in TAB_VIEWS (see gui.widgets.view.ResultsView)."""
 from gui.panels.decision import DecisionPanel
 from gui.panels.graph_breaks import GraphBreaksPanel
+from gui.panels.graphs import GraphsPanel
 from gui.panels.resources import ResourcePanel
 from gui.panels.summary import SummaryPanel
+from gui.panels.time_breakdown import TimeBreakdownPanel
 from gui.panels.sweep import SweepPanel
 
-TAB_VIEWS = (SummaryPanel, DecisionPanel, ResourcePanel, GraphBreaksPanel, SweepPanel)
+TAB_VIEWS = (SummaryPanel, DecisionPanel, ResourcePanel, GraphBreaksPanel, TimeBreakdownPanel, GraphsPanel, SweepPanel)

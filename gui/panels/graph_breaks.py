@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit
 
 from core.paths import display_path
 from core.safety import is_documentation_url
+from core.time_breakdown import fmt_ms
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -27,8 +28,11 @@ from gui.widgets.theme import config_color, is_dark
 from gui.widgets.view import ResultsView
 
 
-COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "First hint")
+COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "Cost / call", "First hint")
 PER_CALL_COLUMN = COLUMNS.index("Per call")
+COST_COLUMN = COLUMNS.index("Cost / call")
+HINT_COLUMN = COLUMNS.index("First hint")
+GRAPH_LINK = "cp-graph"  # the details' links to the graphs on either side of a break (Graphs tab)
 TOOLTIPS = (
     "The config whose compile reported this break",
     "torch's graph-break type (gb_type)",
@@ -38,6 +42,8 @@ TOOLTIPS = (
     "Times one compiled call passes this break ('frame skipped': dynamo gave up on the whole frame, which ran "
     "eagerly). torch logs a break more often while compiling (dynamo restarts the analysis after a break): "
     "that logged count is in the details",
+    "What this break costs per compiled call: the eager time between the compiled graphs it splits, from the op "
+    "profile (– when not profiled); fix the costliest first",
     "torch's first suggestion; select the row for all of them",
 )
 NO_SELECTION = "<p style='color:gray'>Select a graph break to see why it happened and what to do.</p>"
@@ -55,6 +61,11 @@ def per_call(gb) -> str:
     return "frame skipped" if gb.frame_skipped else str(gb.per_call)
 
 
+def cost_text(cost) -> str:
+    """A break's cost per compiled call (core's BreakCost), or – when it was not measured."""
+    return "–" if cost is None else fmt_ms(cost.cost_ms_per_call)
+
+
 def user_location(gb) -> str:
     if not gb.user_file:
         return "–"
@@ -68,7 +79,8 @@ def break_counts(summary: dict) -> tuple[int | None, int | None]:
 
 
 class GraphBreakModel(RowTableModel):
-    """Rows: (config index, config label, GraphBreak) for every break of every job. GUI thread."""
+    """Rows: (config index, config label, GraphBreak, BreakCost or None) for every break of
+    every job. GUI thread."""
 
     HEADERS = tuple(zip(COLUMNS, TOOLTIPS))
 
@@ -77,20 +89,30 @@ class GraphBreakModel(RowTableModel):
 
     def set_results(self, results) -> None:
         self.beginResetModel()
-        self._rows = [(i, r.config.label, gb) for i, r in enumerate(results) for gb in r.graph_breaks]
+        self._rows = [(i, r.config.label, gb, r.break_cost(gb)) for i, r in enumerate(results)
+                      for gb in r.graph_breaks]
         self.endResetModel()
 
     def graph_break(self, row: int):
         return self._rows[row][2]
 
+    def break_cost(self, row: int):
+        """The BreakCost of the row-th break (None: not profiled, or it split no graphs)."""
+        return self._rows[row][3]
+
+    def config_label(self, row: int) -> str:
+        return self._rows[row][1]
+
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        config_index, label, gb = self._rows[index.row()]
+        config_index, label, gb, cost = self._rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.UserRole:  # sort keys
             if column == PER_CALL_COLUMN:
                 return gb.per_call
+            if column == COST_COLUMN:
+                return -1.0 if cost is None else cost.cost_ms_per_call
             if column == 3:
                 return f"{gb.file}:{gb.line:08d}"
             if column == 4:
@@ -98,9 +120,9 @@ class GraphBreakModel(RowTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
             first_hint = gb.hints[0] if gb.hints else ""
             return (label, gb.reason, gb.gb_code or "–", location(gb), user_location(gb), per_call(gb),
-                    first_hint)[column]
+                    cost_text(cost), first_hint)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            if column == 6 and gb.hints:
+            if column == HINT_COLUMN and gb.hints:
                 return tooltip("\n\n".join(gb.hints))
             if column == 3 and gb.file:
                 return tooltip(f"{gb.file}:{gb.line}" + (f"\n{gb.source}" if gb.source else ""))
@@ -113,7 +135,7 @@ class GraphBreakModel(RowTableModel):
             return TOOLTIPS[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
             return QBrush(config_color(config_index))
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == PER_CALL_COLUMN:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (PER_CALL_COLUMN, COST_COLUMN):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -132,9 +154,11 @@ def source_excerpt(gb) -> list[tuple[int, str, bool]]:
     return [(gb.line, gb.source, True)] if gb.source else []
 
 
-def detail_html(gb) -> str:
+def detail_html(gb, cost=None) -> str:
     """The detail view's HTML for one break: every text of the report escaped; a link only
-    to the PyTorch documentation."""
+    to the PyTorch documentation, and (with its `cost`, core's BreakCost) links to the graphs
+    on either side of it: "cp-graph:before:N" / "cp-graph:after:N", N indexing
+    `cost.graphs_before` / `graphs_after` (no report text in a link)."""
     esc = markup
     highlight = "#5c4b00" if is_dark() else "#fff2a8"
     parts = [f"<h3 style='margin:0'>{esc(gb.reason)}"
@@ -152,6 +176,13 @@ def detail_html(gb) -> str:
               "(dynamo restarts after a break)")
     if gb.compile_id:
         counts += f" · compile id {esc(gb.compile_id)}"
+    if cost is not None:
+        counts += f"<br>costs <b>{cost_text(cost)}</b> per compiled call (eager time between the graphs it splits)"
+        sides = [f"{word}: " + ", ".join(f"<a href='{GRAPH_LINK}:{key}:{i}'>{esc(g)}</a>" for i, g in enumerate(graphs))
+                 for word, key, graphs in (("graph before", "before", cost.graphs_before),
+                                           ("graph after", "after", cost.graphs_after)) if graphs]
+        if sides:
+            counts += "<br>" + " · ".join(sides) + " <small>(opens the Graphs tab)</small>"
     parts.append("<p>" + "<br>".join(where + [counts]) + "</p>")
     excerpt = source_excerpt(gb)
     if excerpt:
@@ -191,6 +222,9 @@ class GraphBreaksPanel(QWidget, ResultsView):
 
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
+
+    sig_graph_requested = Signal(str, str)
+    """(config label, graph id): the user asked for a graph on either side of a break."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -329,11 +363,27 @@ class GraphBreaksPanel(QWidget, ResultsView):
         return bool(QDesktopServices.openUrl(QUrl(url, QUrl.ParsingMode.StrictMode)))
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == GRAPH_LINK:
+            self.request_graph(*url.path().split(":")[:2])
+            return
         self.open_link(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+
+    def request_graph(self, side: str, n: str = "0") -> bool:
+        """Ask for the graph before/after the selected break (`n`: which of them); False when none."""
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return False
+        row = self.proxy.mapToSource(index).row()
+        cost = self.model.break_cost(row)
+        graphs = (cost.graphs_before if side == "before" else cost.graphs_after) if cost is not None else ()
+        if not n.isdigit() or int(n) >= len(graphs):
+            return False
+        self.sig_graph_requested.emit(self.model.config_label(row), graphs[int(n)])
+        return True
 
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if not current.isValid():
             self.detail.setHtml(NO_SELECTION)
             return
-        gb = self.model.graph_break(self.proxy.mapToSource(current).row())
-        self.detail.setHtml(detail_html(gb))
+        row = self.proxy.mapToSource(current).row()
+        self.detail.setHtml(detail_html(self.model.graph_break(row), self.model.break_cost(row)))

@@ -12,7 +12,9 @@ import platform
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from core.report import REPORT_FILES, FolderInUseError, ReportError, atomic_write, report_json, write_report
+from core.artifacts import copy_artifacts
+from core.report import (REPORT_FILES, FolderInUseError, OutputFolder, ReportError, atomic_write, report_json,
+                         write_report)
 from gui.widgets.safe_text import markup
 
 MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
@@ -44,8 +46,10 @@ def ask_model_file(parent: QWidget, folder: str) -> str:
     return path
 
 
-def export_report(parent, results, options: dict, folder: str | None) -> list[str]:
-    """Write every report file into a folder; [] when cancelled, nothing to write or failed."""
+def export_report(parent, results, options: dict, folder: str | None, artifacts_dir: str = "") -> list[str]:
+    """Write every report file into a folder, with the jobs' files from `artifacts_dir`
+    (traces/, graphs/, compile_log/: the session's folder); [] when cancelled, nothing to
+    write or failed."""
     if not results:
         error_box(parent, "Nothing to export", "Run a profile or open a session first.")
         return []
@@ -64,15 +68,43 @@ def export_report(parent, results, options: dict, folder: str | None) -> list[st
             parent.show_error("Export failed", str(exc))
             return []
         try:
-            paths = write_report(results, folder, options, overwrite=True)
+            paths = _overwrite_report(results, folder, options, artifacts_dir)
         except ReportError as again:
             parent.show_error("Export failed", str(again))
             return []
     except ReportError as exc:
         parent.show_error("Export failed", str(exc))
         return []
-    parent.status_label.setText(f"Exported {len(paths)} files to {os.path.abspath(folder)}")
+    note = copy_job_files(parent, artifacts_dir, folder)
+    if note is None:
+        return []
+    parent.status_label.setText(f"Exported {len(paths)} files to {os.path.abspath(folder)}{note}")
     return paths
+
+
+def copy_job_files(parent, artifacts_dir: str, folder: str) -> str | None:
+    """Copy the session's artifact folders beside a report written into `folder`: '' when
+    done, a note for the status line when a folder of the user's was left alone, None when
+    copying failed (the error shown)."""
+    if not artifacts_dir or not os.path.isdir(artifacts_dir):
+        return ""
+    try:
+        skipped = copy_artifacts(artifacts_dir, folder)
+    except OSError as exc:
+        parent.show_error("Copying the job files failed",
+                          f"cannot copy the traces and graphs into {folder}: {exc.strerror or exc}.")
+        return None
+    return f" ({', '.join(skipped)} not copied: a folder of yours by that name is there)" if skipped else ""
+
+
+def _overwrite_report(results, folder: str, options: dict, artifacts_dir: str) -> list[str]:
+    """Replace the report in `folder`; when it is the session's own artifacts folder (the
+    report on screen was opened from there), its traces and graphs stay."""
+    same = bool(artifacts_dir) and os.path.realpath(artifacts_dir) == os.path.realpath(folder)
+    if not same:
+        return write_report(results, folder, options, overwrite=True)
+    with OutputFolder(folder, overwrite=True, extend=True) as claimed:
+        return write_report(results, folder, options, folder=claimed)
 
 
 def _confirm_replace(parent, folder: str) -> bool:
@@ -84,8 +116,9 @@ def _confirm_replace(parent, folder: str) -> bool:
     return box.exec() == QMessageBox.StandardButton.Yes
 
 
-def save_session(parent, results, options: dict, path: str | None) -> str:
-    """Save the run as report.json; '' when cancelled or failed."""
+def save_session(parent, results, options: dict, path: str | None, artifacts_dir: str = "") -> str:
+    """Save the run as report.json, with the jobs' files from `artifacts_dir` beside it (so
+    the reopened session shows its graphs and traces); '' when cancelled or failed."""
     if not results:
         error_box(parent, "Nothing to save", "Run a profile or open a session first.")
         return ""
@@ -101,7 +134,10 @@ def save_session(parent, results, options: dict, path: str | None) -> str:
                           f"cannot write {path}: {exc.strerror or exc}. Choose a folder you can write to; "
                           "the results are still here.")
         return ""
-    parent.status_label.setText(f"Saved session to {path}")
+    note = copy_job_files(parent, artifacts_dir, os.path.dirname(os.path.abspath(path)))
+    if note is None:
+        return ""
+    parent.status_label.setText(f"Saved session to {path}{note}")
     return path
 
 

@@ -11,6 +11,7 @@ GUI thread only.
 from __future__ import annotations
 
 import os
+import tempfile
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
@@ -58,6 +59,9 @@ class MainWindow(QMainWindow):
         self._shown = False
         self._trusted_paths: set[str] = set()
         self._restoring = False
+        # The last run's folder for the jobs' files (traces, graphs, compile log:
+        # core.artifacts); Export and Save copy it beside the report. Removed at the next run.
+        self._run_folder: tempfile.TemporaryDirectory | None = None
         self.setWindowTitle("compile-profiler")
         self.setAcceptDrops(True)
 
@@ -102,6 +106,7 @@ class MainWindow(QMainWindow):
         s.sig_phase_changed.connect(self._on_phase_changed)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
+        self.graph_breaks_panel.sig_graph_requested.connect(self._on_graph_requested)
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
         self.model_panel.batch.valueChanged.connect(self._save_form)
         self.model_panel.image.valueChanged.connect(self._save_form)
@@ -179,8 +184,10 @@ class MainWindow(QMainWindow):
         sweep = self.model_panel.sweep_shapes()
         model = ModelSpec(source, batch_size=self.model_panel.batch.value(),
                           image_size=self.model_panel.image.value())
+        folder = self._new_run_folder()
+        # op_profile_calls and compile_log: core's defaults (JobSpec), as `profile` without options
         specs = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
-                          device=panel.device.currentText(), sweep_shapes=sweep)
+                          device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder)
         wrap = None
         if arrange is not None:
             specs, wrap = arrange(specs)
@@ -195,7 +202,7 @@ class MainWindow(QMainWindow):
             panel.queue.set_status(config, "pending")
         if sweep and self.tabs.currentIndex() == 0:
             self.show_tab("sweep")  # the summary has little to say about a sweep
-        self.session.start(specs, options)
+        self.session.start(specs, options, folder)
         if wrap is None:
             self.controller.start(specs)
         else:
@@ -210,10 +217,12 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, folder: str | None = None) -> list[str]:
         """Write the report's CSVs and report.json into `folder` (asks when None)."""
-        return file_actions.export_report(self, self.session.results, self.session.options, folder)
+        return file_actions.export_report(self, self.session.results, self.session.options, folder,
+                                          self.session.artifacts_dir)
 
     def save_session(self, path: str | None = None) -> str:
-        return file_actions.save_session(self, self.session.results, self.session.options, path)
+        return file_actions.save_session(self, self.session.results, self.session.options, path,
+                                         self.session.artifacts_dir)
 
     def open_session(self, path: str | None = None) -> bool:
         """Show a saved report.json (asks for one when `path` is None); True when shown. A
@@ -335,6 +344,13 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"{result.config.label}: {detail or phase}")
         self.config_panel.queue.set_status(result.config, phase)
 
+    def _on_graph_requested(self, label: str, graph: str) -> None:
+        """A graph-break row asked for the graph on one side of it: show it in the Graphs tab."""
+        if self.view("graphs").show_graph(label, graph):
+            self.show_tab("graphs")
+        else:
+            self.status_label.setText(f"Graph {graph} of {label} is not among the recorded graphs.")
+
     def _on_job_ended(self, job_id: str) -> None:
         result = self.session.result(job_id)
         self.progress.show_results(self.session.results)
@@ -420,7 +436,18 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.save_window_settings()
         self.controller.shutdown()
+        if self._run_folder is not None:
+            self._run_folder.cleanup()
+            self._run_folder = None
         super().closeEvent(event)
+
+    def _new_run_folder(self) -> str:
+        """A fresh folder for the next run's files; the previous run's goes (saved or
+        exported reports hold their own copy)."""
+        if self._run_folder is not None:
+            self._run_folder.cleanup()
+        self._run_folder = tempfile.TemporaryDirectory(prefix="compile-profiler-run-")
+        return self._run_folder.name
 
     def dragEnterEvent(self, event) -> None:
         if file_actions.dropped_paths(event.mimeData()):
