@@ -49,7 +49,7 @@ COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend
 # What the desktop app's command line takes (its form has these): the same definitions as profile.
 APP_OPTIONS = ("--backend", "--mode", "--dynamic", "--fullgraph", "--dynamo-config", "--sweep-shapes", "--device",
                "--iters", "--warmup", "--batch-size", "--image-size", "--task", "--optimizer", "--compile-optimizer",
-               "--seq-len", "--hf-config")
+               "--seq-len", "--hf-config", "--sweep-batch")
 
 
 def build_parser(command: str = "profile") -> argparse.ArgumentParser:
@@ -125,6 +125,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
                        help="run every input of the model file's get_input_variants() against one compiled model "
                             "per config, recording recompiles and their reasons (writes variants.csv)")
     add("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
+    if command in ("profile", "app"):
+        add("--sweep-batch", metavar="B1,B2,...", type=parse_batch_sizes,
+            help="profile each config at each of these batch sizes against one compiled model (e.g. 1,8,32): "
+                 "items per second eager and compiled, latency per batch, peak memory, recompiles; a batch size "
+                 "that runs out of memory ends that size, not the run (variants.csv: one row per batch size)")
     add("--task", choices=TASKS, default="inference",
         help="inference (default): one call is a forward; training: forward, loss (the model's own, else the mean "
              "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
@@ -164,6 +169,22 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     return p
 
 
+def parse_batch_sizes(text: str) -> tuple[int, ...]:
+    """"1,8,32" → (1, 8, 32): whole numbers within --batch-size's range, each once."""
+    try:
+        sizes = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"batch sizes are whole numbers separated by commas (1,8,32), not {text!r}")
+    if not sizes or len(set(sizes)) != len(sizes):
+        raise argparse.ArgumentTypeError(f"give each batch size once, e.g. 1,8,32, not {text!r}")
+    try:
+        for size in sizes:
+            check_limits(batch_size=size)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return sizes
+
+
 def add_decision_arguments(p: argparse.ArgumentParser) -> None:
     """--calls and --fail-on: what the recommendation is for and what makes the run fail."""
     from core.recommend import DEFAULT_CALLS
@@ -192,6 +213,9 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
                           f"{args.model} does not.")
     task = getattr(args, "task", "inference")
+    sweep_batch = tuple(getattr(args, "sweep_batch", None) or ())
+    if sweep_batch and args.sweep_shapes:
+        raise ConfigError("--sweep-batch and --sweep-shapes are two different sweeps; give one.")
     if task == "training" and args.sweep_shapes:
         raise ConfigError("--sweep-shapes measures inference; it does not combine with --task training.")
     if task != "training" and (getattr(args, "compile_optimizer", False) or getattr(args, "optimizer", "sgd") != "sgd"):
@@ -226,7 +250,7 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     return make_jobs(model, configs, warmup=args.warmup, iters=args.iters, device=args.device, threads=args.threads,
                      inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
                      block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log,
-                     task=task, optimizer=getattr(args, "optimizer", "sgd"))
+                     task=task, optimizer=getattr(args, "optimizer", "sgd"), sweep_batch=sweep_batch)
 
 
 def _check_source_options(args: argparse.Namespace, kind: str) -> None:
@@ -303,7 +327,7 @@ def print_summary(results: list[JobResult]) -> None:
             print(f"  reason: {r.failure_reason}")
         if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
             continue
-        if not r.spec.sweep_shapes:
+        if not r.spec.sweep_shapes and not r.spec.sweep_batch:
             print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
                   f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
                   f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
@@ -325,7 +349,9 @@ def print_summary(results: list[JobResult]) -> None:
         if s["coverage"]:
             print(f"  {s['coverage']}")
         print_time_breakdown(r)
-        for v in r.variants:
+        if r.spec.sweep_batch:
+            print_throughput(r)
+        for v in ([] if r.spec.sweep_batch else r.variants):
             what = variant_outcome(v, with_time=True)
             eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
             print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
@@ -339,6 +365,25 @@ def print_summary(results: list[JobResult]) -> None:
                 costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
                 print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
                       f"{g.logged}x{costs}): {g.reason}")
+
+
+def print_throughput(r: JobResult) -> None:
+    """A batch sweep's table: one line per batch size, and the best compiled throughput."""
+    from core.sweep import best_batch, throughput_rows
+
+    print("  batch   eager ms  compiled ms   eager items/s  compiled items/s  speedup  peak MB  what torch did")
+    for row in throughput_rows(r.variants):
+        if row["error"]:
+            print(f"  {row['batch_size']:>5}  {row['error']}")
+            continue
+        print(f"  {row['batch_size']:>5} {_fmt(row['eager_median_ms'], '10.3f')} {_fmt(row['compiled_median_ms'], '12.3f')} "
+              f"{_fmt(row['eager_items_per_s'], '15.1f')} {_fmt(row['compiled_items_per_s'], '17.1f')} "
+              f"{_fmt(row['speedup'], '7.2f', 'x')} {_fmt(row['peak_mb'], '8.0f')}  "
+              f"{variant_outcome(r.variants[[v.batch_size for v in r.variants].index(row['batch_size'])], True)}")
+    best = best_batch(r.variants)
+    if best:
+        print(f"  best compiled throughput at batch size {best['batch_size']}: "
+              f"{best['compiled_items_per_s']:,.1f} items/s, speedup {_fmt(best['speedup'], '.2f', 'x')} there")
 
 
 def print_time_breakdown(r: JobResult, top: int = 5) -> None:

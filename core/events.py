@@ -204,6 +204,11 @@ class VariantResult:
     eager_ms: tuple[float, ...] = ()
     compiled_ms: tuple[float, ...] = ()
     outcome: str = ""  # a VariantOutcome value; derived from the flags above when not given
+    # A batch sweep (--sweep-batch): the batch size of this variant, its peak memory (RSS MB, the
+    # GPU's max allocated MB on CUDA) and, when it ran out of memory, why (that size ends there).
+    batch_size: int | None = None
+    peak_mb: float | None = None
+    error: str = ""
 
     def __post_init__(self) -> None:
         if not self.outcome:

@@ -127,7 +127,7 @@ class _Job:
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
-                if spec.sweep_shapes:
+                if spec.sweep_shapes or spec.sweep_batch:
                     compiled, first_inputs = self.sweep(loaded)
                     self.check_accuracy(loaded, compiled, first_inputs)
                     return
@@ -284,45 +284,78 @@ class _Job:
         the recompile limit) follow the pattern torch really applies. Returns the compiled
         model and the first variant's inputs (compiled for already: the accuracy check's)."""
         spec = self.spec
+        if spec.sweep_batch:  # --sweep-batch: the model's inputs at each batch size
+            from core.models.values import with_batch_size
+
+            loaded.variants = [with_batch_size(loaded.inputs, b) for b in spec.sweep_batch]
         if not loaded.variants:
             raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
                                  "whose get_input_variants() returns a list of input tuples.",
                                  file=spec.model.source)
         variants = [self.to_device(v) for v in loaded.variants]
+        self.sweep_eager = loaded.model
         compiled = self.compile(loaded, variants[0])
-        eager, before, timed = loaded.model, self._step_marker(), self.timed
         seen_shapes: set[tuple] = set()
         limit_reached = False
         for i, inputs in enumerate(variants):
             shapes = tuple(describe_input(x) for x in inputs)
             self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}", i + 1, len(variants))
-            for _ in range(spec.warmup):
-                timed(eager, inputs)
-            if i == 0:
-                compile_s, metrics = self.last_compile_s, self.last_compile_metrics
-            else:
-                compile_s, metrics = self.first_call(compiled, inputs)
-            for _ in range(spec.warmup):
-                timed(compiled, inputs, before)
-            times = {"eager": [], "compiled": []}
-            calls = {"eager": (eager, None), "compiled": (compiled, before)}
-            for side, _ in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
-                fn, step = calls[side]
-                times[side].append(timed(fn, inputs, step))
-                self.check_stop()
-            eager_ms, compiled_ms = times["eager"], times["compiled"]
-            hit = any(compile_metrics.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
-            limit_reached = limit_reached or hit
-            new_shape = shapes not in seen_shapes
-            seen_shapes.add(shapes)
-            compiles = len(metrics)
-            self.emit(ev.VariantMeasured, variant=ev.VariantResult(
-                index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
-                recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
-                compile_time_s=compile_s if compiles else 0.0,
-                recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
-                eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms)))
+            if not spec.sweep_batch:
+                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached)
+                continue
+            batch = spec.sweep_batch[i]
+            self.start_memory_phase()
+            try:
+                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached, batch)
+            except Exception as exc:  # out of memory ends this batch size, not the run
+                if not is_out_of_memory(exc):
+                    raise
+                if self.cuda:
+                    self.torch.cuda.empty_cache()
+                first = next((t for t in str(exc).splitlines() if t.strip()), type(exc).__name__)
+                self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+                    index=i, input_shapes=shapes, compiles=0, recompiled=False, batch_size=batch,
+                    peak_mb=self.variant_peak_mb(), error=f"out of memory at batch size {batch}: {first}"))
         return compiled, variants[0]
+
+    def variant_peak_mb(self) -> float:
+        if self.cuda:
+            return round(self.torch.cuda.max_memory_allocated() / MB, 2)
+        return round(peak_rss_mb(), 2)
+
+    def measure_variant(self, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch=None) -> bool:
+        """One sweep variant: eager and compiled warm-up, the compile it triggers, alternating
+        timed calls; emits its VariantResult and returns whether the recompile limit is reached."""
+        spec = self.spec
+        eager, before, timed = self.sweep_eager, self._step_marker(), self.timed
+        for _ in range(spec.warmup):
+            timed(eager, inputs)
+        if i == 0:
+            compile_s, metrics = self.last_compile_s, self.last_compile_metrics
+        else:
+            compile_s, metrics = self.first_call(compiled, inputs)
+        for _ in range(spec.warmup):
+            timed(compiled, inputs, before)
+        times = {"eager": [], "compiled": []}
+        calls = {"eager": (eager, self._eager_before()), "compiled": (compiled, before)}
+        for side, _ in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
+            fn, step = calls[side]
+            times[side].append(timed(fn, inputs, step))
+            self.check_stop()
+        eager_ms, compiled_ms = times["eager"], times["compiled"]
+        hit = any(compile_metrics.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
+        limit_reached = limit_reached or hit
+        new_shape = shapes not in seen_shapes
+        seen_shapes.add(shapes)
+        compiles = len(metrics)
+        self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+            index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
+            recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
+            compile_time_s=compile_s if compiles else 0.0,
+            recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
+            eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms), batch_size=batch,
+            peak_mb=self.variant_peak_mb() if batch is not None else None))
+        return limit_reached
 
     def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
         """Compiled outputs against eager's on the same inputs (core.accuracy). After the
@@ -417,6 +450,13 @@ def alternating(iters: int, block: int):
         for side in ("eager", "compiled"):
             for i in range(start, stop):
                 yield side, i
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """torch.OutOfMemoryError (CUDA), MemoryError, or an allocator's "out of memory" (CPU)."""
+    text = str(exc).lower()
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
+        "out of memory" in text or "can't allocate memory" in text or "failed to allocate" in text
 
 
 def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:

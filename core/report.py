@@ -22,6 +22,7 @@ from core.artifacts import existing_artifact_dirs, remove_artifacts
 from core.explain_tables import explain_tables
 from core.results import STAT_FIELDS, JobResult
 from core.stats import median_or_none
+from core.sweep import items_per_s
 
 # Version 2: samples as columns (core.samples), a graph break's `count` split into `logged`
 # and `per_call`, latency.csv's `phase` column renamed `side`. Version 1 reports still open.
@@ -35,6 +36,7 @@ SUMMARY_COLUMNS = [
     "accuracy", "accuracy_reason", "max_abs_error", "max_rel_error", "cosine",
     "compile_time_s", "cache_state",
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s", "task", "forward_compile_s", "backward_compile_s",
+    "best_batch_size", "best_batch_items_per_s", "best_batch_speedup",
     "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
     "frames_skipped", "coverage",
     "eager_operators_per_call", "compiled_operators_per_call", "compiled_kernels_per_call", "outside_graphs_ms",
@@ -50,7 +52,8 @@ RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
 VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "outcome", "recompiled", "recompile_reason",
                    "compiles",
-                   "compile_time_s", "recompile_limit_hit", "ran_eagerly", "eager_median_ms", "compiled_median_ms"]
+                   "compile_time_s", "recompile_limit_hit", "ran_eagerly", "eager_median_ms", "compiled_median_ms",
+                   "batch_size", "eager_items_per_s", "compiled_items_per_s", "peak_mb", "error"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -157,7 +160,10 @@ def report_tables(results: list[JobResult]) -> dict:
                       "recompile_reason": " | ".join(v.recompile_reasons), "compiles": v.compiles,
                       "compile_time_s": v.compile_time_s, "recompile_limit_hit": v.recompile_limit_hit,
                       "ran_eagerly": v.ran_eagerly, "eager_median_ms": median_or_none(v.eager_ms),
-                      "compiled_median_ms": median_or_none(v.compiled_ms)} for v in r.variants]
+                      "compiled_median_ms": median_or_none(v.compiled_ms), "batch_size": v.batch_size,
+                      "eager_items_per_s": items_per_s(v.batch_size, v.eager_ms),
+                      "compiled_items_per_s": items_per_s(v.batch_size, v.compiled_ms),
+                      "peak_mb": v.peak_mb, "error": v.error} for v in r.variants]
     return {
         "summary.csv": _csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
         "latency.csv": _latency_csv(latency),

@@ -154,6 +154,15 @@ class JobResult:
     def stats(self, side: str) -> LatencyStats | None:
         return summarize(self.latencies(side))
 
+    def _batch_columns(self) -> dict[str, Any]:
+        """A batch sweep's headline: the batch size with the best compiled throughput."""
+        from core.sweep import best_batch
+
+        best = best_batch(self.variants)
+        return {"best_batch_size": best and best["batch_size"],
+                "best_batch_items_per_s": best and best["compiled_items_per_s"],
+                "best_batch_speedup": best and best["speedup"]}
+
     def summary(self, ci: bool = True) -> dict[str, Any]:
         """One row of summary.csv: the figures every front end shows for this config.
 
@@ -195,6 +204,7 @@ class JobResult:
             "task": self.spec.task,
             "forward_compile_s": c.forward_compile_s if c else None,
             "backward_compile_s": c.backward_compile_s if c else None,
+            **self._batch_columns(),
             "graph_count": c.graph_count if c else None,
             "op_count": c.op_count if c else None,
             "guard_count": c.guard_count if c else None,

@@ -121,3 +121,38 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
 def medians(v) -> tuple[float | None, float | None]:
     """(eager, compiled) median latency of a variant, ms."""
     return median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
+
+
+# ------------------------------------------------------------------ batch sweeps (--sweep-batch)
+
+
+def items_per_s(batch_size: int | None, times_ms) -> float | None:
+    """Items per second at this batch size: batch size × 1000 / the median latency."""
+    median = median_or_none(times_ms)
+    if not batch_size or not median:
+        return None
+    return batch_size * 1000.0 / median
+
+
+def throughput_rows(variants) -> list[dict]:
+    """One row per batch size of a batch sweep: batch size, latency per batch and items per
+    second on each side, the speedup, peak memory, and the error that ended the size (out of
+    memory). Variants without a batch size (a shape sweep) are left out."""
+    rows = []
+    for v in variants:
+        if v.batch_size is None:
+            continue
+        eager, compiled = items_per_s(v.batch_size, v.eager_ms), items_per_s(v.batch_size, v.compiled_ms)
+        rows.append({"batch_size": v.batch_size, "eager_median_ms": median_or_none(v.eager_ms),
+                     "compiled_median_ms": median_or_none(v.compiled_ms), "eager_items_per_s": eager,
+                     "compiled_items_per_s": compiled,
+                     "speedup": compiled / eager if eager and compiled else None,
+                     "peak_mb": v.peak_mb, "outcome": variant_outcome(v), "error": v.error})
+    return rows
+
+
+def best_batch(variants) -> dict | None:
+    """The batch-sweep row with the best compiled throughput (None without one), for the
+    summary: "best compiled throughput at batch size B: N items/s, speedup S×"."""
+    rows = [r for r in throughput_rows(variants) if r["compiled_items_per_s"]]
+    return max(rows, key=lambda r: r["compiled_items_per_s"]) if rows else None

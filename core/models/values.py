@@ -111,3 +111,18 @@ def keyword_call(module, keyword_names: tuple[str, ...]):
             return self.wrapped(*inputs[:split], **dict(zip(self.keyword_names, inputs[split:])))
 
     return KeywordCall()
+
+
+def with_batch_size(inputs: tuple, batch: int) -> tuple:
+    """`inputs` at batch size `batch` (a batch sweep): every tensor with a batch dimension is
+    repeated along it and cut to `batch` rows (its own rows, so values stay in range: token ids
+    within the vocabulary); other inputs (a detection model's list of images) are refused."""
+    import torch
+
+    def resize(x):
+        if isinstance(x, torch.Tensor) and x.dim() >= 1 and x.shape[0] >= 1:
+            reps = -(-batch // x.shape[0])
+            return x.repeat(reps, *([1] * (x.dim() - 1)))[:batch].contiguous()
+        raise ValueError(f"a batch sweep needs tensor inputs with a batch dimension, not {describe_value(x)}")
+
+    return tuple(resize(x) for x in inputs)
