@@ -78,6 +78,32 @@ class JobArtifacts:
         return f"tlparse/{self.name}"
 
 
+def resolve(root: str, relative: str) -> str | None:
+    """The absolute path of an artifact, or None when it would lie outside `root` (a "..",
+    an absolute path, a symbolic link pointing elsewhere): a report folder may come from
+    anyone, so a view reads only what lies inside it. Build `relative` with JobArtifacts
+    from the config label, never take it from a report."""
+    base = os.path.realpath(root)
+    path = os.path.realpath(os.path.join(base, relative))
+    return path if os.path.commonpath([base, path]) == base and path != base else None
+
+
+def read_text(root: str, relative: str, max_chars: int = 4_000_000) -> str:
+    """An artifact's text for a view ("" when missing, unreadable or outside `root`), cut
+    at `max_chars` with a note (inductor's output code for a big model runs to megabytes)."""
+    path = resolve(root, relative)
+    if path is None or not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(max_chars + 1)
+    except OSError:
+        return ""
+    if len(text) > max_chars:
+        text = text[:max_chars] + f"\n\n[... cut at {max_chars:,} characters; the whole file is {path} ...]\n"
+    return text
+
+
 def make_dirs(root: str, relative_file: str) -> str:
     """Create the folders a file under `root` needs (marking each artifact folder as ours);
     returns the file's absolute path."""

@@ -156,6 +156,15 @@ def read_log(path: str, max_entries: int = 200_000) -> list[LogEntry]:
     return entries
 
 
+def read_job_log(root: str, label: str) -> list[LogEntry]:
+    """The compile log of config `label` in report/session folder `root` (its path from the
+    label, confined to the folder: core.artifacts.resolve)."""
+    from core.artifacts import JobArtifacts, resolve
+
+    path = resolve(root, JobArtifacts.for_label(label).compile_log)
+    return read_log(path) if path else []
+
+
 def filter_log(entries: list[LogEntry], min_level: str = "debug", text: str = "") -> list[LogEntry]:
     """Entries at `min_level` or above whose text, compile id or artifact holds `text`
     (case-insensitive): the log view's level filter and search."""

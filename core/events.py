@@ -294,7 +294,9 @@ class CompiledGraph:
 
     `graph` is its id as torch names it: the compile id of the frame compile that made it,
     "frame/compile" ("0/0"; "0/1" is frame 0 recompiled, with `recompile_reason` the guard
-    failure that made it). `function` is the compiled frame, "name (file:line)". `ops` and
+    failure that made it). `function`, `file`, `line` name the compiled frame (a resume
+    function after a break is "torch_dynamo_resume_in_forward_at_15": it resumes at the
+    break on line 15). `ops` and
     `guards` are torch's counts, `compile_s` the frame's compile time, `inputs` the graph's
     inputs ("L_x_: f32[8, 64]"), `kernels` the kernels inductor generated for it. The
     `*_file` fields are paths relative to the artifacts folder (core.artifacts), "" when
@@ -302,6 +304,8 @@ class CompiledGraph:
 
     graph: str
     function: str = ""
+    file: str = ""
+    line: int = 0
     ops: int = 0
     guards: int = 0
     compile_s: float = 0.0
@@ -387,6 +391,11 @@ class SideOpProfile:
     def time_by_category(self) -> dict[str, float]:
         """TIME_CATEGORIES → ms per call, in that order (a stacked bar's segments)."""
         return {c: getattr(self, f"{c}_ms") for c in TIME_CATEGORIES}
+
+    def time_shares(self) -> dict[str, float]:
+        """TIME_CATEGORIES → the fraction of a call it takes (they add up to 1)."""
+        total = self.ms_per_call
+        return {c: (ms / total if total else 0.0) for c, ms in self.time_by_category().items()}
 
     def top_ops(self, n: int = 10, by: str = "self_ms_per_call") -> list[OpStat]:
         """The `n` operators and kernels (not markers) that took longest."""

@@ -11,7 +11,7 @@ from core.events import SIDES, TIME_CATEGORY_LABELS
 
 OPS_COLUMNS = ["config", "side", "name", "category", "graph", "calls_per_call", "self_ms_per_call",
                "total_ms_per_call", "device_ms_per_call"]
-GRAPH_COLUMNS = ["config", "graph", "function", "ops", "guards", "compile_s", "time_ms_per_call", "calls_per_call",
+GRAPH_COLUMNS = ["config", "graph", "function", "file", "line", "ops", "guards", "compile_s", "time_ms_per_call", "calls_per_call",
                  "inputs", "kernels", "recompile_reason", "code_file", "guards_file", "output_code_file"]
 TIME_COLUMNS = ["config", "side", "category", "label", "ms_per_call", "share"]
 
@@ -35,7 +35,8 @@ def graph_rows(results) -> list[dict]:
     for r in results:
         for g in r.graphs:
             t = r.graph_time(g.graph)
-            rows.append({"config": r.config.label, "graph": g.graph, "function": g.function, "ops": g.ops,
+            rows.append({"config": r.config.label, "graph": g.graph, "function": g.function, "file": g.file,
+                         "line": g.line, "ops": g.ops,
                          "guards": g.guards, "compile_s": g.compile_s,
                          "time_ms_per_call": t.ms_per_call if t else None,
                          "calls_per_call": t.calls_per_call if t else None,
@@ -56,7 +57,7 @@ def time_rows(results) -> list[dict]:
             for category, ms in side.time_by_category().items():
                 rows.append({"config": r.config.label, "side": side_name, "category": category,
                              "label": TIME_CATEGORY_LABELS[category], "ms_per_call": ms,
-                             "share": ms / side.ms_per_call if side.ms_per_call else None})
+                             "share": side.time_shares()[category]})
     return rows
 
 

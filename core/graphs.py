@@ -63,6 +63,19 @@ def graph_inputs(code: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+GRAPH_TEXTS = ("code.py", "guards.txt", "output_code.py")
+
+
+def read_graph_texts(root: str, label: str, graph: str) -> dict[str, str]:
+    """A graph's files as a Graphs view shows them: "code.py" (the FX graph), "guards.txt"
+    and "output_code.py" (inductor) → text, "" where there is none. Paths come from the
+    config label and graph id (core.artifacts), never from a report's fields."""
+    from core.artifacts import read_text
+
+    artifacts = JobArtifacts.for_label(label)
+    return {kind: read_text(root, artifacts.graph_file(graph, kind)) for kind in GRAPH_TEXTS}
+
+
 def _compile_id(metadata: dict) -> str:
     if metadata.get("frame_id") is None:
         return ""
@@ -120,11 +133,9 @@ class GraphCapture(logging.Handler):
                 except OSError:
                     rel = ""
             paths[kind] = rel
-        where = metrics.get("co_name") or "?"
-        if metrics.get("co_filename"):
-            where += f" ({metrics['co_filename']}:{metrics.get('co_firstlineno') or 0})"
         graph = CompiledGraph(
-            graph=cid, function=where, ops=int(metrics.get("graph_op_count") or 0),
+            graph=cid, function=str(metrics.get("co_name") or ""), file=str(metrics.get("co_filename") or ""),
+            line=int(metrics.get("co_firstlineno") or 0), ops=int(metrics.get("graph_op_count") or 0),
             guards=int(metrics.get("guard_count") or 0),
             compile_s=float(metrics.get("entire_frame_compile_time_s") or 0.0),
             inputs=graph_inputs(code), kernels=kernel_names(output_code),

@@ -238,6 +238,23 @@ class JobResult:
             return None
         return next((b for b in self.op_profile.break_costs if b.key == gb.key), None)
 
+    def graphs_around(self, gb: ev.GraphBreak) -> tuple[list[ev.CompiledGraph], list[ev.CompiledGraph]]:
+        """The compiled graphs on either side of a graph break: (those ending at it, those
+        starting after it). From the op profile when it saw the break split graphs; else
+        from the compile: the graph of the frame compile that logged it, and the resume
+        functions torch made for its line ("torch_dynamo_resume_in_forward_at_15")."""
+        by_id = {g.graph: g for g in self.graphs}
+        cost = self.break_cost(gb)
+        if cost is not None:
+            return ([by_id[i] for i in cost.graphs_before if i in by_id],
+                    [by_id[i] for i in cost.graphs_after if i in by_id])
+        if gb.frame_skipped:
+            return [], []
+        before = [g for g in self.graphs if g.graph == gb.compile_id]
+        after = [g for g in self.graphs if g.file == gb.file and g.function.startswith("torch_dynamo_resume_in_")
+                 and g.function.endswith(f"_at_{gb.line}")]
+        return before, after
+
     def graph_time(self, graph: str) -> ev.GraphTime | None:
         """Time inside compiled graph `graph` ("0/0") per compiled call, from the op profile."""
         if self.op_profile is None:

@@ -4,7 +4,7 @@ import os
 import pytest
 
 from core import artifacts
-from core.compile_log import CompileLogError, filter_log, parse_settings, read_log
+from core.compile_log import CompileLogError, filter_log, parse_settings, read_job_log, read_log
 from core.report import FolderInUseError, OutputFolder
 
 LOG = """\
@@ -41,6 +41,8 @@ def test_log_entries_joined_and_filtered(tmp_path):
     assert [e.level for e in filter_log(entries, "info")] == ["info", "warning"]
     assert [e.artifact for e in filter_log(entries, text="RECOMPIL")] == ["recompiles"]
     assert read_log(str(tmp_path / "missing.log")) == []
+    artifacts.write_text(str(tmp_path), "compile_log/eager.log", LOG)
+    assert read_job_log(str(tmp_path), "eager") == entries and read_job_log(str(tmp_path), "inductor") == []
 
 
 def test_artifact_names_and_paths():
@@ -101,3 +103,19 @@ def test_a_cancelled_job_keeps_the_files_it_wrote(tmp_path, write_model):
     log = (tmp_path / a.compile_log).read_text()
     assert "[__graph_code]" in log and "Graph break in user code" in log
     assert os.listdir(tmp_path / a.torch_trace_dir)
+
+
+def test_views_read_only_inside_the_report_folder(tmp_path):
+    from core.graphs import read_graph_texts
+
+    root = tmp_path / "report"
+    artifacts.write_text(str(root), "graphs/eager/0_0.code.py", "class GraphModule: ...\n")
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", root / "graphs" / "eager" / "0_0.guards.txt")
+    texts = read_graph_texts(str(root), "eager", "0/0")
+    assert texts == {"code.py": "class GraphModule: ...\n", "guards.txt": "", "output_code.py": ""}
+    assert artifacts.resolve(str(root), "../secret.txt") is None
+    assert artifacts.resolve(str(root), "/etc/passwd") is None
+    assert read_graph_texts(str(root), "../..", "../../secret") == {k: "" for k in texts}
+    (root / "big.txt").write_text("x" * 100)
+    assert artifacts.read_text(str(root), "big.txt", max_chars=10).startswith("x" * 10 + "\n\n[... cut at 10")

@@ -138,6 +138,8 @@ def test_break_costs_are_the_known_ones_and_add_up(known_cost):
     assert fast.cost_ms_per_call < min(1.5, slow.cost_ms_per_call / 3), fast
     assert slow.graphs_before == ("0/0",) and slow.graphs_after == ("1/0",)
     assert fast.graphs_before == ("1/0",) and fast.graphs_after == ("2/0",)
+    before, after = result.graphs_around(by_line[sleeps])
+    assert [g.graph for g in before] == ["0/0"] and [g.graph for g in after] == ["1/0"]
     p = result.op_profile
     between = sum(b.cost_ms_per_call for b in p.break_costs) + p.unattributed_ms
     assert p.unattributed_ms == 0.0
@@ -154,7 +156,8 @@ def test_graphs_are_reported_with_code_and_guards(known_cost):
     assert set(graphs) == {"0/0", "1/0", "2/0"}
     assert sum(isinstance(e, ev.GraphCompiled) for e in events) == 3
     first = graphs["0/0"]
-    assert first.function.startswith("forward (") and first.ops >= 2 and first.guards > 0
+    assert first.function == "forward" and first.file.endswith("known_cost.py") and first.line > 0
+    assert first.ops >= 2 and first.guards > 0
     assert first.compile_s > 0 and first.inputs and first.inputs[-1] == "L_x_: f32[4, 16]"
     for g in graphs.values():
         code = open(os.path.join(root, g.code_file)).read()
@@ -215,6 +218,10 @@ def test_op_profile_off_and_eager_backend(write_model):
     result, events = run(make_spec(path, iters=4, warmup=1, threads=1, op_profile_calls=0))
     assert result.op_profile is None and "op_profile" not in [e.phase for e in events if isinstance(e, ev.PhaseChanged)]
     assert result.summary()["time_verdict"] is None
+    explicit = next(g for g in result.graph_breaks if g.line == line_of(KNOWN_COST_MODEL, "EXPLICIT"))
+    before, after = result.graphs_around(explicit)  # without a profile: from compile ids and resume names
+    assert [g.graph for g in before] == ["1/0"] and [g.function for g in after] == [
+        f"torch_dynamo_resume_in_forward_at_{explicit.line}"]
     result, _ = run(make_spec(path, iters=4, warmup=1, threads=1, op_profile_calls=3))
     p = result.op_profile  # backend eager: no AOT wrappers, the marks still find the graphs
     assert p.compiled.graphs_per_call == 3 and len(p.break_costs) == 2
