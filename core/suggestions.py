@@ -136,6 +136,7 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
     cfg = result.config
     if (not _completed(result) or cfg.backend != "inductor" or result.spec.device != "cpu"
             or dict(cfg.inductor_options).get("freezing") or result.spec.sweep_shapes
+            or result.spec.sweep_batch or result.spec.task == "training"  # freezing is inference-only
             or (result.model_info is not None and result.model_info.parameters == 0)):
         return []
     change = ConfigChange("add torch._inductor.config.freezing=True (options={'freezing': True})",

@@ -194,6 +194,17 @@ class Automation:
                            (a.batch_size, w.model_panel.batch), (a.image_size, w.model_panel.image)):
             if value is not None:
                 box.setValue(value)
+        mp = w.model_panel
+        if a.task:
+            mp.set_task(a.task)
+        if a.optimizer:
+            mp.optimizer.setCurrentText(a.optimizer)
+        if a.sweep_batch:
+            mp.sweep_batch_edit.setText(",".join(map(str, a.sweep_batch)))
+        if a.seq_len is not None:
+            mp.seq_len.setValue(a.seq_len)
+        if a.hf_config:
+            mp.hf_config.setText(" ".join(a.hf_config))
         if a.sweep_shapes:
             w.model_panel.sweep.setChecked(True)  # refused with the reason at validation when not possible
         if a.device:
@@ -224,7 +235,7 @@ class Automation:
         named is checked; '' when torch could not be loaded (the window says why)."""
         a = self.args
         named = (a.model, a.backend, a.mode, a.dynamic, a.fullgraph, a.dynamo_config, a.sweep_shapes, a.device,
-                 a.iters, a.warmup, a.batch_size, a.image_size)
+                 a.iters, a.warmup, a.batch_size, a.image_size, a.task, a.sweep_batch, a.hf_config)
         if not catalog.backends or not any(v not in (None, False, []) for v in named):
             return ""
         from core.cli import build_parser, build_specs
@@ -232,7 +243,8 @@ class Automation:
 
         model = a.model or self.window.model_panel.source() or "resnet18"
         spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults
-        for key in ("backend", "mode", "dynamic", "device", "iters", "warmup", "batch_size", "image_size"):
+        for key in ("backend", "mode", "dynamic", "device", "iters", "warmup", "batch_size", "image_size", "task",
+                    "optimizer", "sweep_batch", "seq_len", "hf_config"):
             if getattr(a, key) is not None:
                 setattr(spec_args, key, getattr(a, key))
         spec_args.fullgraph, spec_args.sweep_shapes = a.fullgraph, a.sweep_shapes

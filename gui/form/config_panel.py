@@ -76,6 +76,9 @@ class ConfigPanel(QGroupBox):
                                                "true (symbolic shapes from the start) or false (specialise)")
         self.fullgraph = QCheckBox("fullgraph")
         self.fullgraph.setToolTip("fullgraph=True: fail on the first graph break instead of splitting the graph")
+        self.compile_optimizer = QCheckBox("optimizer step")
+        self.compile_optimizer.setToolTip("Training step: compile the optimizer step too "
+                                          "(torch.compile(optimizer.step)); ignored for inference")
         self.dynamo_config = QLineEdit()
         self.dynamo_config.setPlaceholderText("KEY=VALUE, e.g. allow_rnn=True")
         self.dynamo_config.setClearButtonEnabled(True)
@@ -98,7 +101,7 @@ class ConfigPanel(QGroupBox):
         form = QFormLayout()
         form.addRow("Backend", self.backend)
         form.addRow("Mode", self.mode)
-        form.addRow("Dynamic", _row(self.dynamic, self.fullgraph))
+        form.addRow("Dynamic", _row(self.dynamic, self.fullgraph, self.compile_optimizer))
         form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
         form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
@@ -169,6 +172,7 @@ class ConfigPanel(QGroupBox):
         for w in (self.warmup, self.iters):
             w.valueChanged.connect(self._on_edited)
         self.fullgraph.toggled.connect(self._on_edited)
+        self.compile_optimizer.toggled.connect(self._on_edited)
         self.dynamo_config.textChanged.connect(self._on_edited)
 
     # ---------------------------------------------------------------- catalogue
@@ -191,7 +195,7 @@ class ConfigPanel(QGroupBox):
             dynamo = ()
         return CompileConfig(backend=self.backend.currentText(), mode=self.mode.currentText() or "default",
                              dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
-                             dynamo_config=dynamo)
+                             dynamo_config=dynamo, compile_optimizer=self.compile_optimizer.isChecked())
 
     def dynamo_overrides(self) -> tuple:
         """The dynamo overrides of the field, sorted (key, value) pairs. Raises ConfigError."""
@@ -203,6 +207,7 @@ class ConfigPanel(QGroupBox):
                 box.addItem(value)  # catalogue not loaded yet: validation will judge it
             box.setCurrentText(value)
         self.fullgraph.setChecked(config.fullgraph)
+        self.compile_optimizer.setChecked(config.compile_optimizer)
         self.dynamo_config.setText(dynamo_overrides.as_text(config.dynamo_config))
 
     def run_configs(self) -> list[CompileConfig]:

@@ -11,7 +11,7 @@ import os
 
 from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel,
                             QStringListModel, Qt, Signal)
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
 from core.config import LIMITS
@@ -132,6 +132,7 @@ class ModelPanel(QGroupBox):
         sizes.addWidget(self.image, 1)
         form.addRow("Batch size", sizes)
         form.addRow("", self.sweep)
+        self._add_workload_rows(form)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.current)
@@ -188,6 +189,64 @@ class ModelPanel(QGroupBox):
 
     def source(self) -> str:
         return self._source
+
+    def _add_workload_rows(self, form: QFormLayout) -> None:
+        """Task (inference or a training step, with its optimizer), a batch-size sweep, and the
+        Hugging Face settings (sequence length, config overrides): the options of `profile`'s
+        --task, --optimizer, --sweep-batch, --seq-len and --hf-config."""
+        self.task = QComboBox()
+        self.task.addItem("Inference", "inference")
+        self.task.addItem("Training step", "training")
+        self.task.setToolTip("Inference: one call is a forward. Training step: forward, loss, backward and an "
+                             "optimizer step, eager against compiled from the same weights and optimizer state")
+        self.optimizer = QComboBox()
+        self.optimizer.addItems(["sgd", "adamw"])
+        self.optimizer.setToolTip("The optimizer of a training step")
+        task_row = QHBoxLayout()
+        task_row.addWidget(self.task, 1)
+        task_row.addWidget(self.optimizer)
+        self.task.currentIndexChanged.connect(lambda *_: self.optimizer.setEnabled(self.task_value() == "training"))
+        self.optimizer.setEnabled(False)
+        form.addRow("Task", task_row)
+        self.sweep_batch_edit = QLineEdit()
+        self.sweep_batch_edit.setPlaceholderText("e.g. 1,8,32 (empty: no sweep)")
+        self.sweep_batch_edit.setToolTip("Profile each config at each of these batch sizes against one compiled "
+                                         "model: throughput eager and compiled (Shape sweep tab)")
+        form.addRow("Sweep batch", self.sweep_batch_edit)
+        self.seq_len = QSpinBox()
+        self.seq_len.setRange(int(LIMITS["seq_len"].low), int(LIMITS["seq_len"].high))
+        self.seq_len.setValue(int(LIMITS["seq_len"].default))
+        self.seq_len.setToolTip("Tokens per sequence of Hugging Face text models (hf:...)")
+        self.hf_config = QLineEdit()
+        self.hf_config.setPlaceholderText("num_hidden_layers=2 hidden_size=128")
+        self.hf_config.setToolTip("Overrides of the Hugging Face model's config, KEY=VALUE separated by spaces")
+        hf_row = QHBoxLayout()
+        hf_row.addWidget(self.seq_len)
+        hf_row.addWidget(self.hf_config, 1)
+        form.addRow("HF seq len, config", hf_row)
+
+    def task_value(self) -> str:
+        return self.task.currentData() or "inference"
+
+    def set_task(self, task: str) -> None:
+        self.task.setCurrentIndex(max(0, self.task.findData(task)))
+
+    def sweep_batch(self) -> tuple[int, ...]:
+        """The batch sizes to sweep (empty: none); raises ValueError with the reason."""
+        import argparse
+
+        from core.cli import parse_batch_sizes
+
+        text = self.sweep_batch_edit.text().strip()
+        if not text:
+            return ()
+        try:
+            return parse_batch_sizes(text)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"Sweep batch: {exc}") from None
+
+    def hf_overrides(self) -> tuple[str, ...]:
+        return tuple(self.hf_config.text().split())
 
     def sweep_shapes(self) -> bool:
         """Whether the next run sweeps the model's input variants."""

@@ -7,5 +7,7 @@ from gui.panels.resources import ResourcePanel
 from gui.panels.summary import SummaryPanel
 from gui.panels.time_breakdown import TimeBreakdownPanel
 from gui.panels.sweep import SweepPanel
+from gui.panels.throughput import ThroughputPanel
 
-TAB_VIEWS = (SummaryPanel, DecisionPanel, ResourcePanel, GraphBreaksPanel, TimeBreakdownPanel, GraphsPanel, SweepPanel)
+TAB_VIEWS = (SummaryPanel, DecisionPanel, ResourcePanel, GraphBreaksPanel, TimeBreakdownPanel, GraphsPanel, SweepPanel,
+             ThroughputPanel)

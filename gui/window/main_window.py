@@ -182,12 +182,24 @@ class MainWindow(QMainWindow):
             self.last_error = str(exc)
             return False
         sweep = self.model_panel.sweep_shapes()
-        model = ModelSpec(source, batch_size=self.model_panel.batch.value(),
-                          image_size=self.model_panel.image.value())
+        mp = self.model_panel
+        try:
+            sweep_batch = mp.sweep_batch()
+        except ValueError as exc:
+            panel.show_problem(str(exc))
+            self.status_label.setText(f"Cannot run: {exc}")
+            self.last_error = str(exc)
+            return False
+        hf = source.startswith("hf:")
+        model = ModelSpec(source, batch_size=mp.batch.value(), image_size=mp.image.value(),
+                          seq_len=mp.seq_len.value(), hf_config=mp.hf_overrides() if hf else ())
+        task = mp.task_value()
         folder = self._new_run_folder()
         # op_profile_calls and compile_log: core's defaults (JobSpec), as `profile` without options
         specs = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
-                          device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder)
+                          device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder,
+                          task=task, optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
+                          sweep_batch=sweep_batch)
         wrap = None
         if arrange is not None:
             specs, wrap = arrange(specs)
@@ -195,13 +207,13 @@ class MainWindow(QMainWindow):
         options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
                    "warmup": panel.warmup.value(), "iters": panel.iters.value(),
                    "device": panel.device.currentText(), "configs": [c.label for c in configs],
-                   "sweep_shapes": sweep, "source": "gui"}
+                   "sweep_shapes": sweep, "task": task, "sweep_batch": list(sweep_batch), "source": "gui"}
         if not panel.queue.configs:
             panel.queue.show_last_run(configs[0])
         for config in configs:
             panel.queue.set_status(config, "pending")
-        if sweep and self.tabs.currentIndex() == 0:
-            self.show_tab("sweep")  # the summary has little to say about a sweep
+        if (sweep or sweep_batch) and self.tabs.currentIndex() == 0:
+            self.show_tab("throughput" if sweep_batch else "sweep")  # the summary has little to say about a sweep
         self.session.start(specs, options, folder)
         if wrap is None:
             self.controller.start(specs)
@@ -329,7 +341,8 @@ class MainWindow(QMainWindow):
         self.progress.show_results(results)
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
-        self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes for r in results))
+        self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes or r.spec.sweep_batch
+                                                               for r in results))
         queue = self.config_panel.queue
         for r in results:
             if r.config in queue.configs:
