@@ -199,6 +199,8 @@ class Automation:
             mp.set_task(a.task)
         if a.optimizer:
             mp.optimizer.setCurrentText(a.optimizer)
+        if a.compile_optimizer:
+            panel.compile_optimizer.setChecked(True)
         if a.sweep_batch:
             mp.sweep_batch_edit.setText(",".join(map(str, a.sweep_batch)))
         if a.seq_len is not None:
@@ -248,6 +250,7 @@ class Automation:
             if getattr(a, key) is not None:
                 setattr(spec_args, key, getattr(a, key))
         spec_args.fullgraph, spec_args.sweep_shapes = a.fullgraph, a.sweep_shapes
+        spec_args.compile_optimizer = a.compile_optimizer
         spec_args.dynamo_config = list(a.dynamo_config)
         try:
             build_specs(spec_args)
