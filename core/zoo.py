@@ -130,7 +130,8 @@ class ZooRow:
 ROW_COLUMNS = [f.name for f in dataclasses.fields(ZooRow)]
 
 
-def _count(n: int, what: str) -> str:
+def count_of(n: int, what: str) -> str:
+    """A count with its noun: 1 model, 2 models."""
     return f"{n} {what}" + ("" if n == 1 else "s")
 
 
@@ -175,8 +176,8 @@ class ConfigSummary:
         text += f"; geometric-mean speedup {fmt_speedup(self.geomean_speedup)}"
         if self.median_compile_time_s is not None:
             text += f", median compile {self.median_compile_time_s:.1f} s"
-        text += (f", {_count(self.graph_break_sites_total, 'graph break')} in "
-                 f"{_count(self.models_with_breaks, 'model')}")
+        text += (f", {count_of(self.graph_break_sites_total, 'graph break')} in "
+                 f"{count_of(self.models_with_breaks, 'model')}")
         return text
 
 

@@ -109,7 +109,7 @@ class ZooSweep(ZooListener):
         self.write_errors: list[str] = []  # a report that could not be written while jobs ran
         self._claimed: dict[str, OutputFolder] = {}
         self._root: OutputFolder | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # jobs end on executor threads; zoo() may be read from any
         self.host = socket.gethostname()
 
     # ------------------------------------------------------------------ before the first job
@@ -203,6 +203,11 @@ class ZooSweep(ZooListener):
     # ------------------------------------------------------------------ the zoo's tables
 
     def zoo(self, finished: bool = True) -> Zoo:
+        """The zoo as it stands (a job not ended yet is a "pending" row). Any thread."""
+        with self._lock:
+            return self._zoo(finished)
+
+    def _zoo(self, finished: bool) -> Zoo:
         rows = []
         for model, specs in self.specs_by_model.items():
             for spec in specs:

@@ -16,14 +16,14 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from core.zoo import SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, fmt_speedup, sort_models
+from core.zoo import SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.theme import error_color, is_dark
 
 # Diverging colours (Okabe–Ito blue and vermillion, readable by colour-blind users): faster
 # than eager towards blue, slower towards vermillion, full strength at 2x either way.
 FASTER, SLOWER = QColor("#0072B2"), QColor("#D55E00")
-FAILED_COLOR, PENDING_COLOR = QColor("#7f7f7f"), QColor("#d9d9d9")
+FAILED_COLOR, PENDING_COLOR, RUNNING_COLOR = QColor("#7f7f7f"), QColor("#d9d9d9"), QColor("#F0E442")
 FULL_AT = math.log(2.0)
 LEGEND = ("Cell: speedup of compiled over eager (median), blue faster, vermillion slower, stronger further from 1x.  "
           "FAILED: the job failed (hover for why).  acc!: compiled outputs differ from eager's.  "
@@ -58,6 +58,13 @@ class ZooGridModel(QAbstractTableModel):
         self.order = "model"
         self._models: list[str] = []
         self._summaries: list[ConfigSummary] = []
+        self.running: tuple[str | None, str | None] = (None, None)  # the cell whose job runs now
+
+    def set_running(self, model: str | None, config: str | None) -> None:
+        """Mark the cell of the job that runs now (None, None: none)."""
+        self.running = (model, config)
+        if self.rowCount():
+            self.dataChanged.emit(self.index(1, 1), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
     def set_zoo(self, zoo: Zoo | None, order: str | None = None) -> None:
         self.beginResetModel()
@@ -102,8 +109,9 @@ class ZooGridModel(QAbstractTableModel):
         if index.row() == 0:
             return self._summary_data(config, role)
         row = self.zoo.row(model, config) if config else None
+        running = config is not None and (model, config) == self.running
         if role == Qt.ItemDataRole.DisplayRole:
-            return display_name(model) if config is None else cell_text(row)
+            return display_name(model) if config is None else "running…" if running else cell_text(row)
         if role == Qt.ItemDataRole.ToolTipRole:
             if config is None:
                 return tooltip(f"{model}\nreport folder: {self.zoo.models.get(model, '')}")
@@ -112,13 +120,10 @@ class ZooGridModel(QAbstractTableModel):
                 text += f"\naccuracy: {row.accuracy_reason}"
             return tooltip(text + "\n\nClick to open this model's report.")
         if role == Qt.ItemDataRole.BackgroundRole and config is not None:
-            color = cell_color(row)
+            color = RUNNING_COLOR if running else cell_color(row)
             return QBrush(color) if color is not None else None
-        if role == Qt.ItemDataRole.ForegroundRole and config is not None and row is not None:
-            if not row.completed and row.ended:
-                return QBrush(QColor("#ffffff"))
-            if row.accuracy_failed:
-                return QBrush(QColor(error_color()))
+        if role == Qt.ItemDataRole.ForegroundRole and config is not None:
+            return QBrush(text_color(RUNNING_COLOR if running else cell_color(row)))
         if role == Qt.ItemDataRole.FontRole and row is not None and (row.accuracy_failed or not row.completed):
             font = QFont()
             font.setBold(True)
@@ -145,6 +150,8 @@ class ZooGridModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole and s is not None:
             color = speedup_color(s.geomean_speedup)
             return QBrush(color) if color is not None else None
+        if role == Qt.ItemDataRole.ForegroundRole and s is not None:
+            return QBrush(text_color(speedup_color(s.geomean_speedup)))
         if role == Qt.ItemDataRole.TextAlignmentRole and config is not None:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -158,6 +165,17 @@ def display_name(model: str) -> str:
             return f"{os.path.basename(head)}:{factory}"
         return os.path.basename(model)
     return model
+
+
+def text_color(background: QColor | None) -> QColor:
+    """Black or white, whichever reads better on `background` (the palette's text without one)."""
+    if background is None:
+        from PySide6.QtWidgets import QApplication
+
+        return QApplication.palette().text().color()
+    luminance = 0.2126 * background.redF() ** 2.2 + 0.7152 * background.greenF() ** 2.2 + \
+        0.0722 * background.blueF() ** 2.2
+    return QColor("#000000") if luminance > 0.18 else QColor("#ffffff")
 
 
 def cell_color(row: ZooRow | None) -> QColor | None:
@@ -203,7 +221,7 @@ class ZooPanel(QWidget):
         self.warning.hide()
         self.legend = plain(QLabel(LEGEND))
         self.legend.setWordWrap(True)
-        self.legend.setStyleSheet("color: palette(mid)")
+
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(plain(QLabel("Sort by")))
@@ -226,7 +244,8 @@ class ZooPanel(QWidget):
         jobs = len(zoo.rows)
         ended = sum(r.ended for r in zoo.rows)
         state = "" if zoo.finished else f" — in progress: {ended} of {jobs} jobs ended"
-        self.title.setText(f"{zoo.path}: {len(zoo.models)} models × {len(zoo.configs)} configs{state}")
+        size = f"{count_of(len(zoo.models), 'model')} × {count_of(len(zoo.configs), 'config')}"
+        self.title.setText(f"{zoo.path}: {size}{state}")
         self.sentences.setText("\n".join(s.sentence() for s in zoo.summaries()))
         warnings = list(zoo.warnings) + ([zoo.overall_warning()] if zoo.overall_warning() else [])
         self.warning.setText("\n".join(f"Warning: {w}" for w in warnings))

@@ -109,6 +109,9 @@ def build_actions(w) -> None:
     w.open_zoo_action = make_action(w, "Open zoo report…", "Ctrl+Shift+Z",
                                     "Open a zoo (zoo.json written by `main.py zoo`): models × configs coloured by "
                                     "speedup; a cell opens that model's report", lambda: _open_zoo(w))
+    w.run_zoo_action = make_action(w, "Run a zoo…", None,
+                                   "Profile several models under the queued configs on this machine, one job at a "
+                                   "time, into a zoo folder, and watch it fill in", lambda: _run_zoo(w))
     w.quit_action = make_action(w, "Quit", QKeySequence.StandardKey.Quit, "Close the app", w.close)
     w.about_action = make_action(w, "About compile-profiler", None, "Versions of torch, CUDA and the app",
                                  w.show_about)
@@ -130,6 +133,12 @@ def _open_zoo(w) -> None:
     open_zoo(w)
 
 
+def _run_zoo(w) -> None:
+    from gui.window.zoo_run_dialog import run_zoo
+
+    run_zoo(w)
+
+
 def build_menus(w) -> None:
     """File, Run, View and Help menus; `w.recent_menu` is filled by the recent-files list."""
     file_menu = w.menuBar().addMenu("&File")
@@ -140,6 +149,7 @@ def build_menus(w) -> None:
     file_menu.addAction(w.save_session_action)
     file_menu.addAction(w.export_action)
     file_menu.addAction(w.open_zoo_action)
+    file_menu.addAction(w.run_zoo_action)
     file_menu.addSeparator()
     file_menu.addAction(w.quit_action)
     run_menu = w.menuBar().addMenu("&Run")

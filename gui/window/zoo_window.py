@@ -10,7 +10,7 @@ import os
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QProgressBar, QPushButton, QWidget
 
 from core.report import ReportError
 from core.zoo import Zoo, load_zoo
@@ -40,6 +40,14 @@ class ZooWindow(QMainWindow):
         menu = self.menuBar().addMenu("&Zoo")
         menu.addAction(self.reload_action)
         menu.addAction(make_action(self, "Close", QKeySequence.StandardKey.Close, "Close this zoo", self.close))
+        self.controller = None  # a gui.run.zoo_run.ZooRunController while a run from here goes on
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m jobs")
+        self.cancel_button = QPushButton("Cancel run")
+        self.cancel_button.setToolTip("Stop the running job and the queued ones; what was measured is kept")
+        for widget in (self.progress, self.cancel_button):
+            self.statusBar().addPermanentWidget(widget)
+            widget.hide()
         self._timer = QTimer(self)
         self._timer.setInterval(RELOAD_MS)
         self._timer.timeout.connect(self.reload)
@@ -94,8 +102,56 @@ class ZooWindow(QMainWindow):
             self.main.activateWindow()
             self.sig_report_opened.emit(folder, config)
 
+    # ------------------------------------------------------------------ a run started from the app
+
+    def follow(self, sweep, jobs) -> None:
+        """Run a prepared sweep's jobs here (gui.run.zoo_run) and show the zoo as they end."""
+        from gui.run.zoo_run import ZooRunController
+
+        self.controller = ZooRunController(self)
+        self.controller.sig_job_started.connect(self._on_zoo_job_started)
+        self.controller.sig_job_ended.connect(self._on_zoo_job_ended)
+        self.controller.sig_finished.connect(self._on_zoo_finished)
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.show_zoo(sweep.zoo(finished=False))
+        self._timer.stop()  # the run tells us; no need to read the files
+        self.progress.setRange(0, max(1, len(jobs)))
+        self.progress.setValue(0)
+        for widget in (self.progress, self.cancel_button):
+            widget.show()
+        self.controller.start(sweep, jobs)
+
+    def _on_zoo_job_started(self, job, node: str) -> None:
+        self.panel.model.set_running(job.model, job.spec.config.label)
+        self.statusBar().showMessage(f"Running {job.label}" + (f" on {node}" if node else ""))
+
+    def _on_zoo_job_ended(self, job, zoo) -> None:
+        self.panel.model.set_running(None, None)
+        self.panel.show_zoo(zoo)
+        self.zoo = zoo
+        self.progress.setValue(job.index)
+
+    def _on_zoo_finished(self, zoo, error: str) -> None:
+        self.panel.model.set_running(None, None)
+        for widget in (self.progress, self.cancel_button):
+            widget.hide()
+        if zoo is not None:
+            self.show_zoo(zoo)
+        if error:
+            self.main.show_error("The zoo run stopped", error)
+        else:
+            self.statusBar().showMessage(f"Zoo written to {zoo.path}. Click a cell to open that model's report.")
+
+    def _on_cancel_clicked(self) -> None:
+        if self.controller is not None and self.controller.busy:
+            self.cancel_button.setEnabled(False)
+            self.statusBar().showMessage("Cancelling…")
+            self.controller.cancel()
+
     def closeEvent(self, event) -> None:
         self._timer.stop()
+        if self.controller is not None and self.controller.busy:
+            self.controller.wait()  # cancels; the files hold what was measured
         super().closeEvent(event)
 
 
@@ -113,12 +169,17 @@ def open_zoo(main, path: str | None = None) -> ZooWindow | None:
         if not path:
             return None
     window = ZooWindow(main)
-    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     if not window.open(path):
         window.deleteLater()
         return None
+    keep(main, window).show()
+    return window
+
+
+def keep(main, window: ZooWindow) -> ZooWindow:
+    """Keep `window` alive while it is open (in `main.zoo_windows`); it is deleted on close."""
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     windows = main.__dict__.setdefault("zoo_windows", [])
     windows.append(window)
     window.destroyed.connect(lambda *_: windows.remove(window) if window in windows else None)
-    window.show()
     return window

@@ -1,0 +1,58 @@
+"""File → Run a zoo…: the model picker, and a real local sweep started from the app whose
+Zoo window fills in as jobs end (each job a real child process, backend eager, few calls)."""
+from __future__ import annotations
+
+import csv
+import os
+
+from PySide6.QtCore import Qt
+
+from core.config import CompileConfig
+from tests.core.conftest import MLP_MODEL
+from tests.gui.conftest import RUN_TIMEOUT_MS
+
+
+def test_the_picker_offers_the_chosen_model_examples_and_torchvision(window):
+    from gui.window.zoo_run_dialog import ZooRunDialog
+
+    window.set_model("resnet18")
+    dialog = ZooRunDialog(window)
+    assert dialog.picks.picked() == ["resnet18"]
+    sources = [dialog.picks.data(dialog.picks.index(r), Qt.ItemDataRole.UserRole)
+               for r in range(dialog.picks.rowCount())]
+    assert sources[0] == "resnet18" and "mobilenet_v3_small" in sources and any(s.endswith(".py") for s in sources)
+    dialog.filter.setText("mobilenet_v3")
+    shown = [dialog.proxy.data(dialog.proxy.index(r, 0)) for r in range(dialog.proxy.rowCount())]
+    assert shown and all("mobilenet_v3" in s for s in shown)
+    dialog.proxy.setData(dialog.proxy.index(0, 0), Qt.CheckState.Checked, Qt.ItemDataRole.CheckStateRole)
+    assert dialog.picks.picked()[0] == "resnet18" and len(dialog.picks.picked()) == 2
+    assert "mobilenet_v3" in dialog.picks.picked()[1]
+    dialog.close()
+
+
+def test_a_zoo_run_from_the_app_fills_its_window_live(window, qtbot, tmp_path):
+    from gui.window.zoo_run_dialog import run_zoo
+
+    models = []
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(MLP_MODEL)
+        models.append(str(tmp_path / name))
+    window.config_panel.set_config(CompileConfig("eager"))
+    window.config_panel.warmup.setValue(1)
+    window.config_panel.iters.setValue(3)
+    out = str(tmp_path / "zoo")
+    ended = []
+    zoo_window = run_zoo(window, models, out)
+    assert zoo_window is not None and zoo_window.controller.busy
+    zoo_window.controller.sig_job_ended.connect(lambda job, zoo: ended.append(
+        [r.status for r in zoo.rows]))
+    assert zoo_window.panel.model.data(zoo_window.panel.model.index(1, 1)) in ("-", "running…")
+    with qtbot.waitSignal(zoo_window.controller.sig_finished, timeout=RUN_TIMEOUT_MS):
+        pass
+    assert ended == [["completed", "pending"], ["completed", "completed"]]  # the grid filled in as jobs ended
+    assert zoo_window.progress.isHidden() and zoo_window.zoo.finished
+    with open(os.path.join(out, "zoo.csv"), newline="") as fh:
+        assert [r["status"] for r in csv.DictReader(fh)] == ["completed", "completed"]
+    texts = {zoo_window.panel.model.data(zoo_window.panel.model.index(r, 1)) for r in (1, 2)}
+    assert all(t.endswith("x") for t in texts)
+    zoo_window.close()
