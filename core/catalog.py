@@ -24,6 +24,8 @@ class Catalog:
     gpu_monitor: object | None = None
     dynamo_defaults: dict = field(default_factory=dict)  # torch._dynamo.config's settings
     error: str = ""
+    # timm:NAME and hf:TYPE sources the profiler can build (core.models.catalog), for the picker
+    catalogue_models: tuple[str, ...] = ()
 
 
 def load_catalog() -> Catalog:
@@ -52,7 +54,11 @@ def load_catalog() -> Catalog:
         except Exception as exc:  # torchvision missing or broken: files still work
             error = f"torchvision models are unavailable: {exc}"
         gpu = GpuMonitor()
+        from core.models.catalog import load_model_catalogue
+
+        more = load_model_catalogue(("timm", "hf"))  # never raises; a missing package leaves its names out
         return Catalog(
+            catalogue_models=tuple(e.source for e in more.entries if e.buildable),
             backends=tuple(recommended_backends()),
             modes=tuple(available_modes()),
             models=tuple(models),

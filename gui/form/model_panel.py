@@ -82,7 +82,7 @@ class ModelPanel(QGroupBox):
         self.example_list.selectionModel().currentChanged.connect(self._on_example_current_changed)
 
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search torchvision models…")
+        self.search.setPlaceholderText("Search torchvision, timm: and hf: models…")
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip("Filter the torchvision models by name")
         self.names = QStringListModel(self)
@@ -93,7 +93,8 @@ class ModelPanel(QGroupBox):
         self.list = QListView()
         self.list.setModel(self.proxy)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.setToolTip("torchvision models, built with random weights (weights=None); click one to choose it")
+        self.list.setToolTip("torchvision models, timm:NAME (pretrained=False) and hf:TYPE (a Hugging Face model "
+                             "type from its default config), all with random weights; click one to choose it")
         self.list.setMinimumHeight(80)
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
         self.loading = QLabel("Loading torchvision models…")
@@ -138,7 +139,7 @@ class ModelPanel(QGroupBox):
         layout.addWidget(self.current)
         layout.addWidget(_heading("Examples"))
         layout.addWidget(self.example_list)
-        layout.addWidget(_heading("torchvision models"))
+        layout.addWidget(_heading("Models: torchvision, timm, Hugging Face"))
         layout.addWidget(self.search)
         layout.addWidget(self.loading)
         layout.addWidget(self.list, 1)
@@ -182,7 +183,8 @@ class ModelPanel(QGroupBox):
             finally:
                 self._selecting = False
         else:
-            self.current.setText(f"Next run: <b>{markup(source)}</b> <small>(torchvision)</small>" if source
+            kind = "Hugging Face" if source.startswith("hf:") else "timm" if source.startswith("timm:") else "torchvision"
+            self.current.setText(f"Next run: <b>{markup(source)}</b> <small>({kind})</small>" if source
                                  else "<i>none chosen</i>")
             self.current.setToolTip("The model the next run profiles")
             self._select_in_list(source)

@@ -373,7 +373,7 @@ class MainWindow(QMainWindow):
     # ================================================================ slots: catalogue, model
     def _on_catalog_loaded(self, catalog) -> None:
         self.catalog = catalog
-        self.model_panel.set_models(catalog.models)
+        self.model_panel.set_models(catalog.models + catalog.catalogue_models)
         if catalog.backends:
             self.config_panel.set_catalog(catalog.backends, catalog.modes, catalog.cuda_available,
                                           catalog.dynamo_defaults)

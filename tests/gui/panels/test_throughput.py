@@ -52,3 +52,15 @@ def test_model_panel_workload_fields(qtbot):
     assert panel.sweep_batch() == (1, 8, 32)
     panel.hf_config.setText("num_hidden_layers=2 hidden_size=64")
     assert panel.hf_overrides() == ("num_hidden_layers=2", "hidden_size=64")
+
+
+def test_model_panel_lists_timm_and_hf_sources(qtbot):
+    from gui.form.model_panel import ModelPanel
+
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.set_models(("resnet18", "timm:resnet50", "hf:bert"))
+    panel.search.setText("hf:")
+    assert panel.list.model().rowCount() == 1
+    panel.set_source("hf:bert")
+    assert "Hugging Face" in panel.current.text()
