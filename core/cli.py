@@ -403,7 +403,8 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
         launched = plural(side.operators_per_call, "operator") + (
             f", {plural(side.kernels_per_call, 'kernel')}, {plural(side.graphs_per_call, 'graph')}"
             if side.side == "compiled" else "")
-        print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}): {parts}")
+        left_out = f"; {plural(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
+        print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
         tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
                          for o in side.top_ops(top))
         if tops:

@@ -368,10 +368,13 @@ class SideOpProfile:
     it. `in_graphs_ms` is the time inside compiled graphs, `outside_graphs_ms` the rest.
     `operators_per_call` counts operator calls made from Python or from graph code (nested
     ones not counted again), `kernels_per_call` generated-kernel launches, `graphs_per_call`
-    compiled-graph calls. `ops` holds every distinct operator/kernel/marker (OpStat)."""
+    compiled-graph calls. `ops` holds every distinct operator/kernel/marker (OpStat).
+    `calls` counts the calls explained; `outlier_calls` those left out for taking more than
+    twice the median call (interrupted: core.time_breakdown.steady_calls)."""
 
     side: str
     calls: int = 0
+    outlier_calls: int = 0
     ms_per_call: float = 0.0
     kernels_ms: float = 0.0
     operators_in_graphs_ms: float = 0.0

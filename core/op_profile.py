@@ -177,7 +177,8 @@ def run_op_profile(model, compiled, inputs, calls: int, before=None, cuda: bool 
     → the graph break logged in that frame compile). Chrome traces go under `root`."""
     artifacts = artifacts or JobArtifacts("job")
     prof = profile_calls(model, inputs, calls, None, cuda)
-    eager, _ = tb.analyse("eager", call_nodes(prof), cuda=cuda)
+    steps, dropped = tb.steady_calls(call_nodes(prof))
+    eager, _ = tb.analyse("eager", steps, cuda=cuda, outlier_calls=dropped)
     eager_trace = _export(prof, root, artifacts.trace("eager"))
     del prof
     if compiled is None:
@@ -185,8 +186,8 @@ def run_op_profile(model, compiled, inputs, calls: int, before=None, cuda: bool 
     with Instrumentation(model) as marks:
         compiled(*inputs)  # one unprofiled call through the marks
         prof = profile_calls(compiled, inputs, calls, before, cuda)
-    steps = call_nodes(prof)
-    side, spans = tb.analyse("compiled", steps, frozenset(marks.kernels), cuda)
+    steps, dropped = tb.steady_calls(call_nodes(prof))
+    side, spans = tb.analyse("compiled", steps, frozenset(marks.kernels), cuda, outlier_calls=dropped)
     split = tb.attribute_breaks(steps, spans, break_at or {})
     compiled_trace = _export(prof, root, artifacts.trace("compiled"))
     note = ""

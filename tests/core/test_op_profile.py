@@ -112,7 +112,9 @@ def known_cost(tmp_path_factory):
 def test_every_profiled_event_is_classified(known_cost):
     result, _, _ = known_cost
     p = result.op_profile
-    assert p.calls == 8 and p.eager.calls == 8 and p.compiled.calls == 8 and not p.note
+    assert p.calls == 8 and not p.note
+    assert p.eager.calls + p.eager.outlier_calls == 8 and p.compiled.calls + p.compiled.outlier_calls == 8
+    assert p.eager.calls >= 4 and p.compiled.calls >= 4
     categories = {o.category for o in p.compiled.ops}
     assert {"operator", "graph_call", "compiled_region", "guard_check", "runtime_wrapper"} <= categories
     names = {o.name: o for o in p.compiled.ops}

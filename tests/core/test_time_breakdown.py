@@ -142,3 +142,15 @@ def test_verdict_names_the_costliest_break():
     nothing = time_verdict(ev.OpProfile(calls=1, compiled=ev.SideOpProfile("compiled", calls=1, ms_per_call=1.0)))
     assert nothing.startswith("Nothing ran in a compiled graph")
     assert time_verdict(None) == "" and fmt_ms(0.04) == "40 µs" and fmt_ms(1.234) == "1.23 ms"
+
+
+def test_an_interrupted_call_is_left_out():
+    from core.time_breakdown import steady_calls
+
+    calls = [n("ProfilerStep#1", 0, 100), n("ProfilerStep#2", 200, 19_000), n("ProfilerStep#3", 20_000, 20_110),
+             n("ProfilerStep#4", 30_000, 30_090)]
+    kept, dropped = steady_calls(calls)
+    assert dropped == 1 and [c.start for c in kept] == [0, 20_000, 30_000]
+    side, _ = analyse("eager", kept, outlier_calls=dropped)
+    assert (side.calls, side.outlier_calls) == (3, 1) and side.ms_per_call == pytest.approx(0.1)
+    assert steady_calls(calls[:2]) == (calls[:2], 0)  # too few to tell
