@@ -86,6 +86,7 @@ class DecisionPanel(QWidget, ResultsView):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._results: list = []
+        self._busy = False
         self.recommendation = None
         self.suggestions: list = []
 
@@ -167,6 +168,7 @@ class DecisionPanel(QWidget, ResultsView):
     # ---------------------------------------------------------------- public
     def set_busy(self, busy: bool) -> None:
         """A run is going: no new run may start from here."""
+        self._busy = busy
         self.tune_button.setEnabled(not busy)
         for card in self.card_widgets:
             for button in card.buttons:
@@ -211,6 +213,8 @@ class DecisionPanel(QWidget, ResultsView):
         self.card_widgets = [SuggestionCard(s, self.sig_change_requested.emit) for s in self.suggestions]
         for card in self.card_widgets:
             self.cards.addWidget(card)
+            for button in card.buttons:
+                button.setEnabled(not self._busy)
         self.suggestions_title.setText("Suggestions" if self.suggestions else
                                        "Suggestions: none from these measurements." if self.recommendation else "")
 

@@ -230,6 +230,8 @@ class SummaryModel(RowTableModel):
                 return QBrush(QColor(error_color()))
             if index.column() == ACCURACY_COLUMN and row.get("accuracy") == "nondeterministic":
                 return QBrush(QColor("gray"))
+            if index.column() == 0:
+                return QBrush(config_color(index.row()))
         if role == Qt.ItemDataRole.BackgroundRole and _failing(row):
             fill = QColor(error_color())
             fill.setAlpha(40)  # the whole row of a wrong config stands out
@@ -238,8 +240,6 @@ class SummaryModel(RowTableModel):
             font = QFont()
             font.setBold(True)
             return font
-            if index.column() == 0:
-                return QBrush(config_color(index.row()))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:

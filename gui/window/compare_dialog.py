@@ -123,7 +123,7 @@ class CompareDialog(QDialog):
         layout.addWidget(self.warnings)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.verdicts)
-        self.resize(1100, 420)
+        self.resize(1300, 440)
 
 
 def compare_with_report(window, path: str | None = None) -> CompareDialog | None:

@@ -81,3 +81,14 @@ def test_nothing_ended_means_no_recommendation_yet(qtbot):
     panel = _decision(qtbot, [running])
     assert panel.recommendation is None and not panel.copy_button.isEnabled()
     assert "first config has finished" in panel.sentence.text()
+
+
+def test_summary_keeps_each_configs_colour_beside_the_accuracy_columns(qtbot):
+    from gui.panels.summary import SummaryPanel
+    from gui.widgets.theme import config_color
+
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.show_results([_checked("a", "eager", ev.AccuracyResult("fail", "differs"))])
+    brush = panel.model.data(panel.model.index(0, 0), Qt.ItemDataRole.ForegroundRole)
+    assert brush.color() == config_color(0)
