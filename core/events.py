@@ -460,6 +460,11 @@ class OpProfile:
     compiled_trace: str = ""
     note: str = ""
 
+    @property
+    def between_graphs_ms(self) -> float:
+        """Time per compiled call between two graphs: the break costs + unattributed."""
+        return sum(b.cost_ms_per_call for b in self.break_costs) + self.unattributed_ms
+
 
 # ---------------------------------------------------------------------------- events
 

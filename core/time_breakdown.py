@@ -276,7 +276,7 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
         head = f"Compiled is {eager_ms / compiled_ms:.2f}× faster ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
     else:
         head = "Compiled"
-    between = sum(b.cost_ms_per_call for b in profile.break_costs) + profile.unattributed_ms
+    between = profile.between_graphs_ms
     ordinary = [g for g in graph_breaks if not g.frame_skipped]
     breaks = sum(g.per_call for g in ordinary) if ordinary else len(profile.break_costs)
     worst = profile.break_costs[0] if profile.break_costs else None
