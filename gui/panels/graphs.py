@@ -148,7 +148,7 @@ class GraphsPanel(QWidget, ResultsView):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, self.table.fontMetrics().horizontalAdvance("forward (…/model.py:12)") + 16)
+        header.resizeSection(1, self.table.fontMetrics().horizontalAdvance("…forward_at_15") + 16)
         self.table.setTextElideMode(Qt.TextElideMode.ElideLeft)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 
@@ -174,8 +174,8 @@ class GraphsPanel(QWidget, ResultsView):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -244,9 +244,9 @@ class GraphsPanel(QWidget, ResultsView):
             self.header.setText("No graph recorded for this config yet." if not result.ended else
                                 "No graph recorded for this config (nothing compiled, or a report without graphs).")
         else:
-            recompiled = sum(1 for g in result.graphs if g.recompile_reason)
-            self.header.setText(f"{len(result.graphs)} graph(s), {recompiled} from recompiles; "
-                                f"{sum(g.ops for g in result.graphs)} ops in all")
+            recompiled = len([g for g in result.graphs if g.recompile_reason])
+            self.header.setText(f"{len(result.graphs)} graph(s), {recompiled} from recompiles (hover a row's "
+                                "reason for the guard that failed)")
         if self.model.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))
         else:

@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
-                               QVBoxLayout, QWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from core.artifact_files import trace_files, traces_folder
 from core.events import SIDES, TIME_CATEGORIES, TIME_CATEGORY_LABELS
@@ -42,6 +42,12 @@ CATEGORY_COLORS = {
 }
 NO_PROFILE = "No op profile for this config: the job ended before it, or it was turned off (--op-profile 0)."
 TRACES_NOTE = "Perfetto (ui.perfetto.dev) and chrome://tracing open them."
+
+
+def legend_html() -> str:
+    """The chart's legend: a coloured square and core's label per time category."""
+    return " &nbsp; ".join(f"<span style='color:{CATEGORY_COLORS[c]}'>&#9632;</span>&nbsp;{markup(label)}"
+                           for c, label in TIME_CATEGORY_LABELS.items())
 
 
 def _ms(v) -> str:
@@ -156,7 +162,7 @@ class CategoryChart(pg.PlotWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
-        self.setMinimumHeight(150)
+        self.setMinimumHeight(110)
         self.setToolTip("Where one call's time goes, per side: each colour is a category (see the table beside); "
                         "the bars' lengths are the calls' wall time under the profiler")
         self.bars: list[pg.BarGraphItem] = []
@@ -217,20 +223,20 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.counts.setWordWrap(True)
         self.counts.setToolTip("Operators and kernels launched per call on each side (fusion: many eager operators "
                                "become few generated kernels), and the time between compiled graphs")
-        chart_box = QWidget()
-        chart_layout = QVBoxLayout(chart_box)
+        self.legend = QLabel(legend_html())
+        self.legend.setTextFormat(Qt.TextFormat.RichText)  # our own labels and colours
+        self.legend.setWordWrap(True)
+        self.legend.setToolTip("The chart's colours: where the time of a call goes (they add up to the call)")
+        upper = QWidget()
+        chart_layout = QVBoxLayout(upper)
         chart_layout.setContentsMargins(0, 0, 0, 0)
         chart_layout.addWidget(self.chart, 1)
+        chart_layout.addWidget(self.legend)
         chart_layout.addWidget(self.counts)
         self.category_model = CategoryModel(self)
         self.category_table = make_table(self.category_model, "Each side's call split by category; the colours "
                                                               "are the chart's", stretch_last=False)
         self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        upper = QSplitter(Qt.Orientation.Horizontal)
-        upper.addWidget(chart_box)
-        upper.addWidget(self.category_table)
-        upper.setStretchFactor(0, 3)
-        upper.setStretchFactor(1, 2)
 
         self.ops_model = OpsModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -261,11 +267,14 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addLayout(filters)
         lower_layout.addWidget(self.ops_table, 1)
+        self.tables = QTabWidget()
+        self.tables.addTab(lower, "Operators and kernels")
+        self.tables.addTab(self.category_table, "Time by category")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(upper)
-        self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.addWidget(self.tables)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
 
         self.traces = plain(QLabel(""))
         self.traces.setWordWrap(True)
