@@ -107,8 +107,11 @@ class ZooProgress(ZooListener):
 
 def make_executor(args: argparse.Namespace):
     if args.executor == "ray":
-        from core.zoo_ray import RayExecutor
-
+        try:
+            from core.zoo_ray import RayExecutor
+        except ImportError as exc:
+            raise ConfigError(f"--executor ray needs the Python package ray ({exc}); install it with "
+                              f"{os.path.join(os.path.dirname(sys.executable), 'pip')} install ray") from None
         return RayExecutor(args.ray_address)
     return LocalExecutor(args.parallel)
 

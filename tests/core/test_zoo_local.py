@@ -125,3 +125,38 @@ def test_models_file_adds_models_once(tmp_path):
     listing.write_text("# my zoo\nresnet18\n\n  timm:resnet50  \nresnet18\n")
     args = build_zoo_parser().parse_args(["mobilenet_v3_small", "--models-file", str(listing), "--out", "x"])
     assert read_models(args) == ["mobilenet_v3_small", "resnet18", "timm:resnet50"]
+
+
+SLOW_LOAD_MODEL = '''\
+import time
+import torch
+
+
+def get_model():
+    time.sleep(30)
+    return torch.nn.Linear(4, 4)
+
+
+def get_example_inputs():
+    return (torch.randn(2, 4),)
+'''
+
+
+def test_ctrl_c_cancels_the_running_and_queued_jobs_and_writes_the_zoo(tmp_path, write_model):
+    import signal
+    import time
+
+    slow, mlp = write_model(SLOW_LOAD_MODEL, "slow.py"), write_model(MLP_MODEL, "mlp.py")
+    out = str(tmp_path / "zoo")
+    proc = subprocess.Popen([sys.executable, "-c", NO_RAY, slow, mlp, *QUICK, "--out", out], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not os.path.exists(os.path.join(out, "slow.py")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # the first job is running (its model sleeps while loading)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: cancelling" in stderr
+    assert [(r["folder"], r["status"]) for r in rows_of(out)] == [("slow.py", "cancelled"), ("mlp.py", "cancelled")]
+    assert load_report(os.path.join(out, "mlp.py"))[0][0].failure_reason == "cancelled during queue"
