@@ -77,7 +77,7 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
     from gui.window.compare_dialog import compare_with_report
 
     base = [measured("inductor", compiled_ms=5.0, seed=1), measured(FREEZING, compiled_ms=3.0, seed=2)]
-    write_report(base, str(tmp_path / "base"), {}, )
+    write_report(base, str(tmp_path / "base"), {})
     brk = ev.GraphBreak("Data-dependent branching", "GB0170", file=GRAPH_BREAK_MODEL, line=15)
     now = [measured("inductor", compiled_ms=6.5, seed=3, graph_breaks=(brk,), environment={"threads": 4}),
            measured(FREEZING, compiled_ms=3.0, seed=4, environment={"threads": 4})]
@@ -98,3 +98,23 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
     assert any(k[0].startswith("baseline:") for k in chart._curves) and "baseline" in chart.title.text()
     dialog.close()
     assert not any(k[0].startswith("baseline:") for k in chart._curves)
+
+
+def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
+    """Real jobs: with half a minute, the cheap reference backends may run, and core.tune's
+    BudgetListener cuts the inductor candidates (estimated far longer) before they start."""
+    from tests.gui.conftest import RUN_TIMEOUT_MS
+
+    window.set_model(GRAPH_BREAK_MODEL, trusted=True)
+    window.config_panel.warmup.setValue(1)
+    window.config_panel.iters.setValue(5)
+    panel = window.view("decision")
+    panel.budget.setValue(0.5)
+    with qtbot.waitSignal(window.sig_run_finished, timeout=RUN_TIMEOUT_MS):
+        panel.tune_button.click()
+    results = window.session.results
+    assert all(r.ended for r in results)
+    inductor = [r for r in results if r.config.backend == "inductor"]
+    assert inductor and all(r.status != "completed" for r in inductor)
+    assert "cut by the budget" in panel.tune_notes.text() or "budget ran out" in panel.tune_notes.text()
+    assert panel.sentence.text() and panel.tune_button.isEnabled()
