@@ -64,9 +64,10 @@ _NOT_BUILDABLE = {
 
 def hf_entries() -> list[CatalogEntry]:
     from core.models import HF_PREFIX
-    from core.models.hf_inputs import BUILDABLE, modality_of
+    from core.models.hf_inputs import BUILDABLE, mapped_types, modality_of
     from core.models.hf_models import COMPOSITE_TYPES, model_types
 
+    mapped = mapped_types()
     entries = []
     for model_type in model_types():
         modality = modality_of(model_type)
@@ -74,6 +75,11 @@ def hf_entries() -> list[CatalogEntry]:
             entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, False,
                                         "made of other models' configs: save one with save_pretrained and "
                                         "open its folder"))
+            continue
+        if model_type not in mapped:
+            entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, False,
+                                        "no auto class builds it (a part of a composite model): profile the "
+                                        "composite or write a model file"))
             continue
         buildable = modality in BUILDABLE
         entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, buildable,

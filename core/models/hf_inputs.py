@@ -20,8 +20,10 @@ from __future__ import annotations
 import functools
 import inspect
 
-from core.config import ModelSpec
+from core.config import LIMITS, ModelSpec
 from core.models import ModelLoadError
+
+DEFAULT_SEQ_LEN = int(LIMITS["seq_len"].default)
 
 AUDIO_SAMPLES = 16_000  # one second at 16 kHz, the rate wav2vec2-style models are trained on
 
@@ -59,6 +61,16 @@ def modality_tables() -> dict[str, str]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def mapped_types() -> frozenset[str]:
+    """Model types some auto class can build (AutoModel, a head, AutoBackbone). Others (e.g.
+    clip_text_model) are parts of a composite model with no auto class of their own."""
+    from transformers.models.auto import modeling_auto
+
+    return frozenset(t for name in dir(modeling_auto) if name.startswith("MODEL_") and name.endswith("MAPPING_NAMES")
+                     for t in getattr(modeling_auto, name) or {})
+
+
 _SUFFIX_MODALITY = (("_text_model", "text"), ("_vision_model", "vision"), ("_audio_model", "audio"),
                     ("_audio_encoder", "audio"), ("_vision_encoder", "vision"), ("_text_encoder", "text"))
 
@@ -81,9 +93,10 @@ def concrete_class(cls, config):
     if mapping is None:
         return cls
     try:
-        return mapping[type(config)]
+        found = mapping[type(config)]
     except Exception:
         return None
+    return found[0] if isinstance(found, (tuple, list)) else found  # funnel maps to two classes
 
 
 def _refuse_multimodal(name: str) -> ModelLoadError:
@@ -92,9 +105,18 @@ def _refuse_multimodal(name: str) -> ModelLoadError:
                           "get_example_inputs) with a processor's real inputs.")
 
 
+def text_config(config):
+    """The config of the text part (the config itself for a text model). transformers refuses to
+    choose for configs with several (musicgen: text_encoder and decoder): then the config itself."""
+    try:
+        return config.get_text_config() if hasattr(config, "get_text_config") else config
+    except Exception:
+        return config
+
+
 def max_positions(config) -> int | None:
     """The longest token sequence the text model's position embeddings allow, if it has a limit."""
-    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    text = text_config(config)
     for key in ("max_position_embeddings", "n_positions", "max_seq_len"):
         value = getattr(text, key, None)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -122,7 +144,7 @@ def check_inputs(config, spec: ModelSpec, cls=None) -> None:
         if main != "input_ids":
             return
     limit = max_positions(config)
-    if limit is not None and spec.seq_len > limit:
+    if limit is not None and spec.seq_len > limit and spec.seq_len != DEFAULT_SEQ_LEN:
         raise ModelLoadError(f"--seq-len {spec.seq_len} is longer than the {config.model_type} config allows "
                              f"({limit} positions); give --seq-len {limit} or less, or raise it with "
                              f"--hf-config max_position_embeddings=N.")
@@ -135,6 +157,16 @@ def _refuse_main(name: str, main: str) -> ModelLoadError:
     return ModelLoadError(f"{name}'s main input is {main!r}: inputs are built for text (input_ids), vision "
                           "(pixel_values) and audio (input_values, input_features) models. Write a model file "
                           "(get_model / get_example_inputs) to profile it.")
+
+
+def sequence_length(config, spec: ModelSpec) -> int:
+    """--seq-len, or the model's maximum when --seq-len is left at its default and the model
+    allows fewer positions (clip's text encoder takes 77 tokens); a longer --seq-len given on
+    purpose is refused by check_inputs."""
+    limit = max_positions(config)
+    if spec.seq_len == DEFAULT_SEQ_LEN and limit is not None and limit < spec.seq_len:
+        return limit
+    return spec.seq_len
 
 
 def _image_size(config) -> tuple[int, int]:
@@ -198,8 +230,8 @@ def build(model, config, spec: ModelSpec) -> tuple[dict, str]:
     if not dtype.is_floating_point:
         dtype = torch.float32
     g = torch.Generator().manual_seed(0)
-    batch, length = spec.batch_size, spec.seq_len
-    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    batch, length = spec.batch_size, sequence_length(config, spec)
+    text = text_config(config)
     inputs: dict = {}
     if main == "input_ids":
         modality = "text"

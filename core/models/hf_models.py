@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from core.config import ConfigError, ModelSpec, parse_key_values
 from core.models import HF_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
+from core.models.hf_inputs import text_config
 from core.models.hf_memory import check_fits, count_text
 
 # Composite model types whose config is made of other configs: no default to build from.
@@ -186,32 +187,27 @@ def build_config(source: HfSource, overrides: tuple[str, ...] = ()):
     decoder would otherwise also build and return its key/value cache for a next step that never
     comes: an output that is no result (and that differs object by object between calls)."""
     config = _folder_config(source.target) if source.is_folder else _type_config(source.target)
-    for sub in {id(c): c for c in (config, _text_config(config))}.values():
+    for sub in {id(c): c for c in (config, text_config(config))}.values():
         if getattr(sub, "use_cache", None):
             sub.use_cache = False
     apply_overrides(config, overrides, config.model_type)
     return config
 
 
-def _text_config(config):
-    try:
-        return config.get_text_config()
-    except Exception:
-        return config
-
-
 def cache_note(config) -> str:
     """", use_cache=False" when the model will not build its key/value cache (see build_config)."""
-    return ", use_cache=False" if getattr(_text_config(config), "use_cache", None) is False else ""
+    return ", use_cache=False" if getattr(text_config(config), "use_cache", None) is False else ""
 
 
 # ------------------------------------------------------------------ classes
 
 
 def auto_classes() -> list[str]:
-    """The names of transformers' AutoModel classes (AutoModel, AutoModelForCausalLM, ...)."""
+    """The names of transformers' auto model classes (AutoModel, AutoModelForCausalLM, ...,
+    AutoBackbone for the types that are only backbones)."""
     transformers = _transformers()
-    return sorted(n for n in dir(transformers) if n.startswith("AutoModel") and "Flax" not in n and "TF" not in n)
+    names = [n for n in dir(transformers) if n.startswith("AutoModel") and "Flax" not in n and "TF" not in n]
+    return sorted(names) + (["AutoBackbone"] if hasattr(transformers, "AutoBackbone") else [])
 
 
 def heads_for(config) -> list[str]:
@@ -254,10 +250,10 @@ def model_class(source: HfSource, config):
         raise ModelLoadError(f"transformers has no model class {head!r}."
                              + (f" Close matches: {', '.join(close)}." if close else "")
                              + f" Heads for {config.model_type}: {', '.join(heads) or 'none'}.")
-    if head.startswith("AutoModel") and head not in heads:
+    if head.startswith(("AutoModel", "AutoBackbone")) and head not in heads:
         raise ModelLoadError(f"{head} cannot build a {config.model_type} model. Heads for {config.model_type}: "
                              f"{', '.join(heads) or 'none'}.")
-    if not head.startswith("AutoModel"):
+    if not hasattr(cls, "_model_mapping"):
         expected = getattr(cls, "config_class", None)
         if expected is not None and not isinstance(config, expected):
             raise ModelLoadError(f"{head} takes a {expected.__name__}, not the {type(config).__name__} of "

@@ -143,3 +143,18 @@ def test_pickled_weights_and_own_code_are_refused(saved_gpt2, tmp_path):
     with pytest.raises(ModelLoadError, match="folder not found"):
         check_source(ModelSpec(f"hf:{tmp_path / 'missing'}"))
     assert not os.path.exists(tmp_path / "missing")
+
+
+def test_default_sequence_length_follows_a_shorter_model_and_odd_types_are_checked():
+    from transformers import AutoConfig
+
+    from core.models.hf_inputs import sequence_length
+
+    clip_text = AutoConfig.for_model("clip_text_model")  # 77 positions
+    assert sequence_length(clip_text, ModelSpec("hf:clip_text_model")) == 77  # --seq-len left at its default
+    assert sequence_length(clip_text, ModelSpec("hf:clip_text_model", seq_len=16)) == 16
+    with pytest.raises(ModelLoadError, match="--seq-len 100 is longer than the clip_text_model config allows"):
+        check_source(ModelSpec("hf:clip_text_model", seq_len=100))
+    # funnel maps to two classes, pp_lcnet_v3 is only a backbone, musicgen has two text configs
+    for model_type in ("funnel", "pp_lcnet_v3", "musicgen"):
+        check_source(ModelSpec(f"hf:{model_type}"))
