@@ -505,7 +505,7 @@ class ModelLoaded(Event):
     """The model is built: its description, parameter count and input shapes."""
 
     description: str = ""
-    model_kind: str = ""  # torchvision | python | export | torchscript
+    model_kind: str = ""  # torchvision | timm | hf | python | export | torchscript
     parameters: int = 0
     input_shapes: tuple[str, ...] = ()
     compile_supported: bool = True
