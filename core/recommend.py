@@ -219,8 +219,12 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
             f"eager, {chosen.speedup:.2f}x per call [95% CI {chosen.speedup_ci_low:.2f}-{chosen.speedup_ci_high:.2f}]")
     if tied:
         names = ", ".join(o.label for o in tied)
-        sure = (f"; it cannot be told apart from {names} within the noise (their intervals overlap), "
-                "so the cheaper compile is chosen")
+        if chosen.total_s <= min(o.total_s for o in tied):
+            sure = (f"; the best measured, but within the noise of {names} (their intervals overlap), and the "
+                    "cheapest of them to compile")
+        else:
+            sure = (f"; it cannot be told apart from {names} within the noise (their intervals overlap), "
+                    "so the cheaper compile is chosen")
     else:
         rest = sorted((o for o in eligible if o is not chosen and o.config is not None), key=lambda o: o.total_s)
         sure = (f"; clearly ahead of the next best, {rest[0].label} ({_duration(rest[0].total_s)})" if rest

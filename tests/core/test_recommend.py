@@ -122,7 +122,9 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
     code = compile_code(config, spec, {"torch": torch.__version__, "threads": spec.threads})
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
     namespace = {"model": model}
-    with dynamo_config.patch({}):  # the snippet sets dynamo settings globally: restored after
+    # the snippet sets dynamo settings globally: patching them to their own values restores them after
+    before = {k: getattr(dynamo_config, k) for k, _ in config.dynamo_config}
+    with dynamo_config.patch({k: getattr(dynamo_config, k) for k, _ in config.dynamo_config}):
         exec(compile(code, "<recommendation>", "exec"), namespace)
         compiled = namespace["model"]
         assert isinstance(compiled, torch._dynamo.eval_frame.OptimizedModule)
@@ -133,6 +135,7 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
     assert {k: seen[k] for k in kwargs} == kwargs
     assert seen.get("mode") in (None, config.mode) and ("options" in seen) == bool(config.inductor_options)
     assert seen["dynamo"] == dict(config.dynamo_config)
+    assert {k: getattr(dynamo_config, k) for k, _ in config.dynamo_config} == before  # restored for later tests
     assert f"torch.set_num_threads({spec.threads})" in code
 
 
@@ -154,3 +157,11 @@ def test_shape_sweeps_are_costed_per_cycle_of_variants_and_kept_apart_from_plain
     assert rec.choice == dyn.config.label  # 6 s + 10,000 x 10 ms beats 30 s + 10,000 x 8 ms
     mixed = recommend([dyn, fake_result("inductor")], calls=100)
     assert "shape sweep" in option(mixed, dyn.config.label).why_not
+
+
+def test_best_and_cheapest_within_the_noise_says_both():
+    best = fake_result("inductor", compiled_ms=5.0, compile_s=10.0, noise=0.2, seed=1)
+    close = fake_result(FREEZING, compiled_ms=5.05, compile_s=20.0, noise=0.2, seed=2)
+    rec = recommend([best, close], calls=1_000_000)
+    assert rec.choice == "inductor" and rec.confidence == "indistinguishable"
+    assert f"the best measured, but within the noise of {FREEZING.label}" in rec.sentence
