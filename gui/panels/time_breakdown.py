@@ -348,11 +348,10 @@ class TimeBreakdownPanel(QWidget, ResultsView):
                          f"{plural(c.operators_per_call, 'operator')}, {plural(c.graphs_per_call, 'graph')} "
                          f"in {fmt_ms(c.ms_per_call)}: {fmt_ms(c.in_graphs_ms)} inside graphs, "
                          f"{fmt_ms(c.outside_graphs_ms)} outside.")
-            costs = sum(b.cost_ms_per_call for b in profile.break_costs)
-            lines.append(f"Outside graphs: graph breaks {fmt_ms(costs)} "
-                         f"({plural(len(profile.break_costs), 'break site')}), between graphs with no break logged "
-                         f"{fmt_ms(profile.unattributed_ms)}, entering and leaving compiled code "
-                         f"{fmt_ms(profile.entry_exit_ms)}.")
+            lines.append(f"Outside graphs: {fmt_ms(profile.between_graphs_ms)} between graphs "
+                         f"({plural(len(profile.break_costs), 'graph-break site')} priced in the Graph breaks tab; "
+                         f"{fmt_ms(profile.unattributed_ms)} with no break logged), "
+                         f"{fmt_ms(profile.entry_exit_ms)} entering and leaving compiled code.")
         lines.append(f"{profile.calls} profiled calls per side, after the timed benchmark (the profiler slows calls "
                      "down; the timed medians are in the Summary).")
         return "\n".join(lines)
