@@ -8,6 +8,8 @@ Figures come from core (`core.sweep.throughput_rows`, `best_batch`). GUI thread 
 """
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
@@ -125,5 +127,8 @@ class ThroughputPanel(QWidget, ResultsView):
                     xs, ys = zip(*points)
                     self.plot.plot(list(xs), list(ys), pen=pg.mkPen(color, width=2, style=style), symbol="o",
                                    symbolBrush=color, symbolSize=7, name=f"{r.config.label} {side}")
+        sizes = sorted({row["batch_size"] for r in self._results for row in throughput_rows(r.variants)})
+        # in log mode the axis is in log10 units: one labelled tick per batch size measured
+        self.plot.getAxis("bottom").setTicks([[(math.log10(b), str(b)) for b in sizes]] if sizes else None)
         lines = self.sentences()
         self.header.setText("<br>".join(markup(s) for s in lines) if lines else EMPTY_TEXT)
