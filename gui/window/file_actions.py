@@ -25,7 +25,17 @@ def dropped_paths(mime) -> list[str]:
     if not mime.hasUrls():
         return []
     return [u.toLocalFile() for u in mime.urls()
-            if u.isLocalFile() and u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))]
+            if u.isLocalFile() and (u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))
+                                    or is_hf_folder(u.toLocalFile()))]
+
+
+def is_hf_folder(path: str) -> bool:
+    """A local Hugging Face checkpoint folder (save_pretrained: it holds a config.json)."""
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, "config.json"))
+
+
+def ask_hf_folder(parent: QWidget, folder: str) -> str:
+    return QFileDialog.getExistingDirectory(parent, "Open Hugging Face folder (saved with save_pretrained)", folder)
 
 
 def error_box(parent: QWidget, title: str, text: str) -> QMessageBox:

@@ -94,6 +94,9 @@ def build_actions(w) -> None:
     w.open_action = make_action(w, "Open model file…", QKeySequence.StandardKey.Open,
                                 "Profile a .py model file, a .pt2 (torch.export) or TorchScript file",
                                 lambda: w.open_model_file())
+    w.open_hf_action = make_action(w, "Open Hugging Face folder…", "Ctrl+Shift+O",
+                                   "Profile a local checkpoint folder saved with save_pretrained (hf:FOLDER)",
+                                   lambda: w.open_hf_folder())
     w.run_action = make_action(w, "Run", "Ctrl+R", "Profile the model with the queued configs",
                                lambda: w.run_profile())
     w.cancel_action = make_action(w, "Cancel", "Esc", "Stop the running job and the ones queued after it",
@@ -143,6 +146,7 @@ def build_menus(w) -> None:
     """File, Run, View and Help menus; `w.recent_menu` is filled by the recent-files list."""
     file_menu = w.menuBar().addMenu("&File")
     file_menu.addAction(w.open_action)
+    file_menu.addAction(w.open_hf_action)
     w.recent_menu = file_menu.addMenu("Recent model files")
     file_menu.addSeparator()
     file_menu.addAction(w.open_session_action)

@@ -139,6 +139,14 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot open the model file", f"{path} does not exist (moved or deleted?).")
             self.recent.remove(path)
             return False
+        if os.path.isdir(path):  # a Hugging Face checkpoint folder: profiled as hf:FOLDER
+            if not file_actions.is_hf_folder(path):
+                self.show_error("Not a model folder", f"{os.path.basename(path)} holds no config.json: open a "
+                                "folder saved with save_pretrained.")
+                return False
+            self.recent.add(path)
+            self.set_model("hf:" + path)
+            return True
         if not path.endswith(file_actions.MODEL_SUFFIXES):
             self.show_error("Not a model file", f"{os.path.basename(path)}: supported are .py model files, "
                             ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).")
@@ -148,6 +156,11 @@ class MainWindow(QMainWindow):
             return False
         self.set_model(path)
         return True
+
+    def open_hf_folder(self) -> bool:
+        """Ask for a Hugging Face checkpoint folder and choose it (hf:FOLDER)."""
+        path = file_actions.ask_hf_folder(self, self.recent.last_folder())
+        return bool(path) and self.open_model_file(path)
 
     def run_profile(self, arrange=None) -> bool:
         """Start profiling the chosen model with the run's configs; False (with the reason

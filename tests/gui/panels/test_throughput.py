@@ -64,3 +64,13 @@ def test_model_panel_lists_timm_and_hf_sources(qtbot):
     assert panel.list.model().rowCount() == 1
     panel.set_source("hf:bert")
     assert "Hugging Face" in panel.current.text()
+
+
+def test_a_hugging_face_folder_opens_as_hf_source(window, tmp_path):
+    folder = tmp_path / "tiny_bert"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "bert"}')
+    assert window.open_model_file(str(folder))
+    assert window.model_panel.source() == f"hf:{folder}"
+    assert str(folder) in window.recent.paths()
+    assert not window.open_model_file(str(tmp_path))  # no config.json: refused with the reason
