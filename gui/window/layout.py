@@ -94,7 +94,7 @@ def build_actions(w) -> None:
     w.open_action = make_action(w, "Open model file…", QKeySequence.StandardKey.Open,
                                 "Profile a .py model file, a .pt2 (torch.export) or TorchScript file",
                                 lambda: w.open_model_file())
-    w.open_hf_action = make_action(w, "Open Hugging Face folder…", "Ctrl+Shift+O",
+    w.open_hf_action = make_action(w, "Open Hugging Face folder…", "Ctrl+Alt+O",
                                    "Profile a local checkpoint folder saved with save_pretrained (hf:FOLDER)",
                                    lambda: w.open_hf_folder())
     w.run_action = make_action(w, "Run", "Ctrl+R", "Profile the model with the queued configs",
