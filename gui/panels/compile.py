@@ -22,6 +22,10 @@ def _s(v) -> str:
 BREAKDOWN = (
     ("Config", lambda c: "", "The config"),
     ("Compile s", lambda c: f"{c.compile_time_s:.2f}", "Wall time of the first compiled call"),
+    ("Fwd / bwd s", lambda c: "–" if c.backward_compile_s is None else
+     f"{c.forward_compile_s or 0:.2f} / {c.backward_compile_s:.2f}",
+     "Training steps: the forward graphs' compile and the backward graphs' (AOTAutograd compiles them at the "
+     "first backward), from torch's compilation metrics; – for inference"),
     ("Dynamo s", lambda c: _s(c.dynamo_s), "Dynamo tracing, cumulative: includes the backend below"),
     ("AOTAutograd s", lambda c: _s(c.aot_autograd_s), "AOTAutograd, cumulative: includes inductor"),
     ("Inductor s", lambda c: _s(c.inductor_s), "Inductor lowering and compiling"),
