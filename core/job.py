@@ -48,6 +48,7 @@ class _Job:
         self.phase = ""
         self._pending: list[ev.LatencySample] = []
         self._log = sample_log
+        self.steps = None  # core.training.TrainingSteps for --task training (set when loading)
         self._last_flush = time.perf_counter()
         self.last_compile_s = 0.0
         self.cuda = spec.device == "cuda"
@@ -111,7 +112,6 @@ class _Job:
         if spec.threads:
             torch.set_num_threads(spec.threads)  # before compiling: inductor bakes it in
         self.emit(ev.JobStarted, pid=os.getpid(), environment=environment(spec))
-        self.steps = None  # core.training.TrainingSteps for --task training
         if spec.task == "training":
             grad = torch.enable_grad()
         else:

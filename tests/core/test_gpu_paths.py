@@ -9,12 +9,13 @@ import torch
 
 from core.config import CompileConfig, JobSpec, ModelSpec
 from core.job import _Job
+from core.samples import SampleLog
 from core.resources import GpuMonitor, ProcessSampler
 
 
 def make_job(mode="default", device="cuda"):
     spec = JobSpec("gpu", ModelSpec("m.py"), CompileConfig(mode=mode), device=device)
-    return _Job(spec, lambda e: None, lambda: False)
+    return _Job(spec, lambda e: None, lambda: False, SampleLog(None))
 
 
 def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
