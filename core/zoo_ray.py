@@ -70,17 +70,17 @@ def files_of(spec: JobSpec) -> list[str]:
 
 def _localize(spec: JobSpec, shipped: dict, folder: str) -> JobSpec:
     """The spec with every file this node lacks (or holds with other content) replaced by the
-    shipped copy written into `folder`."""
+    shipped copy (`shipped`: path → (sha256, bytes)) written into `folder`."""
     from core.models import split_factory
 
     def place(path: str) -> str:
-        sha, ref = shipped[path]
+        sha, data = shipped[path]
         if os.path.isfile(path) and _sha256(path) == sha:
             return path
         copy = os.path.join(folder, "files", sha[:12], os.path.basename(path))
         os.makedirs(os.path.dirname(copy), exist_ok=True)
         with open(copy, "wb") as fh:
-            fh.write(ray.get(ref))
+            fh.write(data)
         return copy
 
     model = spec.model
@@ -99,8 +99,10 @@ class _Forward:
         self.queue, self.job_id = queue, job_id
 
     def put(self, item) -> None:
+        # Fire and forget: a task that waits in ray.get lends its CPUs to the next task until
+        # the wait ends, and that task would then time itself beside this one on the node.
         try:
-            self.queue.put_nowait(item)
+            self.queue.actor.put_nowait.remote(item)
         except Exception:
             pass  # progress is a courtesy; the result still comes back
 
@@ -119,9 +121,12 @@ class _Forward:
 
 
 @ray.remote(max_retries=0)
-def run_remote_job(spec: JobSpec, shipped: dict, queue) -> dict:
+def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: bytes) -> dict:
     """One zoo job on this node: {"result": JobResult as a dict, "artifacts": tar.gz bytes
-    or b"", "node": this node's name, "ended": its clock when the job ended}."""
+    or b"", "node": this node's name, "ended": its clock when the job ended}. The job's
+    files come as `paths`, their `shas` and `contents` (object refs given as arguments, so
+    Ray fetches them before the task starts: nothing here waits in ray.get)."""
+    shipped = {p: (sha, data) for p, sha, data in zip(paths, shas, contents)}
     from core.resources import GpuMonitor
     from core.runner import JobRunner
 
@@ -245,7 +250,9 @@ class RayExecutor:
             if self._cancelled:
                 listener.on_job_ended(job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id, "queue")))
                 continue
-            ref = run_remote_job.options(**self.resources(job.spec)).remote(job.spec, shipped, self.queue)
+            mine = [p for p in files_of(job.spec) if p in shipped]
+            ref = run_remote_job.options(**self.resources(job.spec)).remote(
+                job.spec, self.queue, tuple(mine), tuple(shipped[p][0] for p in mine), *(shipped[p][1] for p in mine))
             self._refs[ref] = job
         pending = list(self._refs)
 
