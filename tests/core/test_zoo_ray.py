@@ -36,7 +36,7 @@ pytestmark = [
                        "ip link, as root) so that Ray talks over 127.0.0.1 only; that is not possible here"),
 ]
 
-# Loads slowly and says so: the cluster test kills a node once both nodes are inside such a job.
+# Loads slowly and says so: the cluster test kills a node while both nodes are inside such a job.
 SLOW_MODEL = '''\
 import os
 import time
@@ -47,6 +47,8 @@ def get_model():
     with open(os.path.join({markers!r}, f"{{os.getpid()}}.started"), "w") as fh:
         fh.write(str(os.getpid()))
     time.sleep(6)
+    with open(os.path.join({markers!r}, f"{{os.getpid()}}.loaded"), "w") as fh:
+        fh.write(str(os.getpid()))
     return torch.nn.Linear(8, 8)
 
 
@@ -117,7 +119,7 @@ def test_a_node_killed_mid_sweep_fails_its_job_and_resume_completes_the_zoo(tmp_
              any(f"/{r['folder']} · eager" in line for line in died)]
     assert len(rerun) == len(died) and not any(killed_node in r["node"] for r in rerun)  # measured again elsewhere
     # nothing of the killed node's job outlives it
-    pids = [int(p.read_text()) for p in markers.iterdir()]
+    pids = [int(p.read_text()) for p in markers.iterdir() if p.suffix == ".started"]
     deadline = time.monotonic() + 30
     while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < deadline:
         time.sleep(0.5)

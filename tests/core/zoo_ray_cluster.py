@@ -5,9 +5,9 @@ it with one node killed mid-sweep, then the same zoo with --resume.
 
 Run it only inside a fresh network namespace (tests/core/test_zoo_ray.py does:
 `unshare -n sh -c 'ip link set lo up; ...'`), so that every Ray connection stays on
-127.0.0.1. Waits until the jobs on both worker nodes have started (each slow model writes
-a marker into MARKERS when it loads), removes the second worker node, and prints one JSON
-line: the exit codes of both runs and the killed node's id.
+127.0.0.1. Waits until jobs on both worker nodes are loading their slow models at once (each
+writes MARKERS/<pid>.started, sleeps, then <pid>.loaded), removes the second worker node, and
+prints one JSON line: the exit codes of both runs and the killed node's id.
 """
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def main(argv: list[str]) -> int:
     def kill_when_both_run():
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
-            if len([n for n in os.listdir(markers) if n.endswith(".started")]) >= 2:
+            names = os.listdir(markers)
+            loading = [n for n in names if n.endswith(".started") and n.replace(".started", ".loaded") not in names]
+            if len(loading) >= 2:
                 killed["node_id"] = workers[1].node_id
                 killed["at"] = time.time()
                 cluster.remove_node(workers[1], allow_graceful=False)
