@@ -235,7 +235,9 @@ class TuneRun:
 
 
 def main(argv: list[str]) -> int:
-    from core.cli import Progress, build_parser, build_specs, run_and_report
+    from core.cli_args import build_parser, build_specs
+    from core.cli_output import Progress
+    from core.cli import run_and_report
     from core.config import VERBOSE_REFUSAL, asks_for_verbose
 
     if asks_for_verbose(argv):

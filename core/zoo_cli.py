@@ -1,8 +1,8 @@
 """`python main.py zoo MODELS... [--models-file FILE] [profile options] [--executor local|ray]
 [--ray-address ADDRESS] [--parallel N] [--resume] --out DIR`.
 
-The options are profile's (core.cli.build_parser("zoo"): one definition for profile, tune
-and zoo) and are checked for every model as profile checks them (core.cli.build_specs)
+The options are profile's (core.cli_args.build_parser("zoo"): one definition for profile, tune
+and zoo) and are checked for every model as profile checks them (core.cli_args.build_specs)
 before any work. The sweep itself is core.zoo_sweep; the Ray executor (core.zoo_ray) is
 imported only when asked for.
 """
@@ -24,7 +24,7 @@ EXECUTORS = ("local", "ray")
 
 
 def build_zoo_parser() -> argparse.ArgumentParser:
-    from core.cli import build_parser
+    from core.cli_args import build_parser
 
     p = build_parser("zoo")
     p.set_defaults(sweep_shapes=False)
@@ -63,7 +63,7 @@ def read_models(args: argparse.Namespace) -> list[str]:
 
 def build_zoo_specs(args: argparse.Namespace, models: list[str], device_here: bool = True) -> dict[str, list[JobSpec]]:
     """Every model's jobs, checked as `profile` checks one model's; a refusal names the model."""
-    from core.cli import build_specs
+    from core.cli_args import build_specs
 
     specs = {}
     for model in models:

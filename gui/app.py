@@ -31,7 +31,7 @@ compile-profiler: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set),
 def build_parser() -> argparse.ArgumentParser:
     """The app's command line: the model and run options defined once in core.cli (the same
     checks as `profile`), plus what only the window does."""
-    from core.cli import build_parser as build_run_parser
+    from core.cli_args import build_parser as build_run_parser
 
     p = build_run_parser("app")
     p.add_argument("--run", action="store_true", help="start profiling at once")
@@ -233,14 +233,14 @@ class Automation:
 
     def torch_problem(self, catalog) -> str:
         """What torch refuses in the command line's model and settings ('' if nothing), by the
-        `profile` command's own checks (`core.cli.build_specs`). Only what the command line
+        `profile` command's own checks (`core.cli_args.build_specs`). Only what the command line
         named is checked; '' when torch could not be loaded (the window says why)."""
         a = self.args
         named = (a.model, a.backend, a.mode, a.dynamic, a.fullgraph, a.dynamo_config, a.sweep_shapes, a.device,
                  a.iters, a.warmup, a.batch_size, a.image_size, a.task, a.sweep_batch, a.hf_config)
         if not catalog.backends or not any(v not in (None, False, []) for v in named):
             return ""
-        from core.cli import build_parser, build_specs
+        from core.cli_args import build_parser, build_specs
         from core.config import ConfigError
 
         model = a.model or self.window.model_panel.source() or "resnet18"

@@ -237,7 +237,7 @@ class ModelPanel(QGroupBox):
         """The batch sizes to sweep (empty: none); raises ValueError with the reason."""
         import argparse
 
-        from core.cli import parse_batch_sizes
+        from core.cli_args import parse_batch_sizes
 
         text = self.sweep_batch_edit.text().strip()
         if not text:

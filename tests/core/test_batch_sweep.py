@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 
 from core import events as ev
-from core.cli import build_parser, build_specs
+from core.cli_args import build_parser, build_specs
 from core.config import ConfigError
 from core.sweep import best_batch, throughput_rows
 from tests.core.conftest import MLP_MODEL, make_spec

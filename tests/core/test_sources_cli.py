@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from core.cli import build_parser, build_specs
+from core.cli_args import build_parser, build_specs
 from core.config import ConfigError
 from tests.core.test_cli import profile
 
