@@ -31,7 +31,7 @@ def build_layout(w) -> None:
     left.addWidget(config_box)
     left.setStretchFactor(0, 2)
     left.setStretchFactor(1, 3)
-    left.setMinimumWidth(320)
+    left.setMinimumWidth(390)  # the config form's widest row (dynamic, fullgraph, optimizer step) unclipped
     w.left_splitter = left
 
     charts = QSplitter(Qt.Orientation.Horizontal)
@@ -65,7 +65,7 @@ def build_layout(w) -> None:
     main.addWidget(right_box)
     main.setStretchFactor(0, 0)
     main.setStretchFactor(1, 1)
-    main.setSizes([340, 1060])
+    main.setSizes([400, 1000])
     w.main_splitter = main
     central = QWidget()
     layout = QVBoxLayout(central)
