@@ -3,9 +3,9 @@ that hold them (zoo.csv, zoo_summary.csv, zoo.json), computed here once for the 
 line and the app alike.
 
 A zoo folder holds one ordinary report folder per model (`DIR/<folder>/`, what `profile`
-writes, opened by the app as a session) and, beside them, the zoo's tables. The rows are
-derived from each job's `JobResult.summary()`; the per-config summary from the rows, so a
-zoo.json read back (untrusted input, every value type-checked) gives the same figures.
+writes, opened by the app as a session) and, beside them, the zoo's tables (written and read
+back by core.zoo_files). The rows are derived from each job's `JobResult.summary()`; the
+per-config summary from the rows, so a zoo.json read back gives the same figures.
 
 What counts: a job *passed* when it completed and did not fail the accuracy check; the
 geometric-mean speedup is over the passed jobs; `failed` counts jobs that failed or were
@@ -13,22 +13,14 @@ cancelled (each row says which and why).
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 import math
 import os
-import re
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
 
-ZOO_VERSION = 1
-ZOO_FILES = ("zoo.csv", "zoo_summary.csv", "zoo.json")
 # What makes two jobs' machines comparable: a difference in any of these is warned about.
 ENVIRONMENT_KEYS = ("torch", "torchvision", "python", "device_name", "cuda_version")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 
 @dataclass(frozen=True)
@@ -224,57 +216,6 @@ def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> l
     return found
 
 
-# ------------------------------------------------------------------ folders
-
-
-def folder_name(model: str) -> str:
-    """A model source as a folder name: "resnet18" stays, "timm:resnet50" → "timm_resnet50",
-    "/a/b/net.py:make" → "net.py_make"."""
-    if "/" in model or os.sep in model:
-        head, sep, factory = model.rpartition(":")
-        base = os.path.basename(head if sep and "/" not in factory and head else model)
-        model = base + (f"_{factory}" if sep and "/" not in factory and head else "")
-    name = _UNSAFE.sub("_", model.replace(":", "_")).strip("._") or "model"
-    return name[:100]
-
-
-def folder_names(models: list[str], taken: dict[str, str] | None = None) -> dict[str, str]:
-    """A distinct folder per model ("net.py", "net.py-2" for a second file of that name);
-    `taken` keeps the folders an earlier run of this zoo chose (--resume)."""
-    found = dict(taken or {})
-    used = set(found.values())
-    for model in models:
-        if model in found:
-            continue
-        base = name = folder_name(model)
-        n = 2
-        while name in used:
-            name, n = f"{base}-{n}", n + 1
-        found[model] = name
-        used.add(name)
-    return {m: found[m] for m in models}
-
-
-# ------------------------------------------------------------------ files
-
-
-def _cell(value):
-    from core.report import safe_cell
-
-    if isinstance(value, float):
-        return round(value, 6)
-    return safe_cell(value)
-
-
-def _csv(columns: list[str], rows: list[dict]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_cell(row.get(c)) for c in columns])
-    return buf.getvalue()
-
-
 @dataclass
 class Zoo:
     """A zoo's contents: its models (source → folder), configs, rows and options; what
@@ -301,77 +242,16 @@ class Zoo:
         return environment_warning(self.rows)
 
     def files(self) -> dict[str, str]:
-        """File name → text of zoo.csv, zoo_summary.csv and zoo.json."""
-        summaries = self.summaries()
-        doc = {"zoo_version": ZOO_VERSION, "tool": "compile-profiler", "finished": self.finished,
-               "options": self.options, "models": [{"model": m, "folder": f} for m, f in self.models.items()],
-               "configs": self.configs, "rows": [dataclasses.asdict(r) for r in self.rows],
-               "summary": [{**dataclasses.asdict(s), "pass_rate": s.pass_rate, "sentence": s.sentence()}
-                           for s in summaries],
-               "environment_warning": self.overall_warning()}
-        return {"zoo.csv": _csv(ROW_COLUMNS, [dataclasses.asdict(r) for r in self.rows]),
-                "zoo_summary.csv": _csv(SUMMARY_COLUMNS, [{**dataclasses.asdict(s), "pass_rate": s.pass_rate}
-                                                          for s in summaries]),
-                "zoo.json": json.dumps(doc, indent=1, default=str)}
+        """File name → text of zoo.csv, zoo_summary.csv and zoo.json (core.zoo_files)."""
+        from core.zoo_files import zoo_files
+
+        return zoo_files(self)
 
     def write(self, out_dir: str) -> list[str]:
-        from core.report import atomic_write
+        """Write the zoo's files into `out_dir` atomically; returns their paths."""
+        from core.zoo_files import write_zoo
 
-        paths = []
-        for name, text in self.files().items():
-            path = os.path.join(out_dir, name)
-            atomic_write(path, text)
-            paths.append(path)
-        return paths
-
-
-def load_zoo(path: str) -> Zoo:
-    """Read a zoo folder (or its zoo.json) back, every value type-checked: ReportError names
-    the file and the field. Folder names must be plain names inside the zoo folder."""
-    from core.report import ReportError
-    from core.schema import SchemaError, build, check
-
-    if os.path.isdir(path):
-        path = os.path.join(path, "zoo.json")
-    where = path
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
-    except (ValueError, RecursionError) as exc:
-        raise ReportError(f"{path} is not a valid zoo.json: {exc}") from exc
-    if not isinstance(doc, dict) or "rows" not in doc or "models" not in doc:
-        raise ReportError(f"{path} is not a compile-profiler zoo (no 'rows' or 'models').")
-    warnings = []
-    version = doc.get("zoo_version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ReportError(f"{path}: zoo_version must be a whole number, not {version!r}.")
-    if version > ZOO_VERSION:
-        warnings.append(f"This zoo was written by a newer compile-profiler (zoo version {version}); what this "
-                        "version knows is shown.")
-    try:
-        models = {}
-        for i, m in enumerate(check(tuple[dict, ...], doc["models"], "models")):
-            model = check(str, m.get("model"), f"models[{i}].model")
-            folder = check(str, m.get("folder"), f"models[{i}].folder")
-            if not folder or folder in (".", "..") or os.path.basename(folder) != folder or "\\" in folder:
-                raise SchemaError(f"models[{i}].folder must be a plain folder name, not {folder!r}")
-            models[model] = folder
-        configs = list(check(tuple[str, ...], doc.get("configs", []), "configs"))
-        rows = []
-        for i, r in enumerate(check(tuple[dict, ...], doc["rows"], "rows")):
-            known = {k: v for k, v in r.items() if k in ROW_COLUMNS} if isinstance(r, dict) else r
-            row = build(ZooRow, known, f"rows[{i}]")
-            if row.model not in models:
-                raise SchemaError(f"rows[{i}].model {row.model!r} is not one of the zoo's models")
-            rows.append(dataclasses.replace(row, folder=models[row.model]))
-        options = check(dict, doc.get("options", {}), "options")
-        finished = check(bool, doc.get("finished", True), "finished")
-    except SchemaError as exc:
-        raise ReportError(f"{where} cannot be opened: {exc}.") from exc
-    configs = configs or list(dict.fromkeys(r.config for r in rows))
-    return Zoo(models, configs, rows, options, finished, os.path.dirname(os.path.abspath(path)), warnings)
+        return write_zoo(self, out_dir)
 
 
 # ------------------------------------------------------------------ orders
@@ -409,10 +289,6 @@ def sort_models(zoo: Zoo, order: str) -> list[str]:
     if order not in SORT_ORDERS:
         raise ValueError(f"unknown order {order!r}; one of {', '.join(SORT_ORDERS)}")
     return models if key is None else sorted(models, key=key)
-
-
-def row_dict(row: ZooRow) -> dict[str, Any]:
-    return dataclasses.asdict(row)
 
 
 def cell_text(row: ZooRow | None) -> str:

@@ -27,7 +27,8 @@ from core.artifacts import JobArtifacts
 from core.config import JobSpec
 from core.report import OutputFolder, ReportError, load_report, write_report
 from core.results import JobResult, JobStatus
-from core.zoo import ZOO_FILES, Zoo, ZooRow, folder_names, load_zoo
+from core.zoo import Zoo, ZooRow
+from core.zoo_files import ZOO_FILES, folder_names, load_zoo
 
 # JobSpec fields that must match for a finished job to count towards a resumed sweep.
 RESUME_FIELDS = ("model", "config", "warmup", "iters", "device", "threads", "inference_mode", "block_size",

@@ -1,6 +1,6 @@
-"""The zoo's figures and files (core.zoo), from fake results: rows, the per-config summary,
-the warning when machines differ, folder names, zoo.json read back as untrusted input, and
-the Zoo view's sort orders."""
+"""The zoo's figures and files (core.zoo, core.zoo_files), from fake results: rows, the
+per-config summary, the warning when machines differ, folder names, zoo.json read back as
+untrusted input, and the Zoo view's sort orders."""
 import csv
 import json
 import math
@@ -8,8 +8,9 @@ import math
 import pytest
 
 from core.report import ReportError, load_report
-from core.zoo import (ConfigSummary, ZooRow, cell_text, environment_warning, folder_name, folder_names,
-                      geometric_mean, load_zoo, sort_models, summarize_configs)
+from core.zoo import (ConfigSummary, ZooRow, cell_text, environment_warning, geometric_mean, sort_models,
+                      summarize_configs)
+from core.zoo_files import folder_name, folder_names, load_zoo
 from tests.core.zoo_fakes import FIGURES, write_fake_zoo
 
 

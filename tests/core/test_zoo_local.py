@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from core.report import load_report, write_report
-from core.zoo import load_zoo
+from core.zoo_files import load_zoo
 from core.zoo_cli import main as zoo_main
 from tests.core.conftest import BREAKS_MODEL, MLP_MODEL
 

@@ -6,7 +6,8 @@ import os
 
 from core.config import CompileConfig
 from core.report import write_report
-from core.zoo import Zoo, ZooRow, folder_names
+from core.zoo import Zoo, ZooRow
+from core.zoo_files import folder_names
 from tests.core.fakes import fake_result
 
 # model → config → (eager ms, compiled ms, compile s, status, accuracy, graph-break places)
