@@ -209,3 +209,21 @@ def run_tlparse(trace_dir: str, out_dir: str, timeout_s: float = 300) -> str:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
         return f"tlparse failed: {tail[0]}"
     return ""
+
+
+def tlparse_job(root: str, label: str) -> tuple[str, str]:
+    """tlparse's HTML report of one config's structured trace in the artifacts folder `root`
+    (paths from the config label alone, inside `root`): (path of its index.html, "") or
+    ("", why not). Runs tlparse when its report is not there yet."""
+    from core.artifacts import JobArtifacts
+
+    files = JobArtifacts.for_label(label)
+    out_dir = os.path.join(root, files.tlparse_dir)
+    index = os.path.join(out_dir, "index.html")
+    if not os.path.isfile(index):
+        problem = run_tlparse(os.path.join(root, files.torch_trace_dir), out_dir)
+        if problem:
+            return "", problem
+    if not os.path.isfile(index):
+        return "", f"tlparse wrote no index.html into {out_dir}"
+    return index, ""

@@ -10,12 +10,13 @@ as plain text or escaped. The graph-breaks tab jumps here (`show_graph`). GUI th
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
+from PySide6.QtGui import QBrush, QColor, QDesktopServices, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.artifact_files import GraphTexts, graph_texts
+from core.compile_log import tlparse_job
 from gui.panels.compile_log import CompileLogDialog
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.python_highlighter import PythonHighlighter
@@ -129,6 +130,10 @@ class GraphsPanel(QWidget, ResultsView):
         self.log_button.setToolTip("torch's compile log of this config (compile_log/<config>.log), with a search "
                                    "and a level filter; more detail with --compile-log on the command line")
         self.log_button.clicked.connect(self.open_compile_log)
+        self.tlparse_button = QPushButton("Open in tlparse")
+        self.tlparse_button.setToolTip("tlparse's HTML report of this config's structured trace (torch_trace/), "
+                                       "made with the tlparse package and opened in your browser")
+        self.tlparse_button.clicked.connect(self.open_tlparse)
         self.header = QLabel("")
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setWordWrap(True)
@@ -137,6 +142,7 @@ class GraphsPanel(QWidget, ResultsView):
         top.addWidget(self.picker)
         top.addWidget(self.header, 1)
         top.addWidget(self.log_button)
+        top.addWidget(self.tlparse_button)
 
         self.model = GraphModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -233,11 +239,25 @@ class GraphsPanel(QWidget, ResultsView):
         dialog.show()
         return dialog
 
+    def open_tlparse(self) -> str:
+        """Make (once) and open tlparse's report of the chosen config; returns its index.html
+        path, or "" with the reason shown in the header."""
+        result = self.picker.current()
+        if result is None or not self.artifacts_dir:
+            return ""
+        index, problem = tlparse_job(self.artifacts_dir, result.config.label)
+        if problem:
+            self.header.setText(f"tlparse: {problem}")
+            return ""
+        QDesktopServices.openUrl(QUrl.fromLocalFile(index))
+        return index
+
     # ---------------------------------------------------------------- slots
     def _on_config_chosen(self) -> None:
         result = self.picker.current()
         self.model.set_result(result)
         self.log_button.setEnabled(result is not None)
+        self.tlparse_button.setEnabled(result is not None)
         if result is None:
             self.header.setText("Run a profile to see the graphs torch compiled.")
         elif not result.graphs:

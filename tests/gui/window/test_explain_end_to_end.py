@@ -54,3 +54,18 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     qtbot.addWidget(dialog)
     assert dialog.view.path.startswith(str(tmp_path / "saved"))
     assert window.view("time-breakdown").open_traces.isEnabled()
+    # tlparse's report of the reopened session's structured trace (the browser is a stand-in)
+    from core.compile_log import tlparse_executable
+    from PySide6.QtGui import QDesktopServices
+
+    opened = []
+    monkeypatch_open = QDesktopServices.openUrl
+    QDesktopServices.openUrl = staticmethod(lambda url: opened.append(url.toLocalFile()) or True)
+    try:
+        index = graphs.open_tlparse()
+    finally:
+        QDesktopServices.openUrl = monkeypatch_open
+    if tlparse_executable() is None:
+        assert index == "" and "tlparse" in graphs.header.text()
+    else:
+        assert index.startswith(str(tmp_path / "saved")) and os.path.isfile(index) and opened == [index]
