@@ -124,7 +124,8 @@ class ZooGridModel(QAbstractTableModel):
             return QBrush(color) if color is not None else None
         if role == Qt.ItemDataRole.ForegroundRole and config is not None:
             return QBrush(text_color(RUNNING_COLOR if running else cell_color(row)))
-        if role == Qt.ItemDataRole.FontRole and row is not None and (row.accuracy_failed or not row.completed):
+        if role == Qt.ItemDataRole.FontRole and row is not None and (row.accuracy_failed or
+                                                                     (row.ended and not row.completed)):
             font = QFont()
             font.setBold(True)
             return font

@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
         return 1
     if len(argv) > 2:
         window.panel.order.setCurrentText(argv[2])
-    window.resize(1100, 520)
+    window.resize(820, 440)
     window.show()
     for _ in range(5):
         app.processEvents()
