@@ -25,7 +25,6 @@ class Catalog:
     dynamo_defaults: dict = field(default_factory=dict)  # torch._dynamo.config's settings
     error: str = ""
     # timm:NAME and hf:TYPE sources the profiler can build (core.models.catalog), for the picker
-    catalogue_models: tuple[str, ...] = ()
 
 
 def load_catalog() -> Catalog:
@@ -54,11 +53,7 @@ def load_catalog() -> Catalog:
         except Exception as exc:  # torchvision missing or broken: files still work
             error = f"torchvision models are unavailable: {exc}"
         gpu = GpuMonitor()
-        from core.models.catalog import load_model_catalogue
-
-        more = load_model_catalogue(("timm", "hf"))  # never raises; a missing package leaves its names out
         return Catalog(
-            catalogue_models=tuple(e.source for e in more.entries if e.buildable),
             backends=tuple(recommended_backends()),
             modes=tuple(available_modes()),
             models=tuple(models),
@@ -71,3 +66,14 @@ def load_catalog() -> Catalog:
         )
     except Exception as exc:
         return Catalog(error=f"could not load torch: {exc}\n{traceback.format_exc()}", versions=versions)
+
+
+def load_more_models() -> tuple[str, ...]:
+    """The buildable timm:NAME and hf:TYPE sources (core.models.catalog). Imports timm and
+    transformers, which takes seconds to tens of seconds: the app calls it after
+    `load_catalog`, so the window is ready to run before these names arrive. Never raises;
+    a missing package leaves its names out."""
+    from core.models.catalog import load_model_catalogue
+
+    more = load_model_catalogue(("timm", "hf"))
+    return tuple(e.source for e in more.entries if e.buildable)

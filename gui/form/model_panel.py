@@ -155,6 +155,13 @@ class ModelPanel(QGroupBox):
         if self._source and not is_file_source(self._source):
             self._select_in_list(self._source)
 
+    def add_models(self, names) -> None:
+        """More catalogue names (timm:, hf:) arrived after torch's; append them to the list."""
+        known = self.names.stringList()
+        self.names.setStringList(known + [n for n in names if n not in set(known)])
+        if self._source and not is_file_source(self._source):
+            self._select_in_list(self._source)
+
     def set_recent(self, paths: list[str]) -> None:
         self.recent_menu.clear()
         for path in paths:

@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from core.catalog import Catalog, load_catalog
+from core.catalog import Catalog, load_catalog, load_more_models
 
 
 class CatalogLoader(QObject):
@@ -15,6 +15,9 @@ class CatalogLoader(QObject):
 
     sig_loaded = Signal(object)
     """The catalog is ready (a `Catalog`); delivered on the GUI thread."""
+
+    sig_more_models = Signal(object)
+    """The timm and Hugging Face sources (a tuple of str) arrived after the catalog."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -26,6 +29,7 @@ class CatalogLoader(QObject):
 
     def _load(self) -> None:  # background thread
         self.sig_loaded.emit(load_catalog())
+        self.sig_more_models.emit(load_more_models())
 
     def _on_loaded(self, catalog: Catalog) -> None:
         self.catalog = catalog

@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
 
         self.catalog_loader = CatalogLoader(self)
         self.catalog_loader.sig_loaded.connect(self._on_catalog_loaded)
+        self.catalog_loader.sig_more_models.connect(self.model_panel.add_models)
         QTimer.singleShot(0, self.catalog_loader.start)
 
     # ================================================================ construction
@@ -386,7 +387,7 @@ class MainWindow(QMainWindow):
     # ================================================================ slots: catalogue, model
     def _on_catalog_loaded(self, catalog) -> None:
         self.catalog = catalog
-        self.model_panel.set_models(catalog.models + catalog.catalogue_models)
+        self.model_panel.set_models(catalog.models)
         if catalog.backends:
             self.config_panel.set_catalog(catalog.backends, catalog.modes, catalog.cuda_available,
                                           catalog.dynamo_defaults)
