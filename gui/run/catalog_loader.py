@@ -3,6 +3,7 @@ imported; the result is delivered on the GUI thread.
 """
 from __future__ import annotations
 
+import gc
 import threading
 
 from PySide6.QtCore import QObject, Signal
@@ -28,8 +29,19 @@ class CatalogLoader(QObject):
         threading.Thread(target=self._load, name="catalog-loader", daemon=True).start()
 
     def _load(self) -> None:  # background thread
-        self.sig_loaded.emit(load_catalog())
-        self.sig_more_models.emit(load_more_models())
+        # Python's cyclic garbage collector runs in whichever thread happens to allocate. Run in
+        # this one (importing timm and transformers allocates a lot), it destroyed Qt objects of
+        # the GUI thread (a closed window's) and deadlocked in shiboken's GIL handling: a GUI
+        # test run hung in QObject::~QObject called from gc_collect_main here. So no automatic
+        # collection while this thread works; the GUI thread collects afterwards as usual.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self.sig_loaded.emit(load_catalog())
+            self.sig_more_models.emit(load_more_models())
+        finally:
+            if enabled:
+                gc.enable()
 
     def _on_loaded(self, catalog: Catalog) -> None:
         self.catalog = catalog
