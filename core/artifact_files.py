@@ -12,42 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from core.artifacts import ARTIFACT_DIRS, JobArtifacts
+from core.artifacts import JobArtifacts, read_text, resolve
 from core.compile_log import LogEntry, read_log
-
-MAX_TEXT_CHARS = 4_000_000  # a generated output module of a large model is ~1 MB
-
-
-def resolve(root: str, relative: str) -> str | None:
-    """The absolute path of `relative` (an artifact path: "graphs/x/0_0.code.py") under
-    `root`, or None when it would leave root's artifact folders (.., an absolute path, a
-    symbolic link pointing elsewhere) or does not exist."""
-    if not root or not relative or os.path.isabs(relative):
-        return None
-    parts = relative.replace("\\", "/").split("/")
-    if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
-        return None
-    base = os.path.realpath(os.path.join(root, parts[0]))
-    path = os.path.realpath(os.path.join(root, *parts))
-    if os.path.commonpath([base, path]) != base or not os.path.isdir(base):
-        return None
-    return path if os.path.exists(path) else None
-
-
-def read_text(root: str, relative: str, max_chars: int = MAX_TEXT_CHARS) -> str:
-    """The text of an artifact file (see `resolve`); "" when missing or refused. A longer
-    text is cut at `max_chars`, saying so."""
-    path = resolve(root, relative)
-    if path is None or not os.path.isfile(path):
-        return ""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(max_chars + 1)
-    except OSError:
-        return ""
-    if len(text) > max_chars:
-        text = text[:max_chars] + f"\n# … cut at {max_chars:,} characters; the whole file is {path}\n"
-    return text
 
 
 @dataclass(frozen=True)

@@ -79,13 +79,21 @@ class JobArtifacts:
 
 
 def resolve(root: str, relative: str) -> str | None:
-    """The absolute path of an artifact, or None when it would lie outside `root` (a "..",
-    an absolute path, a symbolic link pointing elsewhere): a report folder may come from
-    anyone, so a view reads only what lies inside it. Build `relative` with JobArtifacts
-    from the config label, never take it from a report."""
-    base = os.path.realpath(root)
-    path = os.path.realpath(os.path.join(base, relative))
-    return path if os.path.commonpath([base, path]) == base and path != base else None
+    """The absolute path of an existing artifact (`relative`, e.g. "graphs/x/0_0.code.py",
+    built with JobArtifacts from the config label, never taken from a report) under `root`,
+    or None when it would leave root's artifact folders (.., an absolute path, a symbolic
+    link pointing elsewhere) or does not exist: a report folder may come from anyone, so a
+    view reads only what lies inside it."""
+    if not root or not relative or os.path.isabs(relative):
+        return None
+    parts = relative.replace("\\", "/").split("/")
+    if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
+        return None
+    base = os.path.realpath(os.path.join(root, parts[0]))
+    path = os.path.realpath(os.path.join(root, *parts))
+    if os.path.commonpath([base, path]) != base or not os.path.isdir(base):
+        return None
+    return path if os.path.exists(path) else None
 
 
 def read_text(root: str, relative: str, max_chars: int = 4_000_000) -> str:

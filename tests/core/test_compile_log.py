@@ -117,5 +117,5 @@ def test_views_read_only_inside_the_report_folder(tmp_path):
     assert artifacts.resolve(str(root), "../secret.txt") is None
     assert artifacts.resolve(str(root), "/etc/passwd") is None
     assert read_graph_texts(str(root), "../..", "../../secret") == {k: "" for k in texts}
-    (root / "big.txt").write_text("x" * 100)
-    assert artifacts.read_text(str(root), "big.txt", max_chars=10).startswith("x" * 10 + "\n\n[... cut at 10")
+    (root / "graphs" / "big.txt").write_text("x" * 100)  # artifacts live in the artifact folders
+    assert artifacts.read_text(str(root), "graphs/big.txt", max_chars=10).startswith("x" * 10 + "\n\n[... cut at 10")
