@@ -18,6 +18,11 @@ dynamo gave up on entirely are known from the compilation metrics, which carry t
 id: such a frame ran eagerly, and a follow-up event with frame_skipped=True and that compile id
 moves the breaks logged in it to a skipped-frame row (see results.JobResult._add_graph_break).
 
+CUDA-graph skips (modes reduce-overhead and max-autotune) come from the records of torch's
+`log_cudagraph_skip_and_bump_counter` (picked out by the function that logged them, not by
+their text), and from torch's `cudagraph_skips` counter for the skips it counts without
+logging (graphs with no GPU device): each becomes a CudagraphSkipped event as it happens.
+
 torch keeps only the last 64 compilation-metric records; `Capture` reads and clears them after
 every graph break, recompile and compiled call, with torch's limit raised (set_compilation_
 metrics_limit), so past 64 compiles every figure is still counted; should torch drop records
@@ -27,15 +32,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from typing import Callable
 
 from core.break_records import (current_compile_id, current_trace, make_break, metric_stack, parse_break_message,
                                 read_break_record, read_recompile_record, stack_key, user_frame)
-from core.events import GraphBreak, Recompile
+from core.events import CudagraphSkip, GraphBreak, Recompile
 from core.paths import describe_function, is_user_code
 
 METRICS_LIMIT = 100_000  # torch's deque between two reads; we read (and clear) it constantly
-
+CUDAGRAPH_SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"  # torch/_inductor/cudagraph_utils.py
+STACK_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+SKIP_PREFIX = re.compile(r"(?:skipping|disabling) cudagraphs (?:for backward )?due to\s+")
 
 
 
@@ -72,8 +80,11 @@ class Capture:
     """
 
     def __init__(self, on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable[[Recompile], None],
-                 fullgraph: bool = False):
+                 fullgraph: bool = False, on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None):
         self._on_break, self._on_recompile, self.fullgraph = on_graph_break, on_recompile, fullgraph
+        self._on_cudagraph_skip = on_cudagraph_skip
+        self.cudagraph_skips: list[CudagraphSkip] = []
+        self._cudagraph_logged = 0  # skips torch logged (its counter is bumped just after the record)
         self.metrics: list = []  # every compilation metric, in order (config dumps dropped)
         self.partial = False  # torch dropped metrics before they were read
         self._emitted: dict[str, list[tuple]] = {}  # compile id → [(break, path, counted as a pass, call)]
@@ -91,6 +102,7 @@ class Capture:
         copy); report frames that were skipped. Returns the new metrics."""
         from torch._dynamo import utils
 
+        self._unlogged_cudagraph_skips()
         new = utils.get_compilation_metrics()
         if not new:
             return []
@@ -166,6 +178,28 @@ class Capture:
         if rc is not None:
             self._on_recompile(rc)
 
+    def on_cudagraph_record(self, record: logging.LogRecord) -> None:
+        if record.funcName != CUDAGRAPH_SKIP_FUNCTION:  # another warning of the cudagraphs artifact
+            return
+        self._cudagraph_logged += 1
+        self._report_cudagraph_skip(read_cudagraph_skip(record.getMessage(), current_compile_id()))
+
+    def _unlogged_cudagraph_skips(self) -> None:
+        """Skips torch counted without logging (poll() runs around every compiled call and
+        record, never between a logged skip's record and its count)."""
+        if self._on_cudagraph_skip is None:
+            return
+        from torch._dynamo.utils import counters
+
+        unlogged = int(counters["inductor"].get("cudagraph_skips", 0)) - self._cudagraph_logged
+        for _ in range(unlogged - sum(1 for s in self.cudagraph_skips if not s.reason)):
+            self._report_cudagraph_skip(CudagraphSkip("", compile_id=current_compile_id()))
+
+    def _report_cudagraph_skip(self, skip: CudagraphSkip) -> None:
+        self.cudagraph_skips.append(skip)
+        if self._on_cudagraph_skip is not None:
+            self._on_cudagraph_skip(skip)
+
     def _frame_failed(self, m) -> None:
         compile_id = str(m.compile_id or "")
         records = self._emitted.pop(compile_id, [])
@@ -234,16 +268,35 @@ def _slim(m):
         return m
 
 
+def read_cudagraph_skip(message: str, compile_id: str = "") -> CudagraphSkip:
+    """torch's skip message: its first line (without the "Found from" that introduces the
+    stack), and the innermost frame of that stack in the user's code (else the innermost)."""
+    reason = message.split("\n", 1)[0].strip()
+    reason = re.sub(r"\.?\s*Found from\s*:?\s*$", "", reason).strip()
+    # torch may wrap a reason that has its prefix already: "skipping cudagraphs due to skipping ..."
+    prefixes = re.match(f"(?:{SKIP_PREFIX.pattern})+", reason)
+    if prefixes:
+        reason = SKIP_PREFIX.findall(prefixes.group(0))[-1] + reason[prefixes.end():]
+    frames = [(f, int(n)) for f, n in STACK_FRAME.findall(message)]
+    user = [fr for fr in frames if is_user_code(fr[0])]
+    file, line = (user or frames or [("", 0)])[-1]
+    return CudagraphSkip(reason, file, line, compile_id)
+
+
 def install(on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable[[Recompile], None],
-            fullgraph: bool = False) -> Capture:
-    """Turn on torch's graph_breaks and recompiles artifacts and route them to a new Capture."""
+            fullgraph: bool = False,
+            on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None) -> Capture:
+    """Turn on torch's graph_breaks and recompiles artifacts and route them to a new Capture;
+    with `on_cudagraph_skip` (a CUDA-graph mode), route torch's CUDA-graph skips there too."""
     import torch._dynamo.convert_frame  # noqa: F401  (creates the artifact loggers)
     import torch._dynamo.guards  # noqa: F401
     import torch._dynamo.symbolic_convert  # noqa: F401
     import torch._logging
     from torch._dynamo import utils
 
-    capture = Capture(on_graph_break, on_recompile, fullgraph)
+    if on_cudagraph_skip is not None:
+        import torch._inductor.cudagraph_utils  # noqa: F401  (its warnings reach us with the artifact off)
+    capture = Capture(on_graph_break, on_recompile, fullgraph, on_cudagraph_skip)
     utils.clear_compilation_metrics()  # what an earlier compile left is not this job's
     utils.set_compilation_metrics_limit(METRICS_LIMIT)
     torch._logging.set_logs(graph_breaks=True, recompiles=True)
@@ -257,4 +310,6 @@ def install(on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable
             logger.addHandler(_Handler(capture.on_break_record))
         elif name.endswith(".__recompiles"):
             logger.addHandler(_Handler(capture.on_recompile_record))
+        elif name.endswith(".__cudagraphs") and on_cudagraph_skip is not None:
+            logger.addHandler(_Handler(capture.on_cudagraph_record))
     return capture

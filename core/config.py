@@ -98,6 +98,17 @@ class CompileConfig:
             parts.append("compiled optimizer")
         return "/".join(parts)
 
+    @property
+    def records_cudagraphs(self) -> bool:
+        """Inductor records CUDA graphs (on a GPU) with this config: a CUDA-graph mode, or
+        `triton.cudagraphs` in the options (a config with options takes no mode: "apply and
+        re-run" folds a mode into its options, see core.suggestions.ConfigChange)."""
+        if self.backend != "inductor":
+            return False
+        if self.inductor_options:
+            return bool(dict(self.inductor_options).get("triton.cudagraphs", False))
+        return self.mode in CUDAGRAPH_MODES
+
     def compile_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for torch.compile (the dynamo overrides are applied apart)."""
         kwargs: dict[str, Any] = {
@@ -184,7 +195,7 @@ class JobSpec:
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
-        return self.device == "cuda" and self.config.mode in CUDAGRAPH_MODES
+        return self.device == "cuda" and self.config.records_cudagraphs
 
     def warmup_calls(self, side: str) -> int:
         """How many warm-up calls the job makes on `side`: CUDA graphs record on the first

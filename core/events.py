@@ -165,6 +165,21 @@ class CompileResult:
 
 
 @dataclass(frozen=True)
+class CudagraphSkip:
+    """torch did not use CUDA graphs for one compiled graph of a CUDA-graph mode
+    (reduce-overhead, max-autotune). `reason` is the first line of torch's message ("skipping
+    cudagraphs due to mutated inputs (1 instances)"), or "" when torch counted the skip
+    without logging a reason (it does so for graphs with no GPU device, e.g. on the CPU);
+    `file`/`line` is where torch's message points (the line that mutates an input, say),
+    `compile_id` the compile it was logged in ("" at run time, e.g. cudagraph trees)."""
+
+    reason: str
+    file: str = ""
+    line: int = 0
+    compile_id: str = ""
+
+
+@dataclass(frozen=True)
 class MemoryPeak:
     """Peak memory of one phase: process RSS high-water mark, and on CUDA the allocator's."""
 
@@ -532,6 +547,11 @@ class GraphBreakFound(Event):
 @dataclass(frozen=True)
 class RecompileFound(Event):
     recompile: Recompile | None = None
+
+
+@dataclass(frozen=True)
+class CudagraphSkipped(Event):
+    skip: CudagraphSkip | None = None
 
 
 @dataclass(frozen=True)

@@ -194,8 +194,11 @@ class _Job:
     def make_compiled(self, model):
         torch = self.torch
         compile_metrics.reset_compile_state()
-        self.capture = capture.install(self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
-                                       fullgraph=bool(self.spec.config.fullgraph))
+        self.capture = capture.install(
+            self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
+            fullgraph=bool(self.spec.config.fullgraph),
+            on_cudagraph_skip=((lambda s: self.emit(ev.CudagraphSkipped, skip=s))
+                               if self.spec.config.records_cudagraphs else None))
         if self.recording is None:  # after capture.install: its set_logs would reset the log level
             from core.graphs import JobRecording
 

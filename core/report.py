@@ -38,7 +38,7 @@ SUMMARY_COLUMNS = [
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s", "task", "forward_compile_s", "backward_compile_s",
     "best_batch_size", "best_batch_items_per_s", "best_batch_speedup",
     "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
-    "frames_skipped", "coverage",
+    "cudagraph_skips", "frames_skipped", "coverage",
     "eager_operators_per_call", "compiled_operators_per_call", "compiled_kernels_per_call", "outside_graphs_ms",
     "guard_checks_ms", "time_verdict",
     "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",

@@ -12,6 +12,7 @@ from typing import Any
 
 from core import events as ev
 from core.config import CompileConfig, JobSpec
+from core.paths import display_path
 from core.samples import SampleStore
 from core.stats import LatencyStats, break_even_iterations, speedup, summarize
 
@@ -36,6 +37,7 @@ class JobResult:
     compile: ev.CompileResult | None = None
     graph_breaks: list[ev.GraphBreak] = field(default_factory=list)
     recompiles: list[ev.Recompile] = field(default_factory=list)
+    cudagraph_skips: list[ev.CudagraphSkip] = field(default_factory=list)
     memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
     resources: list[ev.ResourceSample] = field(default_factory=list)
     variants: list[ev.VariantResult] = field(default_factory=list)
@@ -88,6 +90,8 @@ class JobResult:
             self._add_graph_break(event.graph_break)
         elif isinstance(event, ev.RecompileFound) and event.recompile is not None:
             self.recompiles.append(event.recompile)
+        elif isinstance(event, ev.CudagraphSkipped) and event.skip is not None:
+            self.cudagraph_skips.append(event.skip)
         elif isinstance(event, ev.VariantMeasured) and event.variant is not None:
             self.variants.append(event.variant)
         elif isinstance(event, ev.AccuracyChecked) and event.accuracy is not None:
@@ -215,6 +219,8 @@ class JobResult:
             "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if not g.frame_skipped)
             if c or self.graph_breaks else None,
             "recompile_count": len(self.recompiles),
+            # graphs torch did not record as CUDA graphs (None: the config records none)
+            "cudagraph_skips": len(self.cudagraph_skips) if self.config.records_cudagraphs and c else None,
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
             **self._op_profile_columns(),
@@ -228,6 +234,23 @@ class JobResult:
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
         }
+
+    def cudagraph_state(self) -> tuple[str, str]:
+        """CUDA graphs of this job: (a word for tables, the whole story: torch's reasons and
+        where they point). ("", "") when the config records none."""
+        if not self.config.records_cudagraphs or self.compile is None:
+            return "", ""
+        n = len(self.cudagraph_skips)
+        if self.spec.device == "cpu":
+            return "none (CPU)", ("CUDA graphs exist on a GPU only; this ran on the CPU"
+                                  + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else "."))
+        if not n:
+            return "recorded", "torch skipped CUDA graphs for no graph of this config."
+        lines = [f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
+        for k in self.cudagraph_skips:
+            where = f" ({display_path(k.file)}:{k.line})" if k.file else ""
+            lines.append(f"- {k.reason or 'counted without a reason (a graph with no GPU device)'}{where}")
+        return f"skipped {n}", "\n".join(lines)
 
     # ----------------------------------------------------------------- where the time goes
 
@@ -338,6 +361,7 @@ class JobResult:
             "compile": dataclasses.asdict(self.compile) if self.compile else None,
             "graph_breaks": [dataclasses.asdict(g) for g in self.graph_breaks],
             "recompiles": [dataclasses.asdict(r) for r in self.recompiles],
+            "cudagraph_skips": [dataclasses.asdict(k) for k in self.cudagraph_skips],
             "memory": {k: dataclasses.asdict(v) for k, v in self.memory.items()},
             "resources": [dataclasses.asdict(r) for r in self.resources],
             "variants": [dataclasses.asdict(v) for v in self.variants],
@@ -410,6 +434,8 @@ class JobResult:
             graph_breaks=breaks,
             recompiles=[build(ev.Recompile, r, f"{where}.recompiles[{i}]")
                         for i, r in enumerate(items("recompiles"))],
+            cudagraph_skips=[build(ev.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]")
+                             for i, k in enumerate(items("cudagraph_skips"))],
             memory={k: build(ev.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
             resources=[build(ev.ResourceSample, x, f"{where}.resources[{i}]")
                        for i, x in enumerate(items("resources"))],

@@ -10,13 +10,12 @@ re-run" (`change.apply(config)` gives the CompileConfig to queue). Rules:
   (allow_rnn, capture_scalar_outputs, ...) not yet set;
 - `cudagraphs_on_cpu`: a CUDA-graph mode (reduce-overhead, max-autotune) run on the CPU,
   where CUDA graphs do nothing;
+- `cudagraphs_skipped`: on a GPU, torch skipped CUDA graphs for some graphs of a CUDA-graph
+  mode, with torch's reason (core.capture records it) and what to change in the model;
 - `compile_cache`: compile time dominates the total at the expected calls → the FX-graph and
   AOTAutograd caches, `torch.compiler.save_cache_artifacts`;
 - `time_outside_graphs`: compiled is slower and the op profile (core.op_profile) shows most
   of a call outside compiled graphs, or a large share in guard checks.
-
-Not yet: CUDA graphs skipped on a GPU needs torch's "skipping cudagraphs" reason, which the
-capture does not record yet.
 
 No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
 torch is importable).
@@ -28,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core.config import CUDAGRAPH_MODES, CompileConfig
+from core.config import CompileConfig
 from core.events import JobStatus
 from core.paths import display_path
 from core.recommend import DEFAULT_CALLS
@@ -238,17 +237,98 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
     return out
 
 
+def _without_cudagraphs(cfg: CompileConfig) -> tuple[ConfigChange, str, str]:
+    """(the change that stops recording CUDA graphs, what it is called, the code for it)."""
+    if cfg.inductor_options:  # options, no mode (torch.compile takes one or the other)
+        options = {**dict(cfg.inductor_options), "triton.cudagraphs": False}
+        return (ConfigChange("set the inductor option triton.cudagraphs=False",
+                             inductor_options=(("triton.cudagraphs", False),)),
+                "options with triton.cudagraphs=False", f"torch.compile(model, options={options!r})")
+    instead = "default" if cfg.mode == "reduce-overhead" else "max-autotune-no-cudagraphs"
+    return (ConfigChange(f"use mode={instead!r}", mode=instead), f"mode {instead!r}",
+            f"torch.compile(model, mode={instead!r})")
+
+
+def _mode_name(cfg: CompileConfig) -> str:
+    return f"mode={cfg.mode!r}" if not cfg.inductor_options else "triton.cudagraphs=True"
+
+
 def cudagraphs_on_cpu(result, results, calls: int) -> list[Suggestion]:
     cfg = result.config
-    if result.spec.device != "cpu" or cfg.mode not in CUDAGRAPH_MODES:
+    if result.spec.device != "cpu" or not cfg.records_cudagraphs:
         return []
-    instead = "default" if cfg.mode == "reduce-overhead" else "max-autotune-no-cudagraphs"
-    changes, note = _measured(results, ConfigChange(f"use mode={instead!r}", mode=instead), cfg)
+    change, instead, code = _without_cudagraphs(cfg)
+    changes, note = _measured(results, change, cfg)
+    skips = len(result.cudagraph_skips)
+    confirmed = (f" torch confirms it: it counted {skips} CUDA-graph skip{'s' if skips != 1 else ''} (graphs "
+                 "with no GPU device)." if skips else "")
     return [Suggestion(
-        "cudagraphs_on_cpu", cfg.label, f"mode={cfg.mode!r} has no effect on the CPU: use {instead!r}",
-        f"mode {cfg.mode!r} records CUDA graphs to cut launch overhead on a GPU; this ran on the CPU, where there "
-        f"are none, so it measured mode {instead!r} under another name.{note}",
-        code=f"torch.compile(model, mode={instead!r})", changes=changes)]
+        "cudagraphs_on_cpu", cfg.label, f"{_mode_name(cfg)} has no effect on the CPU: use {instead}",
+        f"{_mode_name(cfg)} records CUDA graphs to cut launch overhead on a GPU; this ran on the CPU, where there "
+        f"are none, so it measured {instead} under another name.{confirmed}{note}",
+        code=code, changes=changes)]
+
+
+# torch's skip reasons (words of torch/_inductor/cudagraph_utils.py, lowering.py, compile_fx.py)
+# → (what to do, in a line; why and how); the first match wins, an unknown reason stands alone.
+CUDAGRAPH_ADVICE = (
+    ("mutat", "update inputs out of place",
+     "the graph changes an input in place (a buffer updated in forward(), an in-place op on an argument); CUDA "
+     "graphs replay fixed memory, so torch will not record it: make that update out of place, or do it outside "
+     "the compiled model"),
+    ("cpu device", "move the CPU tensors to the GPU",
+     "part of the graph runs on the CPU (a CPU tensor or buffer, or an op that returns one): move it to the GPU, "
+     "e.g. register it as a buffer so .to(device) moves it"),
+    ("multiple devices", "keep the compiled model on one GPU", "the graph uses more than one device"),
+    ("incompatible op", "move the op out of the compiled region",
+     "an op CUDA graphs cannot capture (its output size depends on data, or it syncs with the CPU): move it out "
+     "of the compiled region or replace it"),
+    ("symbolic shapes", "compile for fixed shapes",
+     "the graph has dynamic shapes and cudagraph_skip_dynamic_graphs is set: compile for fixed shapes "
+     "(dynamic=False, inputs padded to a few sizes) to get CUDA graphs"),
+    ("control flow operator", "keep torch.cond / while_loop out of CUDA-graph modes",
+     "graphs with torch.cond / torch.while_loop on the GPU are not recorded"),
+    ("index_put_", "use torch.where instead of a masked assignment",
+     "an in-place assignment through a boolean mask (x[mask] = v) cannot be recorded: use torch.where(mask, v, x)"),
+    ("caching allocator", "turn the CUDA caching allocator back on",
+     "the CUDA caching allocator is off (PYTORCH_NO_CUDA_MEMORY_CACHING set?) and CUDA graphs need it"),
+)
+
+
+def cudagraph_advice(reason: str) -> tuple[str, str]:
+    """(what to do in a line, why and how) for torch's skip reason; ("", "") when unknown."""
+    low = reason.lower()
+    return next(((fix, why) for key, fix, why in CUDAGRAPH_ADVICE if key in low), ("", ""))
+
+
+def cudagraphs_skipped(result, results, calls: int) -> list[Suggestion]:
+    cfg = result.config
+    if result.spec.device == "cpu" or not cfg.records_cudagraphs or not result.cudagraph_skips:
+        return []
+    groups: dict[str, list] = {}  # reason → its skips, first seen first
+    for skip in result.cudagraph_skips:
+        groups.setdefault(skip.reason, []).append(skip)
+    parts = []
+    for reason, skips in groups.items():
+        where = next((f" at {display_path(k.file)}:{k.line}" for k in skips if k.file), "")
+        said = f"torch: {reason!r}" if reason else "counted by torch without a reason (a graph with no GPU device)"
+        parts.append(f"{said}{where}{f' ({len(skips)} times)' if len(skips) > 1 else ''}")
+    first = next((r for r in groups if r), "")
+    fix, advice = cudagraph_advice(first)
+    n = len(result.cudagraph_skips)
+    graphs = result.compile.graph_count if result.compile else 0
+    every = graphs and n >= graphs
+    change, instead, code = _without_cudagraphs(cfg)
+    changes, note = _measured(results, change, cfg) if every else ((), "")
+    tail = (f" No graph was recorded, so {_mode_name(cfg)} bought nothing over {instead}, which skips the "
+            f"recording warm-up." if every else " The other graphs were recorded.")
+    short = first.removeprefix("skipping cudagraphs due to ").removeprefix("disabling cudagraphs due to ")
+    return [Suggestion(
+        "cudagraphs_skipped", cfg.label,
+        f"CUDA graphs were skipped {n} time{'s' if n != 1 else ''}" + (f" ({short})" if short else "")
+        + (f": {fix}" if fix else ""),
+        "; ".join(parts) + "." + (f" What to change: {advice}." if advice else "") + tail + note,
+        code=code if every else "", changes=changes)]
 
 
 CACHE_CODE = """\
@@ -323,7 +403,8 @@ def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
     return out
 
 
-RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, compile_cache, time_outside_graphs)
+RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, cudagraphs_skipped, compile_cache,
+         time_outside_graphs)
 
 
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:

@@ -6,7 +6,10 @@ Prints one `name: value` line per figure, for docs/BENCHMARKS.md:
   - reduce-overhead (CUDA graphs): completes, speedup, compile time, steps marked correctly
     (no "overwritten by a subsequent run" error);
   - NVML panel data: GPU utilization and memory samples arrive while a job runs;
-  - peak GPU memory per phase (max_memory_allocated / reserved) and the eager/compiled ratio.
+  - peak GPU memory per phase (max_memory_allocated / reserved) and the eager/compiled ratio;
+  - CUDA-graph skips: a model that changes its input in place, in reduce-overhead: torch's
+    reason ("mutated inputs", expected) is captured, and the `cudagraphs_skipped` suggestion
+    names it;
 Exits 0 with "gpu: none" where there is no GPU.
 """
 from __future__ import annotations
@@ -29,6 +32,54 @@ def run_job(mode: str, iters: int = 100):
     runner = JobRunner(sample_interval_s=0.1)
     result = runner.run(spec)
     return runner, result
+
+
+SKIP_MODEL = '''\
+import torch
+
+
+class InPlace(torch.nn.Module):
+    """Changes its input in place: CUDA graphs replay fixed memory, so torch skips them."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(64, 64)
+
+    def forward(self, x):
+        x.relu_()                            # line 12
+        return self.lin(x)
+
+
+def get_model():
+    return InPlace()
+
+
+def get_example_inputs():
+    return (torch.randn(8, 64),)
+'''
+
+
+def check_cudagraph_skip() -> int:
+    """reduce-overhead on a model that mutates its input: torch skips CUDA graphs and says why."""
+    import tempfile
+    from pathlib import Path
+
+    from core.config import CompileConfig, JobSpec, ModelSpec
+    from core.runner import JobRunner
+    from core.suggestions import suggest
+
+    path = Path(tempfile.mkdtemp()) / "in_place.py"
+    path.write_text(SKIP_MODEL)
+    spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec(str(path)), CompileConfig(mode="reduce-overhead"),
+                   warmup=3, iters=20, device="cuda", timeout_s=600)
+    r = JobRunner(sample_interval_s=0.5).run(spec)
+    say("skip_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
+    say("skip_count", len(r.cudagraph_skips))
+    for k in r.cudagraph_skips:
+        say("skip_reason", f"{k.reason!r} at {k.file}:{k.line}")
+    found = [s for s in suggest([r]) if s.rule == "cudagraphs_skipped"]
+    say("skip_suggestion", found[0].title if found else "none")
+    return int(r.status != "completed" or not r.cudagraph_skips or not found)
 
 
 def main() -> int:
@@ -77,6 +128,7 @@ def main() -> int:
                     say(f"cuda_{name}_ratio_engine_over_timer", s[f"{name}_median_ms"] / timer_ms)
             samples = r.latencies("compiled")
             say("cuda_compiled_cv", statistics.pstdev(samples) / statistics.mean(samples))
+    failures += check_cudagraph_skip()
     say("gpu_check_failures", failures)
     return 1 if failures else 0
 

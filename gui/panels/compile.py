@@ -1,5 +1,5 @@
 """What the compile cost and what made it compile again: a breakdown table (one row per
-config, over `CompileResult`) and a recompile table (over `Recompile`).
+config, over `CompileResult`, and whether CUDA graphs were recorded) and a recompile table (over `Recompile`).
 
 Times are torch's compilation metrics, cumulative as torch reports them: dynamo's time
 includes the backend's, AOTAutograd's includes inductor's.
@@ -37,6 +37,12 @@ BREAKDOWN = (
     ("Frames\ncomp. / skip.", lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
      "Python frames dynamo compiled / gave up on (these run eagerly)"),
 )
+# Columns over the whole JobResult (the CUDA-graph state is not in CompileResult).
+RESULT_COLUMNS = (
+    ("CUDA graphs", lambda r: r.cudagraph_state()[0] or "–",
+     "CUDA-graph modes: recorded, or how many times torch skipped them (hover a row for torch's reasons); "
+     "– for configs that record none"),
+)
 RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
                      ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
 
@@ -44,24 +50,32 @@ RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compil
 class CompileBreakdownModel(RowTableModel):
     """Rows: (config index, label, CompileResult) for jobs that compiled. GUI thread only."""
 
-    HEADERS = tuple((name, tip) for name, _, tip in BREAKDOWN)
+    HEADERS = tuple((name, tip) for name, _, tip in BREAKDOWN + RESULT_COLUMNS)
 
     def __init__(self, parent=None):
         super().__init__(parent)
 
     def set_results(self, results) -> None:
         self.beginResetModel()
-        self._rows = [(i, r.config.label, r.compile) for i, r in enumerate(results) if r.compile is not None]
+        self._rows = [(i, r.config.label, r) for i, r in enumerate(results) if r.compile is not None]
         self.endResetModel()
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        i, label, c = self._rows[index.row()]
+        i, label, r = self._rows[index.row()]
+        c, col = r.compile, index.column()
+        extra = col - len(BREAKDOWN)  # >= 0: a column over the JobResult
         if role == Qt.ItemDataRole.DisplayRole:
-            return label if index.column() == 0 else BREAKDOWN[index.column()][1](c)
+            if col == 0:
+                return label
+            return BREAKDOWN[col][1](c) if extra < 0 else RESULT_COLUMNS[extra][1](r)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return tooltip(c.coverage) if index.column() == 0 and c.coverage else BREAKDOWN[index.column()][2]
+            if col == 0 and c.coverage:
+                return tooltip(c.coverage)
+            if extra == 0 and r.cudagraph_state()[1]:
+                return tooltip(r.cudagraph_state()[1])
+            return BREAKDOWN[col][2] if extra < 0 else RESULT_COLUMNS[extra][2]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_color(i))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:

@@ -96,7 +96,7 @@ class ProfileSession(QObject):
             self.sig_resource_sampled.emit(job, event.sample)
         elif isinstance(event, ev.PhaseChanged):
             self.sig_phase_changed.emit(job, event.phase, event.detail)
-        elif isinstance(event, (ev.GraphBreakFound, ev.RecompileFound)):
+        elif isinstance(event, (ev.GraphBreakFound, ev.RecompileFound, ev.CudagraphSkipped)):
             self.sig_graph_breaks_changed.emit()
             self.sig_job_changed.emit(job)
         elif isinstance(event, ev.TERMINAL_EVENTS):

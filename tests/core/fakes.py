@@ -16,7 +16,8 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
                 status: str = "completed", device: str = "cpu", cache_state: str = "miss",
                 memory: tuple[float, float, float] = (300.0, 900.0, 320.0), seed: int = 0,
                 graph_breaks=(), recompiles=(), variants=(), parameters: int = 1000, model: str = "resnet18",
-                environment: dict | None = None, sweep: bool = False, threads: int | None = None) -> JobResult:
+                environment: dict | None = None, sweep: bool = False, threads: int | None = None,
+                cudagraph_skips=(), graph_count: int = 1) -> JobResult:
     """A completed job (or `status`) whose eager/compiled calls are normal around the given
     medians with relative spread `noise`; memory = (eager, compile, compiled) peak RSS MB."""
     if isinstance(config, str):
@@ -34,7 +35,7 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
         values = median * (1 + noise * rng.standard_normal(n)) if not sweep else []
         samples += [ev.LatencySample(side, i, float(v)) for i, v in enumerate(values)]
     r.apply(ev.LatencyMeasured(jid, samples=tuple(samples)))
-    r.apply(ev.CompileFinished(jid, result=ev.CompileResult(compile_s, cache_state=cache_state, graph_count=1,
+    r.apply(ev.CompileFinished(jid, result=ev.CompileResult(compile_s, cache_state=cache_state, graph_count=graph_count,
                                                               fully_compiled=not graph_breaks)))
     for phase, mb in zip(("eager", "compile", "compiled"), memory):
         r.apply(ev.MemoryMeasured(jid, peak=ev.MemoryPeak(phase, mb)))
@@ -44,6 +45,8 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
         r.apply(ev.RecompileFound(jid, recompile=rc))
     for v in variants:
         r.apply(ev.VariantMeasured(jid, variant=v))
+    for skip in cudagraph_skips:
+        r.apply(ev.CudagraphSkipped(jid, skip=skip))
     if accuracy is not None:
         r.apply(ev.AccuracyChecked(jid, accuracy=ev.AccuracyResult(accuracy, f"{accuracy} (fake)",
                                                                    max_abs_error=0.0, cosine=1.0)))

@@ -57,3 +57,17 @@ def test_nvml_readings_per_process(monkeypatch):
 
     sample = ProcessSampler(os.getpid(), gpu).sample("eager")
     assert sample.gpu_util_percent == 73.0 and sample.phase == "eager" and sample.rss_mb > 10
+
+
+def test_cudagraphs_through_options_mark_each_step_too():
+    """"Apply and re-run" folds a mode into inductor options (triton.cudagraphs=True): such a
+    config records CUDA graphs as the mode did, so each call still needs its step mark."""
+    from core.suggestions import ConfigChange
+
+    cfg = ConfigChange("freezing", inductor_options=(("freezing", True),)).apply(CompileConfig(mode="reduce-overhead"))
+    assert cfg.mode == "default" and cfg.records_cudagraphs
+    spec = JobSpec("gpu", ModelSpec("m.py"), cfg, device="cuda")
+    job = _Job(spec, lambda e: None, lambda: False, SampleLog(None))
+    assert job._step_marker() is torch.compiler.cudagraph_mark_step_begin and spec.warmup_calls("compiled") >= 3
+    off = CompileConfig(inductor_options=(("triton.cudagraphs", False),))
+    assert not off.records_cudagraphs and not CompileConfig("aot_eager", mode="reduce-overhead").records_cudagraphs

@@ -105,3 +105,20 @@ def test_skipped_frame_and_library_break_rows():
     html = detail_html(model.graph_break(row))
     assert "ran eagerly: <code>forward (rnn.py:10)</code>" in html and "logged 2×" in html
     assert "your code: <code>/home/me/model.py:30</code>" in html
+
+
+def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
+    from tests.core.fakes import fake_result as core_fake
+
+    skip = ev.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/<i>model.py", 12)
+    results = [core_fake("inductor", device="cuda"),
+               core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda"),
+               core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[skip]),
+               core_fake(CompileConfig("inductor", mode="max-autotune"))]
+    model = CompileBreakdownModel()
+    model.set_results(results)
+    col = model.columnCount() - 1
+    assert model.headerData(col, Qt.Orientation.Horizontal) == "CUDA graphs"
+    assert [model.index(i, col).data() for i in range(4)] == ["–", "recorded", "skipped 1", "none (CPU)"]
+    tip = model.index(2, col).data(Qt.ItemDataRole.ToolTipRole)
+    assert "mutated inputs (1 instances)" in tip and "&lt;i&gt;model.py:12" in tip  # escaped, not HTML
