@@ -7,7 +7,11 @@ breaks added and removed (by location and reason), recompiles, and a one-line ve
 
 A regression is one of: the compiled median slower by more than the threshold with the
 two medians' intervals apart (outside the noise); the accuracy check newly failing; a
-config that completed in the baseline failing now; graph breaks added. The exit code is 1
+config that completed in the baseline failing now; graph breaks added. With `--relative`
+the compiled side is judged against the eager side of its own run instead (the speedup
+falling by more than the threshold with the speedups' 95% intervals apart), so a machine that
+is slower or busier as a whole (a shared CI runner) does not read as a regression; a change
+that slows eager and compiled alike (in torch, say) then passes too, and the verdict says so. The exit code is 1
 when any config regressed, so the command can gate CI. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
 difference. No Qt; `compare_reports` is what the app calls.
@@ -149,6 +153,7 @@ class Comparison:
     configs: tuple[ConfigComparison, ...]
     warnings: tuple[str, ...]
     threshold_pct: float
+    relative: bool = False
 
     @property
     def regressed(self) -> bool:
@@ -187,7 +192,48 @@ def _breaks(result: JobResult | None) -> dict[tuple, str]:
     return {(g.reason, os.path.basename(g.file), g.line, g.frame_skipped): _break_label(g) for g in result.graph_breaks}
 
 
-def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float) -> ConfigComparison:
+def _relative_change(base: JobResult, new: JobResult) -> tuple[float, bool] | None:
+    """(how much slower compiled got relative to eager: base speedup / new speedup - 1, do
+    the speedups' 95% intervals overlap); None without both speedups."""
+    b, n = base.summary(), new.summary()
+    if not b["speedup"] or not n["speedup"]:
+        return None
+    intervals = (b["speedup_ci_low"], b["speedup_ci_high"], n["speedup_ci_low"], n["speedup_ci_high"])
+    overlap = None in intervals or (intervals[0] <= intervals[3] and intervals[2] <= intervals[1])
+    return b["speedup"] / n["speedup"] - 1.0, overlap
+
+
+def _judge_compiled(compiled: MedianChange, threshold: float, problems: list, notes: list) -> None:
+    pct = f"{100 * compiled.change:+.1f}%"
+    if compiled.change > threshold and not compiled.overlap:
+        problems.append(f"compiled {pct} slower ({compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms, outside the noise)")
+    elif compiled.change < -threshold and not compiled.overlap:
+        notes.append(f"compiled {pct} faster")
+    elif abs(compiled.change) > threshold:
+        notes.append(f"compiled {pct}, within the noise")
+    else:
+        notes.append(f"compiled {pct}")
+
+
+def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems: list, notes: list) -> bool:
+    """The --relative rule; False when the reports lack the speedups it needs."""
+    rel = _relative_change(base, new)
+    if rel is None:
+        return False
+    change, overlap = rel
+    sb, sn = base.summary()["speedup"], new.summary()["speedup"]
+    said = f"compiled {100 * change:+.1f}% relative to eager (speedup {sb:.2f}× → {sn:.2f}×"
+    if change > threshold and not overlap:
+        problems.append(said + ", outside the noise)")
+    elif abs(change) > threshold and overlap:
+        notes.append(said + ", within the noise)")
+    else:
+        notes.append(said + ")")
+    return True
+
+
+def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float,
+                   relative: bool = False) -> ConfigComparison:
     if base is None or new is None:
         where = "the new report only" if base is None else "the baseline only"
         return ConfigComparison(label, base, new, verdict=f"in {where}: nothing to compare")
@@ -202,18 +248,17 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
     acc_b, acc_n = base.accuracy_verdict(), new.accuracy_verdict()
     if acc_n is not None and acc_n.status == "fail" and (acc_b is None or acc_b.status != "fail"):
         problems.append(f"accuracy fails now: {acc_n.reason}")
+    judged = relative and _judge_relative(base, new, threshold, problems, notes)
+    if relative and not judged:
+        notes.append("no speedup in both reports to judge compiled against eager: judged on its own")
     if compiled is not None:
-        pct = f"{100 * compiled.change:+.1f}%"
-        if compiled.change > threshold and not compiled.overlap:
-            problems.append(f"compiled {pct} slower ({compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms, outside the noise)")
-        elif compiled.change < -threshold and not compiled.overlap:
-            notes.append(f"compiled {pct} faster")
-        elif abs(compiled.change) > threshold:
-            notes.append(f"compiled {pct}, within the noise")
+        if judged:
+            notes.append(f"absolute: compiled {100 * compiled.change:+.1f}%")
         else:
-            notes.append(f"compiled {pct}")
+            _judge_compiled(compiled, threshold, problems, notes)
     if eager is not None and abs(eager.change) > threshold and not eager.overlap:
-        notes.append(f"eager {100 * eager.change:+.1f}% too (the machine or torch changed?)")
+        notes.append(f"eager {100 * eager.change:+.1f}%" + (" too (the machine or torch changed? --relative judges "
+                                                            "compiled against eager)" if not judged else ""))
     if added:
         problems.append(f"{len(added)} graph break{'s' if len(added) > 1 else ''} added ({added[0]})")
     if removed:
@@ -235,18 +280,19 @@ def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
 
 
 def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResult], new_header: dict,
-                    threshold_pct: float = DEFAULT_THRESHOLD_PCT) -> Comparison:
+                    threshold_pct: float = DEFAULT_THRESHOLD_PCT, relative: bool = False) -> Comparison:
     by_base = {r.config.label: r for r in base}
     by_new = {r.config.label: r for r in new}
     labels = list(dict.fromkeys([*by_base, *by_new]))
-    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct) for label in labels)
+    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative)
+                    for label in labels)
     warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})
     models = {r.spec.model.source for r in base} ^ {r.spec.model.source for r in new}
     if models:
         warnings.append(f"the reports profile different models ({', '.join(sorted(models))})")
     warnings += [f"baseline: {w}" for w in base_header.get("warnings", [])]
     warnings += [f"new: {w}" for w in new_header.get("warnings", [])]
-    return Comparison(configs, tuple(warnings), threshold_pct)
+    return Comparison(configs, tuple(warnings), threshold_pct, relative)
 
 
 def main(argv: list[str]) -> int:
@@ -259,6 +305,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PCT, metavar="PCT",
                    help=f"a compiled median this many percent slower (and outside the noise) is a regression "
                         f"(default {DEFAULT_THRESHOLD_PCT:g})")
+    p.add_argument("--relative", action="store_true",
+                   help="judge the compiled side against the eager side of its own run (the speedup), so a slower "
+                        "or busier machine as a whole is not a regression (for shared CI runners)")
     p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
     args = p.parse_args(argv)
     if not 0 <= args.threshold < 1000:
@@ -270,7 +319,7 @@ def main(argv: list[str]) -> int:
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    result = compare_reports(base, base_header, new, new_header, args.threshold)
+    result = compare_reports(base, base_header, new, new_header, args.threshold, args.relative)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for c in result.configs:

@@ -14,7 +14,9 @@ import os
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout
+from typing import Callable
+
+from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
 from core.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
 from gui.widgets.safe_text import plain, tooltip
@@ -102,28 +104,47 @@ class CompareModel(RowTableModel):
 class CompareDialog(QDialog):
     """The comparison of the results on screen (new) with a baseline report. GUI thread only."""
 
-    def __init__(self, comparison: Comparison, baseline_path: str, parent=None):
+    def __init__(self, comparison: Comparison, baseline_path: str, parent=None,
+                 recompare: Callable[[bool], Comparison] | None = None):
         super().__init__(parent)
         self.setWindowTitle(f"Compare with {os.path.basename(baseline_path)}")
         self.comparison = comparison
+        self._recompare = recompare
         self.model = CompareModel(comparison, self)
         self.table = make_table(self.model, "One row per config: baseline → now", stretch_last=True)
         head = plain(QLabel(f"Baseline: {baseline_path}  (threshold {comparison.threshold_pct:g}%; "
                             "red: worse, green: better, grey: within the noise)"))
         head.setWordWrap(True)
+        self.relative = QCheckBox("Judge compiled against eager (the speedup): a slower machine as a whole is not "
+                                  "a regression")
+        self.relative.setToolTip("compare --relative: the compiled side is judged against the eager side of its "
+                                 "own run, for baselines from another or a busier machine")
+        self.relative.setChecked(comparison.relative)
+        self.relative.setEnabled(recompare is not None)
+        self.relative.toggled.connect(self._set_relative)
         self.warnings = plain(QLabel("\n".join(f"Warning: {w}" for w in comparison.warnings)))
         self.warnings.setWordWrap(True)
         self.warnings.setStyleSheet(f"color: {error_color()}")
         self.warnings.setVisible(bool(comparison.warnings))
-        self.verdicts = plain(QLabel("\n".join(f"{c.config}: {c.verdict}" for c in comparison.configs)))
+        self.verdicts = plain(QLabel(self._verdict_text()))
         self.verdicts.setWordWrap(True)
         self.verdicts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.addWidget(head)
+        layout.addWidget(self.relative)
         layout.addWidget(self.warnings)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.verdicts)
         self.resize(1300, 440)
+
+    def _verdict_text(self) -> str:
+        return "\n".join(f"{c.config}: {c.verdict}" for c in self.comparison.configs)
+
+    def _set_relative(self, relative: bool) -> None:
+        self.comparison = self._recompare(relative)
+        self.model = CompareModel(self.comparison, self)
+        self.table.setModel(self.model)
+        self.verdicts.setText(self._verdict_text())
 
 
 def compare_with_report(window, path: str | None = None) -> CompareDialog | None:
@@ -142,9 +163,12 @@ def compare_with_report(window, path: str | None = None) -> CompareDialog | None
     base, base_header, path = read
     new_header = {"environment": next((r.environment for r in results if r.environment), {}),
                   "warnings": list(window.session.warnings or [])}
-    comparison = compare_reports(base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT)
+    def recompare(relative: bool) -> Comparison:
+        return compare_reports(base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT, relative)
+
+    comparison = recompare(False)
     window.distribution_chart.set_baseline(base, os.path.basename(os.path.dirname(os.path.abspath(path))) or path)
-    dialog = CompareDialog(comparison, path, window)
+    dialog = CompareDialog(comparison, path, window, recompare)
     dialog.finished.connect(lambda _: window.distribution_chart.set_baseline([]))
     dialog.show()
     window.compare_dialog = dialog

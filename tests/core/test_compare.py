@@ -110,3 +110,26 @@ def test_trends_colour_a_regression_worse_and_a_rerun_within_noise():
     inductor = next(c for c in same.configs if c.config == "inductor")
     assert trends(inductor, 10.0)["compiled"] == NOISE
     assert trends(next(c for c in same.configs if c.config == FREEZING.label), 10.0) == {}  # baseline only
+
+
+def test_relative_judges_compiled_against_eager_so_a_slower_machine_passes(tmp_path):
+    base = saved(tmp_path, "base", [fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, seed=1)])
+    machine = saved(tmp_path, "machine", [fake_result("inductor", eager_ms=13.0, compiled_ms=6.5, seed=2)])
+    proc = compare(base, machine)  # absolute: both sides 30% slower is flagged, with the hint
+    assert proc.returncode == 1 and "eager +30" in proc.stdout and "--relative" in proc.stdout, proc.stdout
+    proc = compare(base, machine, "--relative")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = proc.stdout.splitlines()[0]
+    assert line.startswith("inductor: ok") and "relative to eager (speedup 2.00× → 2.00×)" in line, line
+    assert "absolute: compiled +30" in line
+    # compiled alone 30% slower: flagged by the relative rule too
+    compiled_only = saved(tmp_path, "compiled", [fake_result("inductor", eager_ms=10.0, compiled_ms=6.5, seed=3)])
+    proc = compare(base, compiled_only, "--relative")
+    assert proc.returncode == 1 and "REGRESSION: compiled +30" in proc.stdout and "outside the noise" in proc.stdout
+
+
+def test_relative_without_speedups_falls_back_and_says_so():
+    base = [fake_result("inductor", compiled_ms=5.0, seed=1, sweep=True)]
+    new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True)]
+    (c,) = compare_reports(base, {}, new, {}, relative=True).configs
+    assert "judged on its own" in c.verdict and not c.regression

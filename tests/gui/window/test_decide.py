@@ -94,6 +94,9 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
     assert model.data(model.index(other, 9)).startswith("ok") and model.trend(other, 1) != WORSE
     assert dialog.warnings.isVisibleTo(dialog) and "thread count" in dialog.warnings.text()
     assert "inductor: REGRESSION" in dialog.verdicts.text()
+    dialog.relative.setChecked(True)  # eager unchanged: compiled is slower against it too
+    assert dialog.comparison.relative and "relative to eager" in dialog.verdicts.text()
+    assert "inductor: REGRESSION" in dialog.verdicts.text() and dialog.table.model() is dialog.model
     chart = window.distribution_chart
     assert any(k[0].startswith("baseline:") for k in chart._curves) and "baseline" in chart.title.text()
     dialog.close()
