@@ -43,7 +43,7 @@ from core.paths import describe_function, is_user_code
 METRICS_LIMIT = 100_000  # torch's deque between two reads; we read (and clear) it constantly
 CUDAGRAPH_SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"  # torch/_inductor/cudagraph_utils.py
 STACK_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-SKIP_PREFIX = re.compile(r"(?:skipping|disabling) cudagraphs (?:for backward )?due to\s+")
+SKIP_PREFIX = re.compile(r"(?:skipping|disabling) cudagraphs? (?:for backward )?due to\s+")
 
 
 
@@ -181,12 +181,15 @@ class Capture:
     def on_cudagraph_record(self, record: logging.LogRecord) -> None:
         if record.funcName != CUDAGRAPH_SKIP_FUNCTION:  # another warning of the cudagraphs artifact
             return
-        self._cudagraph_logged += 1
-        self._report_cudagraph_skip(read_cudagraph_skip(record.getMessage(), current_compile_id()))
+        skip = read_cudagraph_skip(record.getMessage(), current_compile_id())
+        self._cudagraph_logged += 1  # after reading: a record we cannot read is still counted, as unlogged
+        self._report_cudagraph_skip(skip)
 
     def _unlogged_cudagraph_skips(self) -> None:
-        """Skips torch counted without logging (poll() runs around every compiled call and
-        record, never between a logged skip's record and its count)."""
+        """Skips torch counted without logging a reason (poll() runs around every compiled
+        call, record and phase of the job, never between a logged skip's record and its
+        count). On an FX-graph cache hit torch replays the counts the cached compile made,
+        so a skip logged then comes back here without its reason."""
         if self._on_cudagraph_skip is None:
             return
         from torch._dynamo.utils import counters
@@ -272,7 +275,7 @@ def read_cudagraph_skip(message: str, compile_id: str = "") -> CudagraphSkip:
     """torch's skip message: its first line (without the "Found from" that introduces the
     stack), and the innermost frame of that stack in the user's code (else the innermost)."""
     reason = message.split("\n", 1)[0].strip()
-    reason = re.sub(r"\.?\s*Found from\s*:?\s*$", "", reason).strip()
+    reason = re.sub(r"\.?\s*Found from\b.*$", "", reason).strip()  # the stack may start on this line
     # torch may wrap a reason that has its prefix already: "skipping cudagraphs due to skipping ..."
     prefixes = re.match(f"(?:{SKIP_PREFIX.pattern})+", reason)
     if prefixes:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import signal
 import sys
 
 from core import events as ev
@@ -22,7 +21,7 @@ from core.report import OutputFolder, ReportError, write_report
 from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
 from core.cli_args import build_parser, build_specs
-from core.cli_output import Progress, print_decision, print_summary
+from core.cli_output import CancelOnInterrupt, Progress, print_decision, print_summary
 
 
 def main(argv: list[str]) -> int:
@@ -67,29 +66,20 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
         runner.close()
         raise
 
-    interrupted = []
-
-    def on_sigint(*_):
-        if not interrupted:
-            print("\ninterrupted: cancelling; the report will hold everything measured so far.",
-                  file=sys.stderr, flush=True)
-        interrupted.append(True)
-        runner.cancel()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    interrupt = CancelOnInterrupt(runner.cancel, "the report will hold everything measured so far")
     results: list[JobResult] = []
-    try:
+    with interrupt:  # around the release too: a Ctrl+C there must not leave the folder claimed
         try:
-            results = runner.run_all(specs)
+            try:
+                results = runner.run_all(specs)
+            finally:
+                runner.close()
+            if getattr(args, "tlparse", False) and not interrupt.interrupted:
+                run_tlparse_all(results, folder.path)
+            options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
+            code = _write(results, folder, options, sections(results) if sections else None)
         finally:
-            runner.close()
-        if getattr(args, "tlparse", False) and not interrupted:
-            run_tlparse_all(results, folder.path)
-        options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
-        code = _write(results, folder, options, sections(results) if sections else None)
-    finally:
-        folder.release()
-        signal.signal(signal.SIGINT, previous)
+            folder.release()
     print_summary(results)
     if after is not None:
         after(results)
@@ -104,7 +94,7 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
             print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
     if code:
         return code
-    if interrupted:
+    if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
 

@@ -3,7 +3,9 @@ otherwise) and each config's figures, time breakdown, throughput and the decisio
 from __future__ import annotations
 
 
+import signal
 import sys
+from typing import Callable
 
 from core import events as ev
 from core.paths import display_path
@@ -171,3 +173,28 @@ def print_decision(results: list[JobResult], calls: int) -> None:
         print("\nSuggestions from the measurements:")
         for s in suggestions:
             print(s.text())
+
+
+class CancelOnInterrupt:
+    """Ctrl+C while the block runs cancels the work (`cancel()`, said once on stderr) instead
+    of raising, so what was measured is still written; the previous handler comes back at
+    the end. `interrupted` tells the command to exit 130."""
+
+    def __init__(self, cancel: Callable[[], None], keeps: str):
+        self._cancel, self._keeps = cancel, keeps
+        self.interrupted = False
+        self._previous = None
+
+    def _on_sigint(self, *_) -> None:
+        if not self.interrupted:
+            print(f"\ninterrupted: cancelling; {self._keeps}.", file=sys.stderr, flush=True)
+        self.interrupted = True
+        self._cancel()
+
+    def __enter__(self) -> "CancelOnInterrupt":
+        self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # None: the handler before was not set from Python; Python's own (KeyboardInterrupt) then
+        signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)

@@ -34,7 +34,7 @@ DEFAULT_THRESHOLD_PCT = 5.0
 ENVIRONMENT_KEYS = (("torch", "torch version"), ("device", "device"), ("device_name", "device model"),
                     ("threads", "thread count"), ("cuda_version", "CUDA version"))
 COMPARE_COLUMNS = [
-    "config", "verdict", "regression",
+    "config", "verdict", "regression", "judged",
     "compiled_median_base_ms", "compiled_median_new_ms", "compiled_change_pct", "compiled_ci_overlap",
     "eager_median_base_ms", "eager_median_new_ms", "eager_change_pct", "eager_ci_overlap",
     "speedup_base", "speedup_new", "speedup_ci_overlap", "compile_time_base_s", "compile_time_new_s",
@@ -76,6 +76,7 @@ class ConfigComparison:
     breaks_removed: tuple[str, ...] = ()
     regression: bool = False
     verdict: str = ""
+    relative: bool = False  # judged by --relative (the compiled side against eager)
 
     def row(self) -> dict[str, Any]:
         """compare.csv's row."""
@@ -90,6 +91,7 @@ class ConfigComparison:
 
         return {
             "config": self.config, "verdict": self.verdict, "regression": self.regression,
+            "judged": ("relative" if self.relative else "absolute") if self.base and self.new else None,
             "compiled_median_base_ms": c and c.base_ms, "compiled_median_new_ms": c and c.new_ms,
             "compiled_change_pct": c and 100 * c.change, "compiled_ci_overlap": c and c.overlap,
             "eager_median_base_ms": e and e.base_ms, "eager_median_new_ms": e and e.new_ms,
@@ -121,16 +123,21 @@ def trends(c: ConfigComparison, threshold_pct: float) -> dict[str, str]:
     compare.csv column stem ("compiled", "eager", "speedup", "compile_time", "compiled_peak",
     "accuracy", "graph_breaks", "recompiles") WORSE, BETTER, NOISE (within the noise or the
     threshold) or "" (not in both reports). Medians by the verdict's rule (threshold and
-    bootstrap intervals apart); speedup by its 95% intervals; compile time and peak memory
-    (single measurements) by the threshold alone."""
+    bootstrap intervals apart); speedup by the --relative rule (compiled's change against
+    eager, sb / sn - 1, beyond the threshold with the speedups' 95% intervals apart), which
+    also colours the compiled median of a comparison judged relative; compile time and peak
+    memory (single measurements) by the threshold alone."""
     if c.base is None or c.new is None:
         return {}
     threshold = threshold_pct / 100.0
     row, out = c.row(), {"compiled": _median_trend(c.compiled, threshold), "eager": _median_trend(c.eager, threshold)}
     sb, sn = row["speedup_base"], row["speedup_new"]
     if sb and sn:
-        out["speedup"] = NOISE if row["speedup_ci_overlap"] is not False or abs(sn / sb - 1) <= threshold else (
-            BETTER if sn > sb else WORSE)
+        change = sb / sn - 1
+        out["speedup"] = NOISE if row["speedup_ci_overlap"] is not False or abs(change) <= threshold else (
+            WORSE if change > 0 else BETTER)
+        if c.relative:
+            out["compiled"] = out["speedup"]
     for stem in ("compile_time", "compiled_peak"):
         unit = "s" if stem == "compile_time" else "mb"
         b, n = row[f"{stem}_base_{unit}"], row[f"{stem}_new_{unit}"]
@@ -192,10 +199,9 @@ def _breaks(result: JobResult | None) -> dict[tuple, str]:
     return {(g.reason, os.path.basename(g.file), g.line, g.frame_skipped): _break_label(g) for g in result.graph_breaks}
 
 
-def _relative_change(base: JobResult, new: JobResult) -> tuple[float, bool] | None:
+def _relative_change(b: dict, n: dict) -> tuple[float, bool] | None:
     """(how much slower compiled got relative to eager: base speedup / new speedup - 1, do
-    the speedups' 95% intervals overlap); None without both speedups."""
-    b, n = base.summary(), new.summary()
+    the speedups' 95% intervals overlap), from the two summaries; None without both speedups."""
     if not b["speedup"] or not n["speedup"]:
         return None
     intervals = (b["speedup_ci_low"], b["speedup_ci_high"], n["speedup_ci_low"], n["speedup_ci_high"])
@@ -217,11 +223,12 @@ def _judge_compiled(compiled: MedianChange, threshold: float, problems: list, no
 
 def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems: list, notes: list) -> bool:
     """The --relative rule; False when the reports lack the speedups it needs."""
-    rel = _relative_change(base, new)
+    b, n = base.summary(), new.summary()
+    rel = _relative_change(b, n)
     if rel is None:
         return False
     change, overlap = rel
-    sb, sn = base.summary()["speedup"], new.summary()["speedup"]
+    sb, sn = b["speedup"], n["speedup"]
     said = f"compiled {100 * change:+.1f}% relative to eager (speedup {sb:.2f}× → {sn:.2f}×"
     if change > threshold and not overlap:
         problems.append(said + ", outside the noise)")
@@ -266,7 +273,8 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
     if len(new.recompiles) != len(base.recompiles):
         notes.append(f"recompiles {len(base.recompiles)} → {len(new.recompiles)}")
     verdict = ("REGRESSION: " + "; ".join(problems + notes)) if problems else ("ok: " + "; ".join(notes or ["same"]))
-    return ConfigComparison(label, base, new, compiled, eager, added, removed, bool(problems), verdict)
+    return ConfigComparison(label, base, new, compiled, eager, added, removed, bool(problems), verdict,
+                            relative=judged)
 
 
 def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
@@ -296,7 +304,7 @@ def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResul
 
 
 def main(argv: list[str]) -> int:
-    from core.report import ReportError, _csv_text, atomic_write, load_report
+    from core.report import ReportError, csv_text, atomic_write, load_report
 
     p = argparse.ArgumentParser(prog="main.py compare", description="Compare a report with a saved baseline, "
                                 "config by config; exit 1 when a config regressed beyond the threshold and the noise.")
@@ -331,7 +339,7 @@ def main(argv: list[str]) -> int:
     if args.out:
         try:
             os.makedirs(args.out, exist_ok=True)
-            atomic_write(os.path.join(args.out, "compare.csv"), _csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs]))
+            atomic_write(os.path.join(args.out, "compare.csv"), csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs]))
         except OSError as exc:
             print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
             return 2

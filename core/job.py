@@ -61,8 +61,16 @@ class _Job:
 
     def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:
         self.flush()
+        self.poll_capture()
         self.phase = phase
         self.emit(ev.PhaseChanged, phase=phase, detail=detail, step=step, steps=steps)
+
+    def poll_capture(self) -> None:
+        """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
+        a recompile in the middle of a phase), reported at each phase and at the end."""
+        cap = getattr(self, "capture", None)
+        if cap is not None:
+            cap.poll()
 
     # ---- latency samples: written to the sample log at once (survives a crash), sent as
     # events in batches so sending never sits inside a timed call
@@ -489,6 +497,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
     try:
         job = _Job(spec, emit, should_stop, sample_log)
         job.run()
+        job.poll_capture()
     except JobCancelledError:
         job.flush()
         emit(ev.JobCancelled(spec.job_id, phase=job.phase))

@@ -14,7 +14,7 @@ import io
 import json
 import os
 import tempfile
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -80,12 +80,15 @@ def safe_cell(value):
     return text
 
 
-def _csv_text(columns: list[str], rows: Iterable[dict]) -> str:
+def csv_text(columns: list[str], rows: Iterable[dict], cell: Callable[[Any], Any] | None = None) -> str:
+    """A CSV file's text: the header, then each row's `columns` (a missing key is empty),
+    every cell through `cell` (default `safe_cell`: no spreadsheet formulas)."""
+    cell = cell or safe_cell
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([safe_cell(row.get(c)) for c in columns])
+        writer.writerow([cell(row.get(c)) for c in columns])
     return buf.getvalue()
 
 
@@ -129,7 +132,7 @@ def _latency_csv(parts):
 
     yield ",".join(LATENCY_COLUMNS) + "\n"
     for label, side, iteration, latency_ms in parts:
-        prefix = _csv_text(["c"], [{"c": label}]).split("\n", 1)[1].rstrip("\n")  # quoted, formula-safe
+        prefix = csv_text(["c"], [{"c": label}]).split("\n", 1)[1].rstrip("\n")  # quoted, formula-safe
         for start in range(0, len(latency_ms), LATENCY_CHUNK_ROWS):
             stop = start + LATENCY_CHUNK_ROWS
             names = np.array(SIDES, dtype=object)[side[start:stop]]
@@ -165,13 +168,13 @@ def report_tables(results: list[JobResult]) -> dict:
                       "compiled_items_per_s": items_per_s(v.batch_size, v.compiled_ms),
                       "peak_mb": v.peak_mb, "error": v.error} for v in r.variants]
     return {
-        "summary.csv": _csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
+        "summary.csv": csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
         "latency.csv": _latency_csv(latency),
-        "graph_breaks.csv": _csv_text(GRAPH_BREAK_COLUMNS, breaks),
-        "resources.csv": _csv_text(RESOURCE_COLUMNS, resources),
-        "recompiles.csv": _csv_text(RECOMPILE_COLUMNS, recompiles),
-        **({"variants.csv": _csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
-        **{name: _csv_text(columns, rows) for name, (columns, rows) in explain_tables(results).items()},
+        "graph_breaks.csv": csv_text(GRAPH_BREAK_COLUMNS, breaks),
+        "resources.csv": csv_text(RESOURCE_COLUMNS, resources),
+        "recompiles.csv": csv_text(RECOMPILE_COLUMNS, recompiles),
+        **({"variants.csv": csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
+        **{name: csv_text(columns, rows) for name, (columns, rows) in explain_tables(results).items()},
     }
 
 

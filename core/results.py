@@ -245,12 +245,13 @@ class JobResult:
             return "none (CPU)", ("CUDA graphs exist on a GPU only; this ran on the CPU"
                                   + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else "."))
         if not n:
-            return "recorded", "torch skipped CUDA graphs for no graph of this config."
+            return "no skip reported", ("torch reported no CUDA-graph skip for this config (with graph partitioning, "
+                               "torch's default, some graphs are left out of CUDA graphs without a report).")
         lines = [f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
         for k in self.cudagraph_skips:
             where = f" ({display_path(k.file)}:{k.line})" if k.file else ""
-            lines.append(f"- {k.reason or 'counted without a reason (a graph with no GPU device)'}{where}")
-        return f"skipped {n}", "\n".join(lines)
+            lines.append(f"- {k.reason or UNLOGGED_CUDAGRAPH_SKIP}{where}")
+        return f"{n} skipped", "\n".join(lines)
 
     # ----------------------------------------------------------------- where the time goes
 
@@ -449,6 +450,10 @@ class JobResult:
             wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
         )
 
+
+# A skip torch counted without logging why (see core.capture).
+UNLOGGED_CUDAGRAPH_SKIP = ("counted by torch without a logged reason (it counts so for graphs with no GPU device, "
+                           "and replays a cached compile's counts)")
 
 STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
 

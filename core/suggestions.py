@@ -27,10 +27,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from core.capture import SKIP_PREFIX
 from core.config import CompileConfig
 from core.events import JobStatus
 from core.paths import display_path
 from core.recommend import DEFAULT_CALLS
+from core.results import UNLOGGED_CUDAGRAPH_SKIP
 
 # torch's hints spell a setting as "torch._dynamo.config.capture_scalar_outputs = True"
 # (sometimes in backquotes); the value is a bool or a whole number.
@@ -292,6 +294,16 @@ CUDAGRAPH_ADVICE = (
      "an in-place assignment through a boolean mask (x[mask] = v) cannot be recorded: use torch.where(mask, v, x)"),
     ("caching allocator", "turn the CUDA caching allocator back on",
      "the CUDA caching allocator is off (PYTORCH_NO_CUDA_MEMORY_CACHING set?) and CUDA graphs need it"),
+    ("re-recording limit", "give the graph stable inputs between calls",
+     "torch re-recorded this graph more often than cudagraph_unexpected_rerecord_limit allows (inputs at new "
+     "addresses or of new shapes on each call, e.g. tensors made fresh per call or dynamic shapes) and now "
+     "runs it without CUDA graphs: keep inputs in the same tensors, or pad shapes to a few sizes"),
+    ("non-tensor inputs", "pass tensors, not Python values, into the compiled region",
+     "the graph takes inputs that are not tensors (Python numbers or objects torch could not make symbolic)"),
+    ("cpp-wrapper", "drop cpp_wrapper, or graph partitioning, for CUDA graphs",
+     "inductor's cpp_wrapper does not support graph partitioning with CUDA graphs yet"),
+    ("mempool", "keep user CUDA MemPool contexts out of the compiled region",
+     "allocations inside a user CUDA MemPool context cannot be captured"),
 )
 
 
@@ -311,24 +323,25 @@ def cudagraphs_skipped(result, results, calls: int) -> list[Suggestion]:
     parts = []
     for reason, skips in groups.items():
         where = next((f" at {display_path(k.file)}:{k.line}" for k in skips if k.file), "")
-        said = f"torch: {reason!r}" if reason else "counted by torch without a reason (a graph with no GPU device)"
+        said = f"torch: {reason!r}" if reason else UNLOGGED_CUDAGRAPH_SKIP
         parts.append(f"{said}{where}{f' ({len(skips)} times)' if len(skips) > 1 else ''}")
     first = next((r for r in groups if r), "")
     fix, advice = cudagraph_advice(first)
     n = len(result.cudagraph_skips)
-    graphs = result.compile.graph_count if result.compile else 0
-    every = graphs and n >= graphs
+    # torch counts a skip per graph, partition and recompile (forward and backward apart) and
+    # does not say how many it recorded: whether any graph still runs as a CUDA graph is what
+    # the re-run without them measures.
     change, instead, code = _without_cudagraphs(cfg)
-    changes, note = _measured(results, change, cfg) if every else ((), "")
-    tail = (f" No graph was recorded, so {_mode_name(cfg)} bought nothing over {instead}, which skips the "
-            f"recording warm-up." if every else " The other graphs were recorded.")
-    short = first.removeprefix("skipping cudagraphs due to ").removeprefix("disabling cudagraphs due to ")
+    changes, note = _measured(results, change, cfg)
+    tail = (f" Graphs torch skipped run without CUDA graphs; re-running with {instead} measures what the "
+            f"CUDA graphs that were recorded, if any, bring.")
+    short = SKIP_PREFIX.sub("", first, count=1)
     return [Suggestion(
         "cudagraphs_skipped", cfg.label,
         f"CUDA graphs were skipped {n} time{'s' if n != 1 else ''}" + (f" ({short})" if short else "")
         + (f": {fix}" if fix else ""),
         "; ".join(parts) + "." + (f" What to change: {advice}." if advice else "") + tail + note,
-        code=code if every else "", changes=changes)]
+        changes=changes)]
 
 
 CACHE_CODE = """\

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 
 from core.config import VERBOSE_REFUSAL, ConfigError, JobSpec, asks_for_verbose
+from core.cli_output import CancelOnInterrupt
 from core.report import ReportError
 from core.results import JobResult
 from core.zoo import ZooRow, cell_text
@@ -156,31 +156,20 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     if sweep.kept and not args.quiet:
         print(f"--resume: {sweep.kept} jobs completed earlier are kept; {len(jobs)} to run.", file=sys.stderr)
 
-    interrupted = []
-
-    def on_sigint(*_):
-        if not interrupted:
-            print("\ninterrupted: cancelling; every report will hold what was measured so far.",
-                  file=sys.stderr, flush=True)
-        interrupted.append(True)
-        executor.cancel()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
+    interrupt = CancelOnInterrupt(executor.cancel, "every report will hold what was measured so far")
+    with interrupt:
         if jobs:
             try:
                 executor.run(jobs, sweep)
             finally:
                 if hasattr(executor, "close"):
                     executor.close()
-        if getattr(args, "tlparse", False) and not interrupted:
+        if getattr(args, "tlparse", False) and not interrupt.interrupted:
             from core.cli import run_tlparse_all
 
             for model, mine in sweep.results.items():
                 run_tlparse_all(list(mine.values()), os.path.join(sweep.out_dir, sweep.folders[model]))
         zoo = sweep.finish()
-    finally:
-        signal.signal(signal.SIGINT, previous)
     print_zoo(zoo)
     for message in sweep.write_errors:
         print(f"error: {message}", file=sys.stderr)
@@ -195,7 +184,7 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             print(f"error: {r.model} · {r.config} fails the accuracy check: {r.accuracy_reason}", file=sys.stderr)
     if sweep.write_errors:
         return 1
-    if interrupted:
+    if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
 

@@ -4,9 +4,7 @@ plain names inside the zoo folder); and the folder each model's report goes to.
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import os
 import re
@@ -55,12 +53,9 @@ def _cell(value):
 
 
 def _csv(columns: list[str], rows: list[dict]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_cell(row.get(c)) for c in columns])
-    return buf.getvalue()
+    from core.report import csv_text
+
+    return csv_text(columns, rows, _cell)
 
 
 def zoo_files(zoo: Zoo) -> dict[str, str]:

@@ -34,6 +34,7 @@ spread, not single absolute times.
 """
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -122,13 +123,38 @@ class CpuWatch:
         return max(0.0, others / wall) if wall > 0 else 0.0
 
 
+TIMER_SCRIPT = f"""
+import json, sys, torch, torchvision
+from torch.utils.benchmark import Timer
+order, threads, min_run = sys.argv[1].split(","), int(sys.argv[2]), float(sys.argv[3])
+torch.set_num_threads(threads)
+model = torchvision.models.resnet18(weights=None).eval()
+x = torch.randn(1, 3, 224, 224)
+out = {{}}
+with torch.inference_mode():
+    fns = {{"eager": model, "compiled": torch.compile(model)}}
+    fns["compiled"](x)  # the FX cache is warm: the bench's process compiled first
+    for side in order:
+        for _ in range({WARMUP}):
+            fns[side](x)
+        m = Timer(stmt="fn(x)", globals={{"fn": fns[side], "x": x}}, num_threads=threads).blocked_autorange(
+            min_run_time=min_run)
+        out[side] = (m.median * 1000, m.number_per_run)
+print(json.dumps(out))
+"""
+
+
 def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear procedure
     """Interleaved rounds of (Timer, engine) for resnet18 eager and inductor-compiled.
 
-    One round: torch.utils.benchmark.Timer.blocked_autorange on both sides in this process,
-    and one engine job (`JobRunner().run`, blocks of 25, a fresh process, FX cache warm)
-    right before or after it: even rounds Timer first, odd rounds engine first (and the Timer's
-    side order flips with it). Per side the ratio engine median / Timer median is taken per
+    One round: torch.utils.benchmark.Timer.blocked_autorange on both sides in a fresh process
+    (TIMER_SCRIPT), and one engine job (`JobRunner().run`, blocks of 25, a fresh process, FX
+    cache warm) right before or after it: even rounds Timer first, odd rounds engine first (and
+    the Timer's side order flips with it). Both members are fresh processes: one process can
+    run resnet18 a few percent faster or slower than another for its whole life (memory
+    placement; measured here: 27.4-31.6 ms eager across four fresh processes), so a Timer kept
+    in one long-lived process biased every round alike (the first version of this bench: the
+    engine read 6% below it on a quiet machine). Per side the ratio engine median / Timer median is taken per
     round, and the median of those ratios is reported with a distribution-free 95% interval:
     drift between rounds (the shared machine's load) hits both members of a pair alike.
     Each measurement also records how many cores other processes used meanwhile (CpuWatch);
@@ -139,7 +165,6 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     import numpy as np
     import torch
     import torchvision
-    from torch.utils.benchmark import Timer
 
     from core.config import CompileConfig, JobSpec, ModelSpec
     from core.runner import JobRunner
@@ -166,19 +191,17 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         t0 = time.perf_counter()
         compiled(x)  # compiles here (cold or warm FX cache); the jobs then hit the warm cache
         say("fidelity_parent_first_compile_s", time.perf_counter() - t0)
-        fns = {"eager": model, "compiled": compiled}
 
         def timer(order) -> tuple[dict[str, float], float]:
+            watch = CpuWatch()  # counts the waited-for child as this process's own
+            proc = subprocess.run([sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
+                                  cwd=ROOT, capture_output=True, text=True, check=True)
+            found = json.loads(proc.stdout.strip().splitlines()[-1])
             out = {}
-            watch = CpuWatch()
             for side in order:
-                for _ in range(WARMUP):
-                    fns[side](x)
-                t = Timer(stmt="fn(x)", globals={"fn": fns[side], "x": x}, num_threads=threads)
-                m = t.blocked_autorange(min_run_time=min_run)
                 # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
                 # Timer's median is a median of single calls, like the engine's
-                out[side], calls_per_block[side] = m.median * 1000, m.number_per_run
+                out[side], calls_per_block[side] = found[side]
             return out, watch.others_cores()
 
         def engine():

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from core.events import SIDES
 from core.samples import SampleStore
+from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, suggests_log
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color
@@ -37,7 +38,7 @@ class LatencyChart(QWidget, ResultsView):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = pg.PlotWidget(axisItems={"left": LogAxis("left")})
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "latency", units="ms")
         self.plot.setLabel("bottom", "iteration (negative: warm-up)")

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
 from gui.widgets.safe_text import legend_text
 from core.events import VariantOutcome
@@ -63,7 +64,7 @@ class SweepChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = pg.PlotWidget(axisItems={"left": LogAxis("left")})
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "median latency", units="ms")
         self.plot.setLabel("bottom", "variant")

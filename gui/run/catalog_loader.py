@@ -37,11 +37,21 @@ class CatalogLoader(QObject):
         enabled = gc.isenabled()
         gc.disable()
         try:
-            self.sig_loaded.emit(load_catalog())
-            self.sig_more_models.emit(load_more_models())
+            if self._emit(self.sig_loaded, load_catalog()):
+                self._emit(self.sig_more_models, load_more_models())
         finally:
             if enabled:
                 gc.enable()
+
+    @staticmethod
+    def _emit(signal, value) -> bool:
+        """Emit from this thread; False when the loader was deleted meanwhile (its window closed
+        while torch, timm or transformers were importing): nobody is left to tell."""
+        try:
+            signal.emit(value)
+        except RuntimeError:  # "Signal source has been deleted"
+            return False
+        return True
 
     def _on_loaded(self, catalog: Catalog) -> None:
         self.catalog = catalog

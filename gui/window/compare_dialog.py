@@ -142,8 +142,11 @@ class CompareDialog(QDialog):
 
     def _set_relative(self, relative: bool) -> None:
         self.comparison = self._recompare(relative)
+        old, old_selection = self.model, self.table.selectionModel()
         self.model = CompareModel(self.comparison, self)
         self.table.setModel(self.model)
+        old_selection.deleteLater()
+        old.deleteLater()
         self.verdicts.setText(self._verdict_text())
 
 

@@ -132,8 +132,8 @@ def test_skips_on_a_gpu_are_suggested_with_torchs_reason(skipped_on_a_gpu):
     (s,) = suggestions([on_gpu], "cudagraphs_skipped")
     assert s.title.startswith("CUDA graphs were skipped 1 time (cpu device (")
     assert s.title.endswith(": move the CPU tensors to the GPU")
-    assert "counter.py:11" in s.evidence and "No graph was recorded" in s.evidence
-    (change,) = s.changes  # every graph skipped: the mode's recording warm-up buys nothing
+    assert "counter.py:11" in s.evidence and "measures what the CUDA graphs that were recorded" in s.evidence
+    (change,) = s.changes  # the same options without CUDA graphs
     assert dict(change.apply(r.config).inductor_options)["triton.cudagraphs"] is False
     assert suggestions([r], "cudagraphs_skipped") == []  # the CPU has its own rule
 
@@ -156,13 +156,35 @@ def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path):
 MUTATION = ev.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/model.py", 12, "1/0")
 
 
-def test_some_graphs_skipped_keeps_the_mode():
+def test_a_mutated_input_is_named_with_its_line_and_the_fix():
     r = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", graph_count=3,
                     cudagraph_skips=[MUTATION])
     (s,) = suggestions([r], "cudagraphs_skipped")
     assert s.title == ("CUDA graphs were skipped 1 time (mutated inputs (1 instances)): update inputs out of place")
-    assert "model.py:12" in s.evidence and "The other graphs were recorded" in s.evidence
-    assert s.changes == () and s.code == ""
+    assert "model.py:12" in s.evidence and "make that update out of place" in s.evidence
+    assert s.changes[0].mode == "default" and "re-running with mode 'default' measures" in s.evidence
+
+
+def test_torchs_other_skip_wordings_are_read():
+    from torch._inductor import cudagraph_utils as cu
+
+    # the stack on the reason's own line (compile_fx.py: incompatible ops, dynamic graphs)
+    skip = capture.read_cudagraph_skip("disabling cudagraphs due to incompatible op aten.nonzero.default Found from "
+                                       '  File "/u/net.py", line 21, in forward\n    i = x.nonzero()\n')
+    assert (skip.reason, skip.file, skip.line) == ("disabling cudagraphs due to incompatible op aten.nonzero.default",
+                                                   "/u/net.py", 21)
+    # "cudagraph", singular (cudagraph_trees.py)
+    rerecord = ev.CudagraphSkip("skipping cudagraph due to function 3 exceeding max re-recording limit (=50) on "
+                                "cudagraph node None due to static input data pointer changed.")
+    r = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[rerecord])
+    (s,) = suggestions([r], "cudagraphs_skipped")
+    assert s.title.startswith("CUDA graphs were skipped 1 time (function 3 exceeding max re-recording limit")
+    assert s.title.endswith(": give the graph stable inputs between calls")
+    assert cu.format_default_skip_message("non-Tensor inputs")  # torch's wording, as the advice keys read it
+    assert suggestions([fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda",
+                                    cudagraph_skips=[ev.CudagraphSkip(cu.format_default_skip_message(
+                                        "['non-Tensor inputs']"))])], "cudagraphs_skipped")[0].title.endswith(
+        ": pass tensors, not Python values, into the compiled region")
 
 
 def test_max_autotune_all_skipped_offers_its_no_cudagraphs_twin():

@@ -175,6 +175,8 @@ def _report_doc(tmp_path):
     (("graph_breaks",), [{"reason": 7}], r"jobs\[0\]\.graph_breaks\[0\]\.reason must be text"),
     (("status",), "exploded", r"jobs\[0\]\.status must be one of"),
     (("spec", "iters"), "many", r"jobs\[0\]\.spec\.iters must be a whole number"),
+    (("cudagraph_skips",), [{"reason": ["<b>x</b>"]}], r"jobs\[0\]\.cudagraph_skips\[0\]\.reason must be text"),
+    (("cudagraph_skips",), {"reason": "x"}, r"jobs\[0\]\.cudagraph_skips must be a list"),
 ])
 def test_a_value_of_the_wrong_type_is_named(tmp_path, path, value, message):
     doc = _report_doc(tmp_path)

@@ -77,3 +77,19 @@ def test_distribution_and_resources_from_results(qtbot):
     assert len(panel._bars) == 3  # eager, compile, compiled peaks
     # the second job follows the first on one time axis
     assert panel._tracks[("b", "cpu")].data.x[0] > panel._tracks[("a", "cpu")].data.x[-1]
+
+
+def test_log_axis_labels_plain_numbers_without_crowding():
+    import math
+
+    from gui.charts.axes import LogAxis, log_labels
+
+    decade = [math.log10(m * 10) for m in range(1, 10)]  # 10, 20, ..., 90
+    assert log_labels(decade) == ["10", "20", "", "", "50", "", "", "", ""]
+    wide = [math.log10(m * 10 ** d) for d in range(-1, 4) for m in (1, 2, 5)]  # five decades: decades only
+    assert [x for x in log_labels(wide) if x] == ["0.1", "1", "10", "100", "1,000"]
+    assert log_labels([math.log10(0.05), 6.0]) == ["0.05", "1e6"]
+    axis = LogAxis("left")
+    assert axis.tickStrings([1.0, 2.0], 1.0, 1.0) == ["1", "2"]  # linear mode: pyqtgraph's own
+    axis.setLogMode(False, True)
+    assert axis.tickStrings([1.0, 2.0], 1.0, 1.0) == ["10", "100"]

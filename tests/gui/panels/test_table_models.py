@@ -119,6 +119,6 @@ def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
     model.set_results(results)
     col = model.columnCount() - 1
     assert model.headerData(col, Qt.Orientation.Horizontal) == "CUDA graphs"
-    assert [model.index(i, col).data() for i in range(4)] == ["–", "recorded", "skipped 1", "none (CPU)"]
+    assert [model.index(i, col).data() for i in range(4)] == ["–", "no skip reported", "1 skipped", "none (CPU)"]
     tip = model.index(2, col).data(Qt.ItemDataRole.ToolTipRole)
     assert "mutated inputs (1 instances)" in tip and "&lt;i&gt;model.py:12" in tip  # escaped, not HTML
