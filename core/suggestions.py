@@ -39,7 +39,11 @@ from core.results import UNLOGGED_CUDAGRAPH_SKIP
 HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)`?\s*=\s*`?(True|False|-?\d+)\b")
 SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")
 # Measured here (docs: ../shared/FACTS.md): resnet18, batch 1, CPU, 2 threads.
-FREEZING_EVIDENCE = "measured on resnet18 on this kind of CPU: plain inductor 0.93x eager, with freezing 1.63x"
+# Measured (docs/BENCHMARKS.md "Freezing"): what freezing gains depends on the CPU, so the
+# suggestion is an experiment to run here, never a promise.
+FREEZING_EVIDENCE = ("what it gains depends on the CPU: resnet18 at batch 1 ran 1.63x faster than eager with "
+                     "freezing on one machine (plain inductor 0.93x) and no faster than plain inductor on another "
+                     "(both about 0.7x eager); apply and re-run measures it on this one")
 
 
 @dataclass(frozen=True)
@@ -144,11 +148,15 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
                           inductor_options=(("freezing", True),))
     if _already_ran(results, change.apply(cfg)):
         return []
+    frozen = [r for r in results if r is not result and _completed(r) and dict(r.config.inductor_options).get(
+        "freezing") and r.summary()["speedup"]]
+    measured = "".join(f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager"
+                       for r in frozen[:2])
     return [Suggestion(
-        "freezing", cfg.label, "Try freezing: inductor on the CPU for inference runs faster with the weights "
-        "folded in as constants",
+        "freezing", cfg.label, "Try freezing: inductor on the CPU for inference can run faster with the "
+        "weights folded in as constants",
         f"{_figures(result)}; this ran without freezing, so every weight stays a graph input (no conv-batchnorm "
-        f"folding, no prepacked oneDNN weights); {FREEZING_EVIDENCE}.",
+        f"folding, no prepacked oneDNN weights){measured}; {FREEZING_EVIDENCE}.",
         code="torch._inductor.config.freezing = True  # or torch.compile(..., options={\"freezing\": True})",
         changes=(change,))]
 

@@ -26,6 +26,9 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               2×10^6 samples)
   alternation (not in core) Timer against plain loops alternating eager/compiled in blocks of
               1, 5 and 25, in one process: why the engine alternates in blocks
+  freezing    (not in core) resnet18 at batch 1 on the CPU in one process: eager, plain inductor
+              and inductor with freezing=True, in interleaved rounds (options --rounds, --threads):
+              the evidence behind the `freezing` suggestion
   gui         a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
               (target < 50 ms), and the launch time, from tests/gui/heartbeat.py
 
@@ -451,12 +454,52 @@ def bench_stats(args: list[str] = ()) -> None:
     run(["--steps", "summary", "--no-profile", *args])
 
 
+def bench_freezing(args: list[str] = ()) -> None:
+    """Eager, plain inductor and inductor with freezing=True on resnet18 (batch 1), each a
+    median of 60 single calls, the three interleaved per round in a rotating order."""
+    import torch
+    import torchvision
+
+    rounds = int(_opt(args, "--rounds", 5))
+    threads = int(_opt(args, "--threads", torch.get_num_threads()))
+    torch.set_num_threads(threads)
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(1, 3, 224, 224)
+
+    def median_ms(fn) -> float:
+        for _ in range(WARMUP):
+            fn(x)
+        times = []
+        for _ in range(60):
+            t0 = time.perf_counter()
+            fn(x)
+            times.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(times)
+
+    with torch.inference_mode():
+        fns = {"eager": model, "inductor": torch.compile(model),
+               "freezing": torch.compile(model, options={"freezing": True})}
+        fns["inductor"](x), fns["freezing"](x)  # compiled here, before any timing
+        ratios: dict[str, list[float]] = {"inductor": [], "freezing": []}
+        names = list(fns)
+        for r in range(rounds):
+            order = names[r % 3:] + names[:r % 3]
+            ms = {name: median_ms(fns[name]) for name in order}
+            say(f"freezing_round{r}", ", ".join(f"{n} {ms[n]:.2f} ms" for n in names) + f" (threads {threads})")
+            for name in ratios:
+                ratios[name].append(ms["eager"] / ms[name])
+        for name, v in ratios.items():
+            say(f"freezing_{name}_speedup_over_eager_median", statistics.median(v))
+            say(f"freezing_{name}_speedup_over_eager_min_max", f"{min(v):.3f}-{max(v):.3f}")
+
+
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui,
-               "alternation": bench_alternation, "report": bench_report, "stats": bench_stats}
+               "alternation": bench_alternation, "report": bench_report, "stats": bench_stats,
+               "freezing": bench_freezing}
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
     names = groups.get(which, [which])
     if not set(names) <= set(benches):

@@ -46,7 +46,7 @@ class LatencyChart(QWidget, ResultsView):
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
-        self.legend = self.plot.addLegend(offset=(-10, 10), colCount=2)
+        self.legend = self.plot.addLegend(offset=(-10, 10), colCount=1)
         self.plot_widget.setToolTip("Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
                                     "The dashed vertical line marks the compile (first compiled call) and its time.")
         self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30),
@@ -64,8 +64,7 @@ class LatencyChart(QWidget, ResultsView):
         self.warmup_box.setChecked(True)
         self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
         self.warmup_box.toggled.connect(self._on_warmup_toggled)
-        self.title = QLabel("Latency per iteration")
-        self.title.setStyleSheet("font-weight: bold")
+        self.title = QLabel("<b>Latency per iteration</b> (faded: eager, full colour: compiled)")
 
         bar = QHBoxLayout()
         bar.addWidget(self.title)
@@ -133,7 +132,9 @@ class LatencyChart(QWidget, ResultsView):
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
         for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
                            ("compiled", pg.mkPen(color, width=1))):
-            curve = self.plot.plot([], [], pen=pen, name=f"{phase} · {legend_text(label)}", skipFiniteCheck=True)
+            # One legend entry per config (its compiled curve): the title says which line is which side.
+            name = legend_text(label) if phase == "compiled" else None
+            curve = self.plot.plot([], [], pen=pen, name=name, skipFiniteCheck=True)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)

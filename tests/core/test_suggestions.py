@@ -42,7 +42,7 @@ def inductor_reduce_overhead_on_cpu(tmp_path_factory):
 def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu):
     r = inductor_reduce_overhead_on_cpu
     s = only([r], "freezing")
-    assert "freezing" in s.title.lower() and "1.63x" in s.evidence
+    assert "freezing" in s.title.lower() and "depends on the CPU" in s.evidence and "apply and re-run" in s.evidence
     (change,) = s.changes
     new = change.apply(r.config)  # a mode cannot go with options: folded into them
     assert new.mode == "default" and dict(new.inductor_options) == {"triton.cudagraphs": True, "freezing": True}
@@ -161,3 +161,10 @@ def test_a_change_this_run_already_measured_is_named_not_offered():
     assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
     s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
     assert s.changes == () and s.evidence.endswith("This run measured it already: config eager/dynamic=true.")
+
+
+def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=14.0)
+    autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
+    s = only([frozen, autotuned], "freezing")
+    assert s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
