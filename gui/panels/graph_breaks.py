@@ -283,8 +283,11 @@ class GraphBreaksPanel(QWidget, ResultsView):
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(left)
         top.addWidget(self.detail)
-        top.setStretchFactor(0, 3)
-        top.setStretchFactor(1, 2)
+        # The table's eight columns need about two thirds of the width to show "Per call" and
+        # "Cost / call" without scrolling; the detail wraps its text in the rest.
+        top.setStretchFactor(0, 2)
+        top.setStretchFactor(1, 1)
+        top.setSizes([2000, 1000])  # proportions: scaled to the width the panel gets
 
         self.compile_panel = CompilePanel()
         self.splitter = QSplitter(Qt.Orientation.Vertical)

@@ -100,8 +100,17 @@ SLOW = ("import time, torch\nclass M(torch.nn.Module):\n    def forward(self, x)
         "def get_model():\n    return M()\ndef get_example_inputs():\n    return (torch.randn(2, 4),)\n")
 
 
+def default_sigint() -> None:
+    """For a child that a test interrupts: Ctrl+C as in a terminal. A test run started in the
+    background of a non-interactive shell inherits SIGINT ignored, and Python keeps it so."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args):
-    return subprocess.Popen([sys.executable, "main.py", "profile", *args], cwd=ROOT, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "main.py", "profile", *args], cwd=ROOT, preexec_fn=default_sigint,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 

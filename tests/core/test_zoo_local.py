@@ -148,8 +148,10 @@ def test_ctrl_c_cancels_the_running_and_queued_jobs_and_writes_the_zoo(tmp_path,
 
     slow, mlp = write_model(SLOW_LOAD_MODEL, "slow.py"), write_model(MLP_MODEL, "mlp.py")
     out = str(tmp_path / "zoo")
+    from tests.core.test_cli import default_sigint
+
     proc = subprocess.Popen([sys.executable, "-c", NO_RAY, slow, mlp, *QUICK, "--out", out], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            preexec_fn=default_sigint, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not os.path.exists(os.path.join(out, "slow.py")) and time.monotonic() < deadline:
         time.sleep(0.2)
