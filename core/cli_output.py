@@ -95,6 +95,9 @@ def print_summary(results: list[JobResult]) -> None:
               f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
         if s["coverage"]:
             print(f"  {s['coverage']}")
+        word, story = r.cudagraph_state()
+        if word:
+            print(f"  CUDA graphs: {word}: " + story.replace("\n", "\n    "))
         print_time_breakdown(r)
         if r.spec.sweep_batch:
             print_throughput(r)

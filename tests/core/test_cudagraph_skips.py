@@ -138,7 +138,7 @@ def test_skips_on_a_gpu_are_suggested_with_torchs_reason(skipped_on_a_gpu):
     assert suggestions([r], "cudagraphs_skipped") == []  # the CPU has its own rule
 
 
-def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path):
+def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path, capsys):
     path = tmp_path / "mlp.py"
     path.write_text(MLP_MODEL)
     spec = make_spec(str(path), config=CompileConfig("inductor", mode="reduce-overhead"), iters=4)
@@ -148,6 +148,11 @@ def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path):
     (s,) = suggestions([r], "cudagraphs_on_cpu")
     assert "torch confirms it: it counted 1 CUDA-graph skip" in s.evidence
     assert suggestions([r], "cudagraphs_skipped") == []
+    from core.cli_output import print_summary
+
+    print_summary([r])
+    assert "  CUDA graphs: none (CPU): CUDA graphs exist on a GPU only; this ran on the CPU (torch counted 1 skip)." \
+        in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ the rule on its own
