@@ -37,20 +37,20 @@ BREAKDOWN = (
     ("Frames\ncomp. / skip.", lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
      "Python frames dynamo compiled / gave up on (these run eagerly)"),
 )
-# Columns over the whole JobResult (the CUDA-graph state is not in CompileResult).
-RESULT_COLUMNS = (
-    ("CUDA graphs", lambda r: r.cudagraph_state()[0] or "–",
-     "CUDA-graph modes: recorded, or how many times torch skipped them (hover a row for torch's reasons); "
-     "– for configs that record none"),
-)
+CUDAGRAPH_COLUMN = ("CUDA graphs", None,
+                    "CUDA-graph configs: no skip reported, how many times torch skipped CUDA graphs (hover for "
+                    "torch's reasons), or none on the CPU; – for configs that record none")
+# The table's columns: the breakdown with the CUDA-graph state (over the whole JobResult, not
+# the CompileResult) right after the compile time, where it is seen without scrolling.
+COLUMNS = BREAKDOWN[:2] + (CUDAGRAPH_COLUMN,) + BREAKDOWN[2:]
 RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
                      ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
 
 
 class CompileBreakdownModel(RowTableModel):
-    """Rows: (config index, label, CompileResult) for jobs that compiled. GUI thread only."""
+    """Rows: (config index, label, JobResult) for jobs that compiled. GUI thread only."""
 
-    HEADERS = tuple((name, tip) for name, _, tip in BREAKDOWN + RESULT_COLUMNS)
+    HEADERS = tuple((name, tip) for name, _, tip in COLUMNS)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -64,18 +64,18 @@ class CompileBreakdownModel(RowTableModel):
         if not index.isValid():
             return None
         i, label, r = self._rows[index.row()]
-        c, col = r.compile, index.column()
-        extra = col - len(BREAKDOWN)  # >= 0: a column over the JobResult
+        column = COLUMNS[index.column()]
+        cudagraphs = column is CUDAGRAPH_COLUMN
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
+            if index.column() == 0:
                 return label
-            return BREAKDOWN[col][1](c) if extra < 0 else RESULT_COLUMNS[extra][1](r)
+            return (r.cudagraph_state()[0] or "–") if cudagraphs else column[1](r.compile)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if col == 0 and c.coverage:
-                return tooltip(c.coverage)
-            if extra == 0 and r.cudagraph_state()[1]:
+            if index.column() == 0 and r.compile.coverage:
+                return tooltip(r.compile.coverage)
+            if cudagraphs and r.cudagraph_state()[1]:
                 return tooltip(r.cudagraph_state()[1])
-            return BREAKDOWN[col][2] if extra < 0 else RESULT_COLUMNS[extra][2]
+            return column[2]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_color(i))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:

@@ -332,8 +332,10 @@ class GraphBreaksPanel(QWidget, ResultsView):
                 if per_call is not None:
                     counts += f", {per_call} break{'s' if per_call != 1 else ''} per call"
             cov = r.compile.coverage if r.compile else ""
+            cudagraphs = r.cudagraph_state()[0]
             lines.append(f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
-                         f"{markup(counts)}" + (f"; {markup(cov)}" if cov else ""))
+                         f"{markup(counts)}" + (f"; {markup(cov)}" if cov else "")
+                         + (f" CUDA graphs: {markup(cudagraphs)}." if cudagraphs else ""))
         self.header.setText("<br>".join(lines) if results else "No graph breaks yet.")
         if selected is not None:
             self.select_break(selected.key)
