@@ -326,6 +326,20 @@ def write_report(results: list[JobResult], out_dir: str, options: dict | None = 
             folder.release()
 
 
+def read_json_file(path: str, name: str) -> tuple[Any, str]:
+    """(the parsed JSON, the file's path) of `path`, or of `path/name` when `path` is a folder;
+    ReportError names the file when it cannot be opened or is not JSON."""
+    if os.path.isdir(path):
+        path = os.path.join(path, name)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh), path
+    except OSError as exc:
+        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ReportError(f"{path} is not a valid {name}: {exc}") from exc
+
+
 def load_report(path: str) -> tuple[list[JobResult], dict]:
     """Read a report.json (or the folder holding one) back: (results, document header).
 
@@ -333,15 +347,7 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
     `header["warnings"]` lists sentences to show the user (a report of another version)."""
     from core.schema import SchemaError
 
-    if os.path.isdir(path):
-        path = os.path.join(path, "report.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
-    except (ValueError, RecursionError) as exc:
-        raise ReportError(f"{path} is not a valid report.json: {exc}") from exc
+    doc, path = read_json_file(path, "report.json")
     if not isinstance(doc, dict) or "jobs" not in doc:
         raise ReportError(f"{path} is not a compile-profiler report (no 'jobs').")
     warnings = []

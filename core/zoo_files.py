@@ -88,19 +88,11 @@ def write_zoo(zoo: Zoo, out_dir: str) -> list[str]:
 def load_zoo(path: str) -> Zoo:
     """Read a zoo folder (or its zoo.json) back, every value type-checked: ReportError names
     the file and the field. Folder names must be plain names inside the zoo folder."""
-    from core.report import ReportError
+    from core.report import ReportError, read_json_file
     from core.schema import SchemaError, build, check
 
-    if os.path.isdir(path):
-        path = os.path.join(path, "zoo.json")
+    doc, path = read_json_file(path, "zoo.json")
     where = path
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
-    except (ValueError, RecursionError) as exc:
-        raise ReportError(f"{path} is not a valid zoo.json: {exc}") from exc
     if not isinstance(doc, dict) or "rows" not in doc or "models" not in doc:
         raise ReportError(f"{path} is not a compile-profiler zoo (no 'rows' or 'models').")
     warnings = []
