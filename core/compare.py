@@ -34,7 +34,7 @@ DEFAULT_THRESHOLD_PCT = 5.0
 ENVIRONMENT_KEYS = (("torch", "torch version"), ("device", "device"), ("device_name", "device model"),
                     ("threads", "thread count"), ("cuda_version", "CUDA version"))
 COMPARE_COLUMNS = [
-    "config", "verdict", "regression", "judged",
+    "config", "verdict", "regression", "judged", "relative_change_pct",
     "compiled_median_base_ms", "compiled_median_new_ms", "compiled_change_pct", "compiled_ci_overlap",
     "eager_median_base_ms", "eager_median_new_ms", "eager_change_pct", "eager_ci_overlap",
     "speedup_base", "speedup_new", "speedup_ci_overlap", "compile_time_base_s", "compile_time_new_s",
@@ -92,6 +92,9 @@ class ConfigComparison:
         return {
             "config": self.config, "verdict": self.verdict, "regression": self.regression,
             "judged": ("relative" if self.relative else "absolute") if self.base and self.new else None,
+            # compiled's change against eager (base speedup / new speedup - 1): what --relative judges
+            "relative_change_pct": (100 * (b["speedup"] / n["speedup"] - 1)
+                                    if b.get("speedup") and n.get("speedup") else None),
             "compiled_median_base_ms": c and c.base_ms, "compiled_median_new_ms": c and c.new_ms,
             "compiled_change_pct": c and 100 * c.change, "compiled_ci_overlap": c and c.overlap,
             "eager_median_base_ms": e and e.base_ms, "eager_median_new_ms": e and e.new_ms,
@@ -241,6 +244,9 @@ def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems:
 
 def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float,
                    relative: bool = False) -> ConfigComparison:
+    if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
+        return ConfigComparison(label, base, new, regression=True,
+                                verdict="REGRESSION: missing from the new report (it completed in the baseline)")
     if base is None or new is None:
         where = "the new report only" if base is None else "the baseline only"
         return ConfigComparison(label, base, new, verdict=f"in {where}: nothing to compare")
@@ -318,8 +324,8 @@ def main(argv: list[str]) -> int:
                         "or busier machine as a whole is not a regression (for shared CI runners)")
     p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
     args = p.parse_args(argv)
-    if not 0 <= args.threshold < 1000:
-        print(f"error: --threshold must be between 0 and 1000 percent, not {args.threshold:g}.", file=sys.stderr)
+    if not 0 <= args.threshold <= 1000:
+        print(f"error: --threshold must be from 0 to 1000 percent, not {args.threshold:,.10g}.", file=sys.stderr)
         return 2
     try:
         base, base_header = load_report(args.baseline)

@@ -88,6 +88,8 @@ def check(tp, value: Any, where: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SchemaError(f"{where} must be a number, not {_short(value)}")
+        if value != value:  # NaN: no figure we write is one (an error can be infinite)
+            raise SchemaError(f"{where} must be a number, not NaN")
         return float(value)
     if tp is str:
         if not isinstance(value, str):

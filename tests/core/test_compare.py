@@ -133,3 +133,25 @@ def test_relative_without_speedups_falls_back_and_says_so():
     new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True)]
     (c,) = compare_reports(base, {}, new, {}, relative=True).configs
     assert "judged on its own" in c.verdict and not c.regression
+
+
+def test_a_config_gone_from_the_new_report_is_a_regression(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    new = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.0, seed=3)])
+    proc = compare(base, new, "--out", str(tmp_path / "cmp"))
+    assert proc.returncode == 1, proc.stdout
+    assert f"{FREEZING.label}: REGRESSION: missing from the new report (it completed in the baseline)" in proc.stdout
+    with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
+        rows = {r["config"]: r for r in csv.DictReader(fh)}
+    assert rows[FREEZING.label]["regression"] == "true" and rows["inductor"]["judged"] == "absolute"
+    assert abs(float(rows["inductor"]["relative_change_pct"])) < 5
+    # only in the new report: said, not a regression
+    (c,) = compare_reports([], {}, [fake_result("inductor")], {}).configs
+    assert not c.regression and "in the new report only" in c.verdict
+
+
+def test_threshold_range_includes_its_ends(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    assert compare(base, base, "--threshold", "1000").returncode == 0
+    proc = compare(base, base, "--threshold", "100000000")
+    assert proc.returncode == 2 and "must be from 0 to 1000 percent, not 100,000,000." in proc.stderr

@@ -177,6 +177,7 @@ def _report_doc(tmp_path):
     (("spec", "iters"), "many", r"jobs\[0\]\.spec\.iters must be a whole number"),
     (("cudagraph_skips",), [{"reason": ["<b>x</b>"]}], r"jobs\[0\]\.cudagraph_skips\[0\]\.reason must be text"),
     (("cudagraph_skips",), {"reason": "x"}, r"jobs\[0\]\.cudagraph_skips must be a list"),
+    (("compile", "compile_time_s"), float("nan"), r"jobs\[0\]\.compile\.compile_time_s must be a number, not NaN"),
 ])
 def test_a_value_of_the_wrong_type_is_named(tmp_path, path, value, message):
     doc = _report_doc(tmp_path)
