@@ -36,6 +36,11 @@ def open_report(window, path: str | None) -> bool:
                           f"{path}: this app cannot show this report ({describe(problem)}). "
                           "What was on screen stays as it was.")
         return False
+    calls = options.get("calls")
+    if isinstance(calls, int) and not isinstance(calls, bool):  # the run's --calls: its recommendation.txt's
+        decision = window.view("decision")
+        if decision.calls.minimum() <= calls <= decision.calls.maximum():
+            decision.calls.setValue(calls)
     source = results[0].spec.model.source if results else ""
     if source and may_adopt(window, source):
         window.adopt_model(source, results[0].spec.sweep_shapes)

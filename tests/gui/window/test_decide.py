@@ -121,3 +121,12 @@ def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
     assert inductor and all(r.status != "completed" for r in inductor)
     assert "cut by the budget" in panel.tune_notes.text() or "budget ran out" in panel.tune_notes.text()
     assert panel.sentence.text() and panel.tune_button.isEnabled()
+
+
+def test_a_reopened_report_decides_at_the_calls_it_was_made_for(qtbot, window, tmp_path):
+    from gui.window.report_opening import open_report
+
+    write_report([measured("inductor", compiled_ms=5.0, seed=1)], str(tmp_path / "r"), {"calls": 1_000_000})
+    assert open_report(window, str(tmp_path / "r" / "report.json"))
+    decision = window.view("decision")
+    assert decision.calls.value() == 1_000_000 and "1,000,000 calls" in decision.sentence.text()
