@@ -296,7 +296,20 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
         why = f"{fmt_ms(c.in_graphs_ms)} of {fmt_ms(total)} per call runs inside compiled graphs ({launched}{eager_ops})"
         if worst and between >= 0.05 * total:
             why += f"; the graph breaks cost {fmt_ms(between)}{fix}"
-    return f"{head}: {why}."
+    return f"{head}: {why}.{disturbed_profile(total, compiled_ms)}"
+
+
+DISTURBED_RATIO, DISTURBED_MIN_MS = 10.0, 1.0  # the profiler's own cost stays well under both
+
+
+def disturbed_profile(profiled_ms: float, timed_ms: float | None) -> str:
+    """A warning when the profiled calls took far longer than the timed ones (10x and 1 ms
+    more): the machine was busy while they ran, so the shares above may be off."""
+    if not timed_ms or profiled_ms < DISTURBED_RATIO * timed_ms or profiled_ms - timed_ms < DISTURBED_MIN_MS:
+        return ""
+    return (f" Caution: the profiled calls took {fmt_ms(profiled_ms)} against {fmt_ms(timed_ms)} timed "
+            f"({profiled_ms / timed_ms:.0f}x): something else used the machine while they ran, so these shares "
+            "may not hold for the timed calls; run again on a quieter machine.")
 
 
 def _where(cost: BreakCost, graph_breaks) -> str:

@@ -154,3 +154,14 @@ def test_an_interrupted_call_is_left_out():
     side, _ = analyse("eager", kept, outlier_calls=dropped)
     assert (side.calls, side.outlier_calls) == (3, 1) and side.ms_per_call == pytest.approx(0.1)
     assert steady_calls(calls[:2]) == (calls[:2], 0)  # too few to tell
+
+
+def test_a_profile_far_slower_than_the_timed_calls_is_flagged():
+    """Profiled calls 450x the timed ones (seen on a busy machine: 14.44 ms against 32 µs)."""
+    side = ev.SideOpProfile("compiled", calls=1, ms_per_call=14.44, in_graphs_ms=14.31, graphs_per_call=1)
+    text = time_verdict(ev.OpProfile(calls=1, compiled=side), eager_ms=0.020, compiled_ms=0.032)
+    assert text.endswith("Caution: the profiled calls took 14.44 ms against 32 µs timed (451x): something else used "
+                         "the machine while they ran, so these shares may not hold for the timed calls; run again "
+                         "on a quieter machine."), text
+    usual = ev.SideOpProfile("compiled", calls=1, ms_per_call=0.064, in_graphs_ms=0.03, graphs_per_call=1)
+    assert "Caution" not in time_verdict(ev.OpProfile(calls=1, compiled=usual), 0.018, 0.038)  # profiler's own cost
