@@ -168,3 +168,12 @@ def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
     autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
     s = only([frozen, autotuned], "freezing")
     assert s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
+
+
+def test_compile_cache_is_said_once_for_the_run_naming_every_config_it_fits():
+    a = fake_result("inductor", compile_s=30.0, cache_state="miss")
+    b = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compile_s=60.0, cache_state="hit")
+    c = fake_result("aot_eager", compile_s=60.0)
+    s = only([c, a, b], "compile_cache", calls=100)
+    assert s.config == "inductor" and s.changes[0].rerun_only
+    assert "the same holds for inductor/max-autotune-no-cudagraphs 60.0 s (99%)" in s.evidence
