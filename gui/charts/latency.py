@@ -33,6 +33,9 @@ class _Series:
         self.dirty = False
 
 
+MARKER_LABEL_CHARS = 36
+
+
 class LatencyChart(QWidget, ResultsView):
     """The latency chart. GUI thread only."""
 
@@ -176,7 +179,10 @@ class LatencyChart(QWidget, ResultsView):
         index = list(self._specs).index(job_id)
         color = config_color(index)
         cache = compile_result.cache_state
-        text = f"compile {spec.config.label}: {compile_result.compile_time_s:.2f} s"
+        label = spec.config.label  # shortened: the legend beside it has the whole label
+        if len(label) > MARKER_LABEL_CHARS:
+            label = label[:MARKER_LABEL_CHARS - 1] + "…"
+        text = f"compile {label}: {compile_result.compile_time_s:.2f} s"
         if cache and cache != "n/a":
             text += f" (cache {cache})"
         x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
