@@ -450,5 +450,8 @@ def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
     out: list[Suggestion] = []
     for rule in RULES:
         for result in results:
-            out += rule(result, results, calls)
+            try:
+                out += rule(result, results, calls)
+            except RuntimeError:  # a value this torch cannot take (a report's mode from another torch
+                continue  # version: list_mode_options refuses it) costs that suggestion, never the report
     return out

@@ -177,3 +177,9 @@ def test_compile_cache_is_said_once_for_the_run_naming_every_config_it_fits():
     s = only([c, a, b], "compile_cache", calls=100)
     assert s.config == "inductor" and s.changes[0].rerun_only
     assert "the same holds for inductor/max-autotune-no-cudagraphs 60.0 s (99%)" in s.evidence
+
+
+def test_a_mode_this_torch_does_not_know_costs_the_suggestion_not_the_report():
+    """A report from another torch version (or a crafted one) may name a mode torch refuses."""
+    unknown = fake_result(CompileConfig("inductor", mode="<script>x</script>"), compiled_ms=14.0)
+    assert "freezing" not in rules([unknown]) and "compile_cache" in rules([unknown], calls=1)
