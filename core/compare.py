@@ -327,6 +327,9 @@ def main(argv: list[str]) -> int:
     if not 0 <= args.threshold <= 1000:
         print(f"error: --threshold must be from 0 to 1000 percent, not {args.threshold:,.10g}.", file=sys.stderr)
         return 2
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):  # said before any work
+        print(f"error: --out {args.out} is a file; name a folder for compare.csv.", file=sys.stderr)
+        return 2
     try:
         base, base_header = load_report(args.baseline)
         new, new_header = load_report(args.new)

@@ -155,3 +155,11 @@ def test_threshold_range_includes_its_ends(tmp_path):
     assert compare(base, base, "--threshold", "1000").returncode == 0
     proc = compare(base, base, "--threshold", "100000000")
     assert proc.returncode == 2 and "must be from 0 to 1000 percent, not 100,000,000." in proc.stderr
+
+
+def test_out_naming_a_file_is_refused_before_any_work(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    (tmp_path / "plain").write_text("x")
+    proc = compare(base, base, "--out", str(tmp_path / "plain"))
+    assert proc.returncode == 2 and "is a file; name a folder for compare.csv" in proc.stderr
+    assert proc.stdout == ""
