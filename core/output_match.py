@@ -179,7 +179,11 @@ def _compare_leaf(path: str, ref, res, fp64=None) -> _Leaf:
     if not torch.equal(nan_a, nan_b):
         return _Leaf(path, False, "allclose", f"{path}: NaN in {'compiled' if nan_b.sum() > nan_a.sum() else 'eager'} "
                                               "output where the other has a number", tolerance=tol)
-    finite = ~nan_a
+    inf_a, inf_b = torch.isinf(a), torch.isinf(b)
+    if not torch.equal(inf_a, inf_b) or not torch.equal(a[inf_a], b[inf_b]):
+        return _Leaf(path, False, "allclose", f"{path}: an infinity in one output where the other has a number "
+                                              "(or the other sign)", tolerance=tol)
+    finite = ~(nan_a | inf_a)  # equal NaNs and equal infinities agree; the errors are over the rest
     diff = (a - b).abs()[finite]
     abs_error = float(diff.max()) if diff.numel() else 0.0
     scale = float(a[finite].abs().max()) if diff.numel() else 0.0

@@ -53,8 +53,8 @@ def check(tp, value: Any, where: str) -> Any:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(tp)
-        if value is None and type(None) in args:
-            return None
+        if type(None) in args and (value is None or (isinstance(value, float) and value != value)):
+            return None  # NaN where a figure may be missing: missing (an error of inf - inf, say)
         for arg in args:
             if arg is type(None):
                 continue
@@ -88,7 +88,7 @@ def check(tp, value: Any, where: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SchemaError(f"{where} must be a number, not {_short(value)}")
-        if value != value:  # NaN: no figure we write is one (an error can be infinite)
+        if value != value:  # NaN where a figure is required (one that may be missing reads as None)
             raise SchemaError(f"{where} must be a number, not NaN")
         return float(value)
     if tp is str:

@@ -248,3 +248,30 @@ def test_a_job_that_ends_early_is_not_checked_with_why(write_model):
     s = result.summary()
     assert s["accuracy"] == NOT_CHECKED and s["accuracy_reason"].startswith("the job ended before the check")
     assert JobResult(spec).summary()["accuracy"] is None  # still running: nothing to say yet
+
+
+def test_equal_infinities_agree_and_leave_finite_figures():
+    """Masked logits (-inf where masked) in both outputs: the errors are over the other values,
+    and every figure stays a number (a NaN figure would be written into report.json)."""
+    from core.output_match import compare
+
+    eager = torch.tensor([[0.5, float("-inf"), 2.0]])
+    result = compare(eager, eager + torch.tensor([[1e-7, 0.0, 0.0]]))
+    assert result.status == AccuracyStatus.PASS.value
+    assert all(v == v and abs(v) != float("inf") for v in (result.max_abs_error, result.max_rel_error, result.cosine))
+    wrong = compare(eager, torch.tensor([[0.5, 3.0, 2.0]]))
+    assert wrong.status == AccuracyStatus.FAIL.value and "an infinity in one output" in wrong.reason
+
+
+def test_a_nan_figure_in_an_old_report_reads_as_missing(tmp_path):
+    import json
+
+    from core.report import load_report, write_report
+    from tests.core.fakes import fake_result
+
+    write_report([fake_result("inductor")], str(tmp_path / "r"))
+    doc = json.loads((tmp_path / "r" / "report.json").read_text())
+    doc["jobs"][0]["accuracy"]["max_abs_error"] = float("nan")  # as json.dumps writes NaN
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    (result,), _ = load_report(str(tmp_path / "old.json"))
+    assert result.accuracy.max_abs_error is None
