@@ -243,7 +243,11 @@ def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems:
 
 
 def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float,
-                   relative: bool = False) -> ConfigComparison:
+                   relative: bool = False, pending: bool = False) -> ConfigComparison:
+    """One config of both reports; `pending`: the new run has it queued or running (the app
+    compares while a run goes on), so its absence is no regression."""
+    if new is None and pending:
+        return ConfigComparison(label, base, new, verdict="not finished yet in the new run: nothing to compare")
     if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
         return ConfigComparison(label, base, new, regression=True,
                                 verdict="REGRESSION: missing from the new report (it completed in the baseline)")
@@ -294,12 +298,13 @@ def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
 
 
 def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResult], new_header: dict,
-                    threshold_pct: float = DEFAULT_THRESHOLD_PCT, relative: bool = False) -> Comparison:
+                    threshold_pct: float = DEFAULT_THRESHOLD_PCT, relative: bool = False,
+                    pending: frozenset[str] = frozenset()) -> Comparison:
     by_base = {r.config.label: r for r in base}
     by_new = {r.config.label: r for r in new}
     labels = list(dict.fromkeys([*by_base, *by_new]))
-    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative)
-                    for label in labels)
+    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative,
+                                   label in pending) for label in labels)
     warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})
     models = {r.spec.model.source for r in base} ^ {r.spec.model.source for r in new}
     if models:

@@ -335,7 +335,7 @@ class GraphBreaksPanel(QWidget, ResultsView):
             cudagraphs = r.cudagraph_state()[0]
             lines.append(f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
                          f"{markup(counts)}" + (f"; {markup(cov)}" if cov else "")
-                         + (f" CUDA graphs: {markup(cudagraphs)}." if cudagraphs else ""))
+                         + ((" " if cov else "; ") + f"CUDA graphs: {markup(cudagraphs)}." if cudagraphs else ""))
         self.header.setText("<br>".join(lines) if results else "No graph breaks yet.")
         if selected is not None:
             self.select_break(selected.key)

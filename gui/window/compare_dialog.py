@@ -166,8 +166,10 @@ def compare_with_report(window, path: str | None = None) -> CompareDialog | None
     base, base_header, path = read
     new_header = {"environment": next((r.environment for r in results if r.environment), {}),
                   "warnings": list(window.session.warnings or [])}
+    pending = frozenset(r.config.label for r in window.session.results if not r.ended)
+
     def recompare(relative: bool) -> Comparison:
-        return compare_reports(base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT, relative)
+        return compare_reports(base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT, relative, pending)
 
     comparison = recompare(False)
     window.distribution_chart.set_baseline(base, os.path.basename(os.path.dirname(os.path.abspath(path))) or path)

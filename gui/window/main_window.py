@@ -243,11 +243,16 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, folder: str | None = None) -> list[str]:
         """Write the report's CSVs and report.json into `folder` (asks when None)."""
-        return file_actions.export_report(self, self.session.results, self.session.options, folder,
+        return file_actions.export_report(self, self.session.results, self._report_options(), folder,
                                           self.session.artifacts_dir)
 
+    def _report_options(self) -> dict:
+        """The session's options with the Decision tab's expected calls, so the exported
+        recommendation.txt says what the tab shows (and reopening restores it)."""
+        return {**(self.session.options or {}), "calls": self.view("decision").calls.value()}
+
     def save_session(self, path: str | None = None) -> str:
-        return file_actions.save_session(self, self.session.results, self.session.options, path,
+        return file_actions.save_session(self, self.session.results, self._report_options(), path,
                                          self.session.artifacts_dir)
 
     def open_session(self, path: str | None = None) -> bool:

@@ -28,19 +28,21 @@ def open_report(window, path: str | None) -> bool:
     warnings = report_warnings(header)
     session = window.session
     previous = (session.results, session.options, session.origin, session.warnings)
+    decision = window.view("decision")
+    previous_calls = decision.calls.value()
+    calls = options.get("calls")
+    if isinstance(calls, int) and not isinstance(calls, bool):  # the run's --calls: its recommendation.txt's
+        if decision.calls.minimum() <= calls <= decision.calls.maximum():
+            decision.calls.setValue(calls)  # before the results arrive: they are decided once, at these calls
     problem = window.show_results_from_report(results, options, path, warnings)
     problem = problem or check_tables(window)
     if problem is not None:
+        decision.calls.setValue(previous_calls)
         session.load(*previous)
         window.show_error(f"Cannot open {os.path.basename(path)}",
                           f"{path}: this app cannot show this report ({describe(problem)}). "
                           "What was on screen stays as it was.")
         return False
-    calls = options.get("calls")
-    if isinstance(calls, int) and not isinstance(calls, bool):  # the run's --calls: its recommendation.txt's
-        decision = window.view("decision")
-        if decision.calls.minimum() <= calls <= decision.calls.maximum():
-            decision.calls.setValue(calls)
     source = results[0].spec.model.source if results else ""
     if source and may_adopt(window, source):
         window.adopt_model(source, results[0].spec.sweep_shapes)

@@ -163,3 +163,10 @@ def test_out_naming_a_file_is_refused_before_any_work(tmp_path):
     proc = compare(base, base, "--out", str(tmp_path / "plain"))
     assert proc.returncode == 2 and "is a file; name a folder for compare.csv" in proc.stderr
     assert proc.stdout == ""
+
+
+def test_a_config_still_running_in_the_app_is_not_missing():
+    base = baseline()
+    (c, _) = compare_reports(base, {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {},
+                             pending=frozenset({FREEZING.label})).configs[::-1]
+    assert c.config == FREEZING.label and not c.regression and "not finished yet" in c.verdict

@@ -130,3 +130,13 @@ def test_a_reopened_report_decides_at_the_calls_it_was_made_for(qtbot, window, t
     assert open_report(window, str(tmp_path / "r" / "report.json"))
     decision = window.view("decision")
     assert decision.calls.value() == 1_000_000 and "1,000,000 calls" in decision.sentence.text()
+    decision.calls.setValue(50_000)  # the user's choice is what a saved session and its files carry
+    saved = window.save_session(str(tmp_path / "saved.json"))
+    import json
+
+    doc = json.loads((tmp_path / "saved.json").read_text())
+    assert doc["options"]["calls"] == 50_000
+    window.export_csv(str(tmp_path / "export"))
+    assert "50,000 calls" in (tmp_path / "export" / "recommendation.txt").read_text()
+    decision.calls.setValue(7)
+    assert open_report(window, saved) and decision.calls.value() == 50_000
