@@ -85,6 +85,7 @@ class Capture:
         self._on_cudagraph_skip = on_cudagraph_skip
         self.cudagraph_skips: list[CudagraphSkip] = []
         self._cudagraph_logged = 0  # skips torch logged (its counter is bumped just after the record)
+        self._cudagraph_unlogged = 0  # skips reported from torch's counter alone
         self.metrics: list = []  # every compilation metric, in order (config dumps dropped)
         self.partial = False  # torch dropped metrics before they were read
         self._emitted: dict[str, list[tuple]] = {}  # compile id → [(break, path, counted as a pass, call)]
@@ -195,7 +196,8 @@ class Capture:
         from torch._dynamo.utils import counters
 
         unlogged = int(counters["inductor"].get("cudagraph_skips", 0)) - self._cudagraph_logged
-        for _ in range(unlogged - sum(1 for s in self.cudagraph_skips if not s.reason)):
+        while self._cudagraph_unlogged < unlogged:
+            self._cudagraph_unlogged += 1
             self._report_cudagraph_skip(CudagraphSkip("", compile_id=current_compile_id()))
 
     def _report_cudagraph_skip(self, skip: CudagraphSkip) -> None:
