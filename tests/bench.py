@@ -418,7 +418,7 @@ def bench_wall(args: list[str] = ()) -> None:
     rounds = int(_opt(args, "--rounds", 3))
     out = tempfile.mkdtemp(prefix="bench-wall-")
     profile = [sys.executable, "main.py", "profile", "resnet18", "--iters", str(ITERS), "--warmup", str(WARMUP),
-               "--out", out, "--quiet"]
+               "--out", out, "--overwrite", "--quiet"]  # one folder, every round
     bare = [sys.executable, "-c", BARE_SCRIPT]
     subprocess.run(bare, cwd=ROOT, capture_output=True, check=True)  # warm the inductor cache for both
     walls: dict[str, list[float]] = {"profile": [], "bare": []}
