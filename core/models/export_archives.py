@@ -173,7 +173,7 @@ def check_export_archive(path: str) -> None:
         infos = archive.infolist()
         if not infos:
             raise refuse("the archive", "is empty")
-        names: set[str] = set()
+        names: dict[str, str] = {}
         for info in infos:
             name = info.filename
             # Python's zipfile cuts a name at a NUL byte and decodes it; torch's reader does
@@ -181,31 +181,42 @@ def check_export_archive(path: str) -> None:
             if name != info.orig_filename or not (name.isascii() and name.isprintable()):
                 raise refuse(f"entry {info.orig_filename!r}", "has a name that is not plain ASCII, so this check "
                              "and torch could read different entries")
-            if name in names:
-                raise refuse(f"entry {name!r}", "appears twice, so this check and torch could read different copies")
-            names.add(name)
+            # torch's reader (miniz, caffe2/serialize/inline_container.cc) finds an entry by
+            # name without regard to case: "x_weights_config.JSON" answers a request for
+            # "x_weights_config.json". Names that differ only in case are ambiguous to it.
+            key = name.lower()
+            if key in names:
+                twice = "appears twice" if names[key] == name else f"and {names[key]!r} differ only in case"
+                raise refuse(f"entry {name!r}", f"{twice}; torch's reader looks names up without regard to case, "
+                             "so this check and torch could read different entries")
+            names[key] = name
+        _check_sizes(infos, refuse)
         root = infos[0].filename.split("/", 1)[0]  # torch's reader takes the first entry's folder
         if "/" not in infos[0].filename or not root:
             raise refuse(f"entry {infos[0].filename!r}", "is not inside a folder, so this is not the "
                          "layout torch.export.save writes (a folder holding archive_format, models/, data/)")
-        entries: dict[str, zipfile.ZipInfo] = {}
+        entries: dict[str, zipfile.ZipInfo] = {}  # by name below the root folder
         for info in infos:
             if not info.filename.startswith(root + "/"):
                 raise refuse(f"entry {info.filename!r}", f"lies outside the archive folder {root}/ (the older "
                              "torch.export zip format kept pickled payloads there), so this is not the layout "
                              "torch.export.save writes")
             entries[info.filename[len(root) + 1:]] = info
+        by_lower = {rel.lower(): rel for rel in entries}  # what torch's case-blind lookups find
 
         def read(rel: str) -> bytes:
             return archive.read(entries[rel])
 
-        fmt = read("archive_format") if "archive_format" in entries else b""
+        def read_as_torch(rel: str) -> bytes | None:
+            return read(by_lower[rel]) if rel in by_lower else None
+
+        fmt = read_as_torch("archive_format") or b""
         if fmt != b"pt2":
             raise refuse("the archive", "has no archive_format entry saying pt2, so it is not an archive "
                          "written by torch.export.save (an older torch.export format is unpickled on load)")
         from torch.export.pt2_archive.constants import ARCHIVE_VERSION_VALUE
 
-        version = read("archive_version").decode(errors="replace") if "archive_version" in entries else "none"
+        version = (read_as_torch("archive_version") or b"none").decode(errors="replace")
         if version != ARCHIVE_VERSION_VALUE:
             raise refuse("the archive", f"has archive version {version!r}; this torch reads version "
                          f"{ARCHIVE_VERSION_VALUE!r} only")
@@ -213,34 +224,62 @@ def check_export_archive(path: str) -> None:
             _check_pt2_entry(rel, read, refuse)
 
 
+MAX_INFLATION = 100
+"""An entry that inflates more than this many times its stored size, past ZIP_BOMB_BYTES, is
+refused: torch.export.save stores every entry uncompressed (ratio 1), so only a crafted
+archive (a zip bomb) inflates like that."""
+ZIP_BOMB_BYTES = 16 * 2**20
+
+
+def _check_sizes(infos: list[zipfile.ZipInfo], refuse: Callable[[str, str], ModelLoadError]) -> None:
+    """Refuse an archive that would take more memory to load than the machine can spare (torch
+    reads every weight into memory, and this check reads the JSON entries), or an entry that
+    inflates like a zip bomb; before anything is read."""
+    import psutil
+
+    for info in infos:
+        if info.file_size > ZIP_BOMB_BYTES and info.file_size > MAX_INFLATION * max(info.compress_size, 1):
+            raise refuse(f"entry {info.filename!r}", f"inflates from {info.compress_size:,} to {info.file_size:,} "
+                         f"bytes (more than {MAX_INFLATION} times; torch.export.save stores entries uncompressed), "
+                         "as a zip bomb does")
+    total = sum(info.file_size for info in infos)
+    available = psutil.virtual_memory().available
+    if total > available // 2:
+        raise refuse("the archive", f"holds {total / 2**30:.2f} GiB once inflated, and this machine has "
+                     f"{available / 2**30:.2f} GiB of memory available; loading it may take at most half of that")
+
+
 def _check_pt2_entry(rel: str, read: Callable[[str], bytes], refuse: Callable[[str, str], ModelLoadError]) -> None:
-    """One entry of a .pt2 archive (its path below the root folder); see check_export_archive."""
-    if rel in _PT2_FIXED_ENTRIES or rel.startswith("extra/"):
+    """One entry of a .pt2 archive (its path below the root folder); see check_export_archive.
+    The entry is judged by its name in lower case, as torch's case-blind lookups take it
+    ("models/X.JSON" is a program, "NAME_weights_config.JSON" a weights config)."""
+    key = rel.lower()
+    if key in _PT2_FIXED_ENTRIES or key.startswith("extra/"):
         return  # fixed metadata; extra files are read as text
-    if rel.startswith("data/aotinductor/"):
+    if key.startswith("data/aotinductor/"):
         raise refuse(f"entry {rel!r}", "is an AOTInductor artifact: torch.export.load loads its compiled shared "
                      "library, which runs native code")
-    if rel.startswith("models/"):
-        if not rel.endswith(".json"):
+    if key.startswith("models/"):
+        if not key.endswith(".json"):
             raise refuse(f"entry {rel!r}", "is not a program (models/NAME.json), and torch.export.load reads every "
                          "file under models/ as one")
         _check_program_imports(rel, read(rel), refuse)
         return
-    if rel.startswith("data/weights/") or rel.startswith("data/constants/"):
-        leaf = rel.split("/", 2)[2]
-        if rel.endswith(("_weights_config.json", "_constants_config.json")):
+    if key.startswith("data/weights/") or key.startswith("data/constants/"):
+        leaf = key.split("/", 2)[2]
+        if key.endswith(("_weights_config.json", "_constants_config.json")):
             _check_payload_config(rel, read(rel), refuse)
             return
-        if rel.endswith(".pt"):  # the legacy NAME.pt payload, loaded in place of the config
+        if key.endswith(".pt"):  # the legacy NAME.pt payload, loaded in place of the config
             _check_weights_only(rel, read(rel), refuse)
             return
-        if "/" not in leaf and leaf.startswith("weight_" if rel.startswith("data/weights/") else "tensor_"):
+        if "/" not in leaf and leaf.startswith("weight_" if key.startswith("data/weights/") else "tensor_"):
             return  # raw tensor bytes
         if leaf.startswith(("custom_obj_", "opaque_obj_")):
             raise refuse(f"entry {rel!r}", "is a pickled object (constants custom_obj_* and opaque_obj_* are "
                          "unpickled on load), which could run arbitrary code")
         raise refuse(f"entry {rel!r}", "is not part of the layout torch.export.save writes")
-    if rel.startswith("data/sample_inputs/") and rel.endswith(".pt"):
+    if key.startswith("data/sample_inputs/") and key.endswith(".pt"):
         _check_weights_only(rel, read(rel), refuse)
         return
     raise refuse(f"entry {rel!r}", "is not part of the layout torch.export.save writes")
@@ -255,7 +294,7 @@ def _check_payload_config(rel: str, data: bytes, refuse) -> None:
         items = list(config.items())
     except Exception:
         raise refuse(f"entry {rel!r}", "is not a readable payload config") from None
-    constants = rel.endswith("_constants_config.json")
+    constants = rel.lower().endswith("_constants_config.json")
     for fqn, meta in items:
         if not isinstance(meta, dict) or not isinstance(meta.get("path_name"), str):
             raise refuse(f"entry {rel!r}", f"has an unreadable entry for {fqn!r}")

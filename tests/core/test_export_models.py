@@ -269,6 +269,84 @@ def test_duplicate_entries_and_non_archives_are_refused(genuine, tmp_path):
         check_export_archive(str(not_zip))
 
 
+def case_variant_config(genuine, dst, marker):
+    """The reported attack on the check: torch's reader finds entries by name without regard to
+    case, so a second weights config spelled `.JSON`, placed after the genuine one, is what
+    torch reads. The model is named weight_m, so the old check took that entry for raw tensor
+    bytes (data/weights/weight_*) and passed the archive."""
+    rename = {"/models/model.json": "/models/weight_m.json", "/model_": "/weight_m_",
+              "/sample_inputs/model.pt": "/sample_inputs/weight_m.pt"}
+    with zipfile.ZipFile(genuine) as zin, zipfile.ZipFile(dst, "w") as zout:
+        root = zin.namelist()[0].split("/")[0]
+        for info in zin.infolist():
+            name, data = info.filename, zin.read(info.filename)
+            for old, new in rename.items():
+                name = name.replace(old, new)
+            zout.writestr(name, data)
+            if name.endswith("/weight_m_weights_config.json"):
+                config = json.loads(data)
+                first = next(iter(config["config"].values()))
+                first["use_pickle"], first["path_name"] = True, "weight_crafted"
+                zout.writestr(name[:-len(".json")] + ".JSON", json.dumps(config))
+                zout.writestr(f"{root}/data/weights/weight_crafted", pickle.dumps(_CreatesMarker(marker), protocol=2))
+    return dst
+
+
+def test_a_case_variant_entry_runs_code_in_torch_export_load(genuine, tmp_path):
+    """The exploit is real: torch.export.load runs the payload of the `.JSON` entry. (If this
+    fails, torch's reader changed: re-read it before trusting the refusal below.)"""
+    marker = tmp_path / "ran-by-torch"
+    crafted = case_variant_config(genuine, tmp_path / "crafted.pt2", marker)
+    with pytest.raises(Exception):
+        torch.export.load(str(crafted))
+    assert marker.exists()
+
+
+def test_entries_that_differ_only_in_case_are_refused(genuine, tmp_path):
+    marker = tmp_path / "must-not-exist"
+    crafted = case_variant_config(genuine, tmp_path / "crafted.pt2", marker)
+    with pytest.raises(ModelLoadError) as err:
+        load_model(ModelSpec(str(crafted)))
+    assert "weight_m_weights_config.JSON" in str(err.value) and "differ only in case" in str(err.value)
+    assert not marker.exists()
+
+
+def test_an_entry_is_judged_by_the_name_torch_resolves_it_to(genuine, tmp_path):
+    """Alone, an upper-case `.JSON` weights config is what torch reads for `.json`: it is checked
+    as a weights config, and its use_pickle refused."""
+    marker = tmp_path / "must-not-exist"
+
+    def edit(name, data):
+        return None if name.endswith("model_weights_config.json") else data
+
+    crafted = rewrite(genuine, tmp_path / "crafted.pt2", edit)
+    source = rewrite(genuine, tmp_path / "pickled.pt2", use_pickle_weight(marker))
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(crafted, "a") as zout:
+        name = next(n for n in zin.namelist() if n.endswith("model_weights_config.json"))
+        zout.writestr(name.replace("/model_weights_config.json", "/MODEL_weights_config.JSON"),
+                      zin.read(name))
+    with pytest.raises(ModelLoadError) as err:
+        check_export_archive(str(crafted))
+    assert "MODEL_weights_config.JSON" in str(err.value) and "use_pickle" in str(err.value)
+    assert not marker.exists()
+
+
+def test_a_zip_bomb_and_an_archive_too_big_for_memory_are_refused(genuine, tmp_path, monkeypatch):
+    bomb = rewrite(genuine, tmp_path / "bomb.pt2", lambda name, data: data)
+    root = zipfile.ZipFile(genuine).namelist()[0].split("/")[0]
+    with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as zout:
+        zout.writestr(f"{root}/data/weights/weight_9", bytes(64 * 2**20))  # 64 MiB of zeros: ~64 KiB stored
+    with pytest.raises(ModelLoadError, match="zip bomb"):
+        check_export_archive(str(bomb))
+
+    import psutil
+
+    real = psutil.virtual_memory()
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: real._replace(available=4000))
+    with pytest.raises(ModelLoadError, match=r"GiB once inflated.*at most half"):
+        check_export_archive(str(genuine))
+
+
 def test_a_callable_argument_in_the_graph_is_refused(genuine, tmp_path):
     """torch's loader resolves an "as_operator" argument by attribute lookup on torch, so a crafted
     program can pass a Python function (torch.os.getcwd here, harmless) to a higher-order operator
