@@ -81,19 +81,28 @@ class JobArtifacts:
 def resolve(root: str, relative: str) -> str | None:
     """The absolute path of an existing artifact (`relative`, e.g. "graphs/x/0_0.code.py",
     built with JobArtifacts from the config label, never taken from a report) under `root`,
-    or None when it would leave root's artifact folders (.., an absolute path, a symbolic
-    link pointing elsewhere) or does not exist: a report folder may come from anyone, so a
-    view reads only what lies inside it."""
+    or None when it would leave root's artifact folders (.., an absolute path) or does not
+    exist, or when any part of it below `root` is a symbolic link (a linked file, or a linked
+    `compile_log/` folder pointing at /var/log): a report folder may come from anyone, so a
+    view reads only what lies inside it. `root` itself is the folder the user chose."""
     if not root or not relative or os.path.isabs(relative):
         return None
     parts = relative.replace("\\", "/").split("/")
     if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
         return None
-    base = os.path.realpath(os.path.join(root, parts[0]))
+    real_root = os.path.realpath(root)
+    expected = os.path.join(real_root, *parts)
     path = os.path.realpath(os.path.join(root, *parts))
-    if os.path.commonpath([base, path]) != base or not os.path.isdir(base):
-        return None
+    if path != expected or not os.path.isdir(os.path.join(real_root, parts[0])):
+        return None  # a symbolic link somewhere below root (realpath moved the path)
     return path if os.path.exists(path) else None
+
+
+def artifact_folder(root: str, name: str) -> str:
+    """`root`'s artifact folder `name` ("traces", "tlparse", ...) when it is a real folder
+    inside root (not a symbolic link), else ""."""
+    path = resolve(root, name) if name in ARTIFACT_DIRS else None
+    return path if path and os.path.isdir(path) else ""
 
 
 def read_text(root: str, relative: str, max_chars: int = 4_000_000) -> str:
@@ -112,17 +121,32 @@ def read_text(root: str, relative: str, max_chars: int = 4_000_000) -> str:
     return text
 
 
+class ArtifactPathError(OSError):
+    """An artifact folder that is not ours to write into (a symbolic link, or not a folder)."""
+
+
 def make_dirs(root: str, relative_file: str) -> str:
     """Create the folders a file under `root` needs (marking each artifact folder as ours);
-    returns the file's absolute path."""
-    path = os.path.join(root, relative_file)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    top = relative_file.split("/", 1)[0]
-    if top in ARTIFACT_DIRS:
-        marker = os.path.join(root, top, MARKER)
-        if not os.path.exists(marker):
-            with open(marker, "w", encoding="utf-8") as fh:
-                fh.write("written by compile-profiler; removed with the report it belongs to\n")
+    returns the file's absolute path. Refuses (ArtifactPathError) to create or write through a
+    symbolic link below `root`: a folder someone linked elsewhere is never written into."""
+    parts = relative_file.replace("\\", "/").split("/")
+    if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
+        raise ArtifactPathError(f"{relative_file!r} is not a path inside an artifact folder")
+    os.makedirs(root, exist_ok=True)
+    folder = root
+    for part in parts[:-1]:
+        folder = os.path.join(folder, part)
+        if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+            raise ArtifactPathError(f"{folder} is a symbolic link or not a folder; nothing is written through it")
+        if not os.path.exists(folder):
+            os.mkdir(folder)
+    path = os.path.join(root, *parts)
+    if os.path.islink(path):
+        raise ArtifactPathError(f"{path} is a symbolic link; nothing is written through it")
+    marker = os.path.join(root, parts[0], MARKER)
+    if len(parts) > 1 and not os.path.exists(marker):
+        with open(marker, "w", encoding="utf-8") as fh:
+            fh.write("written by compile-profiler; removed with the report it belongs to\n")
     return path
 
 

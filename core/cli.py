@@ -16,7 +16,7 @@ import sys
 from core import events as ev
 from core.config import (VERBOSE_REFUSAL, ConfigError, asks_for_verbose)
 from core.artifacts import JobArtifacts
-from core.compile_log import TLPARSE_MISSING, run_tlparse
+from core.compile_log import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
 from core.report import OutputFolder, ReportError, write_report
 from core.runner import JobRunner, RunListener
 from core.results import JobResult, JobStatus
@@ -103,14 +103,12 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
 
 def run_tlparse_all(results: list[JobResult], root: str) -> None:
     """tlparse's HTML for each config's structured trace, or why not (one line each)."""
+    if tlparse_executable() is None:
+        print(f"tlparse: {TLPARSE_MISSING}", file=sys.stderr)
+        return
     for r in results:
-        arts = JobArtifacts.for_label(r.config.label)
-        problem = run_tlparse(os.path.join(root, arts.torch_trace_dir), os.path.join(root, arts.tlparse_dir))
-        if problem == TLPARSE_MISSING:
-            print(f"tlparse: {problem}", file=sys.stderr)
-            return
-        where = os.path.join(root, arts.tlparse_dir, "index.html")
-        print(f"tlparse {r.config.label}: {problem or where}", file=sys.stderr)
+        index, problem = tlparse_into_report(root, r.config.label)
+        print(f"tlparse {r.config.label}: {problem or index}", file=sys.stderr)
 
 
 def _write(results: list[JobResult], folder: OutputFolder, options: dict, sections: dict | None = None) -> int:

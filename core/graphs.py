@@ -207,7 +207,10 @@ class JobRecording:
 
         root = spec.artifacts_dir
         self.artifacts = JobArtifacts.for_label(spec.config.label)
-        log_path = make_dirs(root, self.artifacts.compile_log) if root else None
+        try:
+            log_path = make_dirs(root, self.artifacts.compile_log) if root else None
+        except OSError:
+            log_path = None  # compile_log/ not ours to write into (a symbolic link): stderr only
         self.log = CompileLog(spec.compile_log, log_path)
         self.trace = TraceRecording(root, self.artifacts, on_graph)
 

@@ -205,7 +205,7 @@ def test_files_of_the_job(known_cost):
 
 
 def test_tlparse_reads_the_structured_trace(known_cost, tmp_path):
-    from core.compile_log import run_tlparse, tlparse_executable
+    from core.compile_log import run_tlparse, tlparse_executable, tlparse_job
 
     if tlparse_executable() is None:
         pytest.skip("tlparse is not installed")
@@ -213,6 +213,10 @@ def test_tlparse_reads_the_structured_trace(known_cost, tmp_path):
     problem = run_tlparse(os.path.join(root, JobArtifacts.for_label("aot_eager").torch_trace_dir), str(tmp_path / "tl"))
     assert problem == ""
     assert (tmp_path / "tl" / "index.html").exists() and (tmp_path / "tl" / "-_1_0_0").is_dir()
+    # the real tlparse never runs over an existing folder (it would need --overwrite, which deletes it)
+    assert "exists already" in run_tlparse(os.path.join(root, "torch_trace", "aot_eager"), str(tmp_path / "tl"))
+    index, problem = tlparse_job(root, "aot_eager")  # the app's: a fresh folder of its own
+    assert problem == "" and os.path.isfile(index) and not index.startswith(root)
 
 
 def test_op_profile_off_and_eager_backend(write_model):

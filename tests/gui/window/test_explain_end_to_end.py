@@ -68,4 +68,5 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     if tlparse_executable() is None:
         assert index == "" and "tlparse" in graphs.header.text()
     else:
-        assert index.startswith(str(tmp_path / "saved")) and os.path.isfile(index) and opened == [index]
+        assert os.path.isfile(index) and opened == [index]  # made fresh, outside the report folder
+        assert not index.startswith(str(tmp_path / "saved"))
