@@ -7,6 +7,9 @@ names, except documentation links that pass `is_documentation_url`. No Qt; any t
 from __future__ import annotations
 
 import html
+import re
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 DOC_HOSTS = ("docs.pytorch.org", "pytorch.org")
@@ -47,3 +50,75 @@ def as_html(text) -> str:
     """Untrusted text as HTML that shows exactly that text (tags, entities and all), line
     breaks kept: for the places that need our own markup around report text."""
     return html.escape("" if text is None else str(text), quote=True).replace("\n", "<br>")
+
+
+# ---------------------------------------------------------------- compile settings from a file
+
+RISKY_WORDS = frozenset((
+    "cxx", "cc", "compiler", "cmd", "command", "flags", "dir", "path", "home", "root", "file", "filename", "hook",
+    "pass", "passes", "fn", "class", "module", "lib", "libs", "url", "upload", "log", "logpath", "output", "worker",
+    "repro", "script", "remote", "debug", "trace", "save", "dump", "profile", "minifier", "shim", "arch"))
+"""Words (between dots and underscores) of a setting's name that say it names a program, a path,
+code or a place torch writes to: `cpp.cxx`, `trace.debug_dir`, `fx_graph_remote_cache`."""
+
+
+@dataclass(frozen=True)
+class RiskySetting:
+    """A compile setting that came from a file and that could name a program, a path or code
+    torch would use: `table` is "torch._dynamo.config" or "inductor option"."""
+
+    table: str
+    key: str
+    value: Any
+    why: str
+
+    def line(self) -> str:
+        return f"{self.table} {self.key} = {self.value!r}: {self.why}"
+
+
+def risky_settings(config) -> list[RiskySetting]:
+    """The dynamo overrides and inductor options of a CompileConfig read from a file (a report
+    anyone could have written) that are not plainly data: a value other than True/False or a
+    number (a string, list, dict or None can name a program, a path, a pattern or code; the
+    inductor option cpp.cxx is the C++ compiler command inductor runs), or a setting whose name
+    says it names a program, a folder, a file or code, or writes debugging files (a trace, a
+    dump, a minifier repro) wherever torch puts them. Such a config must be shown to the user,
+    and run only when they confirm (or without these settings)."""
+    out: list[RiskySetting] = []
+    for table, pairs in (("torch._dynamo.config", config.dynamo_config),
+                         ("inductor option", config.inductor_options)):
+        for key, value in pairs:
+            if not isinstance(value, (bool, int, float)):
+                why = (f"a {type(value).__name__} value, which can name a program, a path or code "
+                       "(only True/False and numbers are plain data)")
+            elif RISKY_WORDS.intersection(re.split(r"[._]", key.lower())):
+                why = "its name says it sets a program, a path, code, or files torch writes"
+            else:
+                continue
+            if key == "cpp.cxx":
+                why = "the C++ compiler command inductor runs; " + why
+            out.append(RiskySetting(table, key, value, why))
+    return out
+
+
+def without_risky_settings(config):
+    """`config` without the settings risky_settings names."""
+    import dataclasses
+
+    risky = {(r.table, r.key) for r in risky_settings(config)}
+    return dataclasses.replace(
+        config,
+        dynamo_config=tuple((k, v) for k, v in config.dynamo_config if ("torch._dynamo.config", k) not in risky),
+        inductor_options=tuple((k, v) for k, v in config.inductor_options if ("inductor option", k) not in risky))
+
+
+def describe_config(config) -> str:
+    """Every setting of a CompileConfig, one per line, as it will run (the app shows this before
+    it runs a config from a file)."""
+    lines = [f"backend = {config.backend!r}", f"mode = {config.mode!r}", f"dynamic = {config.dynamic}",
+             f"fullgraph = {config.fullgraph}"]
+    lines += [f"torch._dynamo.config.{k} = {v!r}" for k, v in config.dynamo_config]
+    lines += [f"inductor option {k} = {v!r}" for k, v in config.inductor_options]
+    if config.compile_optimizer:
+        lines.append("optimizer step compiled too")
+    return "\n".join(lines)

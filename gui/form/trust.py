@@ -69,3 +69,46 @@ def confirm_python_file(parent: QWidget, settings: QSettings, path: str) -> bool
         remember(settings, path)
         return True
     return False
+
+
+RUN, RUN_WITHOUT, CANCEL = "run", "run without", "cancel"
+
+
+def config_notice_box(parent: QWidget, origin: str, to_run: str, risky: list) -> QMessageBox:
+    """The question before a config read from a file runs (see confirm_config_from_file); built
+    apart so that a test can read it without a modal loop."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning if risky else QMessageBox.Icon.Question)
+    box.setWindowTitle("Run this config from a report?")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    where = markup(os.path.basename(origin) or "a report")
+    if risky:
+        items = "".join(f"<li><tt>{markup(r.key)} = {markup(repr(r.value))}</tt> ({markup(r.table)}): "
+                        f"{markup(r.why)}</li>" for r in risky)
+        box.setText(f"This config comes from <b>{where}</b>, and some of its settings could make torch run a "
+                    f"program, read or write a path, or run code:<ul>{items}</ul>Run them only if you trust "
+                    "where the report came from.")
+    else:
+        box.setText(f"This config comes from <b>{where}</b>. It will run as shown below.")
+    box.setInformativeText(f"<p>{markup(origin)}</p><p>What will run:</p><pre>{markup(to_run)}</pre>")
+    box.setProperty("to_run", to_run)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    if risky:
+        box.addButton("Run without them", QMessageBox.ButtonRole.AcceptRole).setObjectName(RUN_WITHOUT)
+        box.addButton("Run with them", QMessageBox.ButtonRole.DestructiveRole).setObjectName(RUN)
+    else:
+        box.addButton("Run", QMessageBox.ButtonRole.AcceptRole).setObjectName(RUN)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+    return box
+
+
+def confirm_config_from_file(parent: QWidget, origin: str, to_run: str, risky: list) -> str:
+    """Ask before running a config read from a report file (`origin`), showing every setting
+    that will run (`to_run`, core.safety.describe_config) and the risky ones
+    (core.safety.risky_settings). RUN, RUN_WITHOUT (the risky settings left out) or CANCEL,
+    the default."""
+    box = config_notice_box(parent, origin, to_run, risky)
+    box.exec()
+    clicked = box.clickedButton()
+    return clicked.objectName() if clicked is not None and clicked.objectName() in (RUN, RUN_WITHOUT) else CANCEL

@@ -14,7 +14,9 @@ import time
 
 from core import events as ev
 from core.models import defines_variants
+from core.safety import describe_config, risky_settings, without_risky_settings
 from core.tune import BudgetListener, Estimator, TuneRun, candidate_specs
+from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file
 
 
 def install(w) -> None:
@@ -52,10 +54,21 @@ def install(w) -> None:
 
 
 def apply_and_rerun(w, label: str, change) -> bool:
-    """Apply core's ConfigChange to the last run's config `label` in the queue and run."""
+    """Apply core's ConfigChange to the last run's config `label` in the queue and run. A
+    config read from a report file is data someone else may have written: the full config
+    that would run is shown first, with the settings that could run a program or code
+    (core.safety.risky_settings), and it runs only as the user confirms (Cancel is the default)."""
     config = next((r.config for r in w.session.results if r.config.label == label), None)
     if config is None or w.controller.busy:
         return False
+    if w.session.origin:
+        risky = risky_settings(config)
+        answer = confirm_config_from_file(w, w.session.origin, describe_config(change.apply(config)), risky)
+        if answer == CANCEL:
+            w.status_label.setText("Apply and re-run cancelled: nothing ran.")
+            return False
+        if answer == RUN_WITHOUT:
+            config = without_risky_settings(config)
     w.config_panel.apply_change(config, change)
     return w.run_profile()
 

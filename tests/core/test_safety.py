@@ -32,3 +32,44 @@ def test_as_html_shows_the_text_itself():
     assert as_html("<img src='x'> & <a href=\"y\">\nz") == \
         "&lt;img src=&#x27;x&#x27;&gt; &amp; &lt;a href=&quot;y&quot;&gt;<br>z"
     assert as_html(None) == ""
+
+
+# ---------------------------------------------------------------- compile settings from a file
+
+
+def test_settings_that_name_programs_paths_or_code_are_flagged():
+    from core.config import CompileConfig
+    from core.safety import describe_config, risky_settings, without_risky_settings
+
+    config = CompileConfig("inductor", inductor_options=(
+        ("cpp.cxx", ["sh", "-c", "touch /tmp/owned"]), ("freezing", True), ("trace.enabled", True),
+        ("fx_graph_remote_cache", True), ("epilogue_fusion", True), ("triton.cudagraphs", False)),
+        dynamo_config=(("allow_rnn", True), ("recompile_limit", 16), ("capture_scalar_outputs", True),
+                       ("repro_after", "dynamo")))
+    flagged = {(r.table, r.key) for r in risky_settings(config)}
+    assert flagged == {("inductor option", "cpp.cxx"), ("inductor option", "trace.enabled"),
+                       ("inductor option", "fx_graph_remote_cache"), ("torch._dynamo.config", "repro_after")}
+    cxx = next(r for r in risky_settings(config) if r.key == "cpp.cxx")
+    assert "C++ compiler command" in cxx.why and "list value" in cxx.why
+    clean = without_risky_settings(config)
+    assert risky_settings(clean) == [] and dict(clean.inductor_options) == {
+        "freezing": True, "epilogue_fusion": True, "triton.cudagraphs": False}
+    assert dict(clean.dynamo_config) == {"allow_rnn": True, "recompile_limit": 16, "capture_scalar_outputs": True}
+    shown = describe_config(config)
+    assert "inductor option cpp.cxx = ['sh', '-c', 'touch /tmp/owned']" in shown and "backend = 'inductor'" in shown
+
+
+def test_a_report_carrying_the_compiler_command_is_read_as_data_and_flagged(tmp_path):
+    """The reported attack: report.json whose job config holds inductor option cpp.cxx."""
+    import json
+
+    from core.report import load_report, write_report
+    from core.safety import risky_settings
+    from tests.core.fakes import fake_result
+
+    write_report([fake_result("inductor")], str(tmp_path), {})
+    doc = json.loads((tmp_path / "report.json").read_text())
+    doc["jobs"][0]["spec"]["config"]["inductor_options"] = {"cpp.cxx": ["sh -c 'touch /tmp/owned'"]}
+    (tmp_path / "report.json").write_text(json.dumps(doc))
+    (result,), _ = load_report(str(tmp_path))
+    assert [r.key for r in risky_settings(result.config)] == ["cpp.cxx"]

@@ -140,3 +140,60 @@ def test_a_reopened_report_decides_at_the_calls_it_was_made_for(qtbot, window, t
     assert "50,000 calls" in (tmp_path / "export" / "recommendation.txt").read_text()
     decision.calls.setValue(7)
     assert open_report(window, saved) and decision.calls.value() == 50_000
+
+
+def _opened_report_with_compiler_command(window, tmp_path):
+    """A report whose inductor config carries cpp.cxx (the C++ compiler command): opened as a file."""
+    crafted = CompileConfig("inductor", inductor_options=(("cpp.cxx", ("sh -c 'touch /tmp/owned'",)),))
+    window.set_model("resnet18")
+    window.config_panel.queue.clear()
+    origin = str(tmp_path / "report.json")
+    window.session.load([measured(crafted, compiled_ms=9.0, seed=1), measured("aot_eager", seed=2)], {},
+                        origin=origin)
+    window.show_tab("decision")
+    card = next(c for c in window.view("decision").card_widgets if c.suggestion.rule == "freezing")
+    return crafted, card
+
+
+def test_apply_and_rerun_of_a_config_from_a_file_asks_and_cancel_runs_nothing(qtbot, window, tmp_path, monkeypatch):
+    from gui.form import trust
+    from gui.window import decide
+
+    asked = []
+    monkeypatch.setattr(decide, "confirm_config_from_file",
+                        lambda parent, origin, to_run, risky: asked.append((origin, to_run, risky)) or trust.CANCEL)
+    crafted, card = _opened_report_with_compiler_command(window, tmp_path)
+    started = _recorder(window)
+    card.buttons[0].click()
+    assert started == [] and window.config_panel.queue.configs == []
+    (origin, to_run, risky), = asked
+    assert origin.endswith("report.json") and [r.key for r in risky] == ["cpp.cxx"]
+    assert "cpp.cxx" in to_run and "freezing = True" in to_run  # the whole config that would run
+
+
+def test_run_without_them_drops_the_risky_settings(qtbot, window, tmp_path, monkeypatch):
+    from gui.form import trust
+    from gui.window import decide
+
+    monkeypatch.setattr(decide, "confirm_config_from_file", lambda *a: trust.RUN_WITHOUT)
+    crafted, card = _opened_report_with_compiler_command(window, tmp_path)
+    started = _recorder(window)
+    card.buttons[0].click()
+    assert len(started) == 1, window.last_error
+    (spec,) = started[0][0]
+    assert dict(spec.config.inductor_options) == {"freezing": True}
+
+
+def test_the_question_shows_the_config_and_defaults_to_cancel(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    from core.safety import describe_config, risky_settings
+    from gui.form.trust import config_notice_box
+
+    crafted = CompileConfig("inductor", inductor_options=(("cpp.cxx", ("sh -c 'x'",)),))
+    box = config_notice_box(window, str(tmp_path / "report.json"), describe_config(crafted), risky_settings(crafted))
+    qtbot.addWidget(box)
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert "C++ compiler command" in box.text() and "cpp.cxx" in box.informativeText()
+    assert [b.text() for b in box.buttons() if b.objectName()] == ["Run without them", "Run with them"]
