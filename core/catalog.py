@@ -2,10 +2,18 @@
 GPU monitor, the dynamo config's settings), read in one call that imports torch.
 
 The app calls `load_catalog` on a background thread so the window shows before torch is
-imported (~2 s here, torchvision another ~1 s). No Qt; any thread.
+imported (~2 s here, torchvision another ~1 s). The timm and Hugging Face names come from a
+helper process (`python -m core.catalog more-models`, see `more_models_command`) and are
+cached per installed versions (`cached_more_models`): the app needs their names, not the
+libraries, and importing those libraries in its process held the GIL for hundreds of
+milliseconds at a time and cost hundreds of MB. No Qt; any thread.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import sys
 import traceback
 from dataclasses import dataclass, field
 
@@ -77,3 +85,92 @@ def load_more_models() -> tuple[str, ...]:
 
     more = load_model_catalogue(("timm", "hf"))
     return tuple(e.source for e in more.entries if e.buildable)
+
+
+MORE_MODELS_PACKAGES = ("timm", "transformers", "torch", "torchvision")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+CACHE_ENV = "COMPILE_PROFILER_CACHE"
+
+
+def cache_folder() -> str:
+    """The folder this product keeps its caches in: $COMPILE_PROFILER_CACHE when set (the
+    tests use their own), else $XDG_CACHE_HOME/compile-profiler or ~/.cache/compile-profiler."""
+    if os.environ.get(CACHE_ENV):
+        return os.environ[CACHE_ENV]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "compile-profiler")
+
+
+def more_models_cache_key() -> str:
+    """What the list of buildable timm and Hugging Face names depends on: the installed
+    versions of those packages (read from their metadata, nothing imported) and our code
+    that decides which models are buildable."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    for name in MORE_MODELS_PACKAGES:
+        try:
+            digest.update(f"{name}={metadata.version(name)};".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=none;".encode())
+    models = os.path.join(ROOT, "core", "models")
+    for name in sorted(os.listdir(models)):
+        if name.endswith(".py"):
+            with open(os.path.join(models, name), "rb") as fh:
+                digest.update(fh.read())
+    return digest.hexdigest()[:16]
+
+
+def _more_models_cache_path() -> str:
+    return os.path.join(cache_folder(), f"model-names-{more_models_cache_key()}.json")
+
+
+def cached_more_models() -> tuple[str, ...] | None:
+    """The timm and Hugging Face names from the cache, or None when there is none for the
+    installed versions (or it is unreadable)."""
+    try:
+        with open(_more_models_cache_path(), encoding="utf-8") as fh:
+            names = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return tuple(names)
+
+
+def write_more_models_cache(names: tuple[str, ...]) -> None:
+    """Keep the names for the next start (atomically; older caches removed). Never raises."""
+    path = _more_models_cache_path()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(list(names), fh)
+        os.replace(tmp, path)
+        for name in os.listdir(os.path.dirname(path)):
+            if name.startswith("model-names-") and name.endswith(".json") and name != os.path.basename(path):
+                os.unlink(os.path.join(os.path.dirname(path), name))
+    except OSError:
+        pass
+
+
+def more_models_command() -> list[str]:
+    """The helper process that prints the timm and Hugging Face names as a JSON list (and
+    caches them); run with the project root as the working directory."""
+    return [sys.executable, "-m", "core.catalog", "more-models"]
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["more-models"]:
+        print("usage: python -m core.catalog more-models", file=sys.stderr)
+        return 2
+    names = load_more_models()
+    write_more_models_cache(names)
+    print(json.dumps(list(names)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

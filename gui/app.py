@@ -138,6 +138,7 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("compile-profiler")
     app.setApplicationName("compile-profiler")
     app.setApplicationDisplayName("compile-profiler")
+    qt_compat.collect_garbage_on_gui_thread()
 
     from gui.window.main_window import MainWindow
     from gui.widgets.theme import apply_chart_theme

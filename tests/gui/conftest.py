@@ -20,6 +20,12 @@ RUN_TIMEOUT_MS = 180_000
 qt_compat.install()  # see gui/qt_compat.py: PySide6 6.12.0 on Python 3.11 leaks references to None
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _gui_thread_garbage_collection(qapp):
+    """As the app does (gui.app.main): garbage is collected on the GUI thread only."""
+    return qt_compat.collect_garbage_on_gui_thread()
+
+
 @pytest.fixture
 def settings(tmp_path):
     from PySide6.QtCore import QSettings
