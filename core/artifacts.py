@@ -187,3 +187,23 @@ def copy_artifacts(source: str, destination: str) -> list[str]:
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(src, dst)
     return skipped
+
+
+def copy_config_artifacts(source: str, destination: str, label: str) -> None:
+    """Copy one config's files (traces, graphs, compile log, structured trace) from the folder
+    `source` into `destination`, reading only what lies inside source's artifact folders (no
+    symbolic link followed) and writing through make_dirs: the app keeps a config's files
+    when its result stays on screen beside a new run's. Missing files are skipped."""
+    a = JobArtifacts.for_label(label)
+    for rel in (a.trace("eager"), a.trace("compiled"), a.compile_log):
+        path = resolve(source, rel)
+        if path and os.path.isfile(path):
+            shutil.copyfile(path, make_dirs(destination, rel))
+    for rel in (a.graphs_dir, a.torch_trace_dir):
+        folder = resolve(source, rel)
+        if not folder or not os.path.isdir(folder):
+            continue
+        for name in os.listdir(folder):
+            path = resolve(source, f"{rel}/{name}")
+            if path and os.path.isfile(path):
+                shutil.copyfile(path, make_dirs(destination, f"{rel}/{name}"))

@@ -8,7 +8,8 @@ import argparse
 import dataclasses
 import os
 
-from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, JobSpec, ModelSpec, make_jobs,
+from core.config import (DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, JobSpec, ModelSpec, iteration_fields,
+                         make_jobs,
                          check_limits,
                          dynamo_config_defaults, expand_configs,
                          inductor_config_defaults, parse_key_values, validate_config)
@@ -33,7 +34,7 @@ SOURCE_HELP = ("a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:r
 COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend/--mode/--dynamic/...
 # What the desktop app's command line takes (its form has these): the same definitions as profile.
 APP_OPTIONS = ("--backend", "--mode", "--dynamic", "--fullgraph", "--dynamo-config", "--sweep-shapes", "--device",
-               "--iters", "--warmup", "--batch-size", "--image-size", "--task", "--optimizer", "--compile-optimizer",
+               "--iters", "--processes", "--warmup", "--batch-size", "--image-size", "--task", "--optimizer", "--compile-optimizer",
                "--seq-len", "--hf-config", "--sweep-batch")
 
 
@@ -80,8 +81,18 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
                        help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
     d = {key: lim.default for key, lim in LIMITS.items()}
     add("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
-    add("--iters", type=int, default=d["iters"],
-                   help=f"timed iterations per side (default {d['iters']}, at most {LIMITS['iters'].high:,.0f})")
+    add("--iters", type=parse_iters, default=AUTO,
+                   help=f"timed calls per side: a number (at most {LIMITS['iters'].high:,.0f}), or auto (the default): "
+                        "blocks of calls until the speedup's 95%% interval is within --precision, or --max-time runs out")
+    add("--precision", type=float, default=d["precision"], metavar="PCT",
+        help=f"--iters auto: stop when the speedup is known within ±PCT %% (default {d['precision']:g})")
+    add("--max-time", type=float, default=d["max_time"], metavar="S",
+        help=f"--iters auto: at most S seconds of timed calls per config, over all its processes "
+             f"(default {d['max_time']:g})")
+    add("--processes", type=int, default=int(d["processes"]), metavar="N",
+        help=f"time each config in N fresh processes (default {d['processes']:g}): one process is one draw, its "
+             "memory layout and placement can shift its speed for its whole life; the speedup's interval "
+             "includes the spread between them (shape and batch sweeps run in one)")
     add("--block", type=int, default=d["block"], metavar="N",
                    help=f"alternate eager and compiled timed calls in blocks of N (default {d['block']}, shortened "
                         "so the sides alternate at least 4 times; 1 = strict "
@@ -154,6 +165,25 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     return p
 
 
+AUTO = "auto"
+
+
+def parse_iters(text: str) -> int | str:
+    """--iters: a whole number, or "auto"."""
+    if str(text).strip().lower() == AUTO:
+        return AUTO
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--iters takes a whole number or auto, not {text!r}") from None
+
+
+def iteration_settings(args: argparse.Namespace) -> dict:
+    """The JobSpec fields of --iters/--precision/--max-time/--processes, checked."""
+    return iteration_fields(None if args.iters == AUTO else args.iters, args.precision, args.max_time,
+                            args.processes)
+
+
 def parse_batch_sizes(text: str) -> tuple[int, ...]:
     """"1,8,32" → (1, 8, 32): whole numbers within --batch-size's range, each once."""
     try:
@@ -191,8 +221,9 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     from core.models import defines_variants
     from core.models import ModelLoadError, check_source, normalize_source, source_kind
 
-    check_limits(warmup=args.warmup, iters=args.iters, block=args.block, batch_size=args.batch_size,
+    check_limits(warmup=args.warmup, block=args.block, batch_size=args.batch_size,
                  image_size=args.image_size, threads=args.threads, timeout=args.timeout, seq_len=args.seq_len)
+    iterations = iteration_settings(args)
     _check_source_options(args, source_kind(args.model))
     if args.sweep_shapes and not defines_variants(args.model):
         raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
@@ -232,7 +263,7 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
                    for c in configs]
     for cfg in configs:
         validate_config(cfg, device)
-    return make_jobs(model, configs, warmup=args.warmup, iters=args.iters, device=args.device, threads=args.threads,
+    return make_jobs(model, configs, warmup=args.warmup, **iterations, device=args.device, threads=args.threads,
                      inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
                      block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log,
                      task=task, optimizer=getattr(args, "optimizer", "sgd"), sweep_batch=sweep_batch)

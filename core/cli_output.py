@@ -22,32 +22,58 @@ class Progress(RunListener):
     """Progress on stderr: a tqdm bar per job on a terminal (phase in the description,
     calls as the count), one line per phase otherwise (logs, CI), nothing with --quiet."""
 
+    LINE_EVERY_S = 5.0  # without a bar: the benchmark's narrowing interval at most this often
+
     def __init__(self, quiet: bool = False, bar: bool | None = None):
         self.quiet = quiet
         self.use_bar = (sys.stderr.isatty() if bar is None else bar) and not quiet
         self.bar = None
         self._label = ""
+        self._last_line = (0.0, "")
+        self._held = ""  # a narrowing-interval line not printed yet (at most one every LINE_EVERY_S)
 
     def on_job_started(self, index: int, total: int, spec: JobSpec) -> None:
         self._label = f"[{index}/{total}] {spec.config.label}"
         if self.use_bar:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * spec.iters,
-                            desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
+            planned = spec.planned_calls()
+            count = None if planned is None else spec.timed_processes() * (
+                spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * planned)
+            self.bar = tqdm(total=count, desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True,
+                            leave=True)
         elif not self.quiet:
             print(f"{self._label}: starting", file=sys.stderr, flush=True)
 
     def on_event(self, event: ev.Event) -> None:
+        import time
+
         if isinstance(event, ev.PhaseChanged):
             if self.bar is not None:
-                self.bar.set_description(f"{self._label}: {event.phase}")
+                detail = event.detail if event.phase == "benchmark" and " calls a side, speedup " in event.detail \
+                    else event.phase
+                self.bar.set_description(f"{self._label}: {detail}")
             elif not self.quiet:
+                now, (last, phase) = time.monotonic(), self._last_line
+                if phase == event.phase == "benchmark" and now - last < self.LINE_EVERY_S:
+                    self._held = event.detail  # said when the phase ends: the interval reached
+                    return
+                self._flush_held()
+                self._last_line = (now, event.phase)
                 print(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
             self.bar.update(len(event.samples))
+        elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
+            print(f"{self._label}: process {event.process + 1} failed: {event.reason}", file=sys.stderr, flush=True)
+
+    def _flush_held(self) -> None:
+        if self._held:
+            print(f"{self._label}: {self._held}", file=sys.stderr, flush=True)
+            self._held = ""
 
     def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
+        if not self.quiet and self.bar is None:
+            self._flush_held()
         status = {ev.JobCompleted: JobStatus.COMPLETED, ev.JobFailed: JobStatus.FAILED,
                   ev.JobCancelled: JobStatus.CANCELLED}[type(terminal)]
         if self.bar is not None:
@@ -78,6 +104,7 @@ def print_summary(results: list[JobResult]) -> None:
             print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
                   f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
                   f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+        print(f"  timing: {r.quality().line()}")
         if s["accuracy"]:
             errors = (f" (max abs error {_fmt(s['max_abs_error'], '.3g')}, max rel error "
                       f"{_fmt(s['max_rel_error'], '.3g')}, cosine {_fmt(s['cosine'], '.6f')})"

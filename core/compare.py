@@ -12,7 +12,9 @@ the compiled side is judged against the eager side of its own run instead (the s
 falling by more than the threshold with the speedups' 95% intervals apart), so a machine that
 is slower or busier as a whole (a shared CI runner) does not read as a regression; a change
 that slows eager and compiled alike (in torch, say) then passes too, and the verdict says so. The exit code is 1
-when any config regressed, so the command can gate CI. Reports from a different torch
+when any config regressed, so the command can gate CI, and 3 when none regressed but the
+speed of some config could not be judged (a report with no timed calls, or a timing graded
+unusable by core.quality: the verdict says CANNOT TELL); a noisy timing is warned about. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
 difference. No Qt; `compare_reports` is what the app calls.
 """
@@ -27,10 +29,12 @@ from typing import Any
 import numpy as np
 
 from core.paths import display_path
+from core.quality import NOISY, UNUSABLE
 from core.results import JobResult, JobStatus
 from core.stats import _bootstrap_medians
 
 DEFAULT_THRESHOLD_PCT = 5.0
+CANNOT_TELL_EXIT = 3  # no regression found, but some config's speed could not be judged
 ENVIRONMENT_KEYS = (("torch", "torch version"), ("device", "device"), ("device_name", "device model"),
                     ("threads", "thread count"), ("cuda_version", "CUDA version"))
 COMPARE_COLUMNS = [
@@ -77,6 +81,7 @@ class ConfigComparison:
     regression: bool = False
     verdict: str = ""
     relative: bool = False  # judged by --relative (the compiled side against eager)
+    cannot_tell: bool = False  # its speed could not be judged (no calls, or an unusable timing)
 
     def row(self) -> dict[str, Any]:
         """compare.csv's row."""
@@ -169,6 +174,11 @@ class Comparison:
     def regressed(self) -> bool:
         return any(c.regression for c in self.configs)
 
+    @property
+    def undecided(self) -> list[str]:
+        """The configs whose speed could not be judged (no regression found in them either)."""
+        return [c.config for c in self.configs if c.cannot_tell]
+
 
 def median_interval(values, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """(median, 95% low, 95% high) by bootstrap (core.stats' bounded resampling)."""
@@ -259,21 +269,24 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
     added = tuple(v for k, v in new_breaks.items() if k not in old_breaks)
     removed = tuple(v for k, v in old_breaks.items() if k not in new_breaks)
     threshold = threshold_pct / 100.0
-    problems, notes = [], []
+    problems, notes, unknown = [], [], []
     if base.status == JobStatus.COMPLETED and new.status != JobStatus.COMPLETED:
         problems.append(f"{new.status} now ({new.failure_reason})")
     acc_b, acc_n = base.accuracy_verdict(), new.accuracy_verdict()
     if acc_n is not None and acc_n.status == "fail" and (acc_b is None or acc_b.status != "fail"):
         problems.append(f"accuracy fails now: {acc_n.reason}")
-    judged = relative and _judge_relative(base, new, threshold, problems, notes)
-    if relative and not judged:
+    timing = _timing_problem(base, new)  # a busy machine or no calls: the speed is not judged
+    if timing:
+        unknown.append(timing)
+    judged = not timing and relative and _judge_relative(base, new, threshold, problems, notes)
+    if relative and not judged and not timing:
         notes.append("no speedup in both reports to judge compiled against eager: judged on its own")
-    if compiled is not None:
+    if compiled is not None and not timing:
         if judged:
             notes.append(f"absolute: compiled {100 * compiled.change:+.1f}%")
         else:
             _judge_compiled(compiled, threshold, problems, notes)
-    if eager is not None and abs(eager.change) > threshold and not eager.overlap:
+    if eager is not None and not timing and abs(eager.change) > threshold and not eager.overlap:
         notes.append(f"eager {100 * eager.change:+.1f}%" + (" too (the machine or torch changed? --relative judges "
                                                             "compiled against eager)" if not judged else ""))
     if added:
@@ -282,9 +295,58 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
         notes.append(f"{len(removed)} graph break{'s' if len(removed) > 1 else ''} removed")
     if len(new.recompiles) != len(base.recompiles):
         notes.append(f"recompiles {len(base.recompiles)} → {len(new.recompiles)}")
-    verdict = ("REGRESSION: " + "; ".join(problems + notes)) if problems else ("ok: " + "; ".join(notes or ["same"]))
+    if problems:
+        verdict = "REGRESSION: " + "; ".join(problems + unknown + notes)
+    elif unknown:
+        verdict = "CANNOT TELL: " + "; ".join(unknown + notes)
+    else:
+        verdict = "ok: " + "; ".join(notes or ["same"])
     return ConfigComparison(label, base, new, compiled, eager, added, removed, bool(problems), verdict,
-                            relative=judged)
+                            relative=judged, cannot_tell=bool(unknown) and not problems)
+
+
+def _timing_problem(base: JobResult, new: JobResult) -> str:
+    """Why the speed of a config cannot be compared ("" when it can): a report with no timed
+    calls on a side, or a timing graded unusable (core.quality)."""
+    for name, r in (("the baseline", base), ("the new report", new)):
+        no_calls = not len(r.latencies("eager")) or not len(r.latencies("compiled"))
+        if r.status == JobStatus.COMPLETED and not r.variants and no_calls:
+            return f"{name} has no timed calls for it, so its speed is not compared"
+        quality = r.quality()
+        if quality.grade == UNUSABLE:
+            return f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; " \
+                   "re-run it on a quiet machine"
+    return ""
+
+
+def change_effect(before: JobResult, after: JobResult, what: str) -> str:
+    """The measured effect of an applied change (`what`, e.g. "freezing"), "before" and
+    "after" being two jobs of this machine: the compiled median and the speedup, each change
+    said to be beyond the noise only when the 95% intervals are apart; "cannot tell" when
+    either timing was unusable; compile time when it moved."""
+    head = f"{what}: {before.config.label} → {after.config.label}"
+    if after.status != JobStatus.COMPLETED:
+        return f"{head}: the new config did not complete ({after.failure_reason or after.status})."
+    timing = _timing_problem(before, after).replace("the baseline", "the earlier run").replace(
+        "the new report", "the new run")
+    parts = []
+    compiled = _median_change(before, after, "compiled")
+    if timing:
+        parts.append(f"cannot tell ({timing})")
+    elif compiled is not None:
+        noise = "within the noise" if compiled.overlap else "beyond the noise"
+        parts.append(f"compiled {compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms ({100 * compiled.change:+.1f}%, "
+                     f"{noise})")
+        b, n = before.summary(), after.summary()
+        if b["speedup"] and n["speedup"]:
+            rel = _relative_change(b, n)
+            apart = rel is not None and not rel[1]
+            parts.append(f"speedup {b['speedup']:.2f}x → {n['speedup']:.2f}x ("
+                         f"{'intervals apart' if apart else 'intervals overlap'})")
+    cb, cn = before.summary()["compile_time_s"], after.summary()["compile_time_s"]
+    if cb is not None and cn is not None:
+        parts.append(f"compile {cb:.1f} s → {cn:.1f} s")
+    return f"{head}: " + "; ".join(parts) + "."
 
 
 def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
@@ -311,6 +373,12 @@ def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResul
         warnings.append(f"the reports profile different models ({', '.join(sorted(models))})")
     warnings += [f"baseline: {w}" for w in base_header.get("warnings", [])]
     warnings += [f"new: {w}" for w in new_header.get("warnings", [])]
+    for name, results in (("baseline", base), ("new", new)):
+        for r in results:
+            quality = r.quality()
+            if quality.grade == NOISY:
+                warnings.append(f"{name}: the timing of {r.config.label} was noisy ({quality.reasons[0]}); "
+                                "small changes in it may be noise")
     return Comparison(configs, tuple(warnings), threshold_pct, relative)
 
 
@@ -361,5 +429,10 @@ def main(argv: list[str]) -> int:
     regressed = [c.config for c in result.configs if c.regression]
     if regressed:
         print(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}", file=sys.stderr)
-    return 1 if regressed else 0
+        return 1
+    if result.undecided:  # a gate must not pass what it could not judge
+        print(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit code "
+              f"{CANNOT_TELL_EXIT}", file=sys.stderr)
+        return CANNOT_TELL_EXIT
+    return 0
 

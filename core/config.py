@@ -49,7 +49,31 @@ LIMITS: dict[str, Limit] = {
     "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
     "op_profile": Limit("--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few "
                         "dozen calls give stable figures"),
+    # One process is one draw: a process's memory layout and placement can shift its speed for
+    # its whole life (docs/BENCHMARKS.md "One process is one draw"), so each config is timed in
+    # several fresh processes, as pyperf does (20 by default there; 3 here keeps a run short).
+    "processes": Limit("--processes", 1, 50, 3, "each process imports torch and compiles again"),
+    # --iters auto: timed blocks until the speedup's 95% interval is within ±precision % ...
+    "precision": Limit("--precision", 0.1, 50, 2),
+    # ... or the benchmark has run this long (seconds per config, over all its processes).
+    "max_time": Limit("--max-time", 1, 24 * 3600, 60, "a day"),
 }
+AUTO_ITERS_CAP = int(LIMITS["iters"].high)  # --iters auto: the most calls a side may get
+
+
+def iteration_fields(iters: int | None, precision_pct: float | None = None, max_time_s: float | None = None,
+                     processes: int | None = None) -> dict[str, Any]:
+    """The JobSpec fields of how a job times calls: `iters` a number of calls a side, or None
+    for auto (until the speedup is known within ±precision_pct %, or max_time_s has run out),
+    in `processes` fresh processes; None takes LIMITS' default. Checked against LIMITS (the
+    command lines and the app's form alike)."""
+    precision = LIMITS["precision"].default if precision_pct is None else precision_pct
+    max_time = LIMITS["max_time"].default if max_time_s is None else max_time_s
+    processes = int(LIMITS["processes"].default) if processes is None else processes
+    check_limits(iters=iters, precision=precision, max_time=max_time, processes=processes)
+    return {"iters": AUTO_ITERS_CAP if iters is None else int(iters),
+            "precision_pct": float(precision) if iters is None else None,
+            "max_time_s": float(max_time), "processes": int(processes)}
 
 
 def check_limits(**values: float | None) -> None:
@@ -190,12 +214,44 @@ class JobSpec:
     # "inference" or "training" (core.training: forward, loss, backward, optimizer step per call)
     task: str = "inference"
     optimizer: str = "sgd"  # training: sgd or adamw
-    # Batch sizes to sweep against one compiled model (core.batch_sweep); empty: no sweep.
+    # Batch sizes to sweep against one compiled model (core.sweep); empty: no sweep.
     sweep_batch: tuple[int, ...] = ()
+    # How many fresh processes time this config (the front ends default to
+    # LIMITS["processes"]); the first also compiles cold, checks accuracy and profiles ops,
+    # the others only time (core.runner starts them one after another).
+    processes: int = 1
+    # Which of them this child is (set by the runner for the processes after the first).
+    repeat: int = 0
+    # --iters auto: time blocks until the speedup's 95% interval is within ±precision_pct %
+    # (None: exactly `iters` calls a side) or max_time_s of benchmark (over all processes).
+    precision_pct: float | None = None
+    max_time_s: float = float(LIMITS["max_time"].default)
+    # "Apply and re-run": (the suggestion's rule, the config it changed, the change) that made
+    # this job's config; empty for a config the user chose.
+    applied: tuple[str, ...] = ()
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
         return self.device == "cuda" and self.config.records_cudagraphs
+
+    @property
+    def auto_iters(self) -> bool:
+        """--iters auto: run until the precision is reached (see precision_pct)."""
+        return self.precision_pct is not None
+
+    def fixed_calls(self) -> int:
+        """The calls a side where a job times a fixed number (each variant of a sweep, an
+        eager-only benchmark): `iters`, or with --iters auto the default number."""
+        return int(LIMITS["iters"].default) if self.auto_iters else self.iters
+
+    def planned_calls(self) -> int | None:
+        """Timed calls a side per process, when fixed (None for --iters auto: until precise)."""
+        return None if self.auto_iters else self.iters
+
+    def timed_processes(self) -> int:
+        """The processes that really time this job: sweeps run in one (each process would
+        have to sweep every variant again)."""
+        return 1 if self.sweep_shapes or self.sweep_batch else max(1, self.processes)
 
     def warmup_calls(self, side: str) -> int:
         """How many warm-up calls the job makes on `side`: CUDA graphs record on the first

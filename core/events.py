@@ -49,12 +49,15 @@ SIDES = ("eager", "compiled")
 
 @dataclass(frozen=True)
 class LatencySample:
-    """One timed call: `side` is "eager" or "compiled"; `iteration` counts from 0."""
+    """One timed call: `side` is "eager" or "compiled"; `iteration` counts from 0 in its
+    process; `process` is which of the job's fresh processes measured it (0: the first, which
+    also compiled cold; see JobSpec.processes)."""
 
     side: str
     iteration: int
     latency_ms: float
     warmup: bool = False
+    process: int = 0
 
     @classmethod
     def from_dict(cls, d: dict) -> "LatencySample":
@@ -62,7 +65,8 @@ class LatencySample:
         side = d["side"] if "side" in d else d["phase"]
         if side not in SIDES:
             raise ValueError(f"sample side must be one of {', '.join(SIDES)}, not {side!r}")
-        return cls(side, int(d["iteration"]), float(d["latency_ms"]), bool(d.get("warmup", False)))
+        return cls(side, int(d["iteration"]), float(d["latency_ms"]), bool(d.get("warmup", False)),
+                   int(d.get("process", 0)))
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,10 @@ class MemoryPeak:
 
 @dataclass(frozen=True)
 class ResourceSample:
-    """A reading of the job's process taken from outside it (by the runner) at `t_s`."""
+    """A reading of the job's process taken from outside it (by the runner) at `t_s`.
+    `cpu_percent` is the job's processes' CPU use (100 = one core busy); `machine_cpu_percent`
+    the whole machine's on the same scale (so the rest of the machine used the difference);
+    `process` which of the job's processes ran (JobSpec.processes)."""
 
     t_s: float
     phase: str
@@ -199,6 +206,15 @@ class ResourceSample:
     rss_mb: float
     gpu_util_percent: float | None = None
     gpu_mem_mb: float | None = None
+    machine_cpu_percent: float | None = None
+    process: int = 0
+
+    @property
+    def others_cores(self) -> float | None:
+        """Cores the rest of the machine kept busy meanwhile (never below 0)."""
+        if self.machine_cpu_percent is None:
+            return None
+        return max(0.0, (self.machine_cpu_percent - self.cpu_percent) / 100.0)
 
 
 @dataclass(frozen=True)
@@ -507,12 +523,15 @@ class JobStarted(Event):
 @dataclass(frozen=True)
 class PhaseChanged(Event):
     """The job entered `phase` (one of PHASES); `detail` says what it is doing in words;
-    `step` of `steps` (from 1) counts within the phase where it has parts (sweep variants)."""
+    `step` of `steps` (from 1) counts within the phase where it has parts (sweep variants;
+    seconds of an --iters auto benchmark's time); `process` is which of the job's processes
+    (JobSpec.processes) is at it."""
 
     phase: str = ""
     detail: str = ""
     step: int = 0
     steps: int = 0
+    process: int = 0
 
 
 @dataclass(frozen=True)
@@ -591,6 +610,17 @@ class MemoryMeasured(Event):
 @dataclass(frozen=True)
 class ResourceSampled(Event):
     sample: ResourceSample | None = None
+
+
+@dataclass(frozen=True)
+class ProcessEnded(Event):
+    """A further process of the job (JobSpec.processes; `process` counts from 1 here) ended:
+    "completed", or "failed" with its reason (what the job's other processes measured stays)."""
+
+    process: int = 0
+    status: str = ""
+    reason: str = ""
+    wall_time_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -59,11 +59,18 @@ class _Job:
     def emit(self, event_type, **fields) -> None:
         self._emit(event_type(self.spec.job_id, **fields))
 
+    @property
+    def process_note(self) -> str:
+        """"process 2 of 3: " for the processes after the first (JobSpec.processes)."""
+        spec = self.spec
+        return f"process {spec.repeat + 1} of {spec.timed_processes()}: " if spec.repeat else ""
+
     def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:
         self.flush()
         self.poll_capture()
         self.phase = phase
-        self.emit(ev.PhaseChanged, phase=phase, detail=detail, step=step, steps=steps)
+        self.emit(ev.PhaseChanged, phase=phase, detail=self.process_note + detail, step=step, steps=steps,
+                  process=self.spec.repeat)
 
     def poll_capture(self) -> None:
         """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
@@ -75,6 +82,8 @@ class _Job:
     # ---- latency samples: written to the sample log at once (survives a crash), sent as
     # events in batches so sending never sits inside a timed call
     def record(self, sample: ev.LatencySample) -> None:
+        if self.spec.repeat:
+            sample = ev.LatencySample(sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat)
         self._log.write(sample)
         self._pending.append(sample)
         if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
@@ -127,6 +136,9 @@ class _Job:
         with grad:
             loaded = self.load()
             self.run_eager(loaded)
+            if spec.repeat:  # a further process of the job: it only times (core.runner)
+                self.run_repeat(loaded)
+                return
             if not loaded.compile_supported:
                 self.run_eager_only_benchmark(loaded)
                 self.emit(ev.AccuracyChecked, accuracy=ev.AccuracyResult(
@@ -199,6 +211,30 @@ class _Job:
             self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
         self.end_memory_phase("eager")
 
+    def run_repeat(self, loaded: LoadedModel) -> None:
+        """A further fresh process of the job (JobSpec.processes): compile again (the caches
+        are warm now), warm up and time, as the first process did; no capture, files,
+        accuracy check or op profile (the first process has them)."""
+        torch, spec = self.torch, self.spec
+        if not loaded.compile_supported:
+            self.run_eager_only_benchmark(loaded)
+            return
+        with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+            self.enter("compile", f"compiling with {spec.config.label} again in a fresh process")
+            compiled = self._compile_plain(loaded.model)
+            self.timed(compiled, loaded.inputs, self._step_marker())
+            self.run_compiled_warmup(compiled, loaded)
+            self.benchmark(loaded, compiled)
+        self.flush()
+
+    def _compile_plain(self, model):
+        if self.steps is not None:
+            compiled = self.compiled_module = self.torch.compile(self.steps.module, **self.spec.config.compile_kwargs())
+            if self.spec.config.compile_optimizer:
+                self.steps.compile_optimizer(self.spec.config.compile_kwargs())
+            return self.steps.step(compiled, "compiled")
+        return self.torch.compile(model, **self.spec.config.compile_kwargs())
+
     def make_compiled(self, model):
         torch = self.torch
         compile_metrics.reset_compile_state()
@@ -211,12 +247,7 @@ class _Job:
             from core.graphs import JobRecording
 
             self.recording = JobRecording(self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g))
-        if self.steps is not None:  # training: compile the module; the step around it stays Python
-            compiled = self.compiled_module = torch.compile(self.steps.module, **self.spec.config.compile_kwargs())
-            if self.spec.config.compile_optimizer:
-                self.steps.compile_optimizer(self.spec.config.compile_kwargs())
-            return self.steps.step(compiled, "compiled")
-        return torch.compile(model, **self.spec.config.compile_kwargs())
+        return self._compile_plain(model)  # training: the module compiled, the step around it Python
 
     def first_call(self, compiled, inputs) -> tuple[float, list]:
         """Time a call that may compile; returns (seconds, the compilation metrics it added).
@@ -281,13 +312,64 @@ class _Job:
 
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
         spec = self.spec
+        calls = {"eager": (loaded.model, self._eager_before()), "compiled": (compiled, self._step_marker())}
+        if spec.auto_iters:
+            self.benchmark_until_precise(loaded, calls)
+            return
         self.enter("benchmark", f"{spec.iters} timed iterations per side, "
                                 f"{describe_alternation(spec.iters, spec.block_size)}")
-        calls = {"eager": (loaded.model, self._eager_before()), "compiled": (compiled, self._step_marker())}
         timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
         for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
             fn, before = calls[side]
             record(Sample(side, i, timed(fn, inputs, before)))
+        self.flush()
+
+    def benchmark_until_precise(self, loaded: LoadedModel, calls: dict) -> None:
+        """--iters auto: alternate blocks of eager and compiled calls until the speedup's 95%
+        interval (of this process's calls) is within ±precision_pct %, or this process's share
+        of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
+        interval as it narrows (between blocks, never inside a timed call)."""
+        from core.config import AUTO_ITERS_CAP
+        from core.stats import speedup
+
+        spec = self.spec
+        budget = spec.max_time_s / spec.timed_processes()
+        block = max(1, spec.block_size)
+        target = spec.precision_pct
+        self.enter("benchmark", f"timing blocks of {block} calls a side until the speedup is known within "
+                                f"±{target:g}% (at most {budget:.0f} s)")
+        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        times: dict[str, list[float]] = {"eager": [], "compiled": []}
+        start = time.perf_counter()
+        last_check = last_report = start
+        i = 0
+        while i < AUTO_ITERS_CAP:
+            stop = min(AUTO_ITERS_CAP, i + block)
+            for side in ("eager", "compiled"):
+                fn, before = calls[side]
+                for j in range(i, stop):
+                    ms = timed(fn, inputs, before)
+                    times[side].append(ms)
+                    record(Sample(side, j, ms))
+            i = stop
+            now = time.perf_counter()
+            if i < MIN_ALTERNATIONS * block and now - start < budget:
+                continue
+            if now - last_check < 0.25 and now - start < budget:
+                continue  # the interval is recomputed at most 4 times a second
+            last_check = now
+            sp = speedup(times["eager"], times["compiled"], resamples=400)
+            half = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
+            done = half <= target or now - start >= budget
+            if done or now - last_report >= 1.0:
+                last_report = now
+                self.emit(ev.PhaseChanged, phase="benchmark", detail=(
+                    f"{self.process_note}{i} calls a side, speedup {sp.value:.3f}x [{sp.ci_low:.3f}-{sp.ci_high:.3f}]"
+                    f" ±{half:.1f}% (target ±{target:g}%), {now - start:.0f} of {budget:.0f} s"),
+                    step=int(now - start) if not done else int(budget), steps=max(1, int(budget)),
+                    process=spec.repeat)
+            if done:
+                break
         self.flush()
 
     def sweep(self, loaded: LoadedModel):
@@ -349,7 +431,8 @@ class _Job:
             timed(compiled, inputs, before)
         times = {"eager": [], "compiled": []}
         calls = {"eager": (eager, self._eager_before()), "compiled": (compiled, before)}
-        for side, _ in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
+        iters = spec.fixed_calls()
+        for side, _ in alternating(iters, effective_block(iters, spec.block_size)):
             fn, step = calls[side]
             times[side].append(timed(fn, inputs, step))
             self.check_stop()
@@ -426,8 +509,9 @@ class _Job:
 
     def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
         spec = self.spec
-        self.enter("benchmark", f"{spec.iters} timed eager iterations (compiling not supported: {loaded.note})")
-        for i in range(spec.iters):
+        iters = spec.fixed_calls()
+        self.enter("benchmark", f"{iters} timed eager iterations (compiling not supported: {loaded.note})")
+        for i in range(iters):
             self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
         self.flush()
 

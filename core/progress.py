@@ -20,17 +20,23 @@ def sweep_progress(result) -> tuple[int, int]:
 
 
 def job_fraction(result) -> float:
-    """How far one job is, 0..1, from its phase and timed iterations."""
+    """How far one job is, 0..1, from its phase and timed iterations, over its processes
+    (each an equal share)."""
     if result.ended:
         return 1.0
+    processes = result.spec.timed_processes()
     start = PHASE_START.get(result.phase, 0.0)
-    if result.phase == "benchmark" and result.spec.iters:
-        done = result.samples.count("compiled")
-        return start + (PHASE_START["accuracy"] - start) * min(1.0, done / result.spec.iters)
-    if result.phase == "sweep":
+    within = start
+    planned = result.spec.planned_calls()
+    if result.phase == "benchmark" and result.phase_steps:  # --iters auto: seconds of its time
+        within = start + (PHASE_START["accuracy"] - start) * min(1.0, result.phase_step / result.phase_steps)
+    elif result.phase == "benchmark" and planned:
+        done = len(result.samples.by_process("compiled").get(result.phase_process, ()))
+        within = start + (PHASE_START["accuracy"] - start) * min(1.0, done / planned)
+    elif result.phase == "sweep":
         done, total = sweep_progress(result)
-        return start + (PHASE_START["accuracy"] - start) * (done / total if total else 0.0)
-    return start
+        within = start + (PHASE_START["accuracy"] - start) * (done / total if total else 0.0)
+    return min(1.0, (result.phase_process + within) / processes)
 
 
 def describe(results) -> tuple[float, str]:
@@ -48,8 +54,14 @@ def describe(results) -> tuple[float, str]:
         return 1.0, ", ".join(f"{n} {s}" for s, n in ended.items() if n) or "done"
     number = results.index(current) + 1
     text = f"job {number}/{total} · {current.config.label} · {current.phase or 'starting'}"
-    if current.phase == "benchmark":
-        text += f" {current.samples.count('compiled')}/{current.spec.iters}"
+    if current.spec.timed_processes() > 1:
+        text += f" (process {current.phase_process + 1}/{current.spec.timed_processes()})"
+    if current.phase == "benchmark" and current.spec.planned_calls():
+        done = len(current.samples.by_process("compiled").get(current.phase_process, ()))
+        text += f" {done}/{current.spec.planned_calls()}"
+    elif current.phase == "benchmark" and " calls a side, speedup " in current.phase_detail:
+        detail = current.phase_detail  # the interval as it narrows, without the process prefix
+        text += " · " + (detail.split(": ", 1)[-1] if detail.startswith("process ") else detail)
     elif current.phase == "sweep":
         done, steps = sweep_progress(current)
         text += f" {done}/{steps} shapes"

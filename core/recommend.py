@@ -24,9 +24,13 @@ import numpy as np
 from core.codegen import compile_code, eager_code
 from core.config import CompileConfig
 from core.events import AccuracyStatus, JobStatus
+from core.quality import UNUSABLE
 
 DEFAULT_CALLS = 10_000
 NOT_COMPILED = "not compiled"
+CANNOT_TELL = "cannot tell"
+RERUN_ADVICE = ("re-run on a quiet machine (close other programs), with more --processes or a tighter --precision "
+                "and a longer --max-time")
 REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
 
 
@@ -49,6 +53,18 @@ class Option:
     eligible: bool = True
     why_not: str = ""
     accuracy: str = ""
+    timing: str = ""  # the job's measurement-quality grade (core.quality)
+    timing_reason: str = ""
+
+    @property
+    def measurably_faster(self) -> bool:
+        """The speedup's 95% interval lies above 1."""
+        return self.config is not None and self.speedup_ci_low > 1.0
+
+    @property
+    def judged(self) -> bool:
+        """Its timing may carry a verdict (not unusable)."""
+        return self.timing != UNUSABLE
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -59,11 +75,14 @@ class Option:
 @dataclass(frozen=True)
 class Recommendation:
     """The decision for `calls` expected calls. `config` is None when not compiling is best
-    (or nothing could be costed: `confidence` "none"). `sentence` says what and why in one
-    sentence; `confidence` is "clear" (ahead of every other option beyond the noise),
-    "indistinguishable" (tied within the noise with `tied`; the cheapest compile chosen),
-    "only option" (no config may be chosen: not compiling is all that is left) or "none"
-    (nothing measured). `code` is the ready-to-paste torch.compile call (core.codegen)."""
+    (or nothing could be decided). `sentence` says what and why in one sentence;
+    `confidence` is "clear" (ahead of every other option beyond the noise),
+    "indistinguishable" (compiled configs tied within the noise with `tied`, all ahead of
+    eager; the cheapest compile chosen), "only option" (no config may be chosen: not
+    compiling is all that is left), CANNOT_TELL (the measurements cannot decide: eager is
+    within the noise of the best compiled config, or their timing was unusable; `rerun` says
+    what a re-run needs) or "none" (nothing measured). `code` is the ready-to-paste
+    torch.compile call (core.codegen); empty when nothing was decided."""
 
     calls: int
     choice: str
@@ -76,6 +95,8 @@ class Recommendation:
     memory_delta_mb: float | None = None
     code: str = ""
     options: tuple[Option, ...] = field(default_factory=tuple)
+    rerun: str = ""  # why a re-run could decide what this one cannot ("" when it decided)
+    unjudged: tuple[str, ...] = ()  # configs whose timing was unusable, so not weighed
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -140,6 +161,9 @@ def _sweep_per_call(variants, resamples: int = 1000) -> tuple[float, float, floa
     return eager / n, compiled / n, eager / compiled, float(low), float(high)
 
 
+NOTHING_COMPILED = "nothing was compiled (dynamo skipped every frame, so it ran eagerly)"
+
+
 def _why_not(result) -> str:
     if result.status != JobStatus.COMPLETED:
         return f"it did not complete ({result.failure_reason or result.status})"
@@ -148,7 +172,20 @@ def _why_not(result) -> str:
         return f"its outputs differ from eager: {accuracy.reason}"
     if result.config.backend in REFERENCE_BACKENDS:
         return f"backend {result.config.backend} is a debugging reference, not a way to speed a model up"
+    if compiled_nothing(result):
+        return NOTHING_COMPILED
     return ""
+
+
+def compiled_nothing(result) -> bool:
+    """Dynamo made no graph for this job (every frame skipped or run eagerly): its "compiled"
+    calls were eager calls, and any difference from eager is noise."""
+    c = result.compile
+    if c is None:
+        return False
+    if result.variants:
+        return c.graph_count == 0 and not any(v.compiles for v in result.variants[1:])
+    return c.graph_count == 0
 
 
 def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
@@ -168,32 +205,76 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
         why = _why_not(r) or ("measured on the shape sweep's inputs, not the example inputs the others ran"
                               if workload and r.variants else "")
         accuracy = r.accuracy_verdict()
+        quality = r.quality()
         options.append(Option(r.config.label, r.config, compile_s, eager_ref / sp, sp, low, high,
                               cost(sp), cost(high), cost(low), eligible=not why, why_not=why,
-                              accuracy=accuracy.status if accuracy else ""))
+                              accuracy=accuracy.status if accuracy else "", timing=quality.grade,
+                              timing_reason="; ".join(quality.reasons)))
     return options
 
 
 def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
-    """The best option for `calls` expected calls (see the module docstring)."""
+    """The best option for `calls` expected calls (see the module docstring). Never a firm
+    verdict from a timing graded unusable (core.quality) or from totals within the noise of
+    not compiling: those say CANNOT_TELL, why, and what a re-run needs."""
     calls = max(1, int(calls))
     options = options_for(results, calls)
     if not options:
         return Recommendation(calls, "", None, "No recommendation: no config has both an eager and a compiled "
-                              "time (every job failed or was cancelled before its benchmark).", "none")
-    eligible = [o for o in options if o.eligible]
+                              "time (every job failed or was cancelled before its benchmark).", "none",
+                              rerun="a run whose jobs reach their benchmark")
+    eager = options[0]
+    compiled = [o for o in options if o.config is not None]
+    unjudged = [o for o in compiled if o.eligible and not o.judged]
+    eligible = [eager] + [o for o in compiled if o.eligible and o.judged]
+    unjudged_note = _unjudged_note(unjudged)
+    if len(eligible) == 1 and unjudged:
+        return Recommendation(
+            calls, "", None, f"Cannot tell which settings to ship: {unjudged_note[2:]}.", CANNOT_TELL,
+            rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
+    if len(eligible) == 1 and not _decides_without(compiled):
+        measured = ", ".join(f"{o.label} ({o.why_not})" for o in compiled[:3])
+        return Recommendation(
+            calls, "", None, f"Cannot tell whether compiling pays off: no compiled config was measured that could be "
+            f"chosen ({measured}).", CANNOT_TELL, rerun="profile an inductor config (tune: a longer --budget)",
+            options=tuple(options))
     best = min(eligible, key=lambda o: o.total_s)
     tied = [o for o in eligible if o is not best and o.total_low_s <= best.total_high_s
             and best.total_low_s <= o.total_high_s]
     chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
     others = [o for o in [best, *tied] if o is not chosen]
     by_label = {r.config.label: r for r in results}
+    if chosen.config is None and others:  # eager within the noise of a compiled config
+        rival = min(others, key=lambda o: o.total_s)
+        sentence = (f"Cannot tell whether compiling pays off at {calls:,} calls: the best compiled config, "
+                    f"{rival.label} ({rival.speedup:.2f}x per call [95% CI {rival.speedup_ci_low:.2f}-"
+                    f"{rival.speedup_ci_high:.2f}]), is within the noise of not compiling ("
+                    f"{_duration(rival.total_s)} against {_duration(eager.total_s)}). Not compiling costs nothing "
+                    f"meanwhile; a longer or quieter run can decide{unjudged_note}.")
+        return Recommendation(calls, NOT_COMPILED, None, sentence, CANNOT_TELL, tuple(o.label for o in others),
+                              rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
     confidence = "indistinguishable" if others else "clear" if len(eligible) > 1 else "only option"
     return Recommendation(
-        calls, chosen.label, chosen.config, _sentence(chosen, others, eligible, options, calls),
+        calls, chosen.label, chosen.config, _sentence(chosen, others, eligible, options, calls) + unjudged_note,
         confidence, tuple(o.label for o in others),
-        _break_even(chosen, options[0]), *_memory(by_label.get(chosen.label)),
-        code=_code(chosen, by_label.get(chosen.label), results), options=tuple(options))
+        _break_even(chosen, eager), *_memory(by_label.get(chosen.label)),
+        code=_code(chosen, by_label.get(chosen.label), results), options=tuple(options),
+        rerun=RERUN_ADVICE if unjudged else "", unjudged=tuple(o.label for o in unjudged))
+
+
+def _decides_without(compiled: list[Option]) -> bool:
+    """With no compiled config left to choose, not compiling is still a decision when some
+    compiled config was measured and ruled out for what it did (outputs that differ from
+    eager, nothing compiled), not merely left unmeasured or used as a reference."""
+    return any(o.accuracy == AccuracyStatus.FAIL.value or o.why_not == NOTHING_COMPILED for o in compiled)
+
+
+def _unjudged_note(unjudged: list[Option]) -> str:
+    if not unjudged:
+        return ""
+    names = "; ".join(f"{o.label} ({o.timing_reason.split('; ')[0]})" for o in unjudged[:3])
+    return (f"; not judged, their timing was unusable: {names}; {RERUN_ADVICE}" if len(unjudged) > 1 else
+            f"; not judged, its timing was unusable: {names}; {RERUN_ADVICE}")
 
 
 def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], options: list[Option], calls: int) -> str:
@@ -205,12 +286,7 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
             excluded = [o for o in options if o.config is not None]
             why = "; ".join(f"{o.label}: {o.why_not}" for o in excluded[:3])
             return f"Do not compile: no config can be recommended ({why})." if why else "Do not compile."
-        rival = min(compiled, key=lambda o: o.total_s)
-        if tied:
-            return (f"Do not compile: per call no config is measurably faster than eager ({rival.label}: "
-                    f"{rival.speedup:.2f}x [95% CI {rival.speedup_ci_low:.2f}-{rival.speedup_ci_high:.2f}]), "
-                    f"so not compiling, which costs no compile time, is chosen; {at} eager takes "
-                    f"{_duration(eager.total_s)}.")
+        rival = min(compiled, key=lambda o: o.total_s)  # ahead of eager beyond the noise (ties cannot tell)
         return (f"Do not compile: {at} eager takes {_duration(eager.total_s)} in all, the best compiled config, "
                 f"{rival.label}, {_duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
                 f"{rival.per_call_ms:.3f} ms a call, {rival.speedup:.2f}x).")
@@ -236,8 +312,9 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
 
 
 def _break_even(chosen: Option, eager: Option) -> float | None:
+    """Calls after which the compile has paid for itself; only for a speedup measurably above 1."""
     saving = eager.per_call_ms - chosen.per_call_ms
-    if chosen.config is None or saving <= 0:
+    if chosen.config is None or saving <= 0 or not chosen.measurably_faster:
         return None
     return chosen.compile_time_s * 1000.0 / saving
 

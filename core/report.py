@@ -20,6 +20,7 @@ import numpy as np
 
 from core.artifacts import existing_artifact_dirs, remove_artifacts
 from core.explain_tables import explain_tables
+from core.quality import QUALITY_COLUMNS
 from core.results import STAT_FIELDS, JobResult
 from core.stats import median_or_none
 from core.sweep import items_per_s
@@ -32,7 +33,7 @@ READABLE_VERSIONS = (1, 2)
 SUMMARY_COLUMNS = [
     "config", "model", "backend", "mode", "dynamic", "fullgraph", "device", "status", "failure_reason",
     *[f"{phase}_{name}_ms" for phase in ("eager", "compiled") for name in STAT_FIELDS],
-    "speedup", "speedup_ci_low", "speedup_ci_high",
+    "speedup", "speedup_ci_low", "speedup_ci_high", *QUALITY_COLUMNS,
     "accuracy", "accuracy_reason", "max_abs_error", "max_rel_error", "cosine",
     "compile_time_s", "cache_state",
     "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s", "task", "forward_compile_s", "backward_compile_s",
@@ -44,11 +45,12 @@ SUMMARY_COLUMNS = [
     "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",
     "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
 ]
-LATENCY_COLUMNS = ["config", "side", "iteration", "latency_ms"]
+LATENCY_COLUMNS = ["config", "side", "process", "iteration", "latency_ms"]
 GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "frame_skipped",
                        "eager_function", "user_file", "user_line", "compile_id", "cost_ms_per_call", "explanation",
                        "hints", "doc_url"]
-RESOURCE_COLUMNS = ["config", "t_s", "phase", "cpu_percent", "rss_mb", "gpu_util_percent", "gpu_mem_mb"]
+RESOURCE_COLUMNS = ["config", "t_s", "phase", "process", "cpu_percent", "machine_cpu_percent", "rss_mb",
+                    "gpu_util_percent", "gpu_mem_mb"]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
 VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "outcome", "recompiled", "recompile_reason",
                    "compiles",
@@ -131,13 +133,14 @@ def _latency_csv(parts):
     from core.events import SIDES
 
     yield ",".join(LATENCY_COLUMNS) + "\n"
-    for label, side, iteration, latency_ms in parts:
+    for label, side, process, iteration, latency_ms in parts:
         prefix = csv_text(["c"], [{"c": label}]).split("\n", 1)[1].rstrip("\n")  # quoted, formula-safe
         for start in range(0, len(latency_ms), LATENCY_CHUNK_ROWS):
             stop = start + LATENCY_CHUNK_ROWS
             names = np.array(SIDES, dtype=object)[side[start:stop]]
-            yield "".join(f"{prefix},{n},{i},{v!r}\n" for n, i, v in
-                          zip(names.tolist(), iteration[start:stop].tolist(), latency_ms[start:stop].tolist()))
+            yield "".join(f"{prefix},{n},{p},{i},{v!r}\n" for n, p, i, v in
+                          zip(names.tolist(), process[start:stop].tolist(), iteration[start:stop].tolist(),
+                              latency_ms[start:stop].tolist()))
 
 
 def report_tables(results: list[JobResult]) -> dict:
@@ -148,12 +151,14 @@ def report_tables(results: list[JobResult]) -> dict:
         label = r.config.label
         cols = r.samples.columns()
         timed = ~cols["warmup"]
-        latency.append((label, cols["side"][timed], cols["iteration"][timed], cols["latency_ms"][timed]))
+        latency.append((label, cols["side"][timed], cols["process"][timed], cols["iteration"][timed],
+                        cols["latency_ms"][timed]))
         breaks += [{"config": label, **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:]
                                         if k not in ("hints", "cost_ms_per_call")},
                     "hints": " | ".join(g.hints), "cost_ms_per_call": (cost := r.break_cost(g)) and cost.cost_ms_per_call}
                    for g in r.graph_breaks]
-        resources += [{"config": label, "t_s": s.t_s, "phase": s.phase, "cpu_percent": s.cpu_percent,
+        resources += [{"config": label, "t_s": s.t_s, "phase": s.phase, "process": s.process,
+                       "cpu_percent": s.cpu_percent, "machine_cpu_percent": s.machine_cpu_percent,
                        "rss_mb": s.rss_mb, "gpu_util_percent": s.gpu_util_percent, "gpu_mem_mb": s.gpu_mem_mb}
                       for s in r.resources]
         recompiles += [{"config": label, "function": c.function, "location": c.location,

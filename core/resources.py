@@ -63,13 +63,15 @@ class GpuMonitor:
 class ProcessSampler:
     """Samples a process and its children (inductor's compile workers count too)."""
 
-    def __init__(self, pid: int, gpu: GpuMonitor | None = None, t0: float | None = None):
+    def __init__(self, pid: int, gpu: GpuMonitor | None = None, t0: float | None = None, process: int = 0):
         self._proc = psutil.Process(pid)
         self._gpu = gpu
         self._t0 = time.monotonic() if t0 is None else t0
+        self._process = process
         self._known: dict[int, psutil.Process] = {pid: self._proc}
         for p in self._known.values():
             p.cpu_percent(None)  # prime: the first reading of cpu_percent is meaningless
+        self._machine = MachineCpu()
 
     def known_processes(self) -> list[psutil.Process]:
         """Every process of the job seen so far (the job and its descendants), so that the
@@ -90,6 +92,7 @@ class ProcessSampler:
             except psutil.Error:
                 continue
         util, gpu_mem = self._gpu.read({p.pid for p in procs}) if self._gpu else (None, None)
+        machine = self._machine.read()
         return ResourceSample(
             t_s=round(time.monotonic() - self._t0, 4),
             phase=phase,
@@ -97,7 +100,35 @@ class ProcessSampler:
             rss_mb=round(rss / MB, 2),
             gpu_util_percent=util,
             gpu_mem_mb=None if gpu_mem is None else round(gpu_mem, 2),
+            machine_cpu_percent=None if machine is None else round(machine, 1),
+            process=self._process,
         )
+
+
+class MachineCpu:
+    """The whole machine's CPU use between two readings, on the per-process scale (100 = one
+    core busy), from the kernel's CPU times; each reader keeps its own baseline (psutil's
+    module-level cpu_percent would be shared by every sampler)."""
+
+    def __init__(self):
+        self._last = self._times()
+
+    @staticmethod
+    def _times():
+        try:
+            t = psutil.cpu_times()
+        except Exception:  # noqa: BLE001 - a platform without it: no machine reading
+            return None
+        idle = t.idle + getattr(t, "iowait", 0.0)
+        return sum(t) - idle, sum(t)
+
+    def read(self) -> float | None:
+        now = self._times()
+        last, self._last = self._last, now
+        if now is None or last is None or now[1] <= last[1]:
+            return None
+        cores = psutil.cpu_count() or 1
+        return max(0.0, min(100.0 * cores, 100.0 * cores * (now[0] - last[0]) / (now[1] - last[1])))
 
 
 def memory_limit_mb() -> float:

@@ -14,7 +14,7 @@ from core import events as ev
 from core.config import CompileConfig, JobSpec
 from core.paths import display_path
 from core.samples import SampleStore
-from core.stats import LatencyStats, break_even_iterations, speedup, summarize
+from core.stats import LatencyStats, break_even_iterations, process_speedups, speedup_over_processes, summarize
 
 JobStatus = ev.JobStatus
 
@@ -29,6 +29,7 @@ class JobResult:
     phase_detail: str = ""
     phase_step: int = 0
     phase_steps: int = 0
+    phase_process: int = 0  # which of the job's processes is at `phase`
     failure_reason: str = ""
     failure_detail: str = ""
     environment: dict = field(default_factory=dict)
@@ -44,8 +45,10 @@ class JobResult:
     accuracy: ev.AccuracyResult | None = None
     graphs: list[ev.CompiledGraph] = field(default_factory=list)
     op_profile: ev.OpProfile | None = None
+    processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
+    _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def job_id(self) -> str:
@@ -80,6 +83,7 @@ class JobResult:
         elif isinstance(event, ev.PhaseChanged):
             self.phase, self.phase_detail = event.phase, event.detail
             self.phase_step, self.phase_steps = event.step, event.steps
+            self.phase_process = event.process
         elif isinstance(event, ev.ModelLoaded):
             self.model_info = event
         elif isinstance(event, ev.LatencyMeasured):
@@ -104,6 +108,8 @@ class JobResult:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
             self.resources.append(event.sample)
+        elif isinstance(event, ev.ProcessEnded):
+            self.processes_ended.append(event)
         elif isinstance(event, ev.JobCompleted):
             self.status, self.wall_time_s = JobStatus.COMPLETED, event.wall_time_s
         elif isinstance(event, ev.JobFailed):
@@ -198,6 +204,7 @@ class JobResult:
             "speedup": sp and sp.value,
             "speedup_ci_low": sp.ci_low if sp and ci else None,
             "speedup_ci_high": sp.ci_high if sp and ci else None,
+            **self.quality(ci).columns(),
             **self._accuracy_columns(),
             "compile_time_s": compile_s,
             "cache_state": c.cache_state if c else None,
@@ -328,14 +335,38 @@ class JobResult:
                 "cosine": a and a.cosine}
 
     def _speedup(self, eager, compiled, ci: bool):
-        """The speedup, its bootstrap computed once per sample count (a report writes the
-        summary twice; the app refreshes it on every redraw)."""
-        if not ci:
-            return speedup(eager, compiled, resamples=0)
+        """The speedup over the job's processes (core.stats.speedup_over_processes; one process:
+        the ratio of medians), its interval computed once per sample count (a report writes
+        the summary twice; the app refreshes it on every redraw)."""
         key = (len(eager), len(compiled))
-        if self._speedup_cache is None or self._speedup_cache[0] != key:
-            self._speedup_cache = (key, speedup(eager, compiled))
-        return self._speedup_cache[1]
+        if ci and self._speedup_cache is not None and self._speedup_cache[0] == key:
+            return self._speedup_cache[1]
+        by_e, by_c = self.samples.by_process("eager"), self.samples.by_process("compiled")
+        value = speedup_over_processes(by_e, by_c, resamples=2000 if ci else 0)
+        if ci:
+            self._speedup_cache = (key, value)
+        return value
+
+    def process_speedups(self) -> dict[int, float]:
+        """Each timing process's own speedup (process index → eager median / compiled median)."""
+        return process_speedups(self.samples.by_process("eager"), self.samples.by_process("compiled"))
+
+    def summary_speedup(self, ci: bool = True):
+        """The speedup with its 95% interval (None without calls on both sides)."""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        if not len(eager) or not len(compiled):
+            return None
+        return self._speedup(eager, compiled, ci)
+
+    def quality(self, ci: bool = True):
+        """How far the timing can be trusted (core.quality.MeasurementQuality); `ci=False`
+        leaves out the interval's precision (live refreshes). Computed once per state."""
+        from core.quality import grade
+
+        key = (ci, len(self.samples), len(self.resources), len(self.variants), self.status)
+        if self._quality_cache is None or self._quality_cache[0] != key:
+            self._quality_cache = (key, grade(self, ci))
+        return self._quality_cache[1]
 
     def _memory_ratio(self) -> float | None:
         """eager peak / compiled peak: the allocator's on CUDA (as PyTorch's runner reports
@@ -369,6 +400,9 @@ class JobResult:
             "accuracy": dataclasses.asdict(self.accuracy) if self.accuracy else None,
             "graphs": [dataclasses.asdict(g) for g in self.graphs],
             "op_profile": dataclasses.asdict(self.op_profile) if self.op_profile else None,
+            "processes_ended": [{k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"}
+                                for p in self.processes_ended],
+            "quality": self.quality().to_dict(),
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
             "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
@@ -447,6 +481,8 @@ class JobResult:
             graphs=[build(ev.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
             op_profile=(build(ev.OpProfile, d["op_profile"], f"{where}.op_profile")
                         if d.get("op_profile") else None),
+            processes_ended=[build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
+                             for i, p in enumerate(items("processes_ended"))],
             wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
         )
 

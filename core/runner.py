@@ -90,7 +90,7 @@ class _Watch:
     def __init__(self, spec: JobSpec, result: JobResult | None):
         self.spec, self.result = spec, result
         self.phase = ""
-        self.samples = 0
+        self.samples = 0  # timed samples received from the current process
         self.recent_rss: collections.deque = collections.deque(maxlen=15)  # 3 s at 5 Hz
 
     def see(self, event: ev.Event) -> None:
@@ -198,22 +198,24 @@ class JobRunner:
                 terminal = ev.JobCancelled(spec.job_id, phase="queue")
                 return watch.result
             started = time.monotonic()
-            try:
-                child = self._take_child()
-                child.send(spec)
-            except OSError as exc:
-                terminal = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}",
-                                        phase="start-up")
-                return watch.result
-            sampler = None
-            try:
-                sampler = ProcessSampler(child.proc.pid, self._gpu, t0=started)
-            except Exception:
-                pass  # the child may already be gone; its exit is reported below
-            try:
-                terminal = self._watch(spec, child, sampler, watch, started)
-            finally:
-                terminal = self._finish(spec, child, sampler, watch, terminal)
+            terminal = self._run_process(spec, watch, started)
+            # One process is one draw: the further processes of the job time it again, fresh.
+            for k in range(1, spec.timed_processes()):
+                if not isinstance(terminal, ev.JobCompleted):
+                    break
+                watch.samples = 0
+                t0 = time.monotonic()
+                repeat = replace(spec, repeat=k, artifacts_dir=None, op_profile_calls=0)
+                ended = self._run_process(repeat, watch, started, t0)
+                wall = time.monotonic() - t0
+                if isinstance(ended, ev.JobCancelled):
+                    terminal = ended
+                    break
+                reason = ended.reason if isinstance(ended, ev.JobFailed) else ""
+                self._emit(watch, ev.ProcessEnded(spec.job_id, process=k, status=(
+                    "completed" if isinstance(ended, ev.JobCompleted) else "failed"), reason=reason,
+                    wall_time_s=round(wall, 3)))
+                terminal = ev.JobCompleted(spec.job_id, wall_time_s=terminal.wall_time_s + wall)
             return watch.result
         finally:
             if terminal is not None:
@@ -222,6 +224,31 @@ class JobRunner:
                 if isinstance(terminal, ev.JobCancelled):
                     self._cancel_honoured()
             self._set_status(state=RunnerState.IDLE, job_id="", phase="")
+
+    def _run_process(self, spec: JobSpec, watch: _Watch, t_zero: float, started: float | None = None) -> ev.Event:
+        """One process of a job (the first, or a further one when spec.repeat): start it,
+        watch it, finish it; returns its terminal event. `t_zero` is the job's start (the
+        resource readings' clock), `started` this process's (its timeout's)."""
+        started = t_zero if started is None else started
+        try:
+            child = self._take_child()
+            child.send(spec)
+        except OSError as exc:
+            return ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
+        sampler = None
+        try:
+            sampler = ProcessSampler(child.proc.pid, self._gpu, t0=t_zero, process=spec.repeat)
+        except Exception:
+            pass  # the child may already be gone; its exit is reported below
+        terminal = None
+        try:
+            terminal = self._watch(spec, child, sampler, watch, started)
+        finally:
+            terminal = self._finish(spec, child, sampler, watch, terminal)
+        return terminal
+
+    # What a further process of a job reports (the first has told everything else already).
+    REPEAT_EVENTS = (ev.PhaseChanged, ev.LatencyMeasured, ev.ResourceSampled)
 
     def _watch(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, started: float) -> ev.Event:
         """Forward the child's events until its terminal event, a cancel, a timeout or its end."""
@@ -266,6 +293,8 @@ class JobRunner:
                 self._set_status(state=RunnerState.RUNNING)
             if isinstance(event, ev.PhaseChanged):
                 self._set_status(phase=event.phase)
+            if spec.repeat and not isinstance(event, self.REPEAT_EVENTS):
+                continue
             self._emit(watch, event)
 
     def _finish(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, terminal) -> ev.Event:

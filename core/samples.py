@@ -1,8 +1,8 @@
 """Timed calls of a job, stored compactly, and the file that keeps them safe from a crash.
 
 `SampleStore` holds a job's latency samples as numpy columns (side, iteration, warm-up flag,
-latency) instead of one Python object per call: a million samples take 14 MB and their
-statistics read straight from the arrays.
+latency, process) instead of one Python object per call: a million samples take 16 MB and
+their statistics read straight from the arrays.
 
 `SampleLog` is the child's side of a durable record: every timed call is appended to a file
 with one `write()` (16 bytes) as soon as it is measured, outside the timed region. The page
@@ -21,10 +21,12 @@ import numpy as np
 
 from core.events import SIDES, LatencySample
 
-_RECORD = struct.Struct("<BBxxId")  # side, warm-up, padding, iteration, latency_ms
+_RECORD = struct.Struct("<BBHId")  # side, warm-up, process, iteration, latency_ms
 RECORD_SIZE = _RECORD.size  # 16 bytes
 _SIDE_CODE = {side: i for i, side in enumerate(SIDES)}
-_COLUMNS = (("side", np.uint8), ("iteration", np.uint32), ("warmup", np.bool_), ("latency_ms", np.float64))
+_COLUMNS = (("side", np.uint8), ("iteration", np.uint32), ("warmup", np.bool_), ("latency_ms", np.float64),
+            ("process", np.uint16))
+_OPTIONAL = {"process"}  # columns a report may lack (written before they existed): zeros
 
 
 class SampleStore:
@@ -45,9 +47,9 @@ class SampleStore:
         return self._n > 0
 
     def __iter__(self) -> Iterator[LatencySample]:
-        side, it, wu, lat = (self._cols[name][: self._n] for name, _ in _COLUMNS)
+        side, it, wu, lat, proc = (self._cols[name][: self._n] for name, _ in _COLUMNS)
         for i in range(self._n):
-            yield LatencySample(SIDES[side[i]], int(it[i]), float(lat[i]), bool(wu[i]))
+            yield LatencySample(SIDES[side[i]], int(it[i]), float(lat[i]), bool(wu[i]), int(proc[i]))
 
     def __getitem__(self, index: int) -> LatencySample:
         if index < 0:
@@ -56,7 +58,7 @@ class SampleStore:
             raise IndexError(index)
         c = self._cols
         return LatencySample(SIDES[c["side"][index]], int(c["iteration"][index]), float(c["latency_ms"][index]),
-                             bool(c["warmup"][index]))
+                             bool(c["warmup"][index]), int(c["process"][index]))
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
@@ -78,15 +80,18 @@ class SampleStore:
             side=np.fromiter((_SIDE_CODE[s.side] for s in samples), np.uint8, len(samples)),
             iteration=np.fromiter((s.iteration for s in samples), np.uint32, len(samples)),
             warmup=np.fromiter((s.warmup for s in samples), np.bool_, len(samples)),
-            latency_ms=np.fromiter((s.latency_ms for s in samples), np.float64, len(samples)))
+            latency_ms=np.fromiter((s.latency_ms for s in samples), np.float64, len(samples)),
+            process=np.fromiter((s.process for s in samples), np.uint16, len(samples)))
 
-    def extend_columns(self, side, iteration, warmup, latency_ms) -> None:
+    def extend_columns(self, side, iteration, warmup, latency_ms, process=None) -> None:
         n = len(latency_ms)
-        if not (len(side) == len(iteration) == len(warmup) == n):
+        if process is None:
+            process = np.zeros(n, np.uint16)
+        if not (len(side) == len(iteration) == len(warmup) == len(process) == n):
             raise ValueError("sample columns differ in length")
         self._reserve(n)
         for name, values in (("side", side), ("iteration", iteration), ("warmup", warmup),
-                             ("latency_ms", latency_ms)):
+                             ("latency_ms", latency_ms), ("process", process)):
             self._cols[name][self._n: self._n + n] = values
         self._n += n
 
@@ -111,9 +116,27 @@ class SampleStore:
         mask = (c["side"] == _SIDE_CODE[side]) & (c["warmup"] == warmup)
         return c["iteration"][mask], c["latency_ms"][mask]
 
+    def select_processes(self, side: str, warmup: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(iterations, latencies, processes) of one side's warm-up or timed calls."""
+        c = self.columns()
+        mask = (c["side"] == _SIDE_CODE[side]) & (c["warmup"] == warmup)
+        return c["iteration"][mask], c["latency_ms"][mask], c["process"][mask]
+
     def count(self, side: str, warmup: bool = False) -> int:
         c = self.columns()
         return int(np.count_nonzero((c["side"] == _SIDE_CODE[side]) & (c["warmup"] == warmup)))
+
+    def processes(self) -> list[int]:
+        """The processes that measured timed calls, in order (just [0] for one process)."""
+        c = self.columns()
+        return sorted(int(p) for p in np.unique(c["process"][~c["warmup"]]))
+
+    def by_process(self, side: str) -> dict[int, np.ndarray]:
+        """Each process's timed latencies (ms) of one side, in measured order."""
+        c = self.columns()
+        mask = self._mask(side, False)
+        procs, lat = c["process"][mask], c["latency_ms"][mask]
+        return {int(p): lat[procs == p] for p in np.unique(procs)}
 
     # ---- serialisation: base64 of little-endian columns, ~19 bytes of JSON per sample
     def to_json(self) -> dict:
@@ -138,6 +161,8 @@ class SampleStore:
             raise ValueError(f"samples.count must be a whole number, not {n!r}")
         cols = {}
         for name, dtype in _COLUMNS:
+            if name in _OPTIONAL and name not in doc:
+                continue
             raw = base64.b64decode(doc[name], validate=True)
             values = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<"))
             if len(values) != n:
@@ -159,8 +184,8 @@ class SampleLog:
 
     def write(self, sample: LatencySample) -> None:
         if self._fd is not None:
-            os.write(self._fd, _RECORD.pack(_SIDE_CODE[sample.side], sample.warmup, sample.iteration,
-                                            sample.latency_ms))
+            os.write(self._fd, _RECORD.pack(_SIDE_CODE[sample.side], sample.warmup, sample.process,
+                                            sample.iteration, sample.latency_ms))
 
     def close(self) -> None:
         if self._fd is not None:
@@ -178,6 +203,6 @@ def read_sample_log(path: str, skip: int = 0) -> list[LatencySample]:
     except OSError:
         return []
     whole = len(data) - len(data) % RECORD_SIZE
-    return [LatencySample(SIDES[side], iteration, latency, bool(warmup))
-            for side, warmup, iteration, latency in _RECORD.iter_unpack(data[:whole])
+    return [LatencySample(SIDES[side], iteration, latency, bool(warmup), process)
+            for side, warmup, process, iteration, latency in _RECORD.iter_unpack(data[:whole])
             if side < len(SIDES)]

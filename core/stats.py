@@ -82,6 +82,54 @@ def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Spee
     return Speedup(point, float(low), float(high))
 
 
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 50: 2.009}
+"""Student's t, two-sided 95%, by degrees of freedom (the table's next lower entry is used)."""
+
+
+def t_975(dof: int) -> float:
+    return T_975[max(k for k in T_975 if k <= max(1, dof))]
+
+
+def speedup_over_processes(eager_by_process: dict, compiled_by_process: dict, resamples: int = 2000,
+                           seed: int = 0) -> Speedup | None:
+    """The speedup of a config timed in several fresh processes (one process is one draw: its
+    memory layout and placement can shift its speed for its whole life).
+
+    Point: the geometric mean of the processes' speedups (eager median / compiled median in
+    each). Interval: the wider of (a) a stratified bootstrap (each process resampled within
+    itself, as `speedup` does for one), the noise of the calls, and (b) Student's t interval of
+    the processes' log speedups, the spread between processes (with 3 processes t = 4.3, so
+    processes that disagree widen it a lot, as they should). One process: `speedup` itself."""
+    pairs = [(np.asarray(eager_by_process[p], float), np.asarray(compiled_by_process[p], float))
+             for p in sorted(eager_by_process) if p in compiled_by_process]
+    pairs = [(e, c) for e, c in pairs if e.size and c.size]
+    if not pairs:
+        return None
+    if len(pairs) == 1:
+        return speedup(*pairs[0], resamples=resamples, seed=seed)
+    logs = np.array([np.log(np.median(e) / np.median(c)) for e, c in pairs])
+    point = float(np.exp(logs.mean()))
+    if resamples <= 0:
+        return Speedup(point, float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    boot = np.mean([np.log(_bootstrap_medians(e, float(np.median(e)), resamples, rng)
+                           / _bootstrap_medians(c, float(np.median(c)), resamples, rng)) for e, c in pairs], axis=0)
+    low, high = np.exp(np.percentile(boot, [2.5, 97.5]))
+    half = t_975(len(pairs) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(pairs))
+    return Speedup(point, float(min(low, np.exp(logs.mean() - half))), float(max(high, np.exp(logs.mean() + half))))
+
+
+def process_speedups(eager_by_process: dict, compiled_by_process: dict) -> dict[int, float]:
+    """Each process's own speedup (eager median / compiled median)."""
+    out = {}
+    for p in sorted(eager_by_process):
+        e, c = np.asarray(eager_by_process[p], float), np.asarray(compiled_by_process.get(p, ()), float)
+        if e.size and c.size and np.median(c) > 0:
+            out[p] = float(np.median(e) / np.median(c))
+    return out
+
+
 def _bootstrap_medians(values: np.ndarray, median: float, resamples: int, rng) -> np.ndarray:
     """`resamples` bootstrap medians of `values` (m-out-of-n and rescaled when large)."""
     n = values.size

@@ -14,8 +14,16 @@ re-run" (`change.apply(config)` gives the CompileConfig to queue). Rules:
   mode, with torch's reason (core.capture records it) and what to change in the model;
 - `compile_cache`: compile time dominates the total at the expected calls → the FX-graph and
   AOTAutograd caches, `torch.compiler.save_cache_artifacts`;
-- `time_outside_graphs`: compiled is slower and the op profile (core.op_profile) shows most
-  of a call outside compiled graphs, or a large share in guard checks.
+- `time_outside_graphs`: compiled is measurably slower and the op profile (core.op_profile)
+  shows most of a call outside compiled graphs, or a large share in guard checks;
+- `fullgraph_failed`: a fullgraph=True compile failed on a graph break.
+
+Advice comes only from evidence of this run: each suggestion states its `premise` (what
+this run measured that makes it apply), and a rule that needs the timing stays silent when
+the job's timing was unusable (core.quality) or its speedup is within the noise. No figure
+measured elsewhere is ever cited. `suggest` ranks what blocks compilation first (a skipped
+frame's hint such as allow_rnn, a fullgraph failure, the recompile limit), then the rest by
+the time each explains per call (`explains_ms`).
 
 No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
 torch is importable).
@@ -38,12 +46,6 @@ from core.results import UNLOGGED_CUDAGRAPH_SKIP
 # (sometimes in backquotes); the value is a bool or a whole number.
 HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)`?\s*=\s*`?(True|False|-?\d+)\b")
 SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")
-# Measured here (docs: ../shared/FACTS.md): resnet18, batch 1, CPU, 2 threads.
-# Measured (docs/BENCHMARKS.md "Freezing"): what freezing gains depends on the CPU, so the
-# suggestion is an experiment to run here, never a promise.
-FREEZING_EVIDENCE = ("what it gains depends on the CPU: resnet18 at batch 1 ran 1.63x faster than eager with "
-                     "freezing on one machine (plain inductor 0.93x) and no faster than plain inductor on another "
-                     "(both about 0.7x eager); apply and re-run measures it on this one")
 
 
 class UnknownModeError(ValueError):
@@ -107,13 +109,16 @@ class Suggestion:
     evidence: str
     code: str = ""
     changes: tuple[ConfigChange, ...] = ()
+    premise: str = ""  # what this run measured that makes the rule apply
+    blocking: bool = False  # it keeps the model from compiling (ranked first)
+    explains_ms: float = 0.0  # the time per call it accounts for (ranks the rest)
 
     def to_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in dataclasses.asdict(self).items() if k != "changes"},
                 "changes": [c.to_dict() for c in self.changes]}
 
     def text(self) -> str:
-        lines = [f"[{self.config}] {self.title}", f"  evidence: {self.evidence}"]
+        lines = [f"[{self.config}] {self.title}", f"  premise: {self.premise}", f"  evidence: {self.evidence}"]
         lines += [f"  apply and re-run: {c.description}" for c in self.changes]
         lines += [f"  {line}" for line in self.code.splitlines()]
         return "\n".join(lines)
@@ -140,8 +145,38 @@ def _figures(result) -> str:
     s = result.summary()
     if s["compiled_median_ms"] is None or s["eager_median_ms"] is None:
         return ""
+    interval = (f" [95% CI {s['speedup_ci_low']:.2f}-{s['speedup_ci_high']:.2f}]"
+                if s["speedup_ci_low"] is not None else "")
     return (f"compiled {s['compiled_median_ms']:.3f} ms a call against eager {s['eager_median_ms']:.3f} ms "
-            f"({s['speedup']:.2f}x)")
+            f"({s['speedup']:.2f}x{interval}, measured in this run)")
+
+
+def _timing_trusted(result) -> bool:
+    """The job's timing may carry advice (core.quality: not unusable, enough calls)."""
+    return result.quality().trusted
+
+
+def _work_in_graphs(result) -> tuple[bool, str]:
+    """(did dynamo compile the work of the model, the premise in words): not when it compiled
+    nothing, nor when the op profile shows most of a compiled call outside compiled graphs
+    (the frames that hold the work were skipped)."""
+    from core.recommend import compiled_nothing
+
+    c = result.compile
+    if c is None or compiled_nothing(result):
+        return False, "dynamo compiled nothing"
+    graphs = f"dynamo compiled {c.graph_count} graph{'s' if c.graph_count != 1 else ''} ({c.op_count} ops)"
+    profile = result.op_profile
+    p = profile.compiled if profile is not None else None
+    if p is not None and p.ms_per_call:
+        # the model's operator work, inside compiled graphs (kernels, operators) and outside them
+        # (eager operators of skipped frames and of the code between graphs)
+        inside, outside = p.kernels_ms + p.operators_in_graphs_ms, p.operators_outside_graphs_ms
+        if outside > inside:
+            return False, (f"the op profile shows more operator time outside compiled graphs ({outside:.3f} ms a "
+                           f"call) than inside ({inside:.3f} ms): the frames that hold the work ran eagerly")
+        return True, f"{graphs}, holding {inside:.3f} of {inside + outside:.3f} ms of operator time a call"
+    return True, graphs
 
 
 def freezing(result, results, calls: int) -> list[Suggestion]:
@@ -149,7 +184,11 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
     if (not _completed(result) or cfg.backend != "inductor" or result.spec.device != "cpu"
             or dict(cfg.inductor_options).get("freezing") or result.spec.sweep_shapes
             or result.spec.sweep_batch or result.spec.task == "training"  # freezing is inference-only
-            or (result.model_info is not None and result.model_info.parameters == 0)):
+            or (result.model_info is not None and result.model_info.parameters == 0)
+            or not _timing_trusted(result)):
+        return []
+    compiled, where = _work_in_graphs(result)
+    if not compiled:
         return []
     change = ConfigChange("add torch._inductor.config.freezing=True (options={'freezing': True})",
                           inductor_options=(("freezing", True),))
@@ -159,13 +198,17 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
         "freezing") and r.summary()["speedup"]]
     measured = "".join(f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager"
                        for r in frozen[:2])
+    profile = result.op_profile
+    explains = profile.compiled.operators_in_graphs_ms if profile is not None and profile.compiled else 0.0
     return [Suggestion(
         "freezing", cfg.label, "Try freezing: inductor on the CPU for inference can run faster with the "
         "weights folded in as constants",
         f"{_figures(result)}; this ran without freezing, so every weight stays a graph input (no conv-batchnorm "
-        f"folding, no prepacked oneDNN weights){measured}; {FREEZING_EVIDENCE}.",
+        f"folding, no prepacked oneDNN weights){measured}; what freezing gains depends on the model and the CPU, "
+        "and only a re-run here measures it.",
         code="torch._inductor.config.freezing = True  # or torch.compile(..., options={\"freezing\": True})",
-        changes=(change,))]
+        changes=(change,), premise=f"inductor inference on the CPU without freezing; {where}",
+        explains_ms=explains)]
 
 
 def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
@@ -190,9 +233,13 @@ def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
                      "mark_dynamic cannot reach it: dynamic=True can")
     changes, note = _measured(results, ConfigChange("compile with dynamic=True (every size symbolic from the start)",
                                                     dynamic="true"), cfg)
+    limit = any(v.recompile_limit_hit for v in result.variants)
     return [Suggestion("dynamic_shapes", cfg.label,
                        "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
-                       evidence + "." + note, code=code, changes=changes)]
+                       evidence + "." + note, code=code, changes=changes,
+                       premise=f"this run recompiled {count} time{'s' if count != 1 else ''} for new input sizes"
+                               + ("; the recompile limit was hit" if limit else ""),
+                       blocking=limit, explains_ms=1000.0 * cost / max(1, calls))]
 
 
 def _arg_name(guard_name: str) -> str:
@@ -247,10 +294,14 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
         change = ConfigChange(f"set torch._dynamo.config.{key} = {value}", dynamo_config=((key, typed),))
         more = f" and {len(breaks) - 1} more" if len(breaks) > 1 else ""
         changes, note = _measured(results, change, cfg)
+        skipped = any(b.frame_skipped for b, _ in breaks)
+        cost = sum(c.cost_ms_per_call for b, _ in breaks if (c := result.break_cost(b)) is not None)
         out.append(Suggestion(
             "dynamo_config", cfg.label, f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
             f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " ") + note,
-            code=f"torch._dynamo.config.{key} = {value}", changes=changes))
+            code=f"torch._dynamo.config.{key} = {value}", changes=changes,
+            premise=f"torch logged this hint for a {'frame it skipped' if skipped else 'graph break'} in this run",
+            blocking=skipped, explains_ms=cost))
     return out
 
 
@@ -283,7 +334,7 @@ def cudagraphs_on_cpu(result, results, calls: int) -> list[Suggestion]:
         "cudagraphs_on_cpu", cfg.label, f"{_mode_name(cfg)} has no effect on the CPU: use {instead}",
         f"{_mode_name(cfg)} records CUDA graphs to cut launch overhead on a GPU; this ran on the CPU, where there "
         f"are none, so it measured {instead} under another name.{confirmed}{note}",
-        code=code, changes=changes)]
+        code=code, changes=changes, premise=f"this run used {_mode_name(cfg)} on the CPU")]
 
 
 # torch's skip reasons (words of torch/_inductor/cudagraph_utils.py, lowering.py, compile_fx.py)
@@ -356,7 +407,7 @@ def cudagraphs_skipped(result, results, calls: int) -> list[Suggestion]:
         f"CUDA graphs were skipped {n} time{'s' if n != 1 else ''}" + (f" ({short})" if short else "")
         + (f": {fix}" if fix else ""),
         "; ".join(parts) + "." + (f" What to change: {advice}." if advice else "") + tail + note,
-        changes=changes)]
+        changes=changes, premise=f"torch reported {n} CUDA-graph skip{'s' if n != 1 else ''} in this run")]
 
 
 CACHE_CODE = """\
@@ -402,7 +453,7 @@ def compile_cache(result, results, calls: int) -> list[Suggestion]:
     if cache == "miss":
         evidence += ("; this compile was cold (FX-graph cache miss): the FX-graph and AOTAutograd caches "
                      "(TORCHINDUCTOR_CACHE_DIR, on by default) keep its result, so the next process on this "
-                     "machine compiles faster (resnet18 here: 34 s cold, 2.4 s warm)")
+                     "machine compiles faster; the re-run measures by how much")
         changes = (ConfigChange("re-run unchanged to measure the compile with a warm cache", rerun_only=True),)
     else:
         evidence += f" even with the FX-graph cache {cache}"
@@ -413,7 +464,9 @@ def compile_cache(result, results, calls: int) -> list[Suggestion]:
         "compile_cache", result.config.label,
         "Compile time dominates: reuse compiled artifacts across processes and machines",
         evidence + "; torch.compiler.save_cache_artifacts() packs them for another machine or container.",
-        code=CACHE_CODE, changes=changes)]
+        code=CACHE_CODE, changes=changes,
+        premise=f"this run's compile took {share:.0%} of the total at {calls:,} calls",
+        explains_ms=1000.0 * compile_s / max(1, calls))]
 
 
 OUTSIDE_SHARE = 0.5  # "most of a call"
@@ -424,11 +477,12 @@ torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)  # unsafe: rea
 
 
 def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
-    profile = getattr(result, "op_profile", None)
+    profile = result.op_profile
     s = result.summary()
     if (not _completed(result) or profile is None or profile.compiled is None or not profile.compiled.ms_per_call
-            or not s["speedup"] or s["speedup"] >= 1.0):
-        return []
+            or not s["speedup"] or s["speedup_ci_high"] is None or s["speedup_ci_high"] >= 1.0
+            or not _timing_trusted(result)):
+        return []  # "compiled is slower" only when the interval says so, from a timing that can say it
     c, label, out = profile.compiled, result.config.label, []
     verdict = result.time_verdict()
     outside = c.outside_graphs_ms / c.ms_per_call
@@ -440,23 +494,42 @@ def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
             "time_outside_graphs", label, "Compiled is slower: most of each call runs outside compiled graphs; "
             "remove the graph breaks (costliest first) or do not compile this model",
             f"{_figures(result)}; under the profiler {c.outside_graphs_ms:.3f} of {c.ms_per_call:.3f} ms per call "
-            f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip()))
+            f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip(),
+            premise="compiled is measurably slower than eager in this run, and its op profile shows most of a call "
+                    "outside compiled graphs", explains_ms=c.outside_graphs_ms))
     guards = c.guard_checks_ms / c.ms_per_call
     if guards >= GUARD_SHARE:
         out.append(Suggestion(
             "time_outside_graphs", label, "Compiled is slower: guard checks take a large share of each call",
             f"{_figures(result)}; guard checks (dynamo's cache lookup before each graph) cost {c.guard_checks_ms:.3f} "
             f"of {c.ms_per_call:.3f} ms per call ({guards:.0%}); fewer graph breaks mean fewer guard checks. "
-            f"{verdict}".strip(), code=GUARD_CODE))
+            f"{verdict}".strip(), code=GUARD_CODE,
+            premise="compiled is measurably slower than eager in this run, and its op profile shows guard checks "
+                    f"taking {guards:.0%} of a call", explains_ms=c.guard_checks_ms))
     return out
 
 
-RULES = (freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, cudagraphs_skipped, compile_cache,
-         time_outside_graphs)
+def fullgraph_failed(result, results, calls: int) -> list[Suggestion]:
+    """fullgraph=True refused a graph break: nothing compiled; the same config without
+    fullgraph shows where and why it breaks."""
+    cfg = result.config
+    if not cfg.fullgraph or result.status != JobStatus.FAILED or "fullgraph" not in result.failure_reason:
+        return []
+    changes, note = _measured(results, ConfigChange("compile with fullgraph=False (breaks allowed, each one "
+                                                    "reported)", fullgraph=False), cfg)
+    return [Suggestion(
+        "fullgraph_failed", cfg.label, "fullgraph=True failed on a graph break: re-run without it to see every break",
+        f"{result.failure_reason}.{note}", changes=changes, premise="this run's fullgraph compile failed",
+        blocking=True)]
+
+
+RULES = (fullgraph_failed, freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, cudagraphs_skipped,
+         compile_cache, time_outside_graphs)
 
 
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
-    """Every rule over every config of a run (results: JobResults), in rule order."""
+    """Every rule over every config of a run (results: JobResults): what blocks compilation
+    first, then by the time each explains per call (rule order among equals)."""
     out: list[Suggestion] = []
     for rule in RULES:
         for result in results:
@@ -464,4 +537,5 @@ def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
                 out += rule(result, results, calls)
             except UnknownModeError:  # a report's mode this torch does not know costs that suggestion,
                 continue  # never the report
-    return out
+    order = {rule.__name__: i for i, rule in enumerate(RULES)}
+    return sorted(out, key=lambda s: (not s.blocking, -s.explains_ms, order.get(s.rule, 99)))

@@ -27,6 +27,8 @@ DEFAULT_BUDGET_MIN = 10.0
 # resnet18 inductor 34 s cold, 2.4 s warm; eager 0.1 s, aot_eager 0.2 s; a 3-layer MLP 22 s cold.
 INDUCTOR_COMPILE_PRIOR_S = 40.0
 JOB_OVERHEAD_PRIOR_S = 8.0  # process start, model load, warm-ups, accuracy check, op profile
+WARM_COMPILE_PRIOR_S = 5.0  # a further process compiles again from the warm FX-graph cache
+MAX_BUDGET_MIN = 7 * 24 * 60.0  # a week
 EAGER_CALL_PRIOR_MS = 50.0
 
 
@@ -93,6 +95,7 @@ class Estimator:
         self.overhead_s = JOB_OVERHEAD_PRIOR_S
         self.call_ms = EAGER_CALL_PRIOR_MS
         self.inductor_s: float | None = None
+        self.bench_s: float | None = None  # what an --iters auto benchmark took last
 
     def estimate(self, spec: JobSpec) -> float:
         cand = self.by_config.get(spec.config)
@@ -101,9 +104,15 @@ class Estimator:
         else:
             unit = self.inductor_s if self.inductor_s is not None else INDUCTOR_COMPILE_PRIOR_S
             compile_s = unit * (cand.relative_compile if cand else 1.0)
-        calls = spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * spec.iters
-        calls += 2 * getattr(spec, "op_profile_calls", 0) + 4  # the op profile and the accuracy check
-        return self.overhead_s + compile_s + calls * self.call_ms / 1000.0 * (3 if spec.sweep_shapes else 1)
+        planned = spec.planned_calls()
+        calls = spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * (planned or 0)
+        calls += 2 * spec.op_profile_calls + 4  # the op profile and the accuracy check
+        timed_s = calls * self.call_ms / 1000.0 * (3 if spec.sweep_shapes else 1)
+        if planned is None:  # --iters auto: until precise, at most max_time_s over all processes
+            timed_s += self.bench_s if self.bench_s is not None else spec.max_time_s
+        further = spec.timed_processes() - 1  # each: a process start and a warm compile, warm-ups
+        warm_compile = min(compile_s, WARM_COMPILE_PRIOR_S)
+        return self.overhead_s + compile_s + timed_s + further * (self.overhead_s + warm_compile)
 
     def learn(self, result: JobResult, wall_s: float) -> None:
         if result.status != JobStatus.COMPLETED:
@@ -113,7 +122,10 @@ class Estimator:
             self.call_ms = max(s["eager_median_ms"], s["compiled_median_ms"] or 0.0)
         compile_s = s["compile_time_s"] or 0.0
         timed_s = float(result.latencies("eager", True).sum() + result.latencies("compiled", True).sum()) / 1000.0
-        self.overhead_s = max(1.0, wall_s - compile_s - timed_s)
+        if result.spec.auto_iters:
+            self.bench_s = float(result.latencies("eager").sum() + result.latencies("compiled").sum()) / 1000.0
+        processes = result.spec.timed_processes()
+        self.overhead_s = max(1.0, (wall_s - compile_s - timed_s) / processes)
         cand = self.by_config.get(result.config)
         if result.config.backend == "inductor" and cand is not None and cand.compile_s is None and compile_s:
             if self.inductor_s is None or result.config == CompileConfig("inductor", dynamic=result.config.dynamic):
@@ -232,6 +244,25 @@ class TuneRun:
             took = f" in {row['took_s']:.0f} s (estimated {row['estimate_s']:.0f} s)" if row["took_s"] is not None else ""
             note = f": {row['note']}" if row["note"] else ""
             print(f"  {row['config']} ({row['why']}): {row['fate']}{took}{note}")
+        short = self.budget_advice(results)
+        if short:
+            print(short)
+
+    def budget_advice(self, results: list[JobResult]) -> str:
+        """What to change when the budget kept every candidate that could be recommended from
+        running ("" otherwise): the budget their estimates need."""
+        from core.recommend import REFERENCE_BACKENDS
+
+        real = [r for r in results if r.config.backend not in REFERENCE_BACKENDS]
+        if not real or any(r.status == JobStatus.COMPLETED for r in real):
+            return ""
+        cut = [r for r in real if r.job_id in self.listener.notes]
+        if not cut:
+            return ""
+        need = sum(self.listener.estimates.get(r.job_id, 0.0) for r in results) / 60.0
+        return (f"Nothing that could be recommended was measured: the budget cut "
+                f"{', '.join(r.config.label for r in cut)}. Give a longer --budget (these candidates were estimated "
+                f"at {need:.1f} min in all).")
 
 
 def main(argv: list[str]) -> int:
@@ -244,8 +275,9 @@ def main(argv: list[str]) -> int:
         print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
         return 2
     args = build_parser("tune").parse_args(argv)
-    if not args.budget > 0:
-        print(f"error: --budget must be more than 0 minutes, not {args.budget:g}.", file=sys.stderr)
+    if not 0 < args.budget <= MAX_BUDGET_MIN:  # NaN and infinity too (a timer cannot wait forever)
+        print(f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
+              f"{args.budget:g}.", file=sys.stderr)
         return 2
     run = TuneRun(args.budget * 60.0, {}, None)
 

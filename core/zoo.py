@@ -34,6 +34,9 @@ class ZooRow:
     config: str
     status: str
     failure_reason: str = ""
+    backend: str = ""
+    timing_quality: str = ""  # core.quality's grade of the job's timing
+    timing_quality_reason: str = ""
     eager_median_ms: float | None = None
     compiled_median_ms: float | None = None
     speedup: float | None = None
@@ -63,7 +66,8 @@ class ZooRow:
         s = result.summary()
         env = result.environment or {}
         return cls(model=model, folder=folder, config=s["config"], status=str(s["status"]),
-                   failure_reason=s["failure_reason"] or "",
+                   failure_reason=s["failure_reason"] or "", backend=s["backend"] or "",
+                   timing_quality=s["timing_quality"] or "", timing_quality_reason=s["timing_quality_reason"] or "",
                    **{k: s[k] for k in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low",
                                         "speedup_ci_high", "compile_time_s", "graph_break_sites",
                                         "graph_break_per_call", "recompile_count", "eager_peak_mb",
@@ -93,6 +97,33 @@ class ZooRow:
     def has_breaks(self) -> bool:
         return bool(self.graph_break_sites)
 
+    @property
+    def reference(self) -> bool:
+        """A debugging backend (eager, aot_eager): a reference for the others, never a speedup."""
+        from core.recommend import REFERENCE_BACKENDS
+
+        return self.backend in REFERENCE_BACKENDS
+
+    @property
+    def verdict(self) -> str:
+        """FASTER or SLOWER (the speedup's 95% interval clear of 1, from a timing that can say
+        it), WITHIN_NOISE, CANNOT_TELL (timing unusable), REFERENCE, or "" (not completed)."""
+        if not self.completed or self.speedup is None:
+            return ""
+        if self.reference:
+            return REFERENCE
+        if self.timing_quality == "unusable":
+            return CANNOT_TELL
+        low, high = self.speedup_ci_low, self.speedup_ci_high
+        if low is None or high is None:
+            return WITHIN_NOISE
+        return FASTER if low > 1.0 else SLOWER if high < 1.0 else WITHIN_NOISE
+
+    @property
+    def counts(self) -> bool:
+        """It counts towards its config's geometric mean: passed, not a reference, timing usable."""
+        return self.passed and self.verdict in (FASTER, SLOWER, WITHIN_NOISE)
+
     def environment_key(self) -> tuple[str, ...]:
         return tuple(getattr(self, k) for k in ENVIRONMENT_KEYS)
 
@@ -103,6 +134,11 @@ class ZooRow:
         parts = [f"speedup {fmt_speedup(self.speedup)}"]
         if self.speedup_ci_low is not None and self.speedup_ci_high is not None:
             parts[0] += f" [95% CI {self.speedup_ci_low:.2f}-{self.speedup_ci_high:.2f}]"
+        parts[0] += {REFERENCE: f" (backend {self.backend} is a debugging reference: not a speedup)",
+                     CANNOT_TELL: f" (cannot tell: timing unusable, {self.timing_quality_reason.split('; ')[0]})",
+                     WITHIN_NOISE: " (within the noise of eager)"}.get(self.verdict, "")
+        if self.timing_quality == "noisy":
+            parts.append(f"timing noisy ({self.timing_quality_reason.split('; ')[0]})")
         if self.compile_time_s is not None:
             parts.append(f"compile {self.compile_time_s:.1f} s")
         parts.append(f"{self.graph_break_sites or 0} graph breaks")
@@ -120,6 +156,7 @@ class ZooRow:
 
 
 ROW_COLUMNS = [f.name for f in dataclasses.fields(ZooRow)]
+FASTER, SLOWER, WITHIN_NOISE, CANNOT_TELL, REFERENCE = "faster", "slower", "within noise", "cannot tell", "reference"
 
 
 def count_of(n: int, what: str) -> str:
@@ -153,6 +190,8 @@ class ConfigSummary:
     graph_break_sites_total: int
     models_with_breaks: int
     environment_warning: str = ""
+    reference: bool = False  # a debugging backend: its figures are references, not speedups
+    unusable: int = 0  # passed jobs whose timing was unusable (not in the geometric mean)
 
     @property
     def pass_rate(self) -> float | None:
@@ -165,7 +204,15 @@ class ConfigSummary:
                                               "check"), (self.pending, "not run yet")) if n]
         if extra:
             text += f" ({', '.join(extra)})"
-        text += f"; geometric-mean speedup {fmt_speedup(self.geomean_speedup)}"
+        if self.reference:
+            text += f"; a debugging reference (geometric mean {fmt_speedup(self.geomean_speedup)} of what it measured, " \
+                    "not a speedup)"
+        elif self.unusable and self.geomean_speedup is None:
+            text += "; cannot tell the speedup (every timing unusable)"
+        else:
+            text += f"; geometric-mean speedup {fmt_speedup(self.geomean_speedup)}"
+        if self.unusable:
+            text += f" ({count_of(self.unusable, 'model')} left out: timing unusable)"
         if self.median_compile_time_s is not None:
             text += f", median compile {self.median_compile_time_s:.1f} s"
         text += (f", {count_of(self.graph_break_sites_total, 'graph break')} in "
@@ -202,13 +249,16 @@ def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> l
     for config in order:
         mine = [r for r in rows if r.config == config]
         passed = [r for r in mine if r.passed]
+        reference = bool(mine) and all(r.reference for r in mine if r.backend)
+        counted = passed if reference else [r for r in passed if r.counts]
         compiles = [r.compile_time_s for r in mine if r.completed and r.compile_time_s is not None]
         found.append(ConfigSummary(
             config=config, models=len(mine), passed=len(passed),
             failed=sum(r.ended and not r.completed for r in mine),
             accuracy_failed=sum(r.completed and r.accuracy_failed for r in mine),
             pending=sum(not r.ended for r in mine),
-            geomean_speedup=geometric_mean(r.speedup for r in passed),
+            geomean_speedup=geometric_mean(r.speedup for r in counted),
+            reference=reference, unusable=sum(r.verdict == CANNOT_TELL for r in passed),
             median_compile_time_s=statistics.median(compiles) if compiles else None,
             graph_break_sites_total=sum(r.graph_break_sites or 0 for r in mine),
             models_with_breaks=sum(r.has_breaks for r in mine),
@@ -291,14 +341,20 @@ def sort_models(zoo: Zoo, order: str) -> list[str]:
     return models if key is None else sorted(models, key=key)
 
 
+CELL_MARKS = ("ref: a debugging backend, a reference and not a speedup; ?: cannot tell, the timing was unusable; "
+              "~: within the noise of eager; acc!: failed the accuracy check; N br: graph-break places")
+
+
 def cell_text(row: ZooRow | None) -> str:
-    """A row as a grid cell, for the command line's table and the Zoo view: the speedup,
-    "acc!" for a failed accuracy check, "N br" for graph-break places; or how it ended."""
+    """A row as a grid cell, for the command line's table and the Zoo view: the speedup with
+    its mark (CELL_MARKS), "acc!" for a failed accuracy check, "N br" for graph-break places;
+    or how it ended."""
     if row is None or row.status == "pending":
         return "-"
     if not row.completed:
         return row.status.upper() if row.status == "failed" else row.status
     text = fmt_speedup(row.speedup)
+    text += {REFERENCE: " ref", CANNOT_TELL: " ?", WITHIN_NOISE: " ~"}.get(row.verdict, "")
     if row.accuracy_failed:
         text += " acc!"
     if row.graph_break_sites:

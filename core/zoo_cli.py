@@ -17,7 +17,7 @@ from core.config import VERBOSE_REFUSAL, ConfigError, JobSpec, asks_for_verbose
 from core.cli_output import CancelOnInterrupt
 from core.report import ReportError
 from core.results import JobResult
-from core.zoo import ZooRow, cell_text
+from core.zoo import CELL_MARKS, ZooRow, cell_text
 from core.zoo_sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
 
 EXECUTORS = ("local", "ray")
@@ -197,6 +197,7 @@ def print_zoo(zoo) -> None:
     for model in zoo.models:
         cells = [cell_text(zoo.row(model, c)) for c in zoo.configs]
         print(f"{model:<{width}}  " + "  ".join(f"{t:<{w}}" for t, w in zip(cells, cols)))
+    print(f"({CELL_MARKS})")
     print()
     for s in zoo.summaries():
         print(s.sentence())

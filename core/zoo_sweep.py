@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from core import events as ev
-from core.artifacts import JobArtifacts
+from core.artifacts import JobArtifacts, resolve
 from core.config import JobSpec
 from core.report import OutputFolder, ReportError, load_report, write_report
 from core.results import JobResult, JobStatus
@@ -32,7 +32,7 @@ from core.zoo_files import ZOO_FILES, folder_names, load_zoo
 
 # JobSpec fields that must match for a finished job to count towards a resumed sweep.
 RESUME_FIELDS = ("model", "config", "warmup", "iters", "device", "threads", "inference_mode", "block_size",
-                 "op_profile_calls", "sweep_shapes")
+                 "op_profile_calls", "sweep_shapes", "processes", "precision_pct", "max_time_s")
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,16 @@ def remove_config_artifacts(root: str, label: str) -> None:
     """Remove what an unfinished earlier attempt of this config wrote, before it runs again."""
     arts = JobArtifacts.for_label(label)
     for rel in (arts.trace("eager"), arts.trace("compiled"), arts.compile_log):
-        try:
-            os.unlink(os.path.join(root, rel))
-        except OSError:
-            pass
+        path = resolve(root, rel)  # never through a symbolic link out of the folder
+        if path and os.path.isfile(path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
     for rel in (arts.graphs_dir, arts.torch_trace_dir, arts.tlparse_dir):
-        shutil.rmtree(os.path.join(root, rel), ignore_errors=True)
+        path = resolve(root, rel)
+        if path and os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 class ZooSweep(ZooListener):

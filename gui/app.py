@@ -70,7 +70,8 @@ def command_line_problem(args) -> str:
     from core import dynamo_overrides
 
     try:
-        check_limits(warmup=args.warmup, iters=args.iters, batch_size=args.batch_size, image_size=args.image_size)
+        check_limits(warmup=args.warmup, iters=None if args.iters == "auto" else args.iters,
+                     processes=args.processes, batch_size=args.batch_size, image_size=args.image_size)
         if args.dynamo_config:
             dynamo_overrides.parse(args.dynamo_config, None)
     except ConfigError as exc:
@@ -191,7 +192,8 @@ class Automation:
             if len(configs) > 1:
                 for config in configs:
                     panel.queue.add(config)
-        for value, box in ((a.iters, panel.iters), (a.warmup, panel.warmup),
+        for value, box in ((0 if a.iters == "auto" else a.iters, panel.iters), (a.warmup, panel.warmup),
+                           (a.processes, panel.processes),
                            (a.batch_size, w.model_panel.batch), (a.image_size, w.model_panel.image)):
             if value is not None:
                 box.setValue(value)

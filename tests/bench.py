@@ -29,6 +29,8 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
   freezing    (not in core) resnet18 at batch 1 on the CPU in one process: eager, plain inductor
               and inductor with freezing=True, in interleaved rounds (options --rounds, --threads):
               the evidence behind the `freezing` suggestion
+  quality, auto, advice   (not in core) the trust benchmarks of tests/bench_trust.py: grades
+              under synthetic load, --iters auto, and whether applied suggestions helped
   gui         a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
               (target < 50 ms), and the launch time, from tests/gui/heartbeat.py
 
@@ -497,9 +499,11 @@ def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
+    from tests.bench_trust import BENCHES as TRUST
+
     benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui,
                "alternation": bench_alternation, "report": bench_report, "stats": bench_stats,
-               "freezing": bench_freezing}
+               "freezing": bench_freezing, **TRUST}
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
     names = groups.get(which, [which])
     if not set(names) <= set(benches):

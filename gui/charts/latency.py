@@ -81,6 +81,8 @@ class LatencyChart(QWidget, ResultsView):
 
         self._series: dict[tuple[str, str], _Series] = {}
         self._specs: dict[str, object] = {}
+        self._offsets: dict[tuple, int] = {}  # (job, side, process) → where its calls start on the x axis
+        self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
         self._markers: dict[str, pg.InfiniteLine] = {}
         self._redraw = QTimer(self)
         self._redraw.setSingleShot(True)
@@ -112,6 +114,8 @@ class LatencyChart(QWidget, ResultsView):
         self._series.clear()
         self._markers.clear()
         self._specs.clear()
+        self._offsets.clear()
+        self._timed.clear()
         self._warmup_region.hide()
         if not self._log_chosen:
             self.log_box.setChecked(False)
@@ -154,10 +158,19 @@ class LatencyChart(QWidget, ResultsView):
             samples = SampleStore(samples)
         by_phase = {}
         for side in SIDES:  # warm-up calls sit before iteration 0, as the job made them
-            warm_it, warm_ms = samples.select(side, warmup=True)
-            it, ms = samples.select(side, warmup=False)
-            by_phase[side] = (np.concatenate([warm_it.astype(float) - spec.warmup_calls(side), it]),
-                              np.concatenate([warm_ms, ms]))
+            warm_it, warm_ms, warm_p = samples.select_processes(side, warmup=True)
+            it, ms, procs = samples.select_processes(side, warmup=False)
+            first = warm_p == 0  # the further processes' warm-ups would sit on the first's
+            # a further process's calls continue after the calls of the processes before it
+            x = it.astype(float)
+            for p in np.unique(procs):
+                key = (job_id, side, int(p))
+                if key not in self._offsets:
+                    self._offsets[key] = self._timed.get((job_id, side), 0)
+                x[procs == p] += self._offsets[key]
+            self._timed[(job_id, side)] = self._timed.get((job_id, side), 0) + len(it)
+            by_phase[side] = (np.concatenate([warm_it[first].astype(float) - spec.warmup_calls(side), x]),
+                              np.concatenate([warm_ms[first], ms]))
         for phase, (xs, ys) in by_phase.items():
             if not len(xs):
                 continue

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
                                QVBoxLayout, QWidget)
 
-from core.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, validate_config
+from core.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, iteration_fields, validate_config
 from core import dynamo_overrides
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
 from gui.widgets.theme import error_color
+
+AUTO_TEXT = "auto"  # what the iterations box shows at 0
 
 DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
 DEFAULT_MODES = ("default",)
@@ -92,11 +94,20 @@ class ConfigPanel(QGroupBox):
         self.warmup.setRange(int(LIMITS["warmup"].low), int(LIMITS["warmup"].high))
         self.warmup.setValue(5)
         self.warmup.setToolTip("Untimed-in-statistics warm-up calls per side before the timed iterations")
-        self.iters = QSpinBox()
-        self.iters.setRange(int(LIMITS["iters"].low), int(LIMITS["iters"].high))
-        self.iters.setValue(50)
-        self.iters.setToolTip("Timed iterations per side; eager and compiled calls alternate")
-        for box in (self.warmup, self.iters):  # sized for usual values, not the widest the range allows
+        self.iters = QSpinBox()  # 0 reads "auto": blocks until the speedup is known within the precision
+        self.iters.setRange(0, int(LIMITS["iters"].high))
+        self.iters.setSpecialValueText(AUTO_TEXT)
+        self.iters.setValue(0)
+        self.iters.setToolTip(f"Timed calls per side, eager and compiled alternating in blocks; {AUTO_TEXT} (the "
+                              f"default): blocks until the speedup is known within ±{LIMITS['precision'].default:g}%, "
+                              f"at most {LIMITS['max_time'].default:g} s per config")
+        self.processes = QSpinBox()
+        self.processes.setRange(int(LIMITS["processes"].low), int(LIMITS["processes"].high))
+        self.processes.setValue(int(LIMITS["processes"].default))
+        self.processes.setToolTip("Time each config in this many fresh processes: one process is one draw (its "
+                                  "memory layout and placement can shift its speed for its whole life); the "
+                                  "speedup's interval includes the spread between them")
+        for box in (self.warmup, self.iters, self.processes):  # sized for usual values, not the widest allowed
             box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
         form = QFormLayout()
         form.addRow("Backend", self.backend)
@@ -104,7 +115,8 @@ class ConfigPanel(QGroupBox):
         form.addRow("Dynamic", _row(self.dynamic, self.fullgraph, self.compile_optimizer))
         form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
-        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
+        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters, QLabel("Processes"),
+                                    self.processes))
 
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
@@ -169,7 +181,7 @@ class ConfigPanel(QGroupBox):
 
         for box in (self.backend, self.mode, self.dynamic, self.device):
             box.currentTextChanged.connect(self._on_edited)
-        for w in (self.warmup, self.iters):
+        for w in (self.warmup, self.iters, self.processes):
             w.valueChanged.connect(self._on_edited)
         self.fullgraph.toggled.connect(self._on_edited)
         self.compile_optimizer.toggled.connect(self._on_edited)
@@ -187,6 +199,11 @@ class ConfigPanel(QGroupBox):
         self.validate()
 
     # ---------------------------------------------------------------- values
+    def iteration_fields(self) -> dict:
+        """The JobSpec fields of the iterations and processes boxes (core.config.iteration_fields)."""
+        iters = self.iters.value()
+        return iteration_fields(iters or None, processes=self.processes.value())
+
     def current_config(self) -> CompileConfig:
         """The config being edited (overrides that do not parse are left out; `validate` says why)."""
         try:

@@ -58,6 +58,8 @@ class SuggestionCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(_label(f"[{suggestion.config}] {suggestion.title}", bold=True))
+        if suggestion.premise:
+            layout.addWidget(_label(f"Why this applies: {suggestion.premise}."))
         layout.addWidget(_label(f"Evidence: {suggestion.evidence}"))
         if suggestion.code:
             layout.addWidget(_code_box(suggestion.code))
@@ -82,6 +84,9 @@ class DecisionPanel(QWidget, ResultsView):
 
     sig_tune_requested = Signal(float)
     """"Find best settings" was clicked, with the budget in minutes."""
+
+    sig_rerun_requested = Signal()
+    """"Re-run" was clicked: the recommendation could not decide from these measurements."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -130,6 +135,13 @@ class DecisionPanel(QWidget, ResultsView):
         code_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
         self.tune_notes = _label()
         self.tune_notes.hide()
+        self.rerun_button = QPushButton("Re-run")
+        self.rerun_button.setToolTip("Run these configs again: the measurements could not decide")
+        self.rerun_button.clicked.connect(self.sig_rerun_requested.emit)
+        self.rerun_button.hide()
+        self.applied = _label()  # before and after of the suggestions applied
+        self.applied.hide()
+        self._before: dict = {}  # new config label → the result the change was applied to
 
         self.suggestions_title = _label("Suggestions", bold=True)
         self.cards_box = QWidget()
@@ -141,6 +153,8 @@ class DecisionPanel(QWidget, ResultsView):
         body = QVBoxLayout(inner)
         body.addLayout(top)
         body.addWidget(self.sentence)
+        body.addWidget(self.rerun_button, 0, Qt.AlignmentFlag.AlignLeft)
+        body.addWidget(self.applied)
         body.addWidget(self.details)
         body.addLayout(code_row)
         body.addWidget(self.tune_notes)
@@ -170,9 +184,15 @@ class DecisionPanel(QWidget, ResultsView):
         """A run is going: no new run may start from here."""
         self._busy = busy
         self.tune_button.setEnabled(not busy)
+        self.rerun_button.setEnabled(not busy)
         for card in self.card_widgets:
             for button in card.buttons:
                 button.setEnabled(not busy)
+
+    def set_before(self, label: str, result) -> None:
+        """Config `label` comes from applying a suggestion to `result`: once it has run, say what
+        the change measured (core.compare.change_effect)."""
+        self._before[label] = result
 
     def set_tune_notes(self, text: str) -> None:
         """What the budget did to the candidates of a Find-best-settings run ('' hides it)."""
@@ -199,12 +219,35 @@ class DecisionPanel(QWidget, ResultsView):
             if rec.memory:
                 lines.append(rec.memory)
             lines.append(f"How sure: {rec.confidence}.")
+            if rec.rerun:
+                lines.append(f"To decide: {rec.rerun}.")
             self.details.setText("\n".join(lines))
             self.code.setPlainText(rec.code)
             self.code.setFixedHeight(self.code.fontMetrics().lineSpacing() * min(rec.code.count("\n") + 1, 14) + 14)
             self.copy_button.setEnabled(bool(rec.code))
             self.suggestions = suggest(ended, calls)
+        rerun = self.recommendation is not None and bool(self.recommendation.rerun)
+        self.rerun_button.setVisible(rerun)
+        self.rerun_button.setEnabled(not self._busy)
+        self._show_applied(ended)
         self._show_suggestions()
+
+    def _show_applied(self, ended: list) -> None:
+        """Before and after of each suggestion applied in this session."""
+        from core.compare import change_effect
+
+        lines = []
+        for r in ended:
+            if not r.spec.applied:
+                continue
+            rule, source, description = (list(r.spec.applied) + ["", "", ""])[:3]
+            before = self._before.get(r.config.label)
+            if before is None:  # a saved session: the earlier result is among the results
+                before = next((b for b in self._results if b.config.label == source and b is not r), None)
+            if before is not None:
+                lines.append(change_effect(before, r, f"Applied {description} ({rule} suggestion)"))
+        self.applied.setText("\n".join(lines))
+        self.applied.setVisible(bool(lines))
 
     def _show_suggestions(self) -> None:
         for card in self.card_widgets:

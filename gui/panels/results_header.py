@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.models import is_file_source, split_factory
+from core.quality import banner
 from gui.widgets.safe_text import markup, plain, tooltip
-from gui.widgets.theme import error_color
+from gui.widgets.theme import error_color, warning_color
 
 EMPTY_TEXT = "No results yet: choose a model and a config, then Run (Ctrl+R), or open a session."
 
@@ -38,8 +39,25 @@ def results_models(results) -> list[str]:
 class ResultsHeader(QFrame):
     """GUI thread only."""
 
+    sig_rerun_requested = Signal()
+    """The user asked to run the configs shown again (their timing was not quiet)."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.quality = plain(QLabel(""))  # core.quality.banner: config labels and reasons as text
+        self.quality.setWordWrap(True)
+        self.quality.setObjectName("timing_banner")
+        self.quality.setToolTip("How far the timing of these results can be trusted (hover a config's Timing cell "
+                                "in the Summary for its figures)")
+        self.rerun_button = QPushButton("Re-run")
+        self.rerun_button.setToolTip("Run the configs shown again, on this machine, with the form's settings")
+        self.rerun_button.clicked.connect(self.sig_rerun_requested.emit)
+        self.banner = QFrame()
+        row = QHBoxLayout(self.banner)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.quality, 1)
+        row.addWidget(self.rerun_button)
+        self.banner.hide()
         self.title = QLabel(EMPTY_TEXT)
         self.title.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
         self.title.setWordWrap(True)
@@ -54,6 +72,7 @@ class ResultsHeader(QFrame):
         layout.setContentsMargins(2, 0, 2, 2)
         layout.setSpacing(1)
         layout.addWidget(self.title)
+        layout.addWidget(self.banner)
         layout.addWidget(self.warnings)
         self._results: list = []
         self._chosen = ""
@@ -70,6 +89,14 @@ class ResultsHeader(QFrame):
         """The model the next run profiles (the model picker's choice)."""
         self._chosen = source
         self._update()
+
+    def set_quality(self, results) -> None:
+        """The banner when any ended result's timing is not quiet (core.quality.banner)."""
+        text = banner(results)
+        self.quality.setText(text)
+        unusable = "unusable (" in text
+        self.quality.setStyleSheet(f"color: {error_color() if unusable else warning_color()}")
+        self.banner.setVisible(bool(text))
 
     def set_warnings(self, warnings) -> None:
         text = "\n".join(f"⚠ {w}" for w in warnings)

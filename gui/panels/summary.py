@@ -18,10 +18,11 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from gui.panels.graph_breaks import break_counts
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.widgets.theme import config_color, error_color
+from gui.widgets.theme import config_color, error_color, warning_color
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
+GRADE_COLORS = {"noisy": warning_color, "unusable": error_color}
 Row = dict[str, Any]
 
 
@@ -51,6 +52,16 @@ def _speedup(s: Row) -> str:
     if s.get("speedup_ci_low") is None:  # a running job: the interval comes when it ends
         return f"{s['speedup']:.2f}×"
     return f"{s['speedup']:.2f}× [{s['speedup_ci_low']:.2f}–{s['speedup_ci_high']:.2f}]"
+
+
+def _timing(s: Row) -> str:
+    """The measurement-quality grade (core.quality) and, when the config was timed in several
+    processes, their count."""
+    grade = s.get("timing_quality")
+    if not grade:
+        return "–"
+    processes = s.get("processes") or 1
+    return f"{grade} ({processes} proc.)" if processes > 1 else grade
 
 
 def _compile(s: Row) -> str:
@@ -133,6 +144,9 @@ COLUMNS = (
            "99th percentile latency", "compiled_p99_ms"),
     Column("Speedup\n[95% CI]", _speedup, "eager median / compiled median, with a bootstrap 95% "
            "confidence interval; above 1 means compiling made it faster", "speedup"),
+    Column("Timing", _timing, "How far the timing can be trusted: quiet, noisy (something disturbed it; the figures "
+           "stand with their intervals) or unusable (no verdict is drawn from it); hover a cell for the reasons "
+           "and figures", "timing_quality"),
     Column("Compile\n(cache)", _compile, "Wall time of the first compiled call, and whether inductor's "
            "FX graph cache was hit", "compile_time_s"),
     Column("Break-even\niterations", _break_even, "Calls after which the compile time has paid for "
@@ -152,6 +166,7 @@ COLUMNS = (
            "cosine"),
 )
 ACCURACY_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _accuracy)
+TIMING_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _timing)
 
 
 def _row(result) -> Row:
@@ -222,6 +237,8 @@ class SummaryModel(RowTableModel):
                 return tooltip(row["coverage"])
             if index.column() == ACCURACY_COLUMN and row.get("accuracy_reason"):
                 return tooltip(f"{row['accuracy']}: {row['accuracy_reason']}")
+            if index.column() == TIMING_COLUMN and row.get("timing_quality"):
+                return tooltip(self._results[index.row()].quality(ci=self._results[index.row()].ended).details())
             return column.tooltip
         if role == Qt.ItemDataRole.ForegroundRole:
             if index.column() == 1 and row.get("status") == "failed":
@@ -230,6 +247,8 @@ class SummaryModel(RowTableModel):
                 return QBrush(QColor(error_color()))
             if index.column() == ACCURACY_COLUMN and row.get("accuracy") == "nondeterministic":
                 return QBrush(QColor("gray"))
+            if index.column() == TIMING_COLUMN and row.get("timing_quality") in GRADE_COLORS:
+                return QBrush(QColor(GRADE_COLORS[row["timing_quality"]]()))
             if index.column() == 0:
                 return QBrush(config_color(index.row()))
         if role == Qt.ItemDataRole.BackgroundRole and _failing(row):

@@ -16,7 +16,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from core.zoo import SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
+from core.zoo import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
+from core.zoo import FASTER as ZOO_FASTER
+from core.zoo import SLOWER as ZOO_SLOWER
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.theme import error_color, is_dark
 
@@ -25,9 +27,11 @@ from gui.widgets.theme import error_color, is_dark
 FASTER, SLOWER = QColor("#0072B2"), QColor("#D55E00")
 FAILED_COLOR, PENDING_COLOR, RUNNING_COLOR = QColor("#7f7f7f"), QColor("#d9d9d9"), QColor("#F0E442")
 FULL_AT = math.log(2.0)
-LEGEND = ("Cell: speedup of compiled over eager (median), blue faster, vermillion slower, stronger further from 1x.  "
-          "FAILED: the job failed (hover for why).  acc!: compiled outputs differ from eager's.  "
-          "N br: graph-break places.  Top row: geometric-mean speedup over the models that passed, and the pass rate.")
+LEGEND = ("Cell: speedup of compiled over eager (median), blue faster, vermillion slower (its 95% interval clear of "
+          "1), stronger further from 1x; uncoloured within the noise, for the debugging backends (references, never "
+          "a speedup) and where the timing was unusable.  FAILED: the job failed (hover for why).  "
+          f"Marks: {CELL_MARKS}.  Top row: geometric-mean speedup over the models that passed with a usable timing, "
+          "and the pass rate.")
 
 
 def speedup_color(speedup: float | None) -> QColor | None:
@@ -45,7 +49,8 @@ def speedup_color(speedup: float | None) -> QColor | None:
 
 def summary_text(s: ConfigSummary) -> str:
     rate = f"{s.passed}/{s.models} passed"
-    return f"{fmt_speedup(s.geomean_speedup)} geomean · {rate}"
+    what = "reference" if s.reference else "geomean"
+    return f"{fmt_speedup(s.geomean_speedup)} {what} · {rate}"
 
 
 class ZooGridModel(QAbstractTableModel):
@@ -149,10 +154,10 @@ class ZooGridModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.BackgroundRole and s is not None:
-            color = speedup_color(s.geomean_speedup)
+            color = summary_color(s)
             return QBrush(color) if color is not None else None
         if role == Qt.ItemDataRole.ForegroundRole and s is not None:
-            return QBrush(text_color(speedup_color(s.geomean_speedup)))
+            return QBrush(text_color(summary_color(s)))
         if role == Qt.ItemDataRole.TextAlignmentRole and config is not None:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -180,11 +185,16 @@ def text_color(background: QColor | None) -> QColor:
 
 
 def cell_color(row: ZooRow | None) -> QColor | None:
+    """Only a speedup the measurements can stand behind is coloured (core.zoo's verdict)."""
     if row is None or row.status == "pending":
         return PENDING_COLOR
     if not row.completed:
         return FAILED_COLOR
-    return speedup_color(row.speedup)
+    return speedup_color(row.speedup) if row.verdict in (ZOO_FASTER, ZOO_SLOWER) else None
+
+
+def summary_color(s: ConfigSummary | None) -> QColor | None:
+    return None if s is None or s.reference else speedup_color(s.geomean_speedup)
 
 
 class ZooPanel(QWidget):

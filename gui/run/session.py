@@ -62,10 +62,13 @@ class ProfileSession(QObject):
     def result(self, job_id: str) -> JobResult | None:
         return self._results.get(job_id)
 
-    def start(self, specs: list[JobSpec], options: dict | None = None, artifacts_dir: str = "") -> None:
+    def start(self, specs: list[JobSpec], options: dict | None = None, artifacts_dir: str = "",
+              keep=()) -> None:
         """Begin a new run (its jobs write their files into `artifacts_dir`): forget the
-        previous results."""
-        self._results = {s.job_id: JobResult(s) for s in specs}
+        previous results but those in `keep` (ended JobResults shown beside the new ones, e.g.
+        the config an "apply and re-run" changed; their files must be in `artifacts_dir` too)."""
+        self._results = {r.job_id: r for r in keep}
+        self._results.update({s.job_id: JobResult(s) for s in specs})
         self.options = dict(options or {})
         self.origin, self.warnings = "", []
         self.artifacts_dir = artifacts_dir

@@ -50,3 +50,8 @@ def phase_brush(phase: str, alpha: int = 40) -> QColor:
 
 def error_color() -> str:
     return "#ff6b6b" if is_dark() else "#b00020"
+
+
+def warning_color() -> str:
+    """Orange for what is worth a look but not wrong (a noisy timing)."""
+    return "#ffb74d" if is_dark() else "#b35900"

@@ -46,6 +46,8 @@ def install(w) -> None:
     w.tune_run = None
     panel = w.view("decision")
     panel.sig_change_requested.connect(lambda label, change: apply_and_rerun(w, label, change))
+    panel.sig_rerun_requested.connect(lambda: rerun(w))
+    w.results_header.sig_rerun_requested.connect(lambda: rerun(w))
     panel.sig_tune_requested.connect(lambda budget: find_best_settings(w, budget))
     w.controller.sig_run_started.connect(lambda: _on_busy(w, True))
     w.controller.sig_run_finished.connect(lambda: _on_tune_finished(w))
@@ -58,9 +60,10 @@ def apply_and_rerun(w, label: str, change) -> bool:
     config read from a report file is data someone else may have written: the full config
     that would run is shown first, with the settings that could run a program or code
     (core.safety.risky_settings), and it runs only as the user confirms (Cancel is the default)."""
-    config = next((r.config for r in w.session.results if r.config.label == label), None)
-    if config is None or w.controller.busy:
+    before = next((r for r in w.session.results if r.config.label == label), None)
+    if before is None or w.controller.busy:
         return False
+    config = before.config
     if w.session.origin:
         risky = risky_settings(config)
         answer = confirm_config_from_file(w, w.session.origin, describe_config(change.apply(config)), risky)
@@ -69,7 +72,35 @@ def apply_and_rerun(w, label: str, change) -> bool:
             return False
         if answer == RUN_WITHOUT:
             config = without_risky_settings(config)
-    w.config_panel.apply_change(config, change)
+    new = w.config_panel.apply_change(config, change)
+    rule = next((s.rule for s in w.view("decision").suggestions if change in s.changes), "")
+    # the earlier result stays on screen beside the new one (a re-run of the same config
+    # replaces it there, and the Decision tab compares the two)
+    keep = [r for r in w.session.results if r.ended and r.config != new and r.job_id == before.job_id]
+    w.view("decision").set_before(new.label, before)
+    return w.run_profile(keep=keep, applied={new: (rule, label, change.description)})
+
+
+def rerun(w) -> bool:
+    """Run the configs shown again (their timing was not quiet, or the decision could not
+    tell): the same configs, through the same checks as Apply and re-run."""
+    configs = list(dict.fromkeys(r.config for r in w.session.results))
+    if not configs or w.controller.busy:
+        return False
+    if w.session.origin:
+        risky = [r for c in configs for r in risky_settings(c)]
+        answer = confirm_config_from_file(w, w.session.origin, "\n\n".join(describe_config(c) for c in configs),
+                                          risky)
+        if answer == CANCEL:
+            return False
+        if answer == RUN_WITHOUT:
+            configs = [without_risky_settings(c) for c in configs]
+    models = {r.spec.model.source for r in w.session.results}
+    if len(models) == 1 and w.model_panel.source() not in models:
+        w.set_model(models.pop())
+    w.config_panel.queue.clear()
+    for c in configs:
+        w.config_panel.queue.add(c)
     return w.run_profile()
 
 
@@ -115,6 +146,9 @@ def _on_tune_finished(w) -> None:
     for row in section["candidates"]:
         note = f": {row['note']}" if row["note"] else ""
         lines.append(f"  {row['config']} ({row['why']}): {row['fate']}{note}")
+    advice = run.budget_advice(w.session.results)
+    if advice:
+        lines.append(advice)
     w.view("decision").set_tune_notes("\n".join(lines))
 
 

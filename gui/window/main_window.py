@@ -10,6 +10,7 @@ GUI thread only.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 
@@ -163,10 +164,12 @@ class MainWindow(QMainWindow):
         path = file_actions.ask_hf_folder(self, self.recent.last_folder())
         return bool(path) and self.open_model_file(path)
 
-    def run_profile(self, arrange=None) -> bool:
+    def run_profile(self, arrange=None, keep=(), applied: dict | None = None) -> bool:
         """Start profiling the chosen model with the run's configs; False (with the reason
         shown) when it cannot start. `arrange(specs)` may replace the form's jobs and wrap the
-        runner's listener: returns (specs, wrap) (Find best settings, gui.window.decide)."""
+        runner's listener: returns (specs, wrap) (Find best settings, gui.window.decide).
+        `keep`: ended results shown on beside the new ones; `applied`: CompileConfig → the
+        JobSpec.applied record of the suggestion that made it (gui.window.decide)."""
         if self.controller.busy:
             return False
         source = self.model_panel.source()
@@ -188,8 +191,9 @@ class MainWindow(QMainWindow):
                 return False
         panel = self.config_panel
         try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
-            check_limits(warmup=panel.warmup.value(), iters=panel.iters.value(),
-                         batch_size=self.model_panel.batch.value(), image_size=self.model_panel.image.value())
+            check_limits(warmup=panel.warmup.value(), batch_size=self.model_panel.batch.value(),
+                         image_size=self.model_panel.image.value())
+            iterations = panel.iteration_fields()
         except ConfigError as exc:
             panel.show_problem(str(exc))
             self.status_label.setText(f"Cannot run: {exc}")
@@ -208,9 +212,9 @@ class MainWindow(QMainWindow):
         model = ModelSpec(source, batch_size=mp.batch.value(), image_size=mp.image.value(),
                           seq_len=mp.seq_len.value(), hf_config=mp.hf_overrides() if hf else ())
         task = mp.task_value()
-        folder = self._new_run_folder()
+        folder = self._new_run_folder(keep)
         # op_profile_calls and compile_log: core's defaults (JobSpec), as `profile` without options
-        specs = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
+        specs = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations,
                           device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder,
                           task=task, optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
                           sweep_batch=sweep_batch)
@@ -219,7 +223,8 @@ class MainWindow(QMainWindow):
             specs, wrap = arrange(specs)
             configs = [spec.config for spec in specs]
         options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
-                   "warmup": panel.warmup.value(), "iters": panel.iters.value(),
+                   "warmup": panel.warmup.value(), "iters": panel.iters.value() or "auto",
+                   "processes": iterations["processes"],
                    "device": panel.device.currentText(), "configs": [c.label for c in configs],
                    "sweep_shapes": sweep, "task": task, "sweep_batch": list(sweep_batch), "source": "gui"}
         if not panel.queue.configs:
@@ -228,7 +233,9 @@ class MainWindow(QMainWindow):
             panel.queue.set_status(config, "pending")
         if (sweep or sweep_batch) and self.tabs.currentIndex() == 0:
             self.show_tab("throughput" if sweep_batch else "sweep")  # the summary has little to say about a sweep
-        self.session.start(specs, options, folder)
+        if applied:
+            specs = [dataclasses.replace(s, applied=applied[s.config]) if s.config in applied else s for s in specs]
+        self.session.start(specs, options, folder, keep=keep)
         if wrap is None:
             self.controller.start(specs)
         else:
@@ -334,6 +341,7 @@ class MainWindow(QMainWindow):
         for view in self.views:
             view.refresh(results, "", ended=True)
         self.progress.show_results(results)
+        self.results_header.set_quality(results)
         failed = [r for r in results if r.status == "failed"]
         text = "Run finished: " + self.progress.format()
         if failed:
@@ -354,6 +362,7 @@ class MainWindow(QMainWindow):
         results = self.session.results
         self.results_header.set_results(results, self.session.origin)
         self.results_header.set_warnings(self.session.warnings)
+        self.results_header.set_quality(results)
         self._update_title()
         for view in self.views:
             view.show_results(results)
@@ -386,6 +395,7 @@ class MainWindow(QMainWindow):
     def _on_job_ended(self, job_id: str) -> None:
         result = self.session.result(job_id)
         self.progress.show_results(self.session.results)
+        self.results_header.set_quality(self.session.results)
         self.config_panel.queue.set_status(result.config, result.status, result.failure_reason,
                                            result.failure_detail)
 
@@ -473,13 +483,22 @@ class MainWindow(QMainWindow):
             self._run_folder = None
         super().closeEvent(event)
 
-    def _new_run_folder(self) -> str:
+    def _new_run_folder(self, keep=()) -> str:
         """A fresh folder for the next run's files; the previous run's goes (saved or
-        exported reports hold their own copy)."""
+        exported reports hold their own copy), after the files of the results in `keep`
+        (shown on beside the new run) are copied into the new one."""
+        from core.artifacts import copy_config_artifacts
+
+        folder = tempfile.TemporaryDirectory(prefix="compile-profiler-run-")
+        for result in keep:
+            try:
+                copy_config_artifacts(self.session.artifacts_dir, folder.name, result.config.label)
+            except OSError:
+                pass  # its figures stay; only its files (graphs, traces) are missing
         if self._run_folder is not None:
             self._run_folder.cleanup()
-        self._run_folder = tempfile.TemporaryDirectory(prefix="compile-profiler-run-")
-        return self._run_folder.name
+        self._run_folder = folder
+        return folder.name
 
     def dragEnterEvent(self, event) -> None:
         if file_actions.dropped_paths(event.mimeData()):

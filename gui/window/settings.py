@@ -8,7 +8,7 @@ import os
 
 from PySide6.QtCore import QByteArray
 
-from core.config import CompileConfig, check_limits
+from core.config import LIMITS, CompileConfig, check_limits
 from core.models import is_file_source, split_factory
 from gui.widgets.safe_text import tooltip
 
@@ -56,7 +56,8 @@ def save_form(w) -> None:
     unknown backend) never comes back at the next launch: the last accepted ones stay."""
     s, p, m = w.settings, w.config_panel, w.model_panel
     c = p.current_config()
-    values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("batch_size", m.batch.value()),
+    values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("processes", p.processes.value()),
+              ("batch_size", m.batch.value()),
               ("image_size", m.image.value()), ("sweep", m.sweep.isChecked())]
     if p.catalog_loaded and not p.field_problem() and not p.config_problem(c):
         values += [("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic), ("fullgraph", c.fullgraph),
@@ -98,7 +99,9 @@ def restore(w) -> None:
                                fullgraph=str(s.value("form/fullgraph", "false")).lower() == "true"))
     p.dynamo_config.setText(str(s.value("form/dynamo_config", "") or ""))
     p.warmup.setValue(_int(s, "form/warmup", 5, "warmup"))
-    p.iters.setValue(_int(s, "form/iters", 50, "iters"))
+    iters = _int(s, "form/iters", 0, "iters") if str(s.value("form/iters", 0)) != "0" else 0
+    p.iters.setValue(iters)  # 0: auto
+    p.processes.setValue(_int(s, "form/processes", int(LIMITS["processes"].default), "processes"))
     w.model_panel.batch.setValue(_int(s, "form/batch_size", 1, "batch_size"))
     w.model_panel.image.setValue(_int(s, "form/image_size", 224, "image_size"))
     model = str(s.value("form/model", "resnet18") or "resnet18")

@@ -102,7 +102,8 @@ class ZooRunDialog(QDialog):
         panel = main.config_panel
         self.settings = plain(QLabel(
             f"Configs (queued in the main window): {', '.join(c.label for c in configs)}\n"
-            f"Per job: {panel.warmup.value()} warm-up and {panel.iters.value()} timed calls per side on "
+            f"Per job: {panel.warmup.value()} warm-up and {panel.iters.text()} timed calls per side, in "
+            f"{panel.processes.value()} process(es), on "
             f"{panel.device.currentText()}, batch {main.model_panel.batch.value()}, image size "
             f"{main.model_panel.image.value()}. Jobs run one at a time, each in its own process."))
         self.settings.setWordWrap(True)
@@ -154,8 +155,8 @@ def build_sweep(main, models: list[str], folder: str):
     problem = panel.validate(configs)
     if problem:
         raise ConfigError(problem)
-    check_limits(warmup=panel.warmup.value(), iters=panel.iters.value(), batch_size=model_panel.batch.value(),
-                 image_size=model_panel.image.value())
+    check_limits(warmup=panel.warmup.value(), batch_size=model_panel.batch.value(), image_size=model_panel.image.value())
+    iterations = panel.iteration_fields()
     device = panel.device.currentText()
     specs = {}
     for source in models:
@@ -164,10 +165,10 @@ def build_sweep(main, models: list[str], folder: str):
             check_source(model, device)
         except ModelLoadError as exc:
             raise ConfigError(f"{source}: {exc}") from None
-        specs[source] = make_jobs(model, configs, warmup=panel.warmup.value(), iters=panel.iters.value(),
-                                  device=device)
+        specs[source] = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations, device=device)
     options = {"source": "gui", "models": models, "configs": [c.label for c in configs],
-               "warmup": panel.warmup.value(), "iters": panel.iters.value(), "device": device,
+               "warmup": panel.warmup.value(), "iters": panel.iters.value() or "auto",
+               "processes": iterations["processes"], "device": device,
                "batch_size": model_panel.batch.value(), "image_size": model_panel.image.value()}
     sweep = ZooSweep(folder, specs, options)
     return sweep, sweep.prepare()

@@ -17,16 +17,20 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
                 memory: tuple[float, float, float] = (300.0, 900.0, 320.0), seed: int = 0,
                 graph_breaks=(), recompiles=(), variants=(), parameters: int = 1000, model: str = "resnet18",
                 environment: dict | None = None, sweep: bool = False, threads: int | None = None,
-                cudagraph_skips=(), graph_count: int = 1) -> JobResult:
+                cudagraph_skips=(), graph_count: int = 1, others_cores: float | None = None,
+                processes: dict | None = None) -> JobResult:
     """A completed job (or `status`) whose eager/compiled calls are normal around the given
-    medians with relative spread `noise`; memory = (eager, compile, compiled) peak RSS MB."""
+    medians with relative spread `noise`; memory = (eager, compile, compiled) peak RSS MB.
+    `others_cores`: what the rest of the machine used while the calls were timed (resource
+    readings of the benchmark phase); `processes`: {process: compiled median} for calls timed
+    in further processes too (their eager median is `eager_ms`)."""
     if isinstance(config, str):
         config = CompileConfig(backend=config)
     spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec(model), config, iters=n, device=device, sweep_shapes=sweep,
                    threads=threads)
     r = JobResult(spec)
     jid = spec.job_id
-    env = {"torch": "2.14.1", "device": "cpu", "threads": 2, "cpu": "test cpu", **(environment or {})}
+    env = {"torch": "2.14.1", "device": "cpu", "threads": 2, "cpu": "test cpu", "cpu_count": 2, **(environment or {})}
     r.apply(ev.JobStarted(jid, pid=1, environment=env))
     r.apply(ev.ModelLoaded(jid, description="fake", model_kind="torchvision", parameters=parameters))
     rng = np.random.default_rng(seed)
@@ -34,7 +38,15 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
     for side, median in (("eager", eager_ms), ("compiled", compiled_ms)):
         values = median * (1 + noise * rng.standard_normal(n)) if not sweep else []
         samples += [ev.LatencySample(side, i, float(v)) for i, v in enumerate(values)]
+    for proc, median in (processes or {}).items():
+        for side, m in (("eager", eager_ms), ("compiled", median)):
+            values = m * (1 + noise * rng.standard_normal(n))
+            samples += [ev.LatencySample(side, i, float(v), process=proc) for i, v in enumerate(values)]
     r.apply(ev.LatencyMeasured(jid, samples=tuple(samples)))
+    if others_cores is not None:
+        for i in range(10):
+            r.apply(ev.ResourceSampled(jid, sample=ev.ResourceSample(
+                i * 0.2, "benchmark", 200.0, 400.0, machine_cpu_percent=200.0 + 100 * others_cores)))
     r.apply(ev.CompileFinished(jid, result=ev.CompileResult(compile_s, cache_state=cache_state, graph_count=graph_count,
                                                               fully_compiled=not graph_breaks)))
     for phase, mb in zip(("eager", "compile", "compiled"), memory):

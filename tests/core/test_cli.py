@@ -9,8 +9,11 @@ from tests.core.conftest import BREAKS_MODEL
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def profile(*args, timeout=240):
-    return subprocess.run([sys.executable, "main.py", "profile", *args], cwd=ROOT, capture_output=True,
+def profile(*args, timeout=240, processes="1"):
+    """The command as typed; one timing process unless a test asks for more (the default, 3,
+    is tested once below)."""
+    more = ["--processes", processes] if processes else []
+    return subprocess.run([sys.executable, "main.py", "profile", *args, *more], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -109,7 +112,8 @@ def default_sigint() -> None:
 
 
 def _start(*args):
-    return subprocess.Popen([sys.executable, "main.py", "profile", *args], cwd=ROOT, preexec_fn=default_sigint,
+    return subprocess.Popen([sys.executable, "main.py", "profile", *args, "--processes", "1"], cwd=ROOT,
+                            preexec_fn=default_sigint,
                             stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -150,3 +154,29 @@ def test_ctrl_c_during_a_job_keeps_what_was_measured(tmp_path, write_model):
     jobs = json.loads((out_dir / "report.json").read_text())["jobs"]
     assert [j["status"] for j in jobs] == ["cancelled", "cancelled"]
     assert jobs[0]["samples"]["count"] > 2  # the timed calls made before Ctrl+C are in the report
+
+
+def test_the_defaults_time_until_precise_in_three_processes_and_grade_the_timing(tmp_path, write_model):
+    """No --iters, no --processes: --iters auto (blocks until the speedup is known within ±2%, at
+    most --max-time) in 3 fresh processes; the report says how many calls that took, whether the
+    precision was reached, and how far the timing can be trusted."""
+    import json
+
+    path = write_model("import torch\ndef get_model():\n    return torch.nn.Sequential(torch.nn.Linear(64, 64), "
+                       "torch.nn.ReLU())\ndef get_example_inputs():\n    return (torch.randn(8, 64),)\n", "mlp.py")
+    out = tmp_path / "r"
+    proc = profile(path, "--backend", "eager", "--max-time", "6", "--op-profile", "0", "--out", str(out),
+                   processes="")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "process 3 of 3" in proc.stderr and "calls a side, speedup" in proc.stderr
+    timing = next(line for line in proc.stdout.splitlines() if line.startswith("  timing: "))
+    assert "3 processes: " in timing and "speedup known within" in timing
+    with open(out / "summary.csv", newline="") as fh:
+        (row,) = csv.DictReader(fh)
+    assert row["processes"] == "3" and row["timing_quality"] in ("quiet", "noisy", "unusable")
+    assert row["precision_target_pct"] == "2.0" and row["precision_reached"] in ("true", "false")
+    assert len(row["process_speedups"].split()) == 3 and int(row["iterations"]) >= 3 * 4 * 25
+    job = json.loads((out / "report.json").read_text())["jobs"][0]
+    assert job["quality"]["grade"] == row["timing_quality"] and job["spec"]["processes"] == 3
+    with open(out / "latency.csv", newline="") as fh:
+        assert {r["process"] for r in csv.DictReader(fh)} == {"0", "1", "2"}

@@ -59,8 +59,8 @@ def test_two_runs_of_the_same_config_within_noise_pass(tmp_path):
 
 
 def test_slower_within_the_noise_is_not_a_regression(tmp_path):
-    noisy = [fake_result("inductor", compiled_ms=5.0, noise=0.6, n=12, seed=5)]
-    noisier = [fake_result("inductor", compiled_ms=5.6, noise=0.6, n=12, seed=6)]
+    noisy = [fake_result("inductor", compiled_ms=5.0, noise=0.2, n=12, seed=5)]
+    noisier = [fake_result("inductor", compiled_ms=5.6, noise=0.2, n=12, seed=6)]
     (c,) = compare_reports(noisy, {}, noisier, {}, threshold_pct=5).configs
     assert c.compiled.change > 0.05 and c.compiled.overlap and not c.regression and "within the noise" in c.verdict
 
@@ -129,8 +129,9 @@ def test_relative_judges_compiled_against_eager_so_a_slower_machine_passes(tmp_p
 
 
 def test_relative_without_speedups_falls_back_and_says_so():
-    base = [fake_result("inductor", compiled_ms=5.0, seed=1, sweep=True)]
-    new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True)]
+    variants = [ev.VariantResult(0, ("x[4×8]",), 1, False, eager_ms=(2.0, 2.1, 2.0), compiled_ms=(1.0, 1.1, 1.0))]
+    base = [fake_result("inductor", compiled_ms=5.0, seed=1, sweep=True, variants=variants)]
+    new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True, variants=variants)]
     (c,) = compare_reports(base, {}, new, {}, relative=True).configs
     assert "judged on its own" in c.verdict and not c.regression
 
@@ -170,3 +171,28 @@ def test_a_config_still_running_in_the_app_is_not_missing():
     (c, _) = compare_reports(base, {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {},
                              pending=frozenset({FREEZING.label})).configs[::-1]
     assert c.config == FREEZING.label and not c.regression and "not finished yet" in c.verdict
+
+
+def test_a_report_with_no_timed_calls_or_an_unusable_timing_cannot_tell_and_a_gate_does_not_pass(tmp_path):
+    """The reported case: against a report with zero samples compare said "ok: same" and exited 0."""
+    base = saved(tmp_path, "base", baseline())
+    empty = saved(tmp_path, "empty", [fake_result("inductor", n=0, seed=3), fake_result(FREEZING, compiled_ms=3.0)])
+    proc = compare(base, empty)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
+    assert line.startswith("inductor: CANNOT TELL: the new report has no timed calls for it")
+    assert "cannot tell whether these regressed (see above): inductor" in proc.stderr
+    busy = saved(tmp_path, "busy", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5),
+                                    fake_result(FREEZING, compiled_ms=3.0)])
+    proc = compare(base, busy)
+    assert proc.returncode == 3 and "the timing of the new report was unusable (other processes used 1.5" in proc.stdout
+    worse = saved(tmp_path, "worse", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5, accuracy="fail"),
+                                      fake_result(FREEZING, compiled_ms=3.0)])
+    assert compare(base, worse).returncode == 1  # what can be judged (accuracy) still fails the gate
+
+
+def test_a_noisy_report_is_warned_about():
+    noisy = [fake_result("inductor", compiled_ms=5.0, others_cores=0.4, seed=7)]
+    comparison = compare_reports([fake_result("inductor", compiled_ms=5.0, seed=8)], {}, noisy, {})
+    assert any(w.startswith("new: the timing of inductor was noisy (other processes used 0.4") for w in
+               comparison.warnings)

@@ -4,7 +4,7 @@ import torch
 
 from core.codegen import compile_code
 from core.config import CompileConfig, JobSpec, ModelSpec
-from core.recommend import NOT_COMPILED, recommend
+from core.recommend import CANNOT_TELL, NOT_COMPILED, recommend
 from tests.core.fakes import fake_result
 
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
@@ -50,11 +50,51 @@ def test_clearly_faster_config_is_clear_and_names_the_runner_up():
     assert "clearly ahead of the next best, inductor" in rec.sentence
 
 
-def test_no_config_measurably_faster_than_eager_keeps_eager():
+def test_no_config_measurably_faster_than_eager_cannot_tell():
     rec = recommend([fake_result("inductor", eager_ms=10.0, compiled_ms=9.9, compile_s=1.0, noise=0.3)],
                     calls=1_000_000)
-    assert rec.choice == NOT_COMPILED and rec.confidence == "indistinguishable"
-    assert "no config is measurably faster than eager" in rec.sentence
+    assert rec.choice == NOT_COMPILED and rec.confidence == CANNOT_TELL and rec.config is None
+    assert rec.sentence.startswith("Cannot tell whether compiling pays off at 1,000,000 calls")
+    assert "within the noise of not compiling" in rec.sentence and rec.rerun
+    assert rec.break_even_calls is None and rec.code == ""
+
+
+def test_an_unusable_timing_gives_no_verdict():
+    """The reported case: a busy machine (other processes on 1.6 of 2 cores) still got a break-even."""
+    busy = fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, compile_s=10.0, others_cores=1.6)
+    assert busy.quality().grade == "unusable" and "1.6" in busy.quality().reasons[0]
+    rec = recommend([busy], calls=10_000)
+    assert rec.confidence == CANNOT_TELL and rec.config is None and rec.break_even_calls is None
+    assert "Cannot tell which settings to ship" in rec.sentence and "other processes used 1.6" in rec.sentence
+    quiet = fake_result(FREEZING, eager_ms=10.0, compiled_ms=6.0, compile_s=10.0, seed=3)
+    both = recommend([busy, quiet], calls=10_000)  # the quiet one decides; the busy one is named, not weighed
+    assert both.choice == FREEZING.label and both.unjudged == ("inductor",)
+    assert "not judged, its timing was unusable: inductor" in both.sentence
+
+
+def test_a_config_that_compiled_nothing_is_no_option():
+    """The LSTM without allow_rnn: dynamo skipped the frame, so "compiled" was eager again."""
+    skipped = fake_result("inductor", eager_ms=15.3, compiled_ms=10.9, graph_count=0)
+    rec = recommend([skipped], calls=10_000)
+    assert not option(rec, "inductor").eligible and "nothing was compiled" in option(rec, "inductor").why_not
+    assert rec.choice == NOT_COMPILED and rec.sentence.startswith("Do not compile: no config can be recommended")
+
+
+def test_only_the_references_measured_cannot_tell():
+    """tune with a budget that cut every real candidate: nothing says compiling does not pay."""
+    rec = recommend([fake_result("eager"), fake_result("aot_eager"), fake_result("inductor", status="cancelled")])
+    assert rec.confidence == CANNOT_TELL and "no compiled config was measured" in rec.sentence
+    assert "budget" in rec.rerun
+
+
+def test_processes_that_disagree_widen_the_interval_until_it_cannot_tell():
+    """One process is one draw: two processes at 0.78x and one at 1.03x (the fast mode seen here)."""
+    agree = fake_result("inductor", eager_ms=26.0, compiled_ms=33.0, processes={1: 33.2, 2: 33.1}, noise=0.01)
+    assert agree.summary()["speedup_ci_high"] < 1.0 and agree.quality().grade == "quiet"
+    split = fake_result("inductor", eager_ms=26.0, compiled_ms=33.0, processes={1: 33.2, 2: 25.2}, noise=0.01)
+    s, q = split.summary(), split.quality()
+    assert s["speedup_ci_low"] < 1.0 < s["speedup_ci_high"] and q.processes == 3
+    assert q.grade == "unusable" and "processes disagree" in q.reasons[0] and "1.03x" in q.reasons[0]
 
 
 def test_fast_and_wrong_is_never_recommended():

@@ -39,10 +39,17 @@ def inductor_reduce_overhead_on_cpu(tmp_path_factory):
 # ------------------------------------------------------------------ freezing, CUDA graphs, caches
 
 
-def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu):
+def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu, monkeypatch):
+    from core import suggestions
+
+    # the premise under test is the compile's; whether this machine was busy meanwhile (the
+    # timing gate, tested with fakes below) is not
+    monkeypatch.setattr(suggestions, "_timing_trusted", lambda result: True)
     r = inductor_reduce_overhead_on_cpu
     s = only([r], "freezing")
-    assert "freezing" in s.title.lower() and "depends on the CPU" in s.evidence and "apply and re-run" in s.evidence
+    assert "freezing" in s.title.lower() and "only a re-run here measures it" in s.evidence
+    assert "measured in this run" in s.evidence and "1.63" not in s.evidence  # no figure from elsewhere
+    assert s.premise.startswith("inductor inference on the CPU without freezing; dynamo compiled 1 graph")
     (change,) = s.changes
     new = change.apply(r.config)  # a mode cannot go with options: folded into them
     assert new.mode == "default" and dict(new.inductor_options) == {"triton.cudagraphs": True, "freezing": True}
@@ -152,6 +159,45 @@ def test_compiled_slower_with_most_time_outside_graphs_or_in_guards():
     assert "time_outside_graphs" not in rules([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.05)])
     assert "time_outside_graphs" not in rules([_profiled(compiled_ms=4.0, outside_ms=0.7, guard_ms=0.3)])  # faster
     assert "time_outside_graphs" not in rules([fake_result("inductor", compiled_ms=6.0)])  # no op profile
+
+
+def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timing():
+    noisy = _profiled(compiled_ms=5.0, outside_ms=0.7, guard_ms=0.3)  # 1.00x: the interval includes 1
+    assert noisy.summary()["speedup_ci_high"] > 1.0 and "time_outside_graphs" not in rules([noisy])
+    busy = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3)
+    busy.apply(ev.ResourceSampled(busy.job_id, sample=ev.ResourceSample(0.2, "benchmark", 100.0, 1.0,
+                                                                       machine_cpu_percent=250.0)))
+    assert busy.quality().grade == "unusable" and rules([busy]) == []
+
+
+# ------------------------------------------------------------------ premises and ranking
+
+
+def test_nothing_compiled_gets_no_tuning_advice_and_the_blocking_cause_comes_first():
+    """The reported case: the LSTM without allow_rnn got "Try freezing" first, citing two runs of
+    the same eager code that differed by noise (compiled 10.9 ms against eager 15.3 ms)."""
+    skipped = ev.GraphBreak("Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/m/lstm.py", line=12,
+                            frame_skipped=True, eager_function="forward",
+                            hints=("Set torch._dynamo.config.allow_rnn=True to enable experimental support.",))
+    lstm = fake_result("inductor", eager_ms=15.3, compiled_ms=10.9, graph_count=0, graph_breaks=(skipped,))
+    found = suggest([lstm])
+    assert found[0].rule == "dynamo_config" and found[0].blocking and "allow_rnn" in found[0].code
+    assert "freezing" not in [s.rule for s in found]
+    assert found[0].premise == "torch logged this hint for a frame it skipped in this run"
+
+
+def test_ranked_by_the_time_each_explains():
+    r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3, per_call_ms=1.0)
+    found = suggest([r], calls=10)
+    assert [s.rule for s in found][:1] == ["compile_cache"]  # 10 s of compile over 10 calls: 1,000 ms a call
+    assert [s.explains_ms for s in found] == sorted([s.explains_ms for s in found], reverse=True)
+
+
+def test_a_failed_fullgraph_compile_suggests_the_run_without_it():
+    failed = fake_result(CompileConfig("inductor", fullgraph=True), status="failed")
+    failed.failure_reason = "compile failed: fullgraph=True refuses graph breaks (Data-dependent branching)"
+    s = only([failed], "fullgraph_failed")
+    assert s.blocking and s.changes[0].apply(failed.config).fullgraph is False
 
 
 def test_a_change_this_run_already_measured_is_named_not_offered():

@@ -87,7 +87,7 @@ def test_the_budget_skips_what_does_not_fit_and_stops_what_runs_past_it(write_mo
 def test_tune_command_on_a_tiny_model_stays_in_budget_and_recommends(write_model, tmp_path):
     path = write_model(MLP_MODEL)
     out = tmp_path / "tune"
-    proc = subprocess.run([sys.executable, "main.py", "tune", path, "--budget", "0.5", "--iters", "5",
+    proc = subprocess.run([sys.executable, "main.py", "tune", path, "--budget", "0.5", "--iters", "5", "--processes", "1",
                            "--warmup", "1", "--op-profile", "0", "--calls", "100", "--out", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr

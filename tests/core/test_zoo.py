@@ -102,3 +102,21 @@ def test_sort_orders_and_cells(tmp_path):
     assert cell_text(zoo.row("timm:vit_tiny", "inductor")) == "1.25x 2 br"
     assert cell_text(None) == "-" and geometric_mean([]) is None and geometric_mean([2.0, 8.0]) == 4.0
     assert ConfigSummary("c", 0, 0, 0, 0, 0, None, None, 0, 0).pass_rate is None
+
+
+def test_debugging_backends_are_references_and_unusable_timings_cannot_tell():
+    """The reported case: the zoo coloured a 1.23x "speedup" of the eager backend as faster."""
+    from core.zoo import CANNOT_TELL, FASTER, REFERENCE, WITHIN_NOISE
+    from tests.core.fakes import fake_result
+
+    eager = ZooRow.from_result("m1", "m1", fake_result("eager", eager_ms=12.3, compiled_ms=10.0))
+    assert eager.verdict == REFERENCE and cell_text(eager) == "1.23x ref" and "debugging reference" in eager.outcome()
+    busy = ZooRow.from_result("m1", "m1", fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, others_cores=1.5))
+    assert busy.verdict == CANNOT_TELL and cell_text(busy) == "2.00x ?" and "cannot tell" in busy.outcome()
+    tied = ZooRow.from_result("m2", "m2", fake_result("inductor", eager_ms=10.0, compiled_ms=10.0, seed=4))
+    fast = ZooRow.from_result("m3", "m3", fake_result("inductor", eager_ms=10.0, compiled_ms=4.0, seed=5))
+    assert tied.verdict == WITHIN_NOISE and cell_text(tied) == "1.00x ~" and fast.verdict == FASTER
+    reference, inductor = summarize_configs([eager, busy, tied, fast])
+    assert reference.reference and "a debugging reference" in reference.sentence()
+    assert inductor.unusable == 1 and abs(inductor.geomean_speedup - math.sqrt(1.0 * 2.5)) < 0.02
+    assert "(1 model left out: timing unusable)" in inductor.sentence()

@@ -19,7 +19,7 @@ import pytest
 from tests.core.conftest import BREAKS_MODEL, MLP_MODEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0"]
+QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0", "--processes", "1"]
 
 
 def _netns_works() -> bool:

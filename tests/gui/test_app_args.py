@@ -121,11 +121,12 @@ def test_form_never_swaps_a_value_silently(qtbot, settings):
     assert panel.backend.currentText() == "nope" and panel.mode.currentText() == "max"
     assert panel.error.isVisibleTo(win) and "Unknown backend 'nope'. Valid backends here:" in panel.error.text()
     assert not win.run_profile() and "nope" in win.last_error
-    assert panel.iters.value() == 50
+    assert panel.iters.value() == 0 and panel.iters.text() == "auto"  # the default
     # the spin boxes hold exactly core's accepted ranges: nothing typed is clamped into another
-    for box, key in ((panel.warmup, "warmup"), (panel.iters, "iters"), (win.model_panel.batch, "batch_size"),
+    for box, key in ((panel.warmup, "warmup"), (panel.processes, "processes"), (win.model_panel.batch, "batch_size"),
                      (win.model_panel.image, "image_size")):
         assert (box.minimum(), box.maximum()) == (LIMITS[key].low, LIMITS[key].high)
+    assert (panel.iters.minimum(), panel.iters.maximum()) == (0, LIMITS["iters"].high)  # 0 reads "auto"
     win.close()
 
 

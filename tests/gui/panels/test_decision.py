@@ -92,3 +92,74 @@ def test_summary_keeps_each_configs_colour_beside_the_accuracy_columns(qtbot):
     panel.show_results([_checked("a", "eager", ev.AccuracyResult("fail", "differs"))])
     brush = panel.model.data(panel.model.index(0, 0), Qt.ItemDataRole.ForegroundRole)
     assert brush.color() == config_color(0)
+
+
+# ------------------------------------------------------------------ timing quality (the trust issue)
+
+
+def test_summary_grades_each_timing_and_the_header_says_when_any_is_not_quiet(qtbot):
+    from PySide6.QtGui import QColor
+
+    from gui.panels.results_header import ResultsHeader
+    from gui.panels.summary import TIMING_COLUMN, SummaryPanel
+    from gui.widgets.theme import error_color
+
+    quiet = measured("aot_eager", compiled_ms=9.0, seed=2)
+    busy = measured("inductor", compiled_ms=5.0, others_cores=1.6, processes={1: 5.0, 2: 5.1}, seed=1)
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.show_results([quiet, busy])
+    model = panel.model
+    assert model.data(model.index(0, TIMING_COLUMN)) == "quiet"
+    assert model.data(model.index(1, TIMING_COLUMN)) == "unusable (3 proc.)"
+    tip = model.data(model.index(1, TIMING_COLUMN), Qt.ItemDataRole.ToolTipRole)
+    assert "other processes used 1.6 of 2 cores" in tip and "3 processes: speedups" in tip
+    color = model.data(model.index(1, TIMING_COLUMN), Qt.ItemDataRole.ForegroundRole).color()
+    assert color == QColor(error_color())
+    header = ResultsHeader()
+    qtbot.addWidget(header)
+    header.show()
+    header.set_quality([quiet])
+    assert not header.banner.isVisible()
+    header.set_quality([quiet, busy])
+    assert header.banner.isVisible() and header.rerun_button.isVisible()
+    assert header.quality.text().startswith("Timing not quiet: inductor unusable (other processes used 1.6")
+    assert "no verdict is drawn from an unusable timing" in header.quality.text().lower()
+    with qtbot.waitSignal(header.sig_rerun_requested):
+        header.rerun_button.click()
+
+
+def test_decision_offers_a_rerun_when_it_cannot_tell(qtbot):
+    panel = _decision(qtbot, [measured("inductor", compiled_ms=5.0, others_cores=1.6)])
+    assert panel.sentence.text().startswith("Cannot tell which settings to ship")
+    assert panel.rerun_button.isVisibleTo(panel) and "To decide: re-run" in panel.details.text()
+    assert "Break-even" not in panel.details.text()
+    with qtbot.waitSignal(panel.sig_rerun_requested):
+        panel.rerun_button.click()
+    quiet = _decision(qtbot, [measured("inductor", compiled_ms=5.0, seed=3)])
+    assert not quiet.rerun_button.isVisibleTo(quiet) and "Break-even" in quiet.details.text()
+
+
+def test_each_suggestion_says_why_it_applies(qtbot):
+    panel = _decision(qtbot, [measured("inductor", compiled_ms=9.0, seed=1)])
+    card = next(c for c in panel.card_widgets if c.suggestion.rule == "freezing")
+    texts = [w.text() for w in card.findChildren(type(panel.sentence))]
+    assert any(t.startswith("Why this applies: inductor inference on the CPU without freezing") for t in texts)
+
+
+def test_an_applied_change_is_shown_before_and_after(qtbot):
+    import dataclasses
+
+    from core.config import CompileConfig
+
+    before = measured("inductor", compiled_ms=9.0, seed=1)
+    frozen = CompileConfig("inductor", inductor_options=(("freezing", True),))
+    after = measured(frozen, compiled_ms=8.96, seed=2)
+    after.spec = dataclasses.replace(after.spec, applied=("freezing", "inductor", "add freezing"))
+    panel = _decision(qtbot, [])
+    panel.set_before(frozen.label, before)
+    panel.show_results([before, after])
+    assert panel.applied.isVisibleTo(panel)
+    text = panel.applied.text()
+    assert text.startswith("Applied add freezing (freezing suggestion): inductor → inductor/freezing=True: compiled")
+    assert "within the noise" in text and "speedup 1.11x → 1.12x (intervals overlap)" in text

@@ -1,0 +1,122 @@
+"""The measurement-quality grade (core.quality): each reason on calls made to show it, the
+speedup over several processes, and the grade carried through the files."""
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from core import events as ev
+from core.config import CompileConfig, JobSpec, ModelSpec
+from core.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
+from core.report import load_report, write_report
+from core.results import JobResult
+from core.stats import speedup_over_processes
+from tests.core.fakes import fake_result
+
+
+def made(eager, compiled, processes=None, others=None, precision=None):
+    """A completed job from the given calls: lists of eager and compiled ms (process 0), more
+    processes as {process: (eager, compiled)}; `others`: cores the rest of the machine used."""
+    spec = JobSpec("q", ModelSpec("resnet18"), CompileConfig("inductor"), precision_pct=precision)
+    r = JobResult(spec)
+    r.apply(ev.JobStarted("q", environment={"cpu_count": 2}))
+    samples = []
+    for p, (e, c) in {0: (eager, compiled), **(processes or {})}.items():
+        samples += [ev.LatencySample("eager", i, float(v), process=p) for i, v in enumerate(e)]
+        samples += [ev.LatencySample("compiled", i, float(v), process=p) for i, v in enumerate(c)]
+    r.apply(ev.LatencyMeasured("q", samples=tuple(samples)))
+    if others is not None:
+        for i in range(20):
+            r.apply(ev.ResourceSampled("q", sample=ev.ResourceSample(i * 0.2, "benchmark", 200.0, 1.0,
+                                                                    machine_cpu_percent=200.0 + 100 * others)))
+    r.apply(ev.JobCompleted("q"))
+    return r
+
+
+def normal(median, spread, n=200, seed=0):
+    return median * (1 + spread * np.random.default_rng(seed).standard_normal(n))
+
+
+def test_steady_calls_on_a_quiet_machine_are_quiet():
+    q = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=0.05))
+    assert q.grade == QUIET and q.reasons == () and q.trusted and q.sentence() == "quiet"
+    assert q.others_cores == pytest.approx(0.05) and q.cores == 2
+
+
+@pytest.mark.parametrize("others, expected", [(0.4, NOISY), (1.6, UNUSABLE)])
+def test_other_processes_on_the_machine(others, expected):
+    q = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=others))
+    assert q.grade == expected and q.reasons[0] == f"other processes used {others:.1f} of 2 cores while calls were timed"
+
+
+def test_a_long_tail_is_named_with_its_factor():
+    """The reported case: compiled p90 six times its median, still given a break-even."""
+    compiled = np.concatenate([normal(283, 0.01, n=170), np.full(30, 1669.0)])
+    q = grade(made(normal(300, 0.01), np.random.default_rng(3).permutation(compiled)))
+    assert q.grade == UNUSABLE and any(r.startswith("compiled p90 is 5.9x its median") for r in q.reasons)
+    assert any("far slower than the rest" in r and "Tukey" in r for r in q.reasons)
+
+
+def test_drift_counts_only_beyond_the_calls_own_spread():
+    drifting = np.linspace(10, 14, 300)  # 40% slower by the end
+    q = grade(made(drifting, normal(5, 0.01, n=300)))
+    assert q.grade == UNUSABLE and any("drifted +" in r for r in q.reasons)
+    steady = grade(made(normal(10, 0.2, n=12), normal(5, 0.2, n=12, seed=2)))  # few, spread calls: no drift claim
+    assert not any("drifted" in r for r in steady.reasons)
+
+
+def test_processes_that_disagree_and_a_precision_not_reached():
+    r = made(normal(26, 0.01), normal(33, 0.01, seed=1), {1: (normal(26, 0.01, seed=2), normal(25.2, 0.01, seed=3)),
+                                                          2: (normal(26, 0.01, seed=4), normal(33.1, 0.01, seed=5))},
+             precision=2.0)
+    q = grade(r)
+    assert q.processes == 3 and len(q.process_speedups) == 3 and q.process_spread > 0.2
+    assert q.grade == UNUSABLE and "the 3 processes disagree (speedups 0.79x, 1.03x, 0.79x)" in q.reasons[0]
+    assert q.precision_target_pct == 2.0 and q.precision_reached is False
+    assert any("wider than the ±2% asked for" in r for r in q.reasons)
+
+
+def test_too_few_calls_cannot_be_graded():
+    q = grade(made([1.0, 1.1], [0.5]))
+    assert q.grade == UNKNOWN and not q.trusted and "too few timed calls" in q.reasons[0]
+
+
+def test_side_spread_takes_the_worst_process():
+    spread = side_spread({0: normal(10, 0.01), 1: normal(10, 0.2, seed=1)})
+    assert 0.2 < spread.iqr_ratio < 0.35
+
+
+def test_the_speedup_over_processes_widens_with_their_spread():
+    agree = {p: normal(26, 0.01, seed=p) for p in range(3)}
+    same = speedup_over_processes(agree, {p: normal(33, 0.01, seed=10 + p) for p in range(3)})
+    split = speedup_over_processes(agree, {0: normal(33, 0.01), 1: normal(25.2, 0.01), 2: normal(33, 0.01)})
+    assert same.ci_high < 1.0 and same.ci_high - same.ci_low < 0.03
+    assert split.ci_low < 0.8 < 1.0 < split.ci_high
+    one = speedup_over_processes({0: normal(10, 0.01)}, {0: normal(5, 0.01)})
+    assert one.value == pytest.approx(2.0, rel=0.01) and one.ci_low < one.value < one.ci_high
+
+
+def test_the_grade_is_in_summary_csv_report_json_and_read_back(tmp_path):
+    busy = fake_result("inductor", others_cores=1.2, processes={1: 5.1, 2: 5.0})
+    write_report([busy], str(tmp_path), {})
+    with open(tmp_path / "summary.csv", newline="") as fh:
+        (row,) = csv.DictReader(fh)
+    assert row["timing_quality"] == "unusable" and row["others_cpu_cores"] == "1.2" and row["processes"] == "3"
+    assert row["timing_quality_reason"].startswith("other processes used 1.2 of 2 cores")
+    job = json.loads((tmp_path / "report.json").read_text())["jobs"][0]
+    assert job["quality"]["grade"] == "unusable" and job["quality"]["processes"] == 3
+    (back,), _ = load_report(str(tmp_path))
+    assert back.quality().grade == "unusable" and back.samples.processes() == [0, 1, 2]
+    assert banner([back]).startswith("Timing not quiet: inductor unusable (other processes used 1.2")
+
+
+def test_a_report_from_before_processes_reads_as_one_process(tmp_path):
+    write_report([fake_result("inductor")], str(tmp_path), {})
+    doc = json.loads((tmp_path / "report.json").read_text())
+    del doc["jobs"][0]["samples"]["process"]
+    for r in doc["jobs"][0]["resources"]:
+        r.pop("machine_cpu_percent", None)
+    (tmp_path / "report.json").write_text(json.dumps(doc))
+    (back,), _ = load_report(str(tmp_path))
+    assert back.samples.processes() == [0] and back.quality().processes == 1
