@@ -31,6 +31,7 @@ import numpy as np
 from core.paths import display_path
 from core.quality import NOISY, UNUSABLE
 from core.results import JobResult, JobStatus
+from core.safety import terminal_text
 from core.stats import _bootstrap_medians
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -410,14 +411,15 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result = compare_reports(base, base_header, new, new_header, args.threshold, args.relative)
+    # reports come from anyone: what they hold is printed with its control characters escaped
     for w in result.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {terminal_text(w)}", file=sys.stderr)
     for c in result.configs:
-        print(f"{c.config}: {c.verdict}")
+        print(terminal_text(f"{c.config}: {c.verdict}"))
         for line in c.breaks_added:
-            print(f"  + {line}")
+            print(f"  + {terminal_text(line)}")
         for line in c.breaks_removed:
-            print(f"  - {line}")
+            print(f"  - {terminal_text(line)}")
     if args.out:
         try:
             os.makedirs(args.out, exist_ok=True)
@@ -428,11 +430,11 @@ def main(argv: list[str]) -> int:
         print(f"compare.csv written to {os.path.abspath(args.out)}", file=sys.stderr)
     regressed = [c.config for c in result.configs if c.regression]
     if regressed:
-        print(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}", file=sys.stderr)
+        print(terminal_text(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}"), file=sys.stderr)
         return 1
     if result.undecided:  # a gate must not pass what it could not judge
-        print(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit code "
-              f"{CANNOT_TELL_EXIT}", file=sys.stderr)
+        print(terminal_text(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit "
+                            f"code {CANNOT_TELL_EXIT}"), file=sys.stderr)
         return CANNOT_TELL_EXIT
     return 0
 

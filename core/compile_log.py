@@ -121,10 +121,16 @@ _LINE = re.compile(r"^(?:\[rank\d+\]:)?([VIWEC])(\d{4} \d\d:\d\d:\d\d\.\d+) (\d+
                    r"(?: \[([^\]\s]+)\])?(?: \[__(\w+)\])? ?(.*)$")
 
 
-def read_log(path: str, max_entries: int = 200_000) -> list[LogEntry]:
+MAX_LOG_BYTES = 64 * 2**20  # what a log view reads of a compile log (the rest is named, not read)
+MAX_LINE_CHARS = 100_000  # a longer line is cut (a 2 GB line without a break must not fill memory)
+
+
+def read_log(path: str, max_entries: int = 200_000, max_bytes: int = MAX_LOG_BYTES) -> list[LogEntry]:
     """The entries of a compile log, consecutive lines of one message joined (torch prefixes
     every line of a multi-line message); a line without torch's prefix joins the entry
-    before it."""
+    before it. Reads at most `max_bytes` and lines of at most MAX_LINE_CHARS characters: a log
+    longer than that ends with an entry saying how much was left unread (a report folder may
+    hold a compile log of any size)."""
     entries: list[LogEntry] = []
     key, lines = None, []
 
@@ -133,11 +139,33 @@ def read_log(path: str, max_entries: int = 200_000) -> list[LogEntry]:
             entries.append(LogEntry(key[0], key[1], key[2], key[3], key[4], "\n".join(lines)))
 
     try:
+        if not os.path.isfile(path):
+            return []
+        size = os.path.getsize(path)
         fh = open(path, encoding="utf-8", errors="replace")
     except OSError:
         return []
+    read = 0
     with fh:
-        for raw in fh:
+        while True:
+            raw = fh.readline(MAX_LINE_CHARS)
+            if not raw:
+                break
+            read += len(raw)
+            if read > max_bytes:
+                close()
+                key = None
+                entries.append(LogEntry("warning", "", "", "", "", f"[the log goes on: {size / 2**20:,.0f} MB in all, "
+                                        f"only the first {max_bytes / 2**20:,.0f} MB are shown; the whole file is "
+                                        f"{path}]"))
+                return entries
+            if not raw.endswith("\n") and len(raw) >= MAX_LINE_CHARS:
+                while True:  # the rest of a line too long to show
+                    more = fh.readline(MAX_LINE_CHARS)
+                    read += len(more)
+                    if not more or more.endswith("\n") or read > max_bytes:
+                        break
+                raw += " [line cut]"
             raw = raw.rstrip("\n")
             m = _LINE.match(raw)
             if m is None:

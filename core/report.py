@@ -331,11 +331,32 @@ def write_report(results: list[JobResult], out_dir: str, options: dict | None = 
             folder.release()
 
 
+MAX_JSON_BYTES = 1 << 30  # 1 GiB: about 50 million timed samples
+
+
+def max_json_bytes() -> int:
+    """The largest report.json or zoo.json read here: MAX_JSON_BYTES, or an eighth of the
+    memory available when that is less (parsing takes about five times the file's size)."""
+    import psutil
+
+    return int(min(MAX_JSON_BYTES, psutil.virtual_memory().available // 8))
+
+
 def read_json_file(path: str, name: str) -> tuple[Any, str]:
     """(the parsed JSON, the file's path) of `path`, or of `path/name` when `path` is a folder;
     ReportError names the file when it cannot be opened or is not JSON."""
     if os.path.isdir(path):
         path = os.path.join(path, name)
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
+    if not os.path.isfile(path):
+        raise ReportError(f"{path} is not a regular file (a device or a pipe?); a {name} is a file.")
+    limit = max_json_bytes()
+    if size > limit:  # parsed JSON takes several times its size: refuse before reading
+        raise ReportError(f"{path} is {size / 2**20:,.0f} MB; this machine reads a {name} of at most "
+                          f"{limit / 2**20:,.0f} MB (parsing takes several times the file's size in memory).")
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh), path

@@ -10,7 +10,7 @@ import html
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 DOC_HOSTS = ("docs.pytorch.org", "pytorch.org")
 """Hosts of the PyTorch documentation: any https page there may open in the browser."""
@@ -40,10 +40,14 @@ def is_documentation_url(url: str) -> bool:
     if "@" in parts.netloc or not parts.hostname:
         return False
     host = parts.hostname.lower()
+    # the path as the server will read it: percent-escapes decoded ("%2e%2e" is "..")
+    path = unquote(parts.path)
+    if ".." in path or "\\" in path or any(ord(ch) < 32 for ch in path):
+        return False
     if host in DOC_HOSTS:
         return True
-    normalized = f"https://{host}{parts.path}"
-    return any(normalized.startswith(prefix) and ".." not in parts.path for prefix in DOC_PREFIXES)
+    normalized = f"https://{host}{path}"
+    return any(normalized.startswith(prefix) for prefix in DOC_PREFIXES)
 
 
 def as_html(text) -> str:
@@ -122,3 +126,12 @@ def describe_config(config) -> str:
     if config.compile_optimizer:
         lines.append("optimizer step compiled too")
     return "\n".join(lines)
+
+
+def terminal_text(text) -> str:
+    """Untrusted text as it may be printed to a terminal: control characters (ESC sequences that
+    move the cursor, set the title or the clipboard, OSC 52) written as escapes ("\\x1b"), tabs
+    and line breaks kept. For what commands print from a report (config labels, reasons)."""
+    text = "" if text is None else str(text)
+    return "".join(ch if ch in "\n\t" or (ord(ch) >= 32 and not 0x7f <= ord(ch) <= 0x9f) else
+                   f"\\x{ord(ch):02x}" for ch in text)

@@ -275,6 +275,8 @@ def _check_weights_files(path: str) -> bool:
     """Whether the folder holds safetensors weights; ModelLoadError for a pickle-only checkpoint.
     A folder with a config alone builds with random weights."""
     names = set(os.listdir(path))
+    if "model.safetensors.index.json" in names:
+        _check_safetensors_index(os.path.join(path, "model.safetensors.index.json"), path)
     if any(n in names for n in SAFETENSORS_FILES) or any(n.endswith(".safetensors") for n in names):
         return True
     pickled = [n for n in sorted(names) if n in PICKLE_FILES or n.endswith((".bin", ".pt", ".pth", ".ckpt"))]
@@ -284,6 +286,39 @@ def _check_weights_files(path: str) -> bool:
                              "with save_pretrained(folder), which writes model.safetensors by default, or "
                              "convert the weights to safetensors.", file=path)
     return False
+
+
+MAX_INDEX_BYTES = 64 * 2**20  # a real index names a few thousand tensors: well under a MB
+
+
+def _check_safetensors_index(index: str, folder: str) -> None:
+    """A sharded checkpoint's index must name only safetensors shards in the folder itself:
+    transformers loads whatever file the index's weight_map names, and a crafted index pointing
+    at a pickled `.bin` shard would reach torch.load."""
+    import json
+
+    try:
+        if os.path.getsize(index) > MAX_INDEX_BYTES:
+            raise ModelLoadError(f"model.safetensors.index.json is {os.path.getsize(index):,} bytes, more than a "
+                                 f"checkpoint index needs ({MAX_INDEX_BYTES:,} at most); refused.", file=folder)
+        with open(index, encoding="utf-8") as fh:
+            weight_map = json.load(fh).get("weight_map")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ModelLoadError(f"model.safetensors.index.json cannot be read ({short_error(exc)}).", file=folder) from None
+    if not isinstance(weight_map, dict):
+        raise ModelLoadError("model.safetensors.index.json has no weight_map of tensor names to shard files.",
+                             file=folder)
+    real = os.path.realpath(folder)
+    for tensor, shard in weight_map.items():
+        if (not isinstance(shard, str) or not shard.endswith(".safetensors") or os.path.basename(shard) != shard
+                or shard in (".", "..")):
+            raise ModelLoadError(f"model.safetensors.index.json maps {str(tensor)[:80]!r} to {str(shard)[:120]!r}, "
+                                 "which is not a .safetensors file in the folder; only safetensors shards beside the "
+                                 "index are loaded (a pickled shard could run arbitrary code).", file=folder)
+        path = os.path.join(folder, shard)
+        if not os.path.isfile(path) or os.path.dirname(os.path.realpath(path)) != real:
+            raise ModelLoadError(f"model.safetensors.index.json names the shard {shard!r}, which is not a file in the "
+                                 "folder itself (missing, or a link to elsewhere).", file=folder)
 
 
 def check(spec: ModelSpec, device: str = "cpu"):

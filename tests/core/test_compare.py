@@ -196,3 +196,13 @@ def test_a_noisy_report_is_warned_about():
     comparison = compare_reports([fake_result("inductor", compiled_ms=5.0, seed=8)], {}, noisy, {})
     assert any(w.startswith("new: the timing of inductor was noisy (other processes used 0.4") for w in
                comparison.warnings)
+
+
+def test_a_config_label_with_terminal_escapes_is_printed_escaped(tmp_path):
+    """The reported case: compare printed a config label's ESC and OSC 52 sequences raw."""
+    evil = CompileConfig("inductor", dynamo_config=(("x", "\x1b]52;c;ZXZpbA==\x07\x1b[2J"),))
+    base = saved(tmp_path, "base", [fake_result(evil, seed=1)])
+    new = saved(tmp_path, "new", [fake_result(evil, seed=2)])
+    proc = compare(base, new)
+    assert "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in proc.stdout

@@ -119,3 +119,33 @@ def test_views_read_only_inside_the_report_folder(tmp_path):
     assert read_graph_texts(str(root), "../..", "../../secret") == {k: "" for k in texts}
     (root / "graphs" / "big.txt").write_text("x" * 100)  # artifacts live in the artifact folders
     assert artifacts.read_text(str(root), "graphs/big.txt", max_chars=10).startswith("x" * 10 + "\n\n[... cut at 10")
+
+
+def test_a_huge_compile_log_is_read_only_so_far(tmp_path):
+    """The reported case: a 2 GB compile log aborted the app. The view reads a bounded part and says so;
+    a line without a break is cut."""
+    path = tmp_path / "big.log"
+    with open(path, "w") as fh:
+        fh.write(LOG)
+        fh.write("x" * 300_000)  # one line longer than any view shows
+        fh.write("\n" + LOG * 2000)
+    entries = read_log(str(path), max_bytes=200_000)
+    assert entries[-1].level == "warning" and "only the first 0 MB are shown" in entries[-1].text
+    assert max(len(e.text) for e in entries) < 120_000 and any("[line cut]" in e.text for e in entries)
+    assert len(entries) < 2000
+
+
+def test_a_report_json_too_big_or_not_a_file_is_refused_before_reading(tmp_path, monkeypatch):
+    from core import report
+    from core.report import ReportError, load_report
+
+    (tmp_path / "report.json").write_text('{"jobs": []}' + " " * 5000)
+    monkeypatch.setattr(report, "max_json_bytes", lambda: 1000)
+    with pytest.raises(ReportError, match=r"report.json is 0 MB; this machine reads a report.json of at most 0 MB"):
+        load_report(str(tmp_path))
+    monkeypatch.undo()
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "report.json")
+    with pytest.raises(ReportError, match="not a regular file"):
+        load_report(str(fifo))

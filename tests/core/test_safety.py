@@ -73,3 +73,18 @@ def test_a_report_carrying_the_compiler_command_is_read_as_data_and_flagged(tmp_
     (tmp_path / "report.json").write_text(json.dumps(doc))
     (result,), _ = load_report(str(tmp_path))
     assert [r.key for r in risky_settings(result.config)] == ["cpp.cxx"]
+
+
+def test_percent_escapes_cannot_climb_out_of_the_documentation():
+    """The reported case: %2e%2e passed the link check."""
+    assert not is_documentation_url("https://meta-pytorch.github.io/compile-graph-break-site/%2e%2e/evil")
+    assert not is_documentation_url("https://meta-pytorch.github.io/compile-graph-break-site/%2E%2E/evil")
+    assert not is_documentation_url("https://docs.pytorch.org/docs/%2e%2e/%2e%2e/x")
+    assert is_documentation_url("https://meta-pytorch.github.io/compile-graph-break-site/gb/gb%30170.html")
+
+
+def test_terminal_text_escapes_control_sequences():
+    from core.safety import terminal_text
+
+    assert terminal_text("inductor\x1b]52;c;ZXZpbA==\x07 x\x1b[2J") == "inductor\\x1b]52;c;ZXZpbA==\\x07 x\\x1b[2J"
+    assert terminal_text("a\tb\nc\x9bd") == "a\tb\nc\\x9bd"

@@ -158,3 +158,27 @@ def test_default_sequence_length_follows_a_shorter_model_and_odd_types_are_check
     # funnel maps to two classes, pp_lcnet_v3 is only a backbone, musicgen has two text configs
     for model_type in ("funnel", "pp_lcnet_v3", "musicgen"):
         check_source(ModelSpec(f"hf:{model_type}"))
+
+
+def test_a_safetensors_index_naming_a_pickled_shard_is_refused_before_torch_load(saved_gpt2, tmp_path, monkeypatch):
+    """The reported attack: an index.json whose weight_map points at a .bin shard reached torch.load."""
+    folder, model = saved_gpt2
+    crafted = tmp_path / "crafted"
+    crafted.mkdir()
+    (crafted / "config.json").write_text((folder / "config.json").read_text())
+    torch.save(model.state_dict(), crafted / "pytorch_model-00001-of-00001.bin")
+    names = list(model.state_dict())
+    index = {"metadata": {}, "weight_map": {n: "pytorch_model-00001-of-00001.bin" for n in names}}
+    (crafted / "model.safetensors.index.json").write_text(json.dumps(index))
+    loads = []
+    real_load = torch.load
+    monkeypatch.setattr(torch, "load", lambda *a, **k: loads.append(a) or real_load(*a, **k))
+    from core.models import load_model
+
+    with pytest.raises(ModelLoadError, match=r"maps .* to 'pytorch_model-00001-of-00001.bin'.*not a .safetensors"):
+        load_model(ModelSpec(f"hf:{crafted}"))  # what a job does: refused before from_pretrained
+    index["weight_map"] = {n: "../elsewhere.safetensors" for n in names}
+    (crafted / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ModelLoadError, match="not a .safetensors file in the folder"):
+        check_source(ModelSpec(f"hf:{crafted}"))
+    assert loads == []

@@ -25,10 +25,13 @@ def test_grid_summary_row_cells_and_orders(qtmodeltester, tmp_path):
     qtmodeltester.check(model)
     assert model.rowCount() == 4 and model.columnCount() == 3
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(3)] == ["model", "inductor", "aot_eager"]
-    assert _texts(model, 0) == ["all models", "1.58x geomean · 2/3 passed", "1.00x geomean · 2/3 passed"]
+    assert _texts(model, 0) == ["all models", "1.58x geomean · 2/3 passed", "1.00x reference · 2/3 passed"]
     assert model.models() == ["mobilenet_v3_small", "timm:vit_tiny", "resnet18"]
     assert _texts(model, 1) == ["mobilenet_v3_small", "0.91x acc!", "FAILED"]
-    assert _texts(model, 2) == ["timm:vit_tiny", "1.25x 2 br", "0.95x 2 br"]
+    assert _texts(model, 2) == ["timm:vit_tiny", "1.25x 2 br", "0.95x ref 2 br"]
+    # a debugging backend is a reference: never coloured as faster or slower, nor its summary
+    assert model.data(model.index(2, 2), Qt.ItemDataRole.BackgroundRole) is None
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.BackgroundRole) is None
     failed = model.data(model.index(1, 2), Qt.ItemDataRole.BackgroundRole).color()
     assert failed == FAILED_COLOR
     assert "compile failed (fake)" in model.data(model.index(1, 2), Qt.ItemDataRole.ToolTipRole)
