@@ -66,19 +66,19 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["bench"]:
         return subprocess.call([sys.executable, "-m", "tests.bench", *argv[1:]], cwd=ROOT)
     if argv[:1] == ["profile"]:
-        from core.cli import main as profile_main
+        from core.cli.profile import main as profile_main
 
         return profile_main(argv[1:])
     if argv[:1] == ["tune"]:
-        from core.tune import main as tune_main
+        from core.decide.tune import main as tune_main
 
         return tune_main(argv[1:])
     if argv[:1] == ["zoo"]:
-        from core.zoo_cli import main as zoo_main
+        from core.cli.zoo import main as zoo_main
 
         return zoo_main(argv[1:])
     if argv[:1] == ["compare"]:
-        from core.compare import main as compare_main
+        from core.decide.compare import main as compare_main
 
         return compare_main(argv[1:])
     from gui.app import main as gui_main

@@ -29,9 +29,9 @@ compile-profiler: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set),
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The app's command line: the model and run options defined once in core.cli (the same
+    """The app's command line: the model and run options defined once in core.cli.profile (the same
     checks as `profile`), plus what only the window does."""
-    from core.cli_args import build_parser as build_run_parser
+    from core.cli.args import build_parser as build_run_parser
 
     p = build_run_parser("app")
     p.add_argument("--run", action="store_true", help="start profiling at once")
@@ -63,12 +63,11 @@ def _window_size(text: str) -> str:
 
 def command_line_problem(args) -> str:
     """What the command line asks that core refuses without torch ('' if nothing): numbers
-    outside core's accepted ranges (`core.config.check_limits`, as `profile` checks them)
+    outside core's accepted ranges (`core.vocab.config.check_limits`, as `profile` checks them)
     and --dynamo-config items that are not KEY=VALUE. Backends, modes, dynamo keys, the
     device and the model are checked against torch once it has loaded (`Automation`)."""
-    from core.config import ConfigError, check_limits
-    from core import dynamo_overrides
-
+    from core.vocab.config import ConfigError, check_limits
+    from core.vocab import dynamo_overrides
     try:
         check_limits(warmup=args.warmup, iters=None if args.iters == "auto" else args.iters,
                      processes=args.processes, batch_size=args.batch_size, image_size=args.image_size)
@@ -82,8 +81,7 @@ def command_line_problem(args) -> str:
 def xcb_problem() -> str:
     """Why Qt's xcb platform plugin would fail to load here ('' when it would load, or when
     the platform will not be xcb): the missing libraries and the command that installs them."""
-    from core import platform_check
-
+    from core.cli import platform_check
     if not platform_check.platform_would_be_xcb():
         return ""
     try:
@@ -172,9 +170,8 @@ class Automation:
     def setup(self) -> None:
         w, a = self.window, self.args
         Automation.exit_code = None
-        from core.config import expand_configs
-        from core import dynamo_overrides
-
+        from core.vocab.config import expand_configs
+        from core.vocab import dynamo_overrides
         if a.size or a.screenshot:
             width, _, height = (a.size or "1400x900").partition("x")
             w.resize(int(width), int(height))
@@ -236,15 +233,15 @@ class Automation:
 
     def torch_problem(self, catalog) -> str:
         """What torch refuses in the command line's model and settings ('' if nothing), by the
-        `profile` command's own checks (`core.cli_args.build_specs`). Only what the command line
+        `profile` command's own checks (`core.cli.args.build_specs`). Only what the command line
         named is checked; '' when torch could not be loaded (the window says why)."""
         a = self.args
         named = (a.model, a.backend, a.mode, a.dynamic, a.fullgraph, a.dynamo_config, a.sweep_shapes, a.device,
                  a.iters, a.warmup, a.batch_size, a.image_size, a.task, a.sweep_batch, a.hf_config)
         if not catalog.backends or not any(v not in (None, False, []) for v in named):
             return ""
-        from core.cli_args import build_parser, build_specs
-        from core.config import ConfigError
+        from core.cli.args import build_parser, build_specs
+        from core.vocab.config import ConfigError
 
         model = a.model or self.window.model_panel.source() or "resnet18"
         spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults

@@ -3,7 +3,7 @@
 NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one benchmark:
 
   overhead    the engine's own cost per timed call on a no-op model, through the real code
-              path (`core.job._Job.benchmark`: alternating blocks, `timed()`, `record()` with its
+              path (`core.measure.job._Job.benchmark`: alternating blocks, `timed()`, `record()` with its
               SampleLog write() per call and batched sends over a pipe), minus a bare loop of the
               same calls; also without the sample log, to show the write's share
               (target < 5 µs; options --iters N per side, --rounds R)
@@ -171,8 +171,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     import torch
     import torchvision
 
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from core.run.runner import JobRunner
 
     rounds = int(_opt(args, "--rounds", FIDELITY_ROUNDS))
     iters = int(_opt(args, "--iters", FIDELITY_ITERS))
@@ -278,7 +278,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
 
 def bench_overhead(args: list[str] = ()) -> None:
     """The engine's own cost per timed call, on a no-op model, through the real code path:
-    `core.job._Job.benchmark` (the alternating generator, `timed()`, a LatencySample, `record()`
+    `core.measure.job._Job.benchmark` (the alternating generator, `timed()`, a LatencySample, `record()`
     with its SampleLog `write()` (one 16-byte write syscall per call) and its batched sends over
     a real pipe to a process that drains it, as the child's `conn.send` does) against a bare
     loop making the same number of calls. A third variant without a sample log isolates the
@@ -289,10 +289,10 @@ def bench_overhead(args: list[str] = ()) -> None:
 
     from multiprocessing.connection import Connection
 
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.job import _Job
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from core.measure.job import _Job
     from core.models import LoadedModel
-    from core.samples import SampleLog, read_sample_log
+    from core.vocab.samples import SampleLog, read_sample_log
 
     n = int(_opt(args, "--iters", 20000))  # per side: 2n timed calls per measurement
     rounds = int(_opt(args, "--rounds", 7))

@@ -5,10 +5,10 @@ total (N/2 per side, alternating in blocks of 25, as a run of `--iters N/2` make
 measures, each in a fresh process (`python -m tests.bench_report STEP N FOLDER [--tracemalloc]`):
 
   summary    `result.summary()` with the bootstrap CI
-  write      `core.report.write_report([result], folder)` (the summary's bootstrap included,
+  write      `core.report.files.write_report([result], folder)` (the summary's bootstrap included,
              as the CLI pays it; torch._dynamo.config imported beforehand, as in the CLI
              and the app, see `_load_torch_config`)
-  load       `core.report.load_report(folder)`
+  load       `core.report.files.load_report(folder)`
   gui        the app offscreen: MainWindow, `open_session(report.json)`, events processed until
              the charts' redraw timers are idle, then `window.grab()` (every widget painted)
   gui_cli    `main.py --session F/report.json --screenshot PNG` end to end (includes Python and
@@ -75,9 +75,9 @@ def build_result(total: int, seed: int = 0):
     run at ~50 µs a call, as `--iters total/2` of a tiny model would produce."""
     import numpy as np
 
-    from core import events as ev
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.results import JobResult
+    from core.vocab import events as ev
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from core.analysis.results import JobResult
 
     iters = total // 2
     block = 25
@@ -124,11 +124,11 @@ def _rss_mb() -> float:
 
 def _load_torch_config() -> None:
     """Import what the CLI and the app have imported before they write a report: the CLI
-    validates the settings with torch (core.config), the app loads torch for its catalogue.
+    validates the settings with torch (core.vocab.config), the app loads torch for its catalogue.
     Writing a report reads torch._dynamo.config's keys (the suggestions), which would otherwise
     be paid for inside the measured step (an import of torch: seconds and ~600 MB)."""
     try:
-        from core.config import dynamo_config_defaults
+        from core.vocab.config import dynamo_config_defaults
 
         dynamo_config_defaults()
     except ImportError:
@@ -139,18 +139,18 @@ def _measure(step: str, total: int, folder: str, use_tracemalloc: bool) -> dict:
     """Prepare the step's input, then run the step alone and measure it."""
     import tracemalloc
 
-    from core.environment import peak_rss_mb, reset_peak_rss
+    from core.measure.environment import peak_rss_mb, reset_peak_rss
 
     report_json = os.path.join(folder, "report.json")
     if step == "prepare":  # the report the load and gui steps read, made here to keep the driver small
-        from core.report import write_report
+        from core.report.files import write_report
 
         write_report([build_result(total)], folder)
         return {"step": step, "n": total, **{name: os.path.getsize(os.path.join(folder, name)) / MB
                                               for name in ("report.json", "latency.csv")}}
     if step in ("summary", "write"):
         result = build_result(total)
-        from core.report import write_report
+        from core.report.files import write_report
 
         if step == "write":
             _load_torch_config()
@@ -159,7 +159,7 @@ def _measure(step: str, total: int, folder: str, use_tracemalloc: bool) -> dict:
         action = {"summary": lambda: result.summary(), "write": lambda: write_report([result], out)}[step]
         extra = {}
     elif step == "load":
-        from core.report import load_report
+        from core.report.files import load_report
 
         action = lambda: load_report(folder)  # noqa: E731
         extra = {}

@@ -2,7 +2,7 @@
 
   quality   the same profile on a quiet machine and under a synthetic background load (1, then
             2 processes each burning a core), interleaved in rounds, on a slow and a fast model:
-            per run the grade (core.quality) with its figures, the speedup and the
+            per run the grade (core.analysis.quality) with its figures, the speedup and the
             recommendation; at the end, per load, how the grades fell, and whether any firm
             verdict under load contradicted the quiet one. Options --rounds, --models,
             --loads, --max-time, --processes
@@ -10,10 +10,10 @@
             reached, for a fast and a slow model. Options --models, --precision, --max-time
   advice    models where compiled is slower than eager on this CPU: the top suggestion with an
             apply-and-re-run change, applied; whether the speedup moved beyond the noise
-            (core.compare.change_effect). Options --models, --max-time
+            (core.decide.compare.change_effect). Options --models, --max-time
 
 Every run is a real `main.py profile` (its own processes); the machine's load is recorded
-with every figure (core.quality's others_cores, from the runner's own readings).
+with every figure (core.analysis.quality's others_cores, from the runner's own readings).
 """
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def bench_auto(args=()) -> None:
                                 "--precision", precision, "--max-time", max_time)
             job = doc["jobs"][0]
             line = _job_line(doc)
-            from core.samples import SampleStore
+            from core.vocab.samples import SampleStore
 
             store = SampleStore.from_json(job["samples"])
             per_process = {p: len(v) for p, v in store.by_process("compiled").items()}
@@ -183,9 +183,9 @@ def _config_args(config: dict) -> list[str]:
 
 
 def bench_advice(args=()) -> None:
-    from core.compare import change_effect
-    from core.report import load_report
-    from core.suggestions import suggest
+    from core.decide.compare import change_effect
+    from core.report.files import load_report
+    from core.decide.suggestions import suggest
 
     models = _opt(args, "--models", "resnet18,mobilenet_v3_small,timm:resnet18,hf:bert").split(",")
     max_time = _opt(args, "--max-time", "20")

@@ -24,8 +24,8 @@ def say(name, value):
 
 
 def run_job(mode: str, iters: int = 100):
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from core.run.runner import JobRunner
 
     spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18", batch_size=32), CompileConfig(mode=mode),
                    warmup=10, iters=iters, device="cuda", timeout_s=900)
@@ -64,9 +64,9 @@ def check_cudagraph_skip() -> int:
     import tempfile
     from pathlib import Path
 
-    from core.config import CompileConfig, JobSpec, ModelSpec
-    from core.runner import JobRunner
-    from core.suggestions import suggest
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from core.run.runner import JobRunner
+    from core.decide.suggestions import suggest
 
     path = Path(tempfile.mkdtemp()) / "in_place.py"
     path.write_text(SKIP_MODEL)

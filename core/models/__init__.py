@@ -26,7 +26,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 
 TIMM_PREFIX = "timm:"
 HF_PREFIX = "hf:"

@@ -8,7 +8,7 @@ import traceback
 import zipfile
 from typing import Callable
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import LoadedModel, ModelLoadError, short_error
 from core.models.values import keyword_call
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from core.config import LIMITS, ModelSpec
+from core.vocab.config import LIMITS, ModelSpec
 from core.models import ModelLoadError
 
 DEFAULT_SEQ_LEN = int(LIMITS["seq_len"].default)

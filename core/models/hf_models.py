@@ -24,7 +24,7 @@ import os
 import traceback
 from dataclasses import dataclass
 
-from core.config import ConfigError, ModelSpec, parse_key_values
+from core.vocab.config import ConfigError, ModelSpec, parse_key_values
 from core.models import HF_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
 from core.models.hf_inputs import text_config
 from core.models.hf_memory import check_fits, count_text

@@ -6,7 +6,7 @@ import os
 import traceback
 import zipfile
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import LoadedModel, ModelLoadError, TORCHSCRIPT_NOTE, short_error
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import LoadedModel, ModelLoadError, VIDEO_FRAMES, close_matches, require_package
 
 FAMILIES = ("video", "segmentation", "detection", "optical_flow", "quantization")

@@ -94,7 +94,7 @@ def keyword_call(module, keyword_names: tuple[str, ...]):
 
     An nn.Module, so eval(), to(device), parameters() and torch.compile reach the wrapped model
     (dynamo inlines the wrapper's forward; it is this project's code, so graph breaks are never
-    blamed on it, see core.paths.is_user_code). The keyword values stay inputs rather than bound
+    blamed on it, see core.vocab.source_paths.is_user_code). The keyword values stay inputs rather than bound
     values so the job moves them to the device and shows their shapes."""
     import torch
 

@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.events import SIDES
-from core.stats import histograms
+from core.vocab.events import SIDES
+from core.analysis.stats import histograms
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
@@ -87,7 +87,7 @@ class DistributionChart(QWidget, ResultsView):
             self._timer.start()
 
     def _on_redraw(self) -> None:
-        """Bins and counts come from core.stats.histograms; each (job, side) curve is created
+        """Bins and counts come from core.analysis.stats.histograms; each (job, side) curve is created
         once and then only given new data, as pyqtgraph's examples keep their items."""
         series, labels = {}, {}
         for index, result in enumerate(self._results):

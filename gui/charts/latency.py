@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.events import SIDES
-from core.samples import SampleStore
+from core.vocab.events import SIDES
+from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, suggests_log
 from gui.widgets.safe_text import legend_text, line_label

@@ -2,11 +2,11 @@
 `torch._dynamo.config` overrides, device, warm-up and iterations, and a queue of configs to
 compare in one run (with one click for the three dynamic settings of a shape sweep).
 
-Every config is checked with `core.config.validate_config` (and its dynamo overrides
+Every config is checked with `core.vocab.config.validate_config` (and its dynamo overrides
 against the installed torch's settings) as it is edited and again before a run; what torch
 would refuse is explained inline, in red, before anything runs. The queue shows each
 config's status and, for a failed job, its reason. A suggestion line offers a dynamo
-setting the model needs (allow_rnn for an LSTM); a run's suggestions (core.suggestions, in the
+setting the model needs (allow_rnn for an LSTM); a run's suggestions (core.decide.suggestions, in the
 Decision tab) change the queue through `apply_change`. GUI thread only.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
                                QVBoxLayout, QWidget)
 
-from core.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, iteration_fields, validate_config
-from core import dynamo_overrides
+from core.vocab.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, iteration_fields, validate_config
+from core.vocab import dynamo_overrides
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
 from gui.widgets.theme import error_color
@@ -200,7 +200,7 @@ class ConfigPanel(QGroupBox):
 
     # ---------------------------------------------------------------- values
     def iteration_fields(self) -> dict:
-        """The JobSpec fields of the iterations and processes boxes (core.config.iteration_fields)."""
+        """The JobSpec fields of the iterations and processes boxes (core.vocab.config.iteration_fields)."""
         iters = self.iters.value()
         return iteration_fields(iters or None, processes=self.processes.value())
 
@@ -297,7 +297,7 @@ class ConfigPanel(QGroupBox):
                 self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
 
     def apply_change(self, config: CompileConfig, change) -> CompileConfig:
-        """Apply a core.suggestions.ConfigChange to `config` (a config of the last run) and
+        """Apply a core.decide.suggestions.ConfigChange to `config` (a config of the last run) and
         return the new config. The queue is what the next Run profiles: `config` is replaced
         in it by the new one (queued when it was not), the other queued configs stay; the
         form shows the new config (inductor options such as freezing live in the queue only)."""

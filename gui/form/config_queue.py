@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.config import CompileConfig
+from core.vocab.config import CompileConfig
 from gui.widgets.safe_text import tooltip
 from gui.widgets.theme import config_color, error_color
 

@@ -14,14 +14,14 @@ from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
-from core.config import LIMITS
+from core.vocab.config import LIMITS
 from core.models import defines_variants, is_file_source
-from core.examples import Example, examples_in
+from core.models.examples import Example, examples_in
 from gui.widgets.safe_text import markup, tooltip
 
 
 class ExampleModel(QAbstractListModel):
-    """Rows: the bundled examples (`core.examples.Example`). GUI thread only."""
+    """Rows: the bundled examples (`core.models.examples.Example`). GUI thread only."""
 
     def __init__(self, examples: list[Example] | None = None, parent=None):
         super().__init__(parent)
@@ -244,7 +244,7 @@ class ModelPanel(QGroupBox):
         """The batch sizes to sweep (empty: none); raises ValueError with the reason."""
         import argparse
 
-        from core.cli_args import parse_batch_sizes
+        from core.cli.args import parse_batch_sizes
 
         text = self.sweep_batch_edit.text().strip()
         if not text:

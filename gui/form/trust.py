@@ -105,8 +105,8 @@ def config_notice_box(parent: QWidget, origin: str, to_run: str, risky: list) ->
 
 def confirm_config_from_file(parent: QWidget, origin: str, to_run: str, risky: list) -> str:
     """Ask before running a config read from a report file (`origin`), showing every setting
-    that will run (`to_run`, core.safety.describe_config) and the risky ones
-    (core.safety.risky_settings). RUN, RUN_WITHOUT (the risky settings left out) or CANCEL,
+    that will run (`to_run`, core.report.safety.describe_config) and the risky ones
+    (core.report.safety.risky_settings). RUN, RUN_WITHOUT (the risky settings left out) or CANCEL,
     the default."""
     box = config_notice_box(parent, origin, to_run, risky)
     box.exec()

@@ -1,7 +1,7 @@
 """torch's compile log of one config (compile_log/<config>.log, `--compile-log`), with a
 search and a level filter: a dialog opened from the Graphs tab.
 
-The file is found and read by core (core.artifact_files, core.compile_log.read_log and
+The file is found and read by core (core.report.artifact_views, core.capture.compile_log.read_log and
 filter_log) in the session's own artifacts folder; its text is shown as plain text.
 GUI thread only.
 """
@@ -12,8 +12,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
                                QWidget)
 
-from core.artifact_files import compile_log_entries, compile_log_path
-from core.compile_log import LEVEL_ORDER, filter_log
+from core.report.artifact_views import compile_log_entries, compile_log_path
+from core.capture.compile_log import LEVEL_ORDER, filter_log
 from gui.widgets.safe_text import plain
 
 MAX_SHOWN = 20_000  # entries drawn at once; the search narrows the rest

@@ -1,12 +1,12 @@
 """Decision tab: which settings to ship, for how many calls, and what to try next.
 
 Everything shown comes from core: the sentence, break-even, memory cost and code from
-`core.recommend.recommend(results, calls)`, the suggestions with their evidence and
-"apply and re-run" actions from `core.suggestions.suggest(results, calls)`. This file
+`core.decide.recommend.recommend(results, calls)`, the suggestions with their evidence and
+"apply and re-run" actions from `core.decide.suggestions.suggest(results, calls)`. This file
 only lays them out. The expected number of calls is the user's choice (core's
 DEFAULT_CALLS until they change it), and changing it re-costs the options at once.
 
-"Find best settings" (core.tune's candidate set within a budget) starts here too: the
+"Find best settings" (core.decide.tune's candidate set within a budget) starts here too: the
 panel only says what was asked (`sig_tune_requested`), the window runs it like any run.
 GUI thread only.
 """
@@ -17,9 +17,9 @@ from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
-from core.recommend import DEFAULT_CALLS, recommend
-from core.suggestions import suggest
-from core.tune import DEFAULT_BUDGET_MIN
+from core.decide.recommend import DEFAULT_CALLS, recommend
+from core.decide.suggestions import suggest
+from core.decide.tune import DEFAULT_BUDGET_MIN
 from gui.widgets.safe_text import plain
 from gui.widgets.view import ResultsView
 
@@ -48,7 +48,7 @@ def _code_box(text: str) -> QPlainTextEdit:
 
 
 class SuggestionCard(QFrame):
-    """One core.suggestions.Suggestion: what to do, the evidence, the code, and a button
+    """One core.decide.suggestions.Suggestion: what to do, the evidence, the code, and a button
     per ConfigChange. GUI thread only."""
 
     def __init__(self, suggestion, on_apply, parent: QWidget | None = None):
@@ -80,7 +80,7 @@ class DecisionPanel(QWidget, ResultsView):
     tip = "Which config to ship for the expected calls, the code for it, and what to try next"
 
     sig_change_requested = Signal(str, object)
-    """"Apply and re-run" was clicked: the config label and the core.suggestions.ConfigChange."""
+    """"Apply and re-run" was clicked: the config label and the core.decide.suggestions.ConfigChange."""
 
     sig_tune_requested = Signal(float)
     """"Find best settings" was clicked, with the budget in minutes."""
@@ -191,7 +191,7 @@ class DecisionPanel(QWidget, ResultsView):
 
     def set_before(self, label: str, result) -> None:
         """Config `label` comes from applying a suggestion to `result`: once it has run, say what
-        the change measured (core.compare.change_effect)."""
+        the change measured (core.decide.compare.change_effect)."""
         self._before[label] = result
 
     def set_tune_notes(self, text: str) -> None:
@@ -234,7 +234,7 @@ class DecisionPanel(QWidget, ResultsView):
 
     def _show_applied(self, ended: list) -> None:
         """Before and after of each suggestion applied in this session."""
-        from core.compare import change_effect
+        from core.decide.compare import change_effect
 
         lines = []
         for r in ended:

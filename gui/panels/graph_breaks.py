@@ -4,7 +4,7 @@ the report: `GraphBreak.context`, recorded while profiling) with the break highl
 the documentation link.
 
 Everything shown comes from a report or a job and is treated as untrusted: it is escaped,
-no file it names is ever read, and a link opens only when `core.safety.is_documentation_url`
+no file it names is ever read, and a link opens only when `core.report.safety.is_documentation_url`
 accepts it (the PyTorch documentation); any other is shown as text.
 
 Below it (the same area, as the questions go together): the compile-time breakdown and the
@@ -18,9 +18,9 @@ from PySide6.QtGui import QBrush, QDesktopServices
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
                                QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget)
 
-from core.paths import display_path
-from core.safety import is_documentation_url
-from core.time_breakdown import fmt_ms
+from core.vocab.source_paths import display_path
+from core.report.safety import is_documentation_url
+from core.analysis.time_breakdown import fmt_ms
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table

@@ -4,7 +4,7 @@ made it) and see its readable FX code, its guards and, for inductor, the output 
 generated, with Python syntax highlighting; the config's compile log opens from here.
 
 The graphs are `JobResult.graphs` (core's CompiledGraph); their texts are read by core
-(core.artifact_files.graph_texts) from the session's own artifacts folder, the path rebuilt
+(core.report.artifact_views.graph_texts) from the session's own artifacts folder, the path rebuilt
 from the config label and the graph id: never a path the report names. Every text is shown
 as plain text or escaped. The graph-breaks tab jumps here (`show_graph`). GUI thread only.
 """
@@ -15,8 +15,8 @@ from PySide6.QtGui import QBrush, QColor, QDesktopServices, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
-from core.artifact_files import GraphTexts, graph_texts
-from core.compile_log import tlparse_job
+from core.report.artifact_views import GraphTexts, graph_texts
+from core.capture.compile_log import tlparse_job
 from gui.panels.compile_log import CompileLogDialog
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.python_highlighter import PythonHighlighter

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.models import is_file_source, split_factory
-from core.quality import banner
+from core.analysis.quality import banner
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color
 
@@ -44,7 +44,7 @@ class ResultsHeader(QFrame):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.quality = plain(QLabel(""))  # core.quality.banner: config labels and reasons as text
+        self.quality = plain(QLabel(""))  # core.analysis.quality.banner: config labels and reasons as text
         self.quality.setWordWrap(True)
         self.quality.setObjectName("timing_banner")
         self.quality.setToolTip("How far the timing of these results can be trusted (hover a config's Timing cell "
@@ -91,7 +91,7 @@ class ResultsHeader(QFrame):
         self._update()
 
     def set_quality(self, results) -> None:
-        """The banner when any ended result's timing is not quiet (core.quality.banner)."""
+        """The banner when any ended result's timing is not quiet (core.analysis.quality.banner)."""
         text = banner(results)
         self.quality.setText(text)
         unusable = "unusable (" in text

@@ -55,7 +55,7 @@ def _speedup(s: Row) -> str:
 
 
 def _timing(s: Row) -> str:
-    """The measurement-quality grade (core.quality) and, when the config was timed in several
+    """The measurement-quality grade (core.analysis.quality) and, when the config was timed in several
     processes, their count."""
     grade = s.get("timing_quality")
     if not grade:

@@ -1,9 +1,9 @@
 """The "Shape sweep" tab: for every config of a sweep run (typically dynamic false / auto /
 true), one sentence with the sweep's compile time, recompiles and the recompile limit; the
 chart of latency against input shape (`SweepChart`); and a table of every variant with its
-recompile, guard-failure reason and medians (`SweepModel`, over `core.events.VariantResult`).
+recompile, guard-failure reason and medians (`SweepModel`, over `core.vocab.events.VariantResult`).
 
-Figures come from core (`JobResult.summary`, `VariantResult`); `core.sweep` words them.
+Figures come from core (`JobResult.summary`, `VariantResult`); `core.analysis.variants` words them.
 GUI thread only.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter,
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.charts.sweep import SweepChart
-from core.sweep import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
+from core.analysis.variants import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
 from gui.widgets.theme import config_color, error_color
 from gui.widgets.view import ResultsView
 

@@ -4,7 +4,7 @@ batch size with the best compiled throughput and the speedup there) and a table 
 size: latency per batch, items per second, speedup, peak memory, what torch did (a recompile),
 and an out-of-memory size.
 
-Figures come from core (`core.sweep.throughput_rows`, `best_batch`). GUI thread only.
+Figures come from core (`core.analysis.variants.throughput_rows`, `best_batch`). GUI thread only.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from core.sweep import best_batch, throughput_rows
+from core.analysis.variants import best_batch, throughput_rows
 from gui.widgets.safe_text import markup
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
@@ -46,7 +46,7 @@ FORMATS = (None, "d", ".3f", ".3f", ",.1f", ",.1f", ".2f", ",.0f", None)
 
 
 class ThroughputModel(RowTableModel):
-    """Rows: (config label, core.sweep.throughput_rows row). GUI thread only."""
+    """Rows: (config label, core.analysis.variants.throughput_rows row). GUI thread only."""
 
     HEADERS = COLUMNS
 

@@ -1,16 +1,16 @@
 """Time breakdown: where one call's time goes, eager against compiled, from the op profile a
-job takes after its timed benchmark (core.op_profile, core.time_breakdown).
+job takes after its timed benchmark (core.measure.op_profile, core.analysis.time_breakdown).
 
 For the chosen config: core's one-sentence verdict (`JobResult.time_verdict`), a stacked bar
 per side split by core's TIME_CATEGORIES with a table of the same figures and shares
-(core.explain_tables.time_rows), the operators and kernels each side launched per call (the
+(core.report.explain_tables.time_rows), the operators and kernels each side launched per call (the
 fusion effect), the time between compiled graphs with what the graph breaks cost, a sortable,
 filterable table of the operators and kernels, and where the Chrome traces are, with their
 folder one click away. Nothing is computed here: every figure comes from core.
 
 Report text (config labels, operator names) is shown as plain text. The traces folder opened
 is the session's own artifacts folder (the run's, or the folder of the report.json opened),
-found by core.artifact_files, never a path the report names.
+found by core.report.artifact_views, never a path the report names.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from core.artifact_files import trace_files, traces_folder
-from core.events import SIDES, TIME_CATEGORIES, TIME_CATEGORY_LABELS
-from core.explain_tables import time_rows
-from core.time_breakdown import fmt_ms, plural
+from core.report.artifact_views import trace_files, traces_folder
+from core.vocab.events import SIDES, TIME_CATEGORIES, TIME_CATEGORY_LABELS
+from core.report.explain_tables import time_rows
+from core.analysis.time_breakdown import fmt_ms, plural
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table

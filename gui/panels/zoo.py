@@ -1,8 +1,8 @@
 """The Zoo view: a zoo's models × configs grid, each cell coloured by its speedup and marked
 for a failed job, a failed accuracy check and graph breaks; a summary row per config
 (geometric-mean speedup, pass rate) above the models; the models sortable by worst speedup,
-most breaks or longest compile (core.zoo.sort_models). Every figure and word comes from
-core.zoo; this is its Qt face. A zoo.json is untrusted input: its text is shown as text.
+most breaks or longest compile (core.zoo.results.sort_models). Every figure and word comes from
+core.zoo.results; this is its Qt face. A zoo.json is untrusted input: its text is shown as text.
 
 Clicking a model's cell emits `sig_job_chosen` with that model's report folder and config;
 the window opens it in the usual views. GUI thread only.
@@ -16,9 +16,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from core.zoo import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
-from core.zoo import FASTER as ZOO_FASTER
-from core.zoo import SLOWER as ZOO_SLOWER
+from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
+from core.zoo.results import FASTER as ZOO_FASTER
+from core.zoo.results import SLOWER as ZOO_SLOWER
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.theme import error_color, is_dark
 
@@ -185,7 +185,7 @@ def text_color(background: QColor | None) -> QColor:
 
 
 def cell_color(row: ZooRow | None) -> QColor | None:
-    """Only a speedup the measurements can stand behind is coloured (core.zoo's verdict)."""
+    """Only a speedup the measurements can stand behind is coloured (core.zoo.results's verdict)."""
     if row is None or row.status == "pending":
         return PENDING_COLOR
     if not row.completed:

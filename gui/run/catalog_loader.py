@@ -1,6 +1,6 @@
-"""Loading core.catalog's Catalog on a background thread, so the window shows before torch is
+"""Loading core.run.torch_info's Catalog on a background thread, so the window shows before torch is
 imported; the result is delivered on the GUI thread. The timm and Hugging Face names come
-from core.catalog's cache or its helper process (QProcess): timm and transformers are never
+from core.run.torch_info's cache or its helper process (QProcess): timm and transformers are never
 imported into the app's process.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import threading
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
-from core.catalog import ROOT, Catalog, cached_more_models, load_catalog, more_models_command
+from core.run.torch_info import ROOT, Catalog, cached_more_models, load_catalog, more_models_command
 from gui.qt_compat import collect_garbage_on_gui_thread
 
 

@@ -1,6 +1,6 @@
 """The results of the run on screen (or of a reopened report), folded from runner events.
 
-`ProfileSession` owns one `core.results.JobResult` per job and is the only place the GUI
+`ProfileSession` owns one `core.analysis.results.JobResult` per job and is the only place the GUI
 applies events (`JobResult.apply`). Panels listen to its signals and read the results;
 none of them folds events or computes a figure itself. Events of a job the session does
 not know (a stale one from a cancelled earlier run) are dropped. GUI thread only.
@@ -11,9 +11,9 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from core import events as ev
-from core.config import JobSpec
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.config import JobSpec
+from core.analysis.results import JobResult
 
 
 class ProfileSession(QObject):
@@ -49,7 +49,7 @@ class ProfileSession(QObject):
         self.options: dict = {}
         self.origin = ""  # the report.json the results were read from; '' for a run
         self.warnings: list[str] = []  # what that report's header warned about
-        # The folder holding the jobs' files (graphs/, traces/, compile_log/: core.artifacts):
+        # The folder holding the jobs' files (graphs/, traces/, compile_log/: core.vocab.artifacts):
         # the run's own folder, or the folder of the report.json opened; never a path a
         # report names.
         self.artifacts_dir = ""

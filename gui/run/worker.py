@@ -1,4 +1,4 @@
-"""Driving `core.runner.JobRunner` from a worker thread and turning its events into Qt
+"""Driving `core.run.runner.JobRunner` from a worker thread and turning its events into Qt
 signals.
 
 The runner is plain, synchronous Python: `run_all` blocks until every job ended and calls
@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core import events as ev
-from core.config import JobSpec
-from core.runner import JobRunner, RunListener, RunnerState, RunnerStatus
+from core.vocab import events as ev
+from core.vocab.config import JobSpec
+from core.run.runner import JobRunner, RunListener, RunnerState, RunnerStatus
 
 
 class ProfileWorker(QObject, RunListener):
     """Runs a list of jobs on the thread it was moved to; the runner's listener."""
 
     sig_event_received = Signal(object)
-    """A `core.events.Event` arrived from the running job (emitted on the worker thread)."""
+    """A `core.vocab.events.Event` arrived from the running job (emitted on the worker thread)."""
 
     sig_status_changed = Signal(object)
     """The runner's `RunnerStatus` changed (emitted on the worker thread)."""
@@ -118,7 +118,7 @@ class RunController(QObject):
     def start(self, specs: list[JobSpec], wrap=None) -> None:
         """Run `specs`. `wrap`, when given, wraps the worker's listener in another one with
         the runner's listener interface and an `attach(runner)` (Find best settings passes
-        core.tune's BudgetListener, which skips and cancels jobs to keep to its budget)."""
+        core.decide.tune's BudgetListener, which skips and cancels jobs to keep to its budget)."""
         if self._busy:
             raise RuntimeError("a run is already in progress")
         listener = self._worker if wrap is None else wrap(self._worker)

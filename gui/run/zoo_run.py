@@ -1,4 +1,4 @@
-"""Running a zoo from the app: core.zoo_sweep's sweep and local executor on a worker thread,
+"""Running a zoo from the app: core.zoo.sweep's sweep and local executor on a worker thread,
 their hooks turned into Qt signals (as gui.run.worker does for one run).
 
 The sweep writes every model's report and the zoo's files as jobs end, exactly as
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.zoo_sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
+from core.zoo.sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
 
 
 class ZooWorker(QObject, ZooListener):
@@ -21,7 +21,7 @@ class ZooWorker(QObject, ZooListener):
     """A job started: (ZooJob, node; "" on this machine)."""
 
     sig_job_ended = Signal(object, object)
-    """A job ended: (ZooJob, the zoo as it stands, a core.zoo.Zoo)."""
+    """A job ended: (ZooJob, the zoo as it stands, a core.zoo.results.Zoo)."""
 
     sig_finished = Signal(object, str)
     """The sweep ended: (the final Zoo or None, an error sentence or "")."""

@@ -1,11 +1,11 @@
-"""The run's progress bar: which job, which phase, which iteration (core.progress says
+"""The run's progress bar: which job, which phase, which iteration (core.run.progress says
 how far and in which words). GUI thread only.
 """
 from __future__ import annotations
 
 from PySide6.QtWidgets import QProgressBar
 
-from core.progress import describe
+from core.run.progress import describe
 
 STEPS = 1000
 

@@ -12,7 +12,7 @@ import html
 
 from PySide6.QtCore import Qt
 
-from core.safety import as_html
+from core.report.safety import as_html
 
 
 def plain(label):

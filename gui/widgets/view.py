@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the session lives in gui/run; views only receive it
-    from core.catalog import Catalog
+    from core.run.torch_info import Catalog
     from gui.run.session import ProfileSession
 
 

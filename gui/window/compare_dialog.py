@@ -1,11 +1,11 @@
 """File → Compare with report…: the results on screen against a saved baseline.
 
-core.compare does everything: `compare_reports` matches configs by label and writes each
+core.decide.compare does everything: `compare_reports` matches configs by label and writes each
 verdict, `trends` says which way each figure moved; this dialog formats the figures, colours
 them (worse red, better green, within the noise grey), lists the warnings (different torch,
 device, threads) above the table and the verdict lines below it, and hands the baseline's
 results to the window's distribution chart, which draws them under the current ones.
-The baseline report is untrusted: read by core.report.load_report, shown as plain text.
+The baseline report is untrusted: read by core.report.files.load_report, shown as plain text.
 GUI thread only.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Callable
 
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
-from core.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
+from core.decide.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
@@ -61,12 +61,12 @@ COLUMNS = (
     ("Recompiles", "Baseline → now", "recompiles",
      lambda r: f"{'–' if r['recompiles_base'] is None else r['recompiles_base']} → "
                f"{'–' if r['recompiles_new'] is None else r['recompiles_new']}"),
-    ("Verdict", "core.compare's verdict for this config", "", lambda r: r["verdict"]),
+    ("Verdict", "core.decide.compare's verdict for this config", "", lambda r: r["verdict"]),
 )
 
 
 class CompareModel(RowTableModel):
-    """Rows: core.compare.ConfigComparison of each config. GUI thread only."""
+    """Rows: core.decide.compare.ConfigComparison of each config. GUI thread only."""
 
     HEADERS = tuple((c[0], c[1]) for c in COLUMNS)
 

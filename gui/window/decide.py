@@ -1,10 +1,10 @@
 """The window's side of the decision features (issue 10): "Apply and re-run" of a
-core.suggestions suggestion, Run → Find best settings (core.tune's candidates within a
-budget, as a normal run), and File → Compare with report… (core.compare, in
+core.decide.suggestions suggestion, Run → Find best settings (core.decide.tune's candidates within a
+budget, as a normal run), and File → Compare with report… (core.decide.compare, in
 `gui.window.compare_dialog`).
 
 Nothing is decided here: the ConfigChange comes from core and is applied by the config
-panel; the candidates are `core.tune.candidate_specs`, and the budget is kept by core.tune's
+panel; the candidates are `core.decide.tune.candidate_specs`, and the budget is kept by core.decide.tune's
 own `BudgetListener` (the same object the `tune` command uses) wrapped around the run
 controller's listener. GUI thread only.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 
-from core import events as ev
+from core.vocab import events as ev
 from core.models import defines_variants
-from core.safety import describe_config, risky_settings, without_risky_settings
-from core.tune import BudgetListener, Estimator, TuneRun, candidate_specs
+from core.report.safety import describe_config, risky_settings, without_risky_settings
+from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs
 from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file
 
 
@@ -59,7 +59,7 @@ def apply_and_rerun(w, label: str, change) -> bool:
     """Apply core's ConfigChange to the last run's config `label` in the queue and run. A
     config read from a report file is data someone else may have written: the full config
     that would run is shown first, with the settings that could run a program or code
-    (core.safety.risky_settings), and it runs only as the user confirms (Cancel is the default)."""
+    (core.report.safety.risky_settings), and it runs only as the user confirms (Cancel is the default)."""
     before = next((r for r in w.session.results if r.config.label == label), None)
     if before is None or w.controller.busy:
         return False
@@ -105,9 +105,9 @@ def rerun(w) -> bool:
 
 
 def find_best_settings(w, budget_min: float) -> bool:
-    """Run core.tune's candidate set for the chosen model (everything but the compile
+    """Run core.decide.tune's candidate set for the chosen model (everything but the compile
     settings from the form) through the window's run path, kept to `budget_min` minutes by
-    core.tune.BudgetListener."""
+    core.decide.tune.BudgetListener."""
     def arrange(specs):
         pairs = candidate_specs(specs[0], defines_variants(specs[0].model.source))
         run = TuneRun(budget_min * 60.0, {s.job_id: c for s, c in pairs}, None, started=time.monotonic())

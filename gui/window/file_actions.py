@@ -1,6 +1,6 @@
 """File dialogs and report files: export the CSVs, save a session (report.json; reopening
 one is `gui.window.report_opening`), dropped files, and the message boxes. The files are written
-by `core.report`, exactly as the `profile` command writes them; an error (an unwritable
+by `core.report.files`, exactly as the `profile` command writes them; an error (an unwritable
 folder) is shown and nothing is lost: the results stay on screen to save elsewhere.
 GUI thread only.
 """
@@ -12,8 +12,8 @@ import platform
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from core.artifacts import copy_artifacts
-from core.report import (REPORT_FILES, FolderInUseError, OutputFolder, ReportError, atomic_write, report_json,
+from core.vocab.artifacts import copy_artifacts
+from core.report.files import (REPORT_FILES, FolderInUseError, OutputFolder, ReportError, atomic_write, report_json,
                          write_report)
 from gui.widgets.safe_text import markup
 

@@ -17,7 +17,7 @@ import tempfile
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.config import ConfigError, ModelSpec, check_limits, make_jobs
+from core.vocab.config import ConfigError, ModelSpec, check_limits, make_jobs
 from core.models import is_file_source, split_factory
 from gui.window import file_actions
 from gui.window import decide, report_opening
@@ -26,7 +26,7 @@ from gui.window import settings as window_settings
 from gui.run.catalog_loader import CatalogLoader
 from gui.form.config_panel import ConfigPanel
 from gui.charts.distribution import DistributionChart
-from core.examples import is_bundled, needed_dynamo_config
+from core.models.examples import is_bundled, needed_dynamo_config
 from gui.charts.latency import LatencyChart
 from gui.form.model_panel import ModelPanel
 from gui.widgets.progress import RunProgressBar
@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self._trusted_paths: set[str] = set()
         self._restoring = False
         # The last run's folder for the jobs' files (traces, graphs, compile log:
-        # core.artifacts); Export and Save copy it beside the report. Removed at the next run.
+        # core.vocab.artifacts); Export and Save copy it beside the report. Removed at the next run.
         self._run_folder: tempfile.TemporaryDirectory | None = None
         self.setWindowTitle("compile-profiler")
         self.setAcceptDrops(True)
@@ -439,7 +439,7 @@ class MainWindow(QMainWindow):
     def _refresh_suggestion(self) -> None:
         """Offer a dynamo setting the chosen model needs to compile at all (an LSTM:
         allow_rnn=True). What a run's measurements suggest (torch's hints included) is in the
-        Decision tab, from core.suggestions, with its apply-and-re-run button."""
+        Decision tab, from core.decide.suggestions, with its apply-and-re-run button."""
         panel = self.config_panel
         needed = needed_dynamo_config(self.model_panel.source())
         if needed and not panel.has_override(needed[0], needed[1]):
@@ -487,7 +487,7 @@ class MainWindow(QMainWindow):
         """A fresh folder for the next run's files; the previous run's goes (saved or
         exported reports hold their own copy), after the files of the results in `keep`
         (shown on beside the new run) are copied into the new one."""
-        from core.artifacts import copy_config_artifacts
+        from core.vocab.artifacts import copy_config_artifacts
 
         folder = tempfile.TemporaryDirectory(prefix="compile-profiler-run-")
         for result in keep:

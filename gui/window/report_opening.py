@@ -1,6 +1,6 @@
 """Opening a saved report.json in the window (File → Open session, --session, a dropped
 file). A report is untrusted input: one that cannot be read (a value of the wrong type,
-`core.report.ReportError`) or that no panel can draw is refused with a message naming the
+`core.report.files.ReportError`) or that no panel can draw is refused with a message naming the
 file and the problem, no traceback, and what was on screen stays; the warnings of its
 header (another report version) are shown above the results; a model file it names is
 never read, and becomes the next run's model only when the user knows it already.
@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from core.models import is_file_source, split_factory
-from core.report import ReportError, load_report
-from core.examples import is_bundled
+from core.report.files import ReportError, load_report
+from core.models.examples import is_bundled
 
 
 def open_report(window, path: str | None) -> bool:
@@ -85,7 +85,7 @@ def read_report(parent, path: str | None, folder: str):
 
 
 def report_warnings(header) -> list[str]:
-    """The sentences a report's header warns with (`core.report.load_report`'s 'warnings')."""
+    """The sentences a report's header warns with (`core.report.files.load_report`'s 'warnings')."""
     warnings = header.get("warnings") if isinstance(header, dict) else None
     if not warnings:
         return []

@@ -1,6 +1,6 @@
 """File → Run a zoo…: pick models (the bundled examples, torchvision's models, the model chosen
 in the main window), run them under the configs queued in the main window with its run
-settings, into a zoo folder, on this machine (core.zoo_sweep's local executor, one job at a
+settings, into a zoo folder, on this machine (core.zoo.sweep's local executor, one job at a
 time), and follow it live in a Zoo window. The folder gets exactly what `python main.py zoo`
 writes, so the command line can `--resume` it. GUI thread only.
 """
@@ -12,8 +12,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QListView, QPushButton, QVBoxLayout)
 
-from core.config import ConfigError, ModelSpec, check_limits, make_jobs
-from core.report import ReportError
+from core.vocab.config import ConfigError, ModelSpec, check_limits, make_jobs
+from core.report.files import ReportError
 from gui.widgets.safe_text import plain
 
 
@@ -70,7 +70,7 @@ def model_choices(main) -> list[tuple[str, str]]:
     """What may be swept: the model chosen in the main window, the bundled examples, and
     torchvision's models (a file only when the main window already has it: no new code runs
     unasked)."""
-    from core.examples import examples_in
+    from core.models.examples import examples_in
 
     items = []
     chosen = main.model_panel.source()
@@ -148,7 +148,7 @@ def build_sweep(main, models: list[str], folder: str):
     """(ZooSweep, its jobs) for `models` under the main window's queued configs and run
     settings, folders claimed; ConfigError or ReportError says why not."""
     from core.models import ModelLoadError, check_source
-    from core.zoo_sweep import ZooSweep
+    from core.zoo.sweep import ZooSweep
 
     panel, model_panel = main.config_panel, main.model_panel
     configs = panel.run_configs()

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QProgressBar, QPushButton, QWidget
 
-from core.report import ReportError
-from core.zoo import Zoo
-from core.zoo_files import load_zoo
+from core.report.files import ReportError
+from core.zoo.results import Zoo
+from core.zoo.files import load_zoo
 from gui.panels.zoo import ZooPanel
 from gui.window.layout import make_action
 

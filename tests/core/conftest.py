@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from core.config import CompileConfig, JobSpec, ModelSpec
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
 BREAKS_MODEL = '''\
 """Three graph breaks: a data-dependent branch, .item() and an explicit graph_break()."""

@@ -6,9 +6,9 @@ import uuid
 
 import numpy as np
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.analysis.results import JobResult
 
 
 def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0, compiled_ms: float = 5.0,

@@ -1,13 +1,13 @@
-"""The correctness check: compiled outputs against eager (core.accuracy), in a job and alone."""
+"""The correctness check: compiled outputs against eager (core.measure.accuracy), in a job and alone."""
 import dataclasses
 
 import pytest
 import torch
 
-from core import accuracy
-from core.events import AccuracyStatus
-from core.job import run_job
-from core.results import JobResult
+from core.measure import accuracy
+from core.vocab.events import AccuracyStatus
+from core.measure.job import run_job
+from core.analysis.results import JobResult
 from tests.core.conftest import MLP_MODEL, make_spec
 
 PASS, FAIL = AccuracyStatus.PASS.value, AccuracyStatus.FAIL.value
@@ -253,7 +253,7 @@ def test_a_job_that_ends_early_is_not_checked_with_why(write_model):
 def test_equal_infinities_agree_and_leave_finite_figures():
     """Masked logits (-inf where masked) in both outputs: the errors are over the other values,
     and every figure stays a number (a NaN figure would be written into report.json)."""
-    from core.output_match import compare
+    from core.measure.output_match import compare
 
     eager = torch.tensor([[0.5, float("-inf"), 2.0]])
     result = compare(eager, eager + torch.tensor([[1e-7, 0.0, 0.0]]))
@@ -266,7 +266,7 @@ def test_equal_infinities_agree_and_leave_finite_figures():
 def test_a_nan_figure_in_an_old_report_reads_as_missing(tmp_path):
     import json
 
-    from core.report import load_report, write_report
+    from core.report.files import load_report, write_report
     from tests.core.fakes import fake_result
 
     write_report([fake_result("inductor")], str(tmp_path / "r"))

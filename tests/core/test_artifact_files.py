@@ -1,4 +1,4 @@
-"""Reading artifacts back (core.artifact_files): paths rebuilt from core.artifacts' rule and
+"""Reading artifacts back (core.report.artifact_views): paths rebuilt from core.vocab.artifacts' rule and
 refused outside the folder's own artifact folders."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from core import artifact_files as af
-from core.artifacts import JobArtifacts, write_text
+from core.report import artifact_views as af
+from core.vocab.artifacts import JobArtifacts, write_text
 
 
 def _job(tmp_path, label="inductor/dynamic=false"):
@@ -57,7 +57,7 @@ def test_long_text_is_cut(tmp_path):
 
 
 def test_copy_artifacts_leaves_a_users_own_folder_alone(tmp_path):
-    from core.artifacts import copy_artifacts
+    from core.vocab.artifacts import copy_artifacts
 
     session = _job(tmp_path / "session")
     dest = tmp_path / "dest"
@@ -106,7 +106,7 @@ def test_symlinked_artifact_folders_are_refused(tmp_path):
 
 
 def test_nothing_is_written_through_a_symlinked_folder(tmp_path):
-    from core.artifacts import ArtifactPathError, make_dirs
+    from core.vocab.artifacts import ArtifactPathError, make_dirs
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"
@@ -126,8 +126,7 @@ def fake_tlparse(tmp_path, monkeypatch):
     import shutil
     import sys
 
-    from core import compile_log
-
+    from core.capture import compile_log
     calls = []
 
     def run(argv, **kw):
@@ -159,7 +158,7 @@ def test_open_in_tlparse_never_deletes_or_opens_what_a_report_holds(tmp_path, fa
     """The reported attack: a report whose tlparse/ is a symbolic link to a folder in the user's
     home made 'Open in tlparse' delete that folder (tlparse --overwrite). And a report's own
     tlparse/<config>/index.html (a script, a link to a system file) must not be opened."""
-    from core.compile_log import TLPARSE_PREFIX, tlparse_job
+    from core.capture.compile_log import TLPARSE_PREFIX, tlparse_job
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"
@@ -178,7 +177,7 @@ def test_open_in_tlparse_never_deletes_or_opens_what_a_report_holds(tmp_path, fa
 
 
 def test_tlparse_reads_no_trace_through_a_symlink(tmp_path, fake_tlparse):
-    from core.compile_log import tlparse_job
+    from core.capture.compile_log import tlparse_job
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"
@@ -192,7 +191,7 @@ def test_tlparse_reads_no_trace_through_a_symlink(tmp_path, fake_tlparse):
 
 
 def test_tlparse_into_the_report_writes_only_a_folder_of_its_own(tmp_path, fake_tlparse):
-    from core.compile_log import tlparse_into_report
+    from core.capture.compile_log import tlparse_into_report
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"

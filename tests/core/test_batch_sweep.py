@@ -3,10 +3,10 @@ import dataclasses
 
 import pytest
 
-from core import events as ev
-from core.cli_args import build_parser, build_specs
-from core.config import ConfigError
-from core.sweep import best_batch, throughput_rows
+from core.vocab import events as ev
+from core.cli.args import build_parser, build_specs
+from core.vocab.config import ConfigError
+from core.analysis.variants import best_batch, throughput_rows
 from tests.core.conftest import MLP_MODEL, make_spec
 from tests.core.test_job import run
 

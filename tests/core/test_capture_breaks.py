@@ -10,10 +10,13 @@ import re
 
 import pytest
 
-from core import break_records, capture, paths
-from core import events as ev
-from core.config import CompileConfig
-from core.results import JobResult
+from core.capture import break_records
+from core.capture import live as capture
+
+from core.vocab import source_paths as paths
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig
+from core.analysis.results import JobResult
 from tests.core.conftest import BREAKS_MODEL, LSTM_MODEL, make_spec
 from tests.core.test_job import run
 
@@ -171,7 +174,7 @@ def get_example_inputs():
 
 
 def test_breaks_found_before_a_compile_times_out_are_kept(write_model):
-    from core.runner import JobRunner
+    from core.run.runner import JobRunner
 
     path = write_model(HANG_AFTER_BREAK_MODEL, "hang.py")
     result = JobRunner().run(make_spec(path, warmup=2, timeout_s=20))

@@ -2,7 +2,8 @@
 read from torch's graph-break type rather than from message text."""
 import types
 
-from core import break_records, capture, compile_metrics
+from core.capture import break_records, compile_metrics
+from core.capture import live as capture
 from tests.core.conftest import make_spec
 from tests.core.test_job import run
 

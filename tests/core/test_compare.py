@@ -4,10 +4,10 @@ import os
 import subprocess
 import sys
 
-from core import events as ev
-from core.compare import compare_reports, median_interval
-from core.config import CompileConfig
-from core.report import load_report, write_report
+from core.vocab import events as ev
+from core.decide.compare import compare_reports, median_interval
+from core.vocab.config import CompileConfig
+from core.report.files import load_report, write_report
 from tests.core.fakes import fake_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -97,7 +97,7 @@ def test_median_interval_brackets_the_median():
 
 
 def test_trends_colour_a_regression_worse_and_a_rerun_within_noise():
-    from core.compare import BETTER, NOISE, WORSE, trends
+    from core.decide.compare import BETTER, NOISE, WORSE, trends
 
     slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
               fake_result(FREEZING, compiled_ms=2.0, seed=4)]

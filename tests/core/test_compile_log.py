@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from core import artifacts
-from core.compile_log import CompileLogError, filter_log, parse_settings, read_job_log, read_log
-from core.report import FolderInUseError, OutputFolder
+from core.vocab import artifacts
+from core.capture.compile_log import CompileLogError, filter_log, parse_settings, read_job_log, read_log
+from core.report.files import FolderInUseError, OutputFolder
 
 LOG = """\
 V1130 05:41:55.168000 28277 torch/_dynamo/symbolic_convert.py:5368] [0/0] [__graph_breaks] Graph break in user code at /m.py:15
@@ -83,8 +83,8 @@ def test_bad_level_is_refused_before_any_work_and_verbose_points_here(tmp_path):
 
 
 def test_a_cancelled_job_keeps_the_files_it_wrote(tmp_path, write_model):
-    from core import events as ev
-    from core.runner import JobRunner, RunListener
+    from core.vocab import events as ev
+    from core.run.runner import JobRunner, RunListener
     from tests.core.conftest import BREAKS_MODEL, make_spec
 
     class CancelInBenchmark(RunListener):
@@ -106,7 +106,7 @@ def test_a_cancelled_job_keeps_the_files_it_wrote(tmp_path, write_model):
 
 
 def test_views_read_only_inside_the_report_folder(tmp_path):
-    from core.graphs import read_graph_texts
+    from core.capture.graphs import read_graph_texts
 
     root = tmp_path / "report"
     artifacts.write_text(str(root), "graphs/eager/0_0.code.py", "class GraphModule: ...\n")
@@ -136,8 +136,8 @@ def test_a_huge_compile_log_is_read_only_so_far(tmp_path):
 
 
 def test_a_report_json_too_big_or_not_a_file_is_refused_before_reading(tmp_path, monkeypatch):
-    from core import report
-    from core.report import ReportError, load_report
+    from core.report import files as report
+    from core.report.files import ReportError, load_report
 
     (tmp_path / "report.json").write_text('{"jobs": []}' + " " * 5000)
     monkeypatch.setattr(report, "max_json_bytes", lambda: 1000)

@@ -1,6 +1,6 @@
 import pytest
 
-from core.config import (CompileConfig, ConfigError, available_backends, available_modes,
+from core.vocab.config import (CompileConfig, ConfigError, available_backends, available_modes,
                          dynamo_config_defaults, expand_configs, parse_key_values, validate_config)
 
 
@@ -35,7 +35,7 @@ def test_mode_needs_inductor_and_excludes_options():
 
 
 def test_verbose_argument_is_recognised():
-    from core.config import VERBOSE_REFUSAL, asks_for_verbose
+    from core.vocab.config import VERBOSE_REFUSAL, asks_for_verbose
 
     assert asks_for_verbose(["resnet18", "--verbose"]) and asks_for_verbose(["--verbose=1"])
     assert not asks_for_verbose(["resnet18", "--verbosity"])

@@ -10,12 +10,12 @@ import logging
 import pytest
 import torch
 
-from core import capture
-from core import events as ev
-from core.config import CompileConfig
-from core.job import run_job
-from core.results import JobResult
-from core.suggestions import suggest
+from core.capture import live as capture
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig
+from core.measure.job import run_job
+from core.analysis.results import JobResult
+from core.decide.suggestions import suggest
 from tests.core.conftest import MLP_MODEL, make_spec
 from tests.core.fakes import fake_result
 
@@ -148,7 +148,7 @@ def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path, capsy
     (s,) = suggestions([r], "cudagraphs_on_cpu")
     assert "torch confirms it: it counted 1 CUDA-graph skip" in s.evidence
     assert suggestions([r], "cudagraphs_skipped") == []
-    from core.cli_output import print_summary
+    from core.cli.output import print_summary
 
     print_summary([r])
     assert "  CUDA graphs: none (CPU): CUDA graphs exist on a GPU only; this ran on the CPU (torch counted 1 skip)." \

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from core.config import CompileConfig, JobSpec, ModelSpec
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from tests.core.test_job import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -9,9 +9,9 @@ import pytest
 import torch
 from torch.export import Dim
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.job import run_job
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.measure.job import run_job
 from core.models import ModelLoadError, check_forward, load_model
 from core.models.export_archives import check_export_archive
 

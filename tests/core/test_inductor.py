@@ -1,5 +1,5 @@
 """One real end-to-end inductor job (C++ codegen with g++): ~22 s cold, ~4 s with a warm cache."""
-from core.runner import JobRunner
+from core.run.runner import JobRunner
 from tests.core.conftest import MLP_MODEL, make_spec
 
 

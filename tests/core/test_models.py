@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, load_model
 from tests.core.conftest import MLP_MODEL
 

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from core import events as ev
-from core.artifacts import JobArtifacts
-from core.job import run_job
-from core.report import OutputFolder, load_report, write_report
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.artifacts import JobArtifacts
+from core.measure.job import run_job
+from core.report.files import OutputFolder, load_report, write_report
+from core.analysis.results import JobResult
 from tests.core.conftest import make_spec
 
 SLEEP_MS = 3.0
@@ -205,7 +205,7 @@ def test_files_of_the_job(known_cost):
 
 
 def test_tlparse_reads_the_structured_trace(known_cost, tmp_path):
-    from core.compile_log import run_tlparse, tlparse_executable, tlparse_job
+    from core.capture.compile_log import run_tlparse, tlparse_executable, tlparse_job
 
     if tlparse_executable() is None:
         pytest.skip("tlparse is not installed")

@@ -2,8 +2,7 @@
 installs them, with stand-ins for ldd and the library lookup."""
 from __future__ import annotations
 
-from core import platform_check as pc
-
+from core.cli import platform_check as pc
 LDD_OUTPUT = """\
 \tlinux-vdso.so.1 (0x00007ffc)
 \tlibQt6XcbQpa.so.6 => /venv/PySide6/Qt/lib/libQt6XcbQpa.so.6 (0x00007f)

@@ -1,10 +1,10 @@
 """Run progress: fraction and words from the jobs' own events, never from time."""
 from __future__ import annotations
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.progress import PHASE_START, describe, job_fraction
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.run.progress import PHASE_START, describe, job_fraction
+from core.analysis.results import JobResult
 
 
 def _result(job_id: str, iters: int = 10) -> JobResult:

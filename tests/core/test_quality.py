@@ -1,4 +1,4 @@
-"""The measurement-quality grade (core.quality): each reason on calls made to show it, the
+"""The measurement-quality grade (core.analysis.quality): each reason on calls made to show it, the
 speedup over several processes, and the grade carried through the files."""
 import csv
 import json
@@ -6,12 +6,12 @@ import json
 import numpy as np
 import pytest
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
-from core.report import load_report, write_report
-from core.results import JobResult
-from core.stats import speedup_over_processes
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
+from core.report.files import load_report, write_report
+from core.analysis.results import JobResult
+from core.analysis.stats import speedup_over_processes
 from tests.core.fakes import fake_result
 
 

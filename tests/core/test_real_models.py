@@ -2,14 +2,16 @@
 
 A torchvision detector, a Hugging Face model built from a small config and a timm model,
 all with random weights (nothing is downloaded), compiled with backend "eager". torch's own
-graph_breaks log records are collected here independently of core.capture, and every place
+graph_breaks log records are collected here independently of core.capture.live, and every place
 torch logged must be in the table, each record counted once.
 """
 import os
 
 import pytest
 
-from core import capture, paths
+from core.capture import live as capture
+
+from core.vocab import source_paths as paths
 from tests.core.conftest import make_spec
 from tests.core.test_capture_breaks import torch_log  # noqa: F401  (fixture)
 from tests.core.test_job import run

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from core.codegen import compile_code
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.recommend import CANNOT_TELL, NOT_COMPILED, recommend
+from core.decide.codegen import compile_code
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.decide.recommend import CANNOT_TELL, NOT_COMPILED, recommend
 from tests.core.fakes import fake_result
 
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
@@ -180,8 +180,7 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
 
 
 def test_shape_sweeps_are_costed_per_cycle_of_variants_and_kept_apart_from_plain_runs():
-    from core import events as ev
-
+    from core.vocab import events as ev
     def variants(compiled_ms, compile_s):
         return [ev.VariantResult(i, (f"x[{n}×8]",), 1, i > 0, compile_time_s=compile_s,
                                  eager_ms=tuple(10.0 * n + 0.01 * k for k in range(20)),

@@ -5,11 +5,11 @@ import os
 
 import pytest
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.report import (GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS, SUMMARY_COLUMNS, ReportError,
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.report.files import (GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS, SUMMARY_COLUMNS, ReportError,
                          load_report, safe_cell, write_report)
-from core.results import JobResult
+from core.analysis.results import JobResult
 
 REQUIRED_SUMMARY = ["config", "backend", "mode", "dynamic", "fullgraph", "status", "eager_median_ms",
                     "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s",
@@ -120,7 +120,7 @@ def test_load_report_errors(tmp_path):
 
 
 def test_a_folder_holds_one_run(tmp_path):
-    from core.report import FolderInUseError
+    from core.report.files import FolderInUseError
 
     sweep = synthetic_result()
     sweep.variants.append(ev.VariantResult(0, ("float32[2]",), 1, False))
@@ -133,7 +133,7 @@ def test_a_folder_holds_one_run(tmp_path):
 
 
 def test_two_runs_cannot_write_one_folder_at_once(tmp_path):
-    from core.report import FolderInUseError, OutputFolder
+    from core.report.files import FolderInUseError, OutputFolder
 
     with OutputFolder(str(tmp_path)) as first:
         with pytest.raises(FolderInUseError, match="being written by another run"):
@@ -143,7 +143,7 @@ def test_two_runs_cannot_write_one_folder_at_once(tmp_path):
 
 
 def test_a_folder_that_cannot_really_be_written_is_refused_before_work():
-    from core.report import OutputFolder
+    from core.report.files import OutputFolder
 
     if not os.path.isdir("/proc/self"):
         pytest.skip("needs /proc")

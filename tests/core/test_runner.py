@@ -4,9 +4,9 @@ import os
 import psutil
 import pytest
 
-from core import events as ev
-from core.job_process import describe_exit
-from core.runner import JobRunner, RunnerState
+from core.vocab import events as ev
+from core.run.job_process import describe_exit
+from core.run.runner import JobRunner, RunnerState
 from tests.core.conftest import MLP_MODEL, make_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -181,7 +181,7 @@ def test_processes_a_model_starts_end_with_its_job(write_model, tmp_path, then, 
 
 
 def test_kept_logs_are_capped_and_rotated(tmp_path):
-    from core.job_process import LOG_HEAD_BYTES, LOG_TAIL_BYTES, cap_log, rotate_logs
+    from core.run.job_process import LOG_HEAD_BYTES, LOG_TAIL_BYTES, cap_log, rotate_logs
 
     big = tmp_path / "big" / "job-1-1.log"
     big.parent.mkdir()

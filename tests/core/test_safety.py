@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.safety import as_html, is_documentation_url
+from core.report.safety import as_html, is_documentation_url
 
 
 @pytest.mark.parametrize("url", [
@@ -38,8 +38,8 @@ def test_as_html_shows_the_text_itself():
 
 
 def test_settings_that_name_programs_paths_or_code_are_flagged():
-    from core.config import CompileConfig
-    from core.safety import describe_config, risky_settings, without_risky_settings
+    from core.vocab.config import CompileConfig
+    from core.report.safety import describe_config, risky_settings, without_risky_settings
 
     config = CompileConfig("inductor", inductor_options=(
         ("cpp.cxx", ["sh", "-c", "touch /tmp/owned"]), ("freezing", True), ("trace.enabled", True),
@@ -63,8 +63,8 @@ def test_a_report_carrying_the_compiler_command_is_read_as_data_and_flagged(tmp_
     """The reported attack: report.json whose job config holds inductor option cpp.cxx."""
     import json
 
-    from core.report import load_report, write_report
-    from core.safety import risky_settings
+    from core.report.files import load_report, write_report
+    from core.report.safety import risky_settings
     from tests.core.fakes import fake_result
 
     write_report([fake_result("inductor")], str(tmp_path), {})
@@ -84,7 +84,7 @@ def test_percent_escapes_cannot_climb_out_of_the_documentation():
 
 
 def test_terminal_text_escapes_control_sequences():
-    from core.safety import terminal_text
+    from core.report.safety import terminal_text
 
     assert terminal_text("inductor\x1b]52;c;ZXZpbA==\x07 x\x1b[2J") == "inductor\\x1b]52;c;ZXZpbA==\\x07 x\\x1b[2J"
     assert terminal_text("a\tb\nc\x9bd") == "a\tb\nc\\x9bd"

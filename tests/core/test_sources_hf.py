@@ -6,7 +6,7 @@ import os
 import pytest
 import torch
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, check_source, describe_inputs, load_model, normalize_source
 from core.models import hf_memory, hf_models
 

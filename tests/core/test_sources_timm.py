@@ -1,7 +1,7 @@
 """timm:NAME: built with pretrained=False, inputs sized from the model's pretrained config."""
 import pytest
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, check_source, load_model
 from core.models.timm_models import check
 

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from core.config import ModelSpec
+from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_source, describe_inputs, load_model
 from core.models.torchvision_models import families
 from tests.core.test_job import run

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from core.stats import break_even_iterations, speedup, summarize
+from core.analysis.stats import break_even_iterations, speedup, summarize
 
 
 def test_summarize_known_values():
@@ -40,7 +40,7 @@ def test_speedup_without_interval():
 def test_histograms_share_bins_and_count_what_they_leave_out():
     import numpy as np
 
-    from core.stats import histograms
+    from core.analysis.stats import histograms
 
     eager = np.r_[np.full(200, 10.0) + np.linspace(0, 1, 200), 500.0]  # one slow call
     compiled = np.full(200, 5.0) + np.linspace(0, 1, 200)

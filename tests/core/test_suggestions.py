@@ -2,11 +2,11 @@
 "apply and re-run" changes as data."""
 import pytest
 
-from core import events as ev
-from core.config import CompileConfig
-from core.job import run_job
-from core.results import JobResult
-from core.suggestions import ConfigChange, suggest
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig
+from core.measure.job import run_job
+from core.analysis.results import JobResult
+from core.decide.suggestions import ConfigChange, suggest
 from tests.core.conftest import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
 from tests.core.fakes import fake_result
 
@@ -40,8 +40,7 @@ def inductor_reduce_overhead_on_cpu(tmp_path_factory):
 
 
 def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu, monkeypatch):
-    from core import suggestions
-
+    from core.decide import suggestions
     # the premise under test is the compile's; whether this machine was busy meanwhile (the
     # timing gate, tested with fakes below) is not
     monkeypatch.setattr(suggestions, "_timing_trusted", lambda result: True)

@@ -1,9 +1,9 @@
-"""The rules of core.time_breakdown on hand-made call trees: classification, the partition of a
+"""The rules of core.analysis.time_breakdown on hand-made call trees: classification, the partition of a
 call's time, graph spans and the price of each break, the verdict sentence."""
 import pytest
 
-from core import events as ev
-from core.time_breakdown import Node, analyse, attribute_breaks, classify, fmt_ms, time_verdict
+from core.vocab import events as ev
+from core.analysis.time_breakdown import Node, analyse, attribute_breaks, classify, fmt_ms, time_verdict
 
 
 @pytest.mark.parametrize("name, category", [
@@ -145,7 +145,7 @@ def test_verdict_names_the_costliest_break():
 
 
 def test_an_interrupted_call_is_left_out():
-    from core.time_breakdown import steady_calls
+    from core.analysis.time_breakdown import steady_calls
 
     calls = [n("ProfilerStep#1", 0, 100), n("ProfilerStep#2", 200, 19_000), n("ProfilerStep#3", 20_000, 20_110),
              n("ProfilerStep#4", 30_000, 30_090)]

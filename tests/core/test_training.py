@@ -1,11 +1,11 @@
 """--task training: forward, loss, backward and optimizer step per call, eager against compiled,
-from the same start state (core.training), called in-process on tiny models."""
+from the same start state (core.measure.training), called in-process on tiny models."""
 import dataclasses
 
 import pytest
 
-from core.config import CompileConfig, ModelSpec
-from core.training import TrainingSteps, loss_of
+from core.vocab.config import CompileConfig, ModelSpec
+from core.measure.training import TrainingSteps, loss_of
 from tests.core.conftest import MLP_MODEL, make_spec
 from tests.core.test_job import run
 from tests.core.test_sources_hf import TINY_GPT2

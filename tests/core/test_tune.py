@@ -4,10 +4,10 @@ import os
 import subprocess
 import sys
 
-from core import events as ev
-from core.config import CompileConfig
-from core.runner import JobRunner, RunListener
-from core.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig
+from core.run.runner import JobRunner, RunListener
+from core.decide.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
 from tests.core.conftest import MLP_MODEL, make_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

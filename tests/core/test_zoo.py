@@ -1,4 +1,4 @@
-"""The zoo's figures and files (core.zoo, core.zoo_files), from fake results: rows, the
+"""The zoo's figures and files (core.zoo.results, core.zoo.files), from fake results: rows, the
 per-config summary, the warning when machines differ, folder names, zoo.json read back as
 untrusted input, and the Zoo view's sort orders."""
 import csv
@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from core.report import ReportError, load_report
-from core.zoo import (ConfigSummary, ZooRow, cell_text, environment_warning, geometric_mean, sort_models,
+from core.report.files import ReportError, load_report
+from core.zoo.results import (ConfigSummary, ZooRow, cell_text, environment_warning, geometric_mean, sort_models,
                       summarize_configs)
-from core.zoo_files import folder_name, folder_names, load_zoo
+from core.zoo.files import folder_name, folder_names, load_zoo
 from tests.core.zoo_fakes import FIGURES, write_fake_zoo
 
 
@@ -106,7 +106,7 @@ def test_sort_orders_and_cells(tmp_path):
 
 def test_debugging_backends_are_references_and_unusable_timings_cannot_tell():
     """The reported case: the zoo coloured a 1.23x "speedup" of the eager backend as faster."""
-    from core.zoo import CANNOT_TELL, FASTER, REFERENCE, WITHIN_NOISE
+    from core.zoo.results import CANNOT_TELL, FASTER, REFERENCE, WITHIN_NOISE
     from tests.core.fakes import fake_result
 
     eager = ZooRow.from_result("m1", "m1", fake_result("eager", eager_ms=12.3, compiled_ms=10.0))

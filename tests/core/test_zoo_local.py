@@ -9,14 +9,14 @@ import os
 import subprocess
 import sys
 
-from core.report import load_report, write_report
-from core.zoo_files import load_zoo
-from core.zoo_cli import main as zoo_main
+from core.report.files import load_report, write_report
+from core.zoo.files import load_zoo
+from core.cli.zoo import main as zoo_main
 from tests.core.conftest import BREAKS_MODEL, MLP_MODEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0", "--processes", "1"]
-NO_RAY = ("import sys; from core.zoo_cli import main; code = main(sys.argv[1:]); "
+NO_RAY = ("import sys; from core.cli.zoo import main; code = main(sys.argv[1:]); "
           "assert 'ray' not in sys.modules, 'the local executor imported ray'; sys.exit(code)")
 
 FLAKY_MODEL = '''\
@@ -119,7 +119,7 @@ def test_what_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_models_file_adds_models_once(tmp_path):
-    from core.zoo_cli import build_zoo_parser, read_models
+    from core.cli.zoo import build_zoo_parser, read_models
 
     listing = tmp_path / "models.txt"
     listing.write_text("# my zoo\nresnet18\n\n  timm:resnet50  \nresnet18\n")

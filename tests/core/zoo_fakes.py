@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from core.config import CompileConfig
-from core.report import write_report
-from core.zoo import Zoo, ZooRow
-from core.zoo_files import folder_names
+from core.vocab.config import CompileConfig
+from core.report.files import write_report
+from core.zoo.results import Zoo, ZooRow
+from core.zoo.files import folder_names
 from tests.core.fakes import fake_result
 
 # model → config → (eager ms, compiled ms, compile s, status, accuracy, graph-break places)
@@ -23,8 +23,7 @@ FIGURES = {
 
 def fake_zoo_results(figures=FIGURES, environment=None) -> dict[str, list]:
     """model → its JobResults, one per config, with the figures above."""
-    from core import events as ev
-
+    from core.vocab import events as ev
     found = {}
     for model, configs in figures.items():
         results = []

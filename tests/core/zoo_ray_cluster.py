@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     zoo_args = argv[argv.index("--") + 1:]
     from ray.cluster_utils import Cluster
 
-    from core.zoo_cli import main as zoo_main
+    from core.cli.zoo import main as zoo_main
 
     node_args = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": False}
     cluster = Cluster(initialize_head=True, head_node_args={**node_args, "num_cpus": 0})

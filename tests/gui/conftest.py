@@ -8,9 +8,9 @@ import pytest
 
 from gui import qt_compat
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.analysis.results import JobResult
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 GRAPH_BREAK_MODEL = os.path.join(DATA, "graph_break_model.py")

@@ -45,7 +45,7 @@ def measure_heartbeat(model: str = "resnet18", backend: str = "inductor", iters:
     from PySide6.QtCore import QEventLoop, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from core.config import CompileConfig
+    from core.vocab.config import CompileConfig
     from gui.window.main_window import MainWindow
     from gui.widgets.theme import apply_chart_theme
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from core.config import LIMITS, CompileConfig
+from core.vocab.config import LIMITS, CompileConfig
 from tests.gui.conftest import CATALOG_TIMEOUT_MS, GRAPH_BREAK_MODEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -131,7 +131,7 @@ def test_form_never_swaps_a_value_silently(qtbot, settings):
 
 
 def test_missing_xcb_libraries_are_named_with_the_install_command(capsys, monkeypatch):
-    from core import platform_check
+    from core.cli import platform_check
     from gui import app
 
     monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)

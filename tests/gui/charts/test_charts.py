@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from gui.charts.distribution import DistributionChart
 from gui.charts.latency import LatencyChart
 from gui.panels.resources import ResourcePanel

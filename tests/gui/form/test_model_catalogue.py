@@ -18,7 +18,7 @@ def test_more_models_are_appended_without_duplicates(qtbot):
 
 
 def _loader(monkeypatch, cached, helper='import json; print(json.dumps(["timm:x", "hf:y"]))'):
-    from core.catalog import Catalog
+    from core.run.torch_info import Catalog
 
     order = []
     monkeypatch.setattr(catalog_loader, "load_catalog", lambda: order.append("torch") or Catalog(backends=("eager",)))
@@ -50,13 +50,12 @@ def test_cached_names_need_no_helper_and_a_failing_helper_is_said(qtbot, monkeyp
 
 
 def test_the_names_are_listed_and_cached_by_a_real_helper_process(tmp_path, monkeypatch):
-    """python -m core.catalog more-models: what the app runs; timm and transformers are imported
+    """python -m core.run.torch_info more-models: what the app runs; timm and transformers are imported
     there, and the cache it writes is what the next start reads."""
     import json
     import subprocess
 
-    from core import catalog
-
+    from core.run import torch_info as catalog
     monkeypatch.setenv(catalog.CACHE_ENV, str(tmp_path))
     out = subprocess.run(catalog.more_models_command(), cwd=catalog.ROOT, capture_output=True, text=True,
                          timeout=600, env={**__import__("os").environ, catalog.CACHE_ENV: str(tmp_path)})

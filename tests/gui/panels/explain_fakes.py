@@ -3,8 +3,8 @@ profile with a priced graph break, and three graphs (one a recompile) whose file
 an artifacts folder as a job writes them."""
 from __future__ import annotations
 
-from core import events as ev
-from core.artifacts import JobArtifacts, write_text
+from core.vocab import events as ev
+from core.vocab.artifacts import JobArtifacts, write_text
 from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
 
 FX_CODE = '''class GraphModule(torch.nn.Module):

@@ -3,8 +3,8 @@
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from core import events as ev
-from core.recommend import DEFAULT_CALLS, recommend
+from core.vocab import events as ev
+from core.decide.recommend import DEFAULT_CALLS, recommend
 from tests.core.fakes import fake_result as measured
 from tests.gui.conftest import fake_result
 
@@ -150,7 +150,7 @@ def test_each_suggestion_says_why_it_applies(qtbot):
 def test_an_applied_change_is_shown_before_and_after(qtbot):
     import dataclasses
 
-    from core.config import CompileConfig
+    from core.vocab.config import CompileConfig
 
     before = measured("inductor", compiled_ms=9.0, seed=1)
     frozen = CompileConfig("inductor", inductor_options=(("freezing", True),))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from core.config import CompileConfig
+from core.vocab.config import CompileConfig
 from gui.panels.sweep import SweepModel, SweepPanel
-from core.sweep import shape_ticks, sweep_sentence
+from core.analysis.variants import shape_ticks, sweep_sentence
 from tests.gui.conftest import LSTM_EXAMPLE, RUN_TIMEOUT_MS, fake_sweep_result
 
 DEFAULTS = {"recompile_limit": 8}

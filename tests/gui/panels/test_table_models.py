@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from core import events as ev
-from core.config import CompileConfig
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig
 from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.form.config_panel import QueueModel
 from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html

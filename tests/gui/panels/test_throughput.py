@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from core import events as ev
-from core.config import CompileConfig, JobSpec, ModelSpec
-from core.results import JobResult
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.analysis.results import JobResult
 from gui.panels.throughput import ThroughputModel, ThroughputPanel
 
 

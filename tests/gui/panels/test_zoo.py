@@ -9,7 +9,7 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core.zoo_files import load_zoo
+from core.zoo.files import load_zoo
 from gui.panels.zoo import FAILED_COLOR, ZooGridModel, ZooPanel, display_name, speedup_color
 from tests.core.zoo_fakes import write_fake_zoo
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from core import events as ev
+from core.vocab import events as ev
 from tests.gui.conftest import fake_result
 
 

@@ -1,16 +1,16 @@
 """The window's decision features with its real wiring: Apply and re-run changes the queue
-and starts a run, Find best settings queues core.tune's candidates under core.tune's
+and starts a run, Find best settings queues core.decide.tune's candidates under core.decide.tune's
 BudgetListener, Compare with report… flags an injected regression. Only the run controller's
 start is replaced (a recorder), so no job process starts."""
 import os
 
 from PySide6.QtCore import Qt
 
-from core import events as ev
-from core.compare import WORSE
-from core.config import CompileConfig
-from core.report import write_report
-from core.tune import BudgetListener, candidate_specs
+from core.vocab import events as ev
+from core.decide.compare import WORSE
+from core.vocab.config import CompileConfig
+from core.report.files import write_report
+from core.decide.tune import BudgetListener, candidate_specs
 from tests.core.fakes import fake_result as measured
 from tests.gui.conftest import GRAPH_BREAK_MODEL
 
@@ -104,7 +104,7 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
 
 
 def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
-    """Real jobs: with half a minute, the cheap reference backends may run, and core.tune's
+    """Real jobs: with half a minute, the cheap reference backends may run, and core.decide.tune's
     BudgetListener cuts the inductor candidates (estimated far longer) before they start."""
     from tests.gui.conftest import RUN_TIMEOUT_MS
 
@@ -187,7 +187,7 @@ def test_run_without_them_drops_the_risky_settings(qtbot, window, tmp_path, monk
 def test_the_question_shows_the_config_and_defaults_to_cancel(qtbot, window, tmp_path):
     from PySide6.QtWidgets import QMessageBox
 
-    from core.safety import describe_config, risky_settings
+    from core.report.safety import describe_config, risky_settings
     from gui.form.trust import config_notice_box
 
     crafted = CompileConfig("inductor", inductor_options=(("cpp.cxx", ("sh -c 'x'",)),))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from core.config import CompileConfig
+from core.vocab.config import CompileConfig
 from tests.gui.conftest import GRAPH_BREAK_MODEL, RUN_TIMEOUT_MS
 
 

@@ -7,9 +7,9 @@ import os
 
 from PySide6.QtCore import Qt
 
-from core.config import CompileConfig
-from core import dynamo_overrides
-from core import examples
+from core.vocab.config import CompileConfig
+from core.vocab import dynamo_overrides
+from core.models import examples
 from tests.gui.conftest import LSTM_EXAMPLE, ROOT
 
 MODELS = os.path.join(ROOT, "resources", "models")
@@ -89,8 +89,8 @@ def test_dynamo_overrides_are_validated_before_a_run(qtbot, window):
 
 def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
     """torch's hint naming a dynamo setting becomes a core suggestion in the Decision tab,
-    whose button changes the queue and starts a run (one path: core.suggestions)."""
-    from core import events as ev
+    whose button changes the queue and starts a run (one path: core.decide.suggestions)."""
+    from core.vocab import events as ev
     from tests.gui.conftest import fake_result
 
     result = fake_result("a")

@@ -9,8 +9,8 @@ import os
 
 from PySide6.QtWidgets import QMessageBox
 
-from core import events as ev
-from core.report import ReportError, report_json
+from core.vocab import events as ev
+from core.report.files import ReportError, report_json
 from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
 
 

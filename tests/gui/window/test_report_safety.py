@@ -11,8 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QLabel
 
-from core import events as ev
-from core.report import report_json
+from core.vocab import events as ev
+from core.report.files import report_json
 from tests.gui.conftest import fake_result
 
 IMG = "<img src='/tmp/evil.png'>"

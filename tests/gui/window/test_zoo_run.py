@@ -7,7 +7,7 @@ import os
 
 from PySide6.QtCore import Qt
 
-from core.config import CompileConfig
+from core.vocab.config import CompileConfig
 from tests.core.conftest import MLP_MODEL
 from tests.gui.conftest import RUN_TIMEOUT_MS
 

@@ -1,0 +1,327 @@
+"""How far a job's timing can be trusted: the measurement-quality grade, defined once.
+
+A speedup is only as good as the calls it comes from. While a job times calls, the runner
+records how much CPU the rest of the machine used (core.run.sampling: the machine's CPU time
+minus the job's processes'); afterwards the calls themselves say how spread out they were,
+whether a few were far slower than the rest, whether the speed drifted from the first third
+of the run to the last, and, when the config was timed in several fresh processes, whether
+those processes agree. From these figures a job's timing is graded:
+
+- **quiet**: nothing to say; the figures can carry a verdict;
+- **noisy**: something disturbed the timing (the reason names it); its figures stand with
+  their intervals, and a verdict that rests on an interval still holds, but the user is told;
+- **unusable**: the timing says more about the machine than about the model; no verdict
+  is drawn from it (core.decide.recommend, core.decide.suggestions, core.decide.compare and the zoo say "cannot
+  tell" and offer a re-run).
+
+The thresholds below are the only place these limits live; docs/BENCHMARKS.md ("Measurement
+quality") has the measurements they were chosen from. No Qt; any thread.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+QUIET, NOISY, UNUSABLE, UNKNOWN = "quiet", "noisy", "unusable", "unknown"
+GRADES = (QUIET, NOISY, UNUSABLE, UNKNOWN)
+_ORDER = {QUIET: 0, UNKNOWN: 0, NOISY: 1, UNUSABLE: 2}
+
+# Cores the rest of the machine kept busy during the benchmark (median of the 5 Hz readings).
+OTHERS_NOISY_CORES = 0.25
+OTHERS_UNUSABLE_CORES = 0.75
+# Spread of one side's calls within a process: interquartile range / median.
+IQR_NOISY = 0.10
+IQR_UNUSABLE = 0.50
+# Tail: the 90th percentile / the median.
+P90_NOISY = 1.5
+P90_UNUSABLE = 3.0
+# Far-out outliers (Tukey's rule: beyond the upper quartile + 3 IQR), share of the calls.
+OUTLIER_RULE = "beyond the upper quartile plus 3 interquartile ranges (Tukey's far-out rule)"
+OUTLIERS_NOISY = 0.05
+# Drift: the median of the last third of a process's calls against its first third.
+DRIFT_NOISY = 0.05
+DRIFT_UNUSABLE = 0.20
+# Processes that disagree: (fastest - slowest speedup) / their geometric mean.
+PROCESS_SPREAD_NOISY = 0.05
+PROCESS_SPREAD_UNUSABLE = 0.20
+MIN_CALLS = 5  # fewer timed calls a side than this cannot be graded
+
+
+@dataclass(frozen=True)
+class SideSpread:
+    """One side's calls in the worst of the job's processes."""
+
+    iqr_ratio: float
+    p90_ratio: float
+    outliers: int
+    outlier_share: float
+    drift: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MeasurementQuality:
+    """The grade of a job's timing, with its reasons (plain words, worst first) and figures.
+    `others_cores` is the median CPU (in cores) that the rest of the machine used while the
+    job timed calls (None: not sampled, e.g. a report from before it was); `processes` the
+    fresh processes that timed it and `process_speedups` theirs; `precision_pct` the speedup
+    interval's half-width in % of the speedup, and `precision_target_pct` what --iters auto
+    asked for (None: a fixed number of calls)."""
+
+    grade: str
+    reasons: tuple[str, ...] = ()
+    others_cores: float | None = None
+    others_cores_p90: float | None = None
+    cores: int | None = None
+    eager: SideSpread | None = None
+    compiled: SideSpread | None = None
+    processes: int = 1
+    process_speedups: tuple[float, ...] = ()
+    process_spread: float | None = None
+    precision_pct: float | None = None
+    precision_target_pct: float | None = None
+    samples_per_side: tuple[int, int] = (0, 0)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def trusted(self) -> bool:
+        """A verdict may rest on this timing (quiet or noisy, not unusable or ungraded)."""
+        return self.grade in (QUIET, NOISY)
+
+    @property
+    def precision_reached(self) -> bool | None:
+        if self.precision_target_pct is None or self.precision_pct is None:
+            return None
+        return self.precision_pct <= self.precision_target_pct
+
+    def sentence(self, most: int = 2) -> str:
+        """"quiet", or the grade with its first reasons (the rest counted): for tables, banners
+        and the one line the CLI prints."""
+        if not self.reasons:
+            return self.grade
+        shown = "; ".join(self.reasons[:most])
+        more = len(self.reasons) - most
+        return f"{self.grade}: {shown}" + (f" (and {more} more)" if more > 0 else "")
+
+    def details(self) -> str:
+        """Every reason, one per line, with the figures behind the grade (a tooltip)."""
+        lines = [f"Timing {self.grade}."] + [f"- {r}" for r in self.reasons] + [f"- {n}" for n in self.notes]
+        if self.others_cores is not None:
+            lines.append(f"Other processes: {self.others_cores:.2f} cores (median while timing), "
+                         f"{self.others_cores_p90:.2f} at the 90th percentile.")
+        for side, f in (("eager", self.eager), ("compiled", self.compiled)):
+            if f is not None:
+                lines.append(f"{side.capitalize()}: interquartile range {100 * f.iqr_ratio:.1f}% of the median, p90 "
+                             f"{f.p90_ratio:.2f}x the median, {f.outliers} far-out calls, drift "
+                             f"{100 * f.drift:+.1f}%.")
+        if self.process_speedups:
+            lines.append(f"{self.processes} processes: speedups " +
+                         ", ".join(f"{s:.3f}x" for s in self.process_speedups) + ".")
+        if self.precision_pct is not None:
+            target = f" (asked for ±{self.precision_target_pct:g}%)" if self.precision_target_pct is not None else ""
+            lines.append(f"The speedup's 95% interval is ±{self.precision_pct:.1f}%{target}.")
+        return "\n".join(lines)
+
+    def line(self) -> str:
+        """The one line `profile` prints per config."""
+        extra = []
+        if self.processes > 1 and self.process_speedups:
+            extra.append(f"{self.processes} processes: " + " ".join(f"{s:.2f}x" for s in self.process_speedups))
+        if self.precision_pct is not None:
+            reached = {True: ", reached", False: ", NOT reached", None: ""}[self.precision_reached]
+            target = f" of ±{self.precision_target_pct:g}% asked{reached}" if self.precision_target_pct else ""
+            extra.append(f"speedup known within ±{self.precision_pct:.1f}%{target}")
+        if self.others_cores is not None:
+            extra.append(f"other processes {self.others_cores:.2f} cores")
+        return self.sentence() + (f" ({'; '.join(extra)})" if extra else "")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["precision_reached"] = self.precision_reached
+        return d
+
+    def columns(self) -> dict:
+        """The summary.csv columns (defined once here)."""
+        return {
+            "timing_quality": self.grade,
+            "timing_quality_reason": "; ".join(self.reasons),
+            "others_cpu_cores": _round(self.others_cores),
+            "eager_iqr_pct": _pct(self.eager and self.eager.iqr_ratio),
+            "compiled_iqr_pct": _pct(self.compiled and self.compiled.iqr_ratio),
+            "eager_p90_over_median": _round(self.eager and self.eager.p90_ratio),
+            "compiled_p90_over_median": _round(self.compiled and self.compiled.p90_ratio),
+            "eager_outliers": self.eager and self.eager.outliers,
+            "compiled_outliers": self.compiled and self.compiled.outliers,
+            "eager_drift_pct": _pct(self.eager and self.eager.drift),
+            "compiled_drift_pct": _pct(self.compiled and self.compiled.drift),
+            "processes": self.processes,
+            "process_speedups": " ".join(f"{s:.3f}" for s in self.process_speedups),
+            "process_spread_pct": _pct(self.process_spread),
+            "precision_pct": _round(self.precision_pct),
+            "precision_target_pct": self.precision_target_pct,
+            "precision_reached": self.precision_reached,
+        }
+
+
+def _round(x, digits: int = 3):
+    return None if x is None else round(float(x), digits)
+
+
+def _pct(x):
+    return None if x is None else round(100.0 * float(x), 2)
+
+
+QUALITY_COLUMNS = tuple(MeasurementQuality(UNKNOWN).columns())
+
+
+def side_spread(by_process: dict[int, np.ndarray]) -> SideSpread | None:
+    """The spread figures of one side, each taken from the worst process (None: too few calls)."""
+    figures = []
+    for values in by_process.values():
+        v = np.asarray(values, float)
+        if v.size < MIN_CALLS:
+            continue
+        q1, med, q3, p90 = np.percentile(v, [25, 50, 75, 90])
+        if med <= 0:
+            continue
+        iqr = q3 - q1
+        outliers = int(np.count_nonzero(v > q3 + 3 * iqr)) if iqr > 0 else 0
+        third = v.size // 3
+        drift = 0.0
+        if third >= MIN_CALLS:
+            drift = float(np.median(v[-third:]) / np.median(v[:third]) - 1.0)
+            # only a drift beyond what the calls' own spread lets two medians of `third` calls
+            # differ by (about 3 standard errors: 1.3 IQR / sqrt(n) each) counts
+            if abs(drift) < 4.0 * (iqr / med) / np.sqrt(third):
+                drift = 0.0
+        figures.append(SideSpread(float(iqr / med), float(p90 / med), outliers, outliers / v.size, drift))
+    if not figures:
+        return None
+    return SideSpread(max(f.iqr_ratio for f in figures), max(f.p90_ratio for f in figures),
+                      sum(f.outliers for f in figures), max(f.outlier_share for f in figures),
+                      max((f.drift for f in figures), key=abs))
+
+
+def others_during_benchmark(resources) -> list[float]:
+    """What the rest of the machine used (cores) in each reading taken while calls were timed."""
+    return [s.others_cores for s in resources if s.phase == "benchmark" and s.others_cores is not None]
+
+
+def grade(result, ci: bool = True) -> MeasurementQuality:
+    """Grade a JobResult's timing (see the module docstring). Shape and batch sweeps are
+    graded on the machine's load only (their calls mix the variants' speeds). `ci=False`
+    leaves the interval's precision out (it needs the bootstrap)."""
+    spec = result.spec
+    sweep = bool(result.variants)
+    eager_by, compiled_by = result.samples.by_process("eager"), result.samples.by_process("compiled")
+    if sweep:
+        eager_by = {0: np.concatenate([np.asarray(v.eager_ms, float) for v in result.variants] or [np.empty(0)])}
+        compiled_by = {0: np.concatenate([np.asarray(v.compiled_ms, float) for v in result.variants]
+                                         or [np.empty(0)])}
+    n_e = int(sum(len(v) for v in eager_by.values()))
+    n_c = int(sum(len(v) for v in compiled_by.values()))
+    cores = result.environment.get("cpu_count")
+    others = others_during_benchmark(result.resources)
+    others_median = float(np.median(others)) if others else None
+    others_p90 = float(np.percentile(others, 90)) if others else None
+    eager = None if sweep else side_spread(eager_by)
+    compiled = None if sweep else side_spread(compiled_by)
+    speeds = process_speedups_of(eager_by, compiled_by)
+    spread = None
+    if len(speeds) > 1:
+        geo = float(np.exp(np.mean(np.log(speeds))))
+        spread = (max(speeds) - min(speeds)) / geo
+    sp = None if sweep or not ci else result.summary_speedup()
+    precision = None
+    if sp is not None and sp.value and np.isfinite(sp.ci_low) and np.isfinite(sp.ci_high):
+        precision = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
+    target = spec.precision_pct if spec.auto_iters else None
+
+    problems: list[tuple[str, str]] = []  # (grade, reason)
+    if others_median is not None:
+        cores_text = f" of {cores}" if cores else ""
+        what = f"other processes used {others_median:.1f}{cores_text} cores while calls were timed"
+        if others_median >= OTHERS_UNUSABLE_CORES:
+            problems.append((UNUSABLE, what))
+        elif others_median >= OTHERS_NOISY_CORES:
+            problems.append((NOISY, what))
+    for side, figures in (("eager", eager), ("compiled", compiled)):
+        if figures is None:
+            continue
+        if figures.p90_ratio >= P90_UNUSABLE:
+            problems.append((UNUSABLE, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
+        elif figures.p90_ratio >= P90_NOISY:
+            problems.append((NOISY, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
+        if figures.iqr_ratio >= IQR_UNUSABLE:
+            problems.append((UNUSABLE, f"{side} calls spread widely (interquartile range "
+                                       f"{100 * figures.iqr_ratio:.0f}% of the median)"))
+        elif figures.iqr_ratio >= IQR_NOISY:
+            problems.append((NOISY, f"{side} calls spread (interquartile range {100 * figures.iqr_ratio:.0f}% "
+                                    "of the median)"))
+        if figures.outlier_share >= OUTLIERS_NOISY:
+            problems.append((NOISY, f"{figures.outliers} {side} calls far slower than the rest ({OUTLIER_RULE})"))
+        if abs(figures.drift) >= DRIFT_UNUSABLE:
+            problems.append((UNUSABLE, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of "
+                                       "the run to the last"))
+        elif abs(figures.drift) >= DRIFT_NOISY:
+            problems.append((NOISY, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the "
+                                    "run to the last"))
+    if spread is not None:
+        listed = ", ".join(f"{s:.2f}x" for s in speeds)
+        if spread >= PROCESS_SPREAD_UNUSABLE:
+            problems.append((UNUSABLE, f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
+                                       "depends on the process, so one run cannot tell"))
+        elif spread >= PROCESS_SPREAD_NOISY:
+            problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed})"))
+    if target is not None and precision is not None and precision > target:
+        problems.append((NOISY, f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked "
+                                f"for (--max-time ran out)"))
+    notes = [f"process {p.process + 1} failed: {p.reason}" for p in result.processes_ended
+             if p.status != "completed"]
+    if others_median is None and result.resources:
+        notes.append("the machine's load was not recorded (a report from before it was)")
+    if min(n_e, n_c) < MIN_CALLS:
+        level = UNKNOWN
+        reasons = (f"too few timed calls to judge ({n_e} eager, {n_c} compiled)",)
+    else:
+        problems.sort(key=lambda p: -_ORDER[p[0]])
+        level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
+        reasons = tuple(r for _, r in problems)
+    return MeasurementQuality(level, reasons, others_median, others_p90, cores, eager, compiled,
+                              processes=max(1, len(eager_by)), process_speedups=tuple(speeds),
+                              process_spread=spread, precision_pct=precision, precision_target_pct=target,
+                              samples_per_side=(n_e, n_c), notes=tuple(notes))
+
+
+def process_speedups_of(eager_by: dict, compiled_by: dict) -> list[float]:
+    from core.analysis.stats import process_speedups
+
+    return list(process_speedups(eager_by, compiled_by).values())
+
+
+def worst(qualities) -> MeasurementQuality | None:
+    """The worst grade among several (None for none)."""
+    qualities = [q for q in qualities if q is not None]
+    return max(qualities, key=lambda q: _ORDER[q.grade], default=None)
+
+
+def banner(results) -> str:
+    """What the app says above results whose timing is not quiet ("" when all are quiet or
+    ungraded): each such config with its grade and first reason, and what follows."""
+    shown = []
+    worst_grade = QUIET
+    for r in results:
+        if not r.ended:
+            continue
+        q = r.quality()
+        if q.grade in (NOISY, UNUSABLE):
+            shown.append(f"{r.config.label} {q.grade} ({q.reasons[0]})")
+            worst_grade = max(worst_grade, q.grade, key=_ORDER.get)
+    if not shown:
+        return ""
+    tail = ("no verdict is drawn from an unusable timing: re-run on a quiet machine" if worst_grade == UNUSABLE
+            else "its figures stand with their intervals; a quiet re-run narrows them")
+    return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}."

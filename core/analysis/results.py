@@ -1,0 +1,498 @@
+"""Folding a job's events into one result, and the per-config summary row.
+
+`JobResult.apply(event)` is the single place where events become state, used alike by the
+command line, the desktop app and report loading; `JobResult.summary()` derives every
+figure a table shows, so no front end computes its own.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec
+from core.vocab.source_paths import display_path
+from core.vocab.samples import SampleStore
+from core.analysis.stats import LatencyStats, break_even_iterations, process_speedups, speedup_over_processes, summarize
+
+JobStatus = ev.JobStatus
+
+
+@dataclass
+class JobResult:
+    """Everything received from one job so far. Partial results stay after a failure."""
+
+    spec: JobSpec
+    status: JobStatus = JobStatus.PENDING
+    phase: str = ""
+    phase_detail: str = ""
+    phase_step: int = 0
+    phase_steps: int = 0
+    phase_process: int = 0  # which of the job's processes is at `phase`
+    failure_reason: str = ""
+    failure_detail: str = ""
+    environment: dict = field(default_factory=dict)
+    model_info: ev.ModelLoaded | None = None
+    samples: SampleStore = field(default_factory=SampleStore)
+    compile: ev.CompileResult | None = None
+    graph_breaks: list[ev.GraphBreak] = field(default_factory=list)
+    recompiles: list[ev.Recompile] = field(default_factory=list)
+    cudagraph_skips: list[ev.CudagraphSkip] = field(default_factory=list)
+    memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
+    resources: list[ev.ResourceSample] = field(default_factory=list)
+    variants: list[ev.VariantResult] = field(default_factory=list)
+    accuracy: ev.AccuracyResult | None = None
+    graphs: list[ev.CompiledGraph] = field(default_factory=list)
+    op_profile: ev.OpProfile | None = None
+    processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
+    wall_time_s: float = 0.0
+    _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
+    _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def job_id(self) -> str:
+        return self.spec.job_id
+
+    @property
+    def config(self) -> CompileConfig:
+        return self.spec.config
+
+    @property
+    def ended(self) -> bool:
+        """Completed, failed or cancelled: nothing more will arrive."""
+        return self.status.ended
+
+    def headline(self) -> str:
+        """How the job ended, in one line that names the config and its backend, so a failed
+        compile of the config labelled 'eager' never reads as a failed eager phase."""
+        what = self.failure_reason or self.status
+        if self.status == JobStatus.FAILED and not self.failure_reason:
+            what = "failed"
+        return f"config '{self.config.label}' (backend {self.config.backend}): {what}"
+
+    # ----------------------------------------------------------------- folding
+
+    def apply(self, event: ev.Event) -> bool:
+        """Fold one event in. Returns False (and changes nothing) for another job's event."""
+        if event.job_id != self.job_id:
+            return False
+        if isinstance(event, ev.JobStarted):
+            self.status = JobStatus.RUNNING
+            self.environment = dict(event.environment)
+        elif isinstance(event, ev.PhaseChanged):
+            self.phase, self.phase_detail = event.phase, event.detail
+            self.phase_step, self.phase_steps = event.step, event.steps
+            self.phase_process = event.process
+        elif isinstance(event, ev.ModelLoaded):
+            self.model_info = event
+        elif isinstance(event, ev.LatencyMeasured):
+            self.samples.extend(event.samples)
+        elif isinstance(event, ev.CompileFinished):
+            self.compile = event.result
+        elif isinstance(event, ev.GraphBreakFound) and event.graph_break is not None:
+            self._add_graph_break(event.graph_break)
+        elif isinstance(event, ev.RecompileFound) and event.recompile is not None:
+            self.recompiles.append(event.recompile)
+        elif isinstance(event, ev.CudagraphSkipped) and event.skip is not None:
+            self.cudagraph_skips.append(event.skip)
+        elif isinstance(event, ev.VariantMeasured) and event.variant is not None:
+            self.variants.append(event.variant)
+        elif isinstance(event, ev.AccuracyChecked) and event.accuracy is not None:
+            self.accuracy = event.accuracy
+        elif isinstance(event, ev.GraphCompiled) and event.graph is not None:
+            self.graphs = [g for g in self.graphs if g.graph != event.graph.graph] + [event.graph]
+        elif isinstance(event, ev.OpProfileMeasured) and event.profile is not None:
+            self.op_profile = event.profile
+        elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
+            self.memory[event.peak.phase] = event.peak
+        elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
+            self.resources.append(event.sample)
+        elif isinstance(event, ev.ProcessEnded):
+            self.processes_ended.append(event)
+        elif isinstance(event, ev.JobCompleted):
+            self.status, self.wall_time_s = JobStatus.COMPLETED, event.wall_time_s
+        elif isinstance(event, ev.JobFailed):
+            self.status = JobStatus.FAILED
+            self.failure_reason, self.failure_detail = event.reason, event.detail
+        elif isinstance(event, ev.JobCancelled):
+            self.status = JobStatus.CANCELLED
+            self.failure_reason = f"cancelled during {event.phase or 'start-up'}"
+        return True
+
+    def _add_graph_break(self, gb: ev.GraphBreak) -> None:
+        """Fold one graph-break event into the table, counting nothing twice.
+
+        An ordinary break is one row per place (reason, file, line): `logged` and `per_call`
+        are summed. A skipped frame is one row per place and function that ran eagerly.
+        A skipped frame with a compile id is torch saying the frame it compiled under that id
+        was given up (the job reports it once the compilation metrics show it): the ordinary
+        breaks received with that compile id belonged to it, so their counts are taken out of
+        their rows (a row left with nothing is removed) before the skipped row is added. Which
+        breaks came with which compile id is kept for that while events arrive (a report
+        holds folded rows, and no follow-up comes after it)."""
+        by_compile = self.__dict__.setdefault("_graph_breaks_by_compile", {})
+        if gb.frame_skipped and gb.compile_id:
+            for key, logged, per_call in by_compile.pop(gb.compile_id, ()):
+                for i, known in enumerate(self.graph_breaks):
+                    if known.frame_skipped or known.key != key:
+                        continue
+                    if known.logged - logged <= 0:
+                        del self.graph_breaks[i]
+                    else:
+                        others = [cid for cid, rows in by_compile.items() if any(r[0] == key for r in rows)]
+                        self.graph_breaks[i] = dataclasses.replace(
+                            known, logged=known.logged - logged, per_call=max(0, known.per_call - per_call),
+                            compile_id=others[0] if others else known.compile_id)
+                    break
+        elif not gb.frame_skipped and gb.compile_id:
+            by_compile.setdefault(gb.compile_id, []).append((gb.key, gb.logged, gb.per_call))
+        for i, known in enumerate(self.graph_breaks):
+            if known.key == gb.key and known.frame_skipped == gb.frame_skipped and (
+                    not gb.frame_skipped or known.eager_function == gb.eager_function):
+                self.graph_breaks[i] = dataclasses.replace(known, logged=known.logged + gb.logged,
+                                                           per_call=known.per_call + gb.per_call)
+                return
+        self.graph_breaks.append(gb)
+
+    # ----------------------------------------------------------------- figures
+
+    def latencies(self, side: str, include_warmup: bool = False):
+        """A numpy array of one side's latencies (ms), timed calls only unless asked."""
+        return self.samples.latencies(side, include_warmup)
+
+    def stats(self, side: str) -> LatencyStats | None:
+        return summarize(self.latencies(side))
+
+    def _batch_columns(self) -> dict[str, Any]:
+        """A batch sweep's headline: the batch size with the best compiled throughput."""
+        from core.analysis.variants import best_batch
+
+        best = best_batch(self.variants)
+        return {"best_batch_size": best and best["batch_size"],
+                "best_batch_items_per_s": best and best["compiled_items_per_s"],
+                "best_batch_speedup": best and best["speedup"]}
+
+    def summary(self, ci: bool = True) -> dict[str, Any]:
+        """One row of summary.csv: the figures every front end shows for this config.
+
+        `ci=False` skips the bootstrap (2,000 resamples: ~1 s at 10,000 iterations) and
+        leaves the interval empty: for live refreshes of a running job."""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        es, cs = summarize(eager), summarize(compiled)
+        sp = self._speedup(eager, compiled, ci)
+        compile_s = self.compile.compile_time_s if self.compile else None
+        if self.variants:  # a shape sweep: every compile and recompile it paid for
+            compile_s = sum(v.compile_time_s for v in self.variants)
+        be = break_even_iterations(compile_s, es and es.median, cs and cs.median)
+        c = self.compile
+        mem = self.memory
+        eager_peak = mem["eager"].peak_rss_mb if "eager" in mem else None
+        compiled_peak = mem["compiled"].peak_rss_mb if "compiled" in mem else None
+        return {
+            "config": self.config.label,
+            "model": self.spec.model.source,
+            "backend": self.config.backend,
+            "mode": self.config.mode,
+            "dynamic": self.config.dynamic,
+            "fullgraph": self.config.fullgraph,
+            "device": self.spec.device,
+            "status": self.status,
+            "failure_reason": self.failure_reason,
+            **_stats_columns("eager", es),
+            **_stats_columns("compiled", cs),
+            "speedup": sp and sp.value,
+            "speedup_ci_low": sp.ci_low if sp and ci else None,
+            "speedup_ci_high": sp.ci_high if sp and ci else None,
+            **self.quality(ci).columns(),
+            **self._accuracy_columns(),
+            "compile_time_s": compile_s,
+            "cache_state": c.cache_state if c else None,
+            "dynamo_s": c.dynamo_s if c else None,
+            "aot_autograd_s": c.aot_autograd_s if c else None,
+            "inductor_s": c.inductor_s if c else None,
+            "codegen_s": c.codegen_s if c else None,
+            "task": self.spec.task,
+            "forward_compile_s": c.forward_compile_s if c else None,
+            "backward_compile_s": c.backward_compile_s if c else None,
+            **self._batch_columns(),
+            "graph_count": c.graph_count if c else None,
+            "op_count": c.op_count if c else None,
+            "guard_count": c.guard_count if c else None,
+            # distinct places, and breaks one call passes (restarts removed); skipped frames
+            # are not breaks (frames_skipped); known before the compile ends (cancel, timeout)
+            "graph_break_sites": len({g.key for g in self.graph_breaks if not g.frame_skipped})
+            if c or self.graph_breaks else None,
+            "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if not g.frame_skipped)
+            if c or self.graph_breaks else None,
+            "recompile_count": len(self.recompiles),
+            # graphs torch did not record as CUDA graphs (None: the config records none)
+            "cudagraph_skips": len(self.cudagraph_skips) if self.config.records_cudagraphs and c else None,
+            "frames_skipped": c.frames_skipped if c else None,
+            "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
+            **self._op_profile_columns(),
+            "eager_peak_mb": eager_peak,
+            "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
+            "compiled_peak_mb": compiled_peak,
+            "memory_ratio": self._memory_ratio(),
+            "cuda_eager_max_allocated_mb": mem["eager"].cuda_max_allocated_mb if "eager" in mem else None,
+            "cuda_compiled_max_allocated_mb": mem["compiled"].cuda_max_allocated_mb if "compiled" in mem else None,
+            "break_even_iters": be if be is not None else ("never" if es and cs and c else None),
+            "iterations": len(compiled),
+            "threads": self.environment.get("threads"),
+        }
+
+    def cudagraph_state(self) -> tuple[str, str]:
+        """CUDA graphs of this job: (a word for tables, the whole story: torch's reasons and
+        where they point). ("", "") when the config records none."""
+        if not self.config.records_cudagraphs or self.compile is None:
+            return "", ""
+        n = len(self.cudagraph_skips)
+        if self.spec.device == "cpu":
+            return "none (CPU)", ("CUDA graphs exist on a GPU only; this ran on the CPU"
+                                  + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else "."))
+        if not n:
+            return "no skip reported", ("torch reported no CUDA-graph skip for this config (with graph partitioning, "
+                               "torch's default, some graphs are left out of CUDA graphs without a report).")
+        lines = [f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
+        for k in self.cudagraph_skips:
+            where = f" ({display_path(k.file)}:{k.line})" if k.file else ""
+            lines.append(f"- {k.reason or UNLOGGED_CUDAGRAPH_SKIP}{where}")
+        return f"{n} skipped", "\n".join(lines)
+
+    # ----------------------------------------------------------------- where the time goes
+
+    def break_cost(self, gb: ev.GraphBreak) -> ev.BreakCost | None:
+        """What a graph-break row costs per compiled call, from the op profile (None: not
+        profiled, a skipped frame, or the break never split two graphs while profiled)."""
+        if self.op_profile is None or gb.frame_skipped:
+            return None
+        return next((b for b in self.op_profile.break_costs if b.key == gb.key), None)
+
+    def graphs_around(self, gb: ev.GraphBreak) -> tuple[list[ev.CompiledGraph], list[ev.CompiledGraph]]:
+        """The compiled graphs on either side of a graph break: (those ending at it, those
+        starting after it). From the op profile when it saw the break split graphs; else
+        from the compile: the graph of the frame compile that logged it, and the resume
+        functions torch made for its line ("torch_dynamo_resume_in_forward_at_15")."""
+        by_id = {g.graph: g for g in self.graphs}
+        cost = self.break_cost(gb)
+        if cost is not None:
+            return ([by_id[i] for i in cost.graphs_before if i in by_id],
+                    [by_id[i] for i in cost.graphs_after if i in by_id])
+        if gb.frame_skipped:
+            return [], []
+        before = [g for g in self.graphs if g.graph == gb.compile_id]
+        after = [g for g in self.graphs if g.file == gb.file and g.function.startswith("torch_dynamo_resume_in_")
+                 and g.function.endswith(f"_at_{gb.line}")]
+        return before, after
+
+    def graph_time(self, graph: str) -> ev.GraphTime | None:
+        """Time inside compiled graph `graph` ("0/0") per compiled call, from the op profile."""
+        if self.op_profile is None:
+            return None
+        return next((t for t in self.op_profile.graph_times if t.graph == graph), None)
+
+    def time_verdict(self) -> str:
+        """One sentence on why compiled is faster or slower (core.analysis.time_breakdown), from the
+        op profile and the timed medians; "" without an op profile."""
+        from core.analysis.time_breakdown import time_verdict
+
+        if self.op_profile is None:
+            return ""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        es, cs = summarize(eager), summarize(compiled)
+        sp = self._speedup(eager, compiled, ci=True) if es and cs else None
+        tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
+        return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
+
+    def _op_profile_columns(self) -> dict[str, Any]:
+        p = self.op_profile
+        e, c = (p.eager, p.compiled) if p else (None, None)
+        return {"eager_operators_per_call": e and e.operators_per_call,
+                "compiled_operators_per_call": c and c.operators_per_call,
+                "compiled_kernels_per_call": c and c.kernels_per_call,
+                "outside_graphs_ms": c and c.outside_graphs_ms,
+                "guard_checks_ms": c and c.guard_checks_ms,
+                "time_verdict": self.time_verdict() if p else None}
+
+    def accuracy_verdict(self) -> ev.AccuracyResult | None:
+        """The accuracy check's result; for a job that ended without one, "not checked" with
+        why (None while the job runs)."""
+        if self.accuracy is not None:
+            return self.accuracy
+        if not self.ended:
+            return None
+        if self.status == JobStatus.COMPLETED:
+            why = "the report was written by a version without the accuracy check"
+        else:
+            why = f"the job ended before the check ({self.failure_reason or self.status})"
+        return ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value, why)
+
+    def _accuracy_columns(self) -> dict[str, Any]:
+        a = self.accuracy_verdict()
+        return {"accuracy": a and a.status, "accuracy_reason": a and a.reason,
+                "max_abs_error": a and a.max_abs_error, "max_rel_error": a and a.max_rel_error,
+                "cosine": a and a.cosine}
+
+    def _speedup(self, eager, compiled, ci: bool):
+        """The speedup over the job's processes (core.analysis.stats.speedup_over_processes; one process:
+        the ratio of medians), its interval computed once per sample count (a report writes
+        the summary twice; the app refreshes it on every redraw)."""
+        key = (len(eager), len(compiled))
+        if ci and self._speedup_cache is not None and self._speedup_cache[0] == key:
+            return self._speedup_cache[1]
+        by_e, by_c = self.samples.by_process("eager"), self.samples.by_process("compiled")
+        value = speedup_over_processes(by_e, by_c, resamples=2000 if ci else 0)
+        if ci:
+            self._speedup_cache = (key, value)
+        return value
+
+    def process_speedups(self) -> dict[int, float]:
+        """Each timing process's own speedup (process index → eager median / compiled median)."""
+        return process_speedups(self.samples.by_process("eager"), self.samples.by_process("compiled"))
+
+    def summary_speedup(self, ci: bool = True):
+        """The speedup with its 95% interval (None without calls on both sides)."""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        if not len(eager) or not len(compiled):
+            return None
+        return self._speedup(eager, compiled, ci)
+
+    def quality(self, ci: bool = True):
+        """How far the timing can be trusted (core.analysis.quality.MeasurementQuality); `ci=False`
+        leaves out the interval's precision (live refreshes). Computed once per state."""
+        from core.analysis.quality import grade
+
+        key = (ci, len(self.samples), len(self.resources), len(self.variants), self.status)
+        if self._quality_cache is None or self._quality_cache[0] != key:
+            self._quality_cache = (key, grade(self, ci))
+        return self._quality_cache[1]
+
+    def _memory_ratio(self) -> float | None:
+        """eager peak / compiled peak: the allocator's on CUDA (as PyTorch's runner reports
+        it), the process RSS high-water mark on the CPU."""
+        eager, compiled = self.memory.get("eager"), self.memory.get("compiled")
+        if not eager or not compiled:
+            return None
+        if eager.cuda_max_allocated_mb and compiled.cuda_max_allocated_mb:
+            return eager.cuda_max_allocated_mb / compiled.cuda_max_allocated_mb
+        return eager.peak_rss_mb / compiled.peak_rss_mb if compiled.peak_rss_mb else None
+
+    # ----------------------------------------------------------------- JSON
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec.to_dict(),
+            "status": self.status,
+            "phase": self.phase,
+            "failure_reason": self.failure_reason,
+            "failure_detail": self.failure_detail,
+            "environment": self.environment,
+            "model_info": dataclasses.asdict(self.model_info) if self.model_info else None,
+            "samples": self.samples.to_json(),
+            "compile": dataclasses.asdict(self.compile) if self.compile else None,
+            "graph_breaks": [dataclasses.asdict(g) for g in self.graph_breaks],
+            "recompiles": [dataclasses.asdict(r) for r in self.recompiles],
+            "cudagraph_skips": [dataclasses.asdict(k) for k in self.cudagraph_skips],
+            "memory": {k: dataclasses.asdict(v) for k, v in self.memory.items()},
+            "resources": [dataclasses.asdict(r) for r in self.resources],
+            "variants": [dataclasses.asdict(v) for v in self.variants],
+            "accuracy": dataclasses.asdict(self.accuracy) if self.accuracy else None,
+            "graphs": [dataclasses.asdict(g) for g in self.graphs],
+            "op_profile": dataclasses.asdict(self.op_profile) if self.op_profile else None,
+            "processes_ended": [{k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"}
+                                for p in self.processes_ended],
+            "quality": self.quality().to_dict(),
+            "wall_time_s": self.wall_time_s,
+            "summary": self.summary(),
+            "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], where: str = "job") -> "JobResult":
+        """Read a job back from a report, every value type-checked: raises
+        core.vocab.schema.SchemaError naming the field ("jobs[0].spec.config.backend must be
+        text, not 3"). Reads reports of version 1 too (samples as objects, `count`)."""
+        from core.vocab.config import ModelSpec
+        from core.vocab.schema import SchemaError, build, check
+
+        if not isinstance(d, dict):
+            raise SchemaError(f"{where} must be an object, not {type(d).__name__}")
+        s = d.get("spec")
+        if not isinstance(s, dict):
+            raise SchemaError(f"{where}.spec is missing or not an object")
+        c = s.get("config", {})
+        if not isinstance(c, dict):
+            raise SchemaError(f"{where}.spec.config must be an object")
+        overrides = {k: check(dict | None, c.get(k), f"{where}.spec.config.{k}") or {}
+                     for k in ("dynamo_config", "inductor_options")}
+        config = build(CompileConfig, c, f"{where}.spec.config",
+                       **{k: tuple(sorted(v.items())) for k, v in overrides.items()})
+        spec = build(JobSpec, s, f"{where}.spec", config=config,
+                     model=build(ModelSpec, s.get("model"), f"{where}.spec.model"))
+        status = check(str, d.get("status", "pending"), f"{where}.status")
+        if status not in {s.value for s in JobStatus}:
+            raise SchemaError(f"{where}.status must be one of {', '.join(s.value for s in JobStatus)}, "
+                              f"not {status!r}")
+        status = JobStatus(status)
+        try:
+            samples = SampleStore.from_json(d.get("samples", []))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SchemaError(f"{where}.samples cannot be read: {exc}") from None
+
+        def items(key: str) -> list:
+            value = d.get(key) or []
+            if not isinstance(value, list):
+                raise SchemaError(f"{where}.{key} must be a list")
+            return value
+
+        breaks = []
+        for i, g in enumerate(items("graph_breaks")):
+            if isinstance(g, dict) and "count" in g:  # version 1: one count
+                g = {**{k: v for k, v in g.items() if k != "count"},
+                     "logged": g["count"], "per_call": g["count"]}
+            breaks.append(build(ev.GraphBreak, g, f"{where}.graph_breaks[{i}]"))
+        memory = d.get("memory") or {}
+        if not isinstance(memory, dict):
+            raise SchemaError(f"{where}.memory must be an object")
+        return cls(
+            spec=spec,
+            status=status,
+            phase=check(str, d.get("phase", ""), f"{where}.phase"),
+            failure_reason=check(str, d.get("failure_reason", ""), f"{where}.failure_reason"),
+            failure_detail=check(str, d.get("failure_detail", ""), f"{where}.failure_detail"),
+            environment=check(dict, d.get("environment") or {}, f"{where}.environment"),
+            model_info=(build(ev.ModelLoaded, d["model_info"], f"{where}.model_info")
+                        if d.get("model_info") else None),
+            samples=samples,
+            compile=build(ev.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
+            graph_breaks=breaks,
+            recompiles=[build(ev.Recompile, r, f"{where}.recompiles[{i}]")
+                        for i, r in enumerate(items("recompiles"))],
+            cudagraph_skips=[build(ev.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]")
+                             for i, k in enumerate(items("cudagraph_skips"))],
+            memory={k: build(ev.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
+            resources=[build(ev.ResourceSample, x, f"{where}.resources[{i}]")
+                       for i, x in enumerate(items("resources"))],
+            variants=[build(ev.VariantResult, v, f"{where}.variants[{i}]")
+                      for i, v in enumerate(items("variants"))],
+            accuracy=(build(ev.AccuracyResult, d["accuracy"], f"{where}.accuracy")
+                      if d.get("accuracy") else None),
+            graphs=[build(ev.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
+            op_profile=(build(ev.OpProfile, d["op_profile"], f"{where}.op_profile")
+                        if d.get("op_profile") else None),
+            processes_ended=[build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
+                             for i, p in enumerate(items("processes_ended"))],
+            wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
+        )
+
+
+# A skip torch counted without logging why (see core.capture.live).
+UNLOGGED_CUDAGRAPH_SKIP = ("counted by torch without a logged reason (it counts so for graphs with no GPU device, "
+                           "and replays a cached compile's counts)")
+
+STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
+
+
+def _stats_columns(phase: str, stats: LatencyStats | None) -> dict[str, float | None]:
+    return {f"{phase}_{name}_ms": (getattr(stats, name) if stats else None) for name in STAT_FIELDS}

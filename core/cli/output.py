@@ -1,0 +1,230 @@
+"""What the commands print: progress on stderr (a tqdm bar on a terminal, a line per phase
+otherwise) and each config's figures, time breakdown, throughput and the decision on stdout."""
+from __future__ import annotations
+
+
+import signal
+import sys
+from typing import Callable
+
+from core.vocab import events as ev
+from core.vocab.source_paths import display_path
+from core.vocab.config import JobSpec
+from core.vocab.events import TIME_CATEGORY_LABELS
+from core.analysis.time_breakdown import fmt_ms, plural
+from core.run.runner import RunListener
+from core.analysis.results import JobResult, JobStatus
+from core.analysis.stats import median_or_none
+from core.analysis.variants import variant_outcome
+
+
+class Progress(RunListener):
+    """Progress on stderr: a tqdm bar per job on a terminal (phase in the description,
+    calls as the count), one line per phase otherwise (logs, CI), nothing with --quiet."""
+
+    LINE_EVERY_S = 5.0  # without a bar: the benchmark's narrowing interval at most this often
+
+    def __init__(self, quiet: bool = False, bar: bool | None = None):
+        self.quiet = quiet
+        self.use_bar = (sys.stderr.isatty() if bar is None else bar) and not quiet
+        self.bar = None
+        self._label = ""
+        self._last_line = (0.0, "")
+        self._held = ""  # a narrowing-interval line not printed yet (at most one every LINE_EVERY_S)
+
+    def on_job_started(self, index: int, total: int, spec: JobSpec) -> None:
+        self._label = f"[{index}/{total}] {spec.config.label}"
+        if self.use_bar:
+            from tqdm import tqdm
+
+            planned = spec.planned_calls()
+            count = None if planned is None else spec.timed_processes() * (
+                spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * planned)
+            self.bar = tqdm(total=count, desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True,
+                            leave=True)
+        elif not self.quiet:
+            print(f"{self._label}: starting", file=sys.stderr, flush=True)
+
+    def on_event(self, event: ev.Event) -> None:
+        import time
+
+        if isinstance(event, ev.PhaseChanged):
+            if self.bar is not None:
+                detail = event.detail if event.phase == "benchmark" and " calls a side, speedup " in event.detail \
+                    else event.phase
+                self.bar.set_description(f"{self._label}: {detail}")
+            elif not self.quiet:
+                now, (last, phase) = time.monotonic(), self._last_line
+                if phase == event.phase == "benchmark" and now - last < self.LINE_EVERY_S:
+                    self._held = event.detail  # said when the phase ends: the interval reached
+                    return
+                self._flush_held()
+                self._last_line = (now, event.phase)
+                print(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
+        elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
+            self.bar.update(len(event.samples))
+        elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
+            print(f"{self._label}: process {event.process + 1} failed: {event.reason}", file=sys.stderr, flush=True)
+
+    def _flush_held(self) -> None:
+        if self._held:
+            print(f"{self._label}: {self._held}", file=sys.stderr, flush=True)
+            self._held = ""
+
+    def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
+        if not self.quiet and self.bar is None:
+            self._flush_held()
+        status = {ev.JobCompleted: JobStatus.COMPLETED, ev.JobFailed: JobStatus.FAILED,
+                  ev.JobCancelled: JobStatus.CANCELLED}[type(terminal)]
+        if self.bar is not None:
+            self.bar.set_description(f"{self._label}: {status}")
+            self.bar.close()
+            self.bar = None
+        elif not self.quiet:
+            print(f"{self._label}: {status}", file=sys.stderr, flush=True)
+
+
+def _fmt(value, spec: str = ".2f", unit: str = "") -> str:
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:{spec}}{unit}"
+
+
+def print_summary(results: list[JobResult]) -> None:
+    for r in results:
+        s = r.summary()
+        print(f"{s['config']}: {s['status']}")
+        if r.failure_reason:
+            print(f"  reason: {r.failure_reason}")
+        if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
+            continue
+        if not r.spec.sweep_shapes and not r.spec.sweep_batch:
+            print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+                  f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
+                  f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+        print(f"  timing: {r.quality().line()}")
+        if s["accuracy"]:
+            errors = (f" (max abs error {_fmt(s['max_abs_error'], '.3g')}, max rel error "
+                      f"{_fmt(s['max_rel_error'], '.3g')}, cosine {_fmt(s['cosine'], '.6f')})"
+                      if s["max_abs_error"] is not None else "")
+            print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
+        if s["backward_compile_s"] is not None:
+            print(f"  training step compile: forward graphs {_fmt(s['forward_compile_s'], '.2f', ' s')}, backward "
+                  f"graphs {_fmt(s['backward_compile_s'], '.2f', ' s')}")
+        print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
+              f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
+              f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places "
+              f"({_fmt(s['graph_break_per_call'], 'd')} per call), "
+              f"recompiles {s['recompile_count']}")
+        print(f"  peak RSS eager {_fmt(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+              f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
+        if s["coverage"]:
+            print(f"  {s['coverage']}")
+        word, story = r.cudagraph_state()
+        if word:
+            print(f"  CUDA graphs: {word}: " + story.replace("\n", "\n    "))
+        print_time_breakdown(r)
+        if r.spec.sweep_batch:
+            print_throughput(r)
+        for v in ([] if r.spec.sweep_batch else r.variants):
+            what = variant_outcome(v, with_time=True)
+            eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
+            print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
+                  f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")
+        for g in r.graph_breaks:
+            where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
+            if g.frame_skipped:
+                print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
+            else:
+                cost = r.break_cost(g)
+                costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
+                print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
+                      f"{g.logged}x{costs}): {g.reason}")
+
+
+def print_throughput(r: JobResult) -> None:
+    """A batch sweep's table: one line per batch size, and the best compiled throughput."""
+    from core.analysis.variants import best_batch, throughput_rows
+
+    print("  batch   eager ms  compiled ms   eager items/s  compiled items/s  speedup  peak MB  what torch did")
+    for row in throughput_rows(r.variants):
+        if row["error"]:
+            print(f"  {row['batch_size']:>5}  {row['error']}")
+            continue
+        print(f"  {row['batch_size']:>5} {_fmt(row['eager_median_ms'], '10.3f')} {_fmt(row['compiled_median_ms'], '12.3f')} "
+              f"{_fmt(row['eager_items_per_s'], '15.1f')} {_fmt(row['compiled_items_per_s'], '17.1f')} "
+              f"{_fmt(row['speedup'], '7.2f', 'x')} {_fmt(row['peak_mb'], '8.0f')}  "
+              f"{variant_outcome(r.variants[[v.batch_size for v in r.variants].index(row['batch_size'])], True)}")
+    best = best_batch(r.variants)
+    if best:
+        print(f"  best compiled throughput at batch size {best['batch_size']}: "
+              f"{best['compiled_items_per_s']:,.1f} items/s, speedup {_fmt(best['speedup'], '.2f', 'x')} there")
+
+
+def print_time_breakdown(r: JobResult, top: int = 5) -> None:
+    """The op profile in a few lines: the verdict, each side's time by category, what ran."""
+    p = r.op_profile
+    if p is None:
+        return
+    if p.note:
+        print(f"  op profile: {p.note}")
+    if r.time_verdict():
+        print(f"  {r.time_verdict()}")
+    for side in (p.eager, p.compiled):
+        if side is None or not side.calls:
+            continue
+        parts = ", ".join(f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items()
+                          if ms >= 0.0005)
+        launched = plural(side.operators_per_call, "operator") + (
+            f", {plural(side.kernels_per_call, 'kernel')}, {plural(side.graphs_per_call, 'graph')}"
+            if side.side == "compiled" else "")
+        left_out = f"; {plural(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
+        print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
+        tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
+                         for o in side.top_ops(top))
+        if tops:
+            print(f"    top: {tops}")
+
+def print_decision(results: list[JobResult], calls: int) -> None:
+    """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
+    from core.report.files import decision
+
+    rec, suggestions = decision(results, calls)
+    print(f"\nRecommendation for {rec.calls:,} calls ({rec.confidence}):")
+    print(f"  {rec.sentence}")
+    if rec.memory:
+        print(f"  {rec.memory}")
+    if rec.break_even_calls is not None:
+        print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
+    print("\n" + rec.code.rstrip())
+    if suggestions:
+        print("\nSuggestions from the measurements:")
+        for s in suggestions:
+            print(s.text())
+
+
+class CancelOnInterrupt:
+    """Ctrl+C while the block runs cancels the work (`cancel()`, said once on stderr) instead
+    of raising, so what was measured is still written; the previous handler comes back at
+    the end. `interrupted` tells the command to exit 130."""
+
+    def __init__(self, cancel: Callable[[], None], keeps: str):
+        self._cancel, self._keeps = cancel, keeps
+        self.interrupted = False
+        self._previous = None
+
+    def _on_sigint(self, *_) -> None:
+        if not self.interrupted:
+            print(f"\ninterrupted: cancelling; {self._keeps}.", file=sys.stderr, flush=True)
+        self.interrupted = True
+        self._cancel()
+
+    def __enter__(self) -> "CancelOnInterrupt":
+        self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # None: the handler before was not set from Python; Python's own (KeyboardInterrupt) then
+        signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)

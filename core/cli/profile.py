@@ -1,0 +1,126 @@
+"""`python main.py profile MODEL ...`: the headless front end of the engine.
+
+Every combination of the repeated --backend/--mode/--dynamic values becomes one job; all
+settings are validated before any work starts (core.cli.args); progress goes to stderr and
+the figures to stdout (core.cli.output); the report goes to --out DIR even when a job fails
+or the run is interrupted (Ctrl+C cancels cleanly).
+"""
+from __future__ import annotations
+
+
+import argparse
+import dataclasses
+import os
+import sys
+
+from core.vocab import events as ev
+from core.vocab.config import (VERBOSE_REFUSAL, ConfigError, asks_for_verbose)
+from core.vocab.artifacts import JobArtifacts
+from core.capture.compile_log import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
+from core.report.files import OutputFolder, ReportError, write_report
+from core.run.runner import JobRunner, RunListener
+from core.analysis.results import JobResult, JobStatus
+from core.cli.args import build_parser, build_specs
+from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
+
+
+def main(argv: list[str]) -> int:
+    if asks_for_verbose(argv):
+        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
+        return 2
+    args = build_parser().parse_args(argv)
+    try:
+        return _profile(args, argv)
+    except KeyboardInterrupt:  # Ctrl+C before the first job: nothing was measured yet
+        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
+        return 130
+
+
+def _profile(args: argparse.Namespace, argv: list[str]) -> int:
+    return run_and_report(args, argv, lambda: build_specs(args))
+
+
+def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listener: RunListener | None = None,
+                   sections=None, after=None) -> int:
+    """Validate (`make_specs`), claim the output folder, run the jobs, write the report with
+    its recommendation, print it all, and return the exit code. Ctrl+C while jobs run cancels
+    them; while the report is written it is deferred until the files are there. `listener`
+    replaces the Progress listener (tune wraps it; it gets `attach(runner)` if it has one);
+    `sections(results)` adds report.json entries; `after(results)` prints more at the end. A
+    job the listener's `expected(result)` accepts (tune's budget cut it) is no error."""
+    listener = listener or Progress(quiet=args.quiet)
+    runner = JobRunner(listener=listener)
+    if hasattr(listener, "attach"):
+        listener.attach(runner)
+    runner.prestart()  # the first job's process imports torch while we validate
+    folder = None
+    try:
+        specs = make_specs()
+        folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+        specs = [dataclasses.replace(s, artifacts_dir=folder.path) for s in specs]  # jobs write their files there
+    except (ConfigError, ReportError) as exc:
+        runner.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BaseException:
+        runner.close()
+        raise
+
+    interrupt = CancelOnInterrupt(runner.cancel, "the report will hold everything measured so far")
+    results: list[JobResult] = []
+    with interrupt:  # around the release too: a Ctrl+C there must not leave the folder claimed
+        try:
+            try:
+                results = runner.run_all(specs)
+            finally:
+                runner.close()
+            if getattr(args, "tlparse", False) and not interrupt.interrupted:
+                run_tlparse_all(results, folder.path)
+            options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
+            code = _write(results, folder, options, sections(results) if sections else None)
+        finally:
+            folder.release()
+    print_summary(results)
+    if after is not None:
+        after(results)
+    print_decision(results, args.calls)
+    expected = getattr(listener, "expected", lambda r: False)
+    failed = [r for r in results if r.status != JobStatus.COMPLETED and not expected(r)]
+    for r in failed:
+        print(f"error: {r.headline()}", file=sys.stderr)
+    wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == ev.AccuracyStatus.FAIL.value]
+    if "accuracy" in args.fail_on:
+        for r in wrong:
+            print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
+    if code:
+        return code
+    if interrupt.interrupted:
+        return 130
+    return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
+
+
+
+
+def run_tlparse_all(results: list[JobResult], root: str) -> None:
+    """tlparse's HTML for each config's structured trace, or why not (one line each)."""
+    if tlparse_executable() is None:
+        print(f"tlparse: {TLPARSE_MISSING}", file=sys.stderr)
+        return
+    for r in results:
+        index, problem = tlparse_into_report(root, r.config.label)
+        print(f"tlparse {r.config.label}: {problem or index}", file=sys.stderr)
+
+
+def _write(results: list[JobResult], folder: OutputFolder, options: dict, sections: dict | None = None) -> int:
+    """Write the report; if the folder fails now, save it elsewhere and say where (exit 1)."""
+    try:
+        paths = write_report(results, folder.path, options, folder=folder, sections=sections)
+        print(f"report written to {folder.path} ({len(paths)} files)", file=sys.stderr)
+        return 0
+    except ReportError as exc:
+        import tempfile
+
+        fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
+        write_report(results, fallback, options, sections=sections)
+        print(f"error: {exc}\nThe report was saved to {fallback} instead.", file=sys.stderr)
+        return 1

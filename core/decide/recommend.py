@@ -1,0 +1,345 @@
+"""Which settings to ship: every config of a run costed for an expected number of calls,
+the best one chosen, why and how sure, and the code that reproduces it.
+
+Total time = compile time + calls × time per call, for each config and for not compiling
+at all. Per-call times come from each job's speedup over its own eager side (the ratio is
+what a job measures best: drift between jobs cancels out) applied to one eager reference
+(the median of the jobs' eager medians), so the options are costed on one scale; the
+speedup's 95% bootstrap interval gives each total an interval. Options whose intervals
+overlap the best one's cannot be told apart; among them the cheapest compile wins (not
+compiling costs nothing). A config whose outputs fail the accuracy check is never chosen,
+nor are the debugging backends (eager, aot_eager), which serve as references only.
+
+No Qt; any thread. `recommend(results, calls)` is what the CLI and the app call.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.decide.codegen import compile_code, eager_code
+from core.vocab.config import CompileConfig
+from core.vocab.events import AccuracyStatus, JobStatus
+from core.analysis.quality import UNUSABLE
+
+DEFAULT_CALLS = 10_000
+NOT_COMPILED = "not compiled"
+CANNOT_TELL = "cannot tell"
+RERUN_ADVICE = ("re-run on a quiet machine (close other programs), with more --processes or a tighter --precision "
+                "and a longer --max-time")
+REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to run the model, costed for the expected calls. `label` is the config's
+    label ("not compiled" for eager); times in seconds; the interval comes from the speedup's
+    95% interval. `eligible` is False for a config that may not be chosen, `why_not` says why."""
+
+    label: str
+    config: CompileConfig | None
+    compile_time_s: float
+    per_call_ms: float
+    speedup: float
+    speedup_ci_low: float
+    speedup_ci_high: float
+    total_s: float
+    total_low_s: float
+    total_high_s: float
+    eligible: bool = True
+    why_not: str = ""
+    accuracy: str = ""
+    timing: str = ""  # the job's measurement-quality grade (core.analysis.quality)
+    timing_reason: str = ""
+
+    @property
+    def measurably_faster(self) -> bool:
+        """The speedup's 95% interval lies above 1."""
+        return self.config is not None and self.speedup_ci_low > 1.0
+
+    @property
+    def judged(self) -> bool:
+        """Its timing may carry a verdict (not unusable)."""
+        return self.timing != UNUSABLE
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["config"] = self.config.to_dict() if self.config else None
+        return d
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The decision for `calls` expected calls. `config` is None when not compiling is best
+    (or nothing could be decided). `sentence` says what and why in one sentence;
+    `confidence` is "clear" (ahead of every other option beyond the noise),
+    "indistinguishable" (compiled configs tied within the noise with `tied`, all ahead of
+    eager; the cheapest compile chosen), "only option" (no config may be chosen: not
+    compiling is all that is left), CANNOT_TELL (the measurements cannot decide: eager is
+    within the noise of the best compiled config, or their timing was unusable; `rerun` says
+    what a re-run needs) or "none" (nothing measured). `code` is the ready-to-paste
+    torch.compile call (core.decide.codegen); empty when nothing was decided."""
+
+    calls: int
+    choice: str
+    config: CompileConfig | None
+    sentence: str
+    confidence: str
+    tied: tuple[str, ...] = ()
+    break_even_calls: float | None = None
+    memory: str = ""
+    memory_delta_mb: float | None = None
+    code: str = ""
+    options: tuple[Option, ...] = field(default_factory=tuple)
+    rerun: str = ""  # why a re-run could decide what this one cannot ("" when it decided)
+    unjudged: tuple[str, ...] = ()  # configs whose timing was unusable, so not weighed
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["config"] = self.config.to_dict() if self.config else None
+        d["options"] = [o.to_dict() for o in self.options]
+        return d
+
+    def text(self) -> str:
+        """recommendation.txt: the sentence, the memory cost, the code and every option."""
+        lines = [self.sentence]
+        if self.memory:
+            lines.append(self.memory)
+        lines += ["", self.code, "", f"Every option at {self.calls:,} calls:"]
+        for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
+            lines.append(f"  {o.label}: {_duration(o.total_s)} [{_duration(o.total_low_s)}-{_duration(o.total_high_s)}]"
+                         f" = compile {o.compile_time_s:.2f} s + {o.per_call_ms:.3f} ms a call"
+                         + (f" ({o.speedup:.2f}x)" if o.config else "")
+                         + ("" if o.eligible else f"; not eligible: {o.why_not}"))
+        return "\n".join(lines) + "\n"
+
+
+def _duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _per_call(result) -> tuple[float, float, float, float, float] | None:
+    """(eager ms, compiled ms, speedup, CI low, CI high) of a job, from its summary; a shape
+    sweep's from its variants (a call cycles through them)."""
+    s = result.summary()
+    if result.variants:
+        return _sweep_per_call(result.variants)
+    if s["eager_median_ms"] is None or s["compiled_median_ms"] is None or not s["speedup"]:
+        return None
+    low, high = s["speedup_ci_low"], s["speedup_ci_high"]
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        low = high = s["speedup"]
+    return s["eager_median_ms"], s["compiled_median_ms"], s["speedup"], low, high
+
+
+def _sweep_per_call(variants, resamples: int = 1000) -> tuple[float, float, float, float, float] | None:
+    """A sweep's call is one call per variant in turn: the sum of the variants' medians,
+    with a bootstrap of that sum's ratio."""
+    from core.analysis.stats import _bootstrap_medians
+
+    pairs = [(np.asarray(v.eager_ms, float), np.asarray(v.compiled_ms, float)) for v in variants]
+    pairs = [(e, c) for e, c in pairs if e.size and c.size]
+    if not pairs:
+        return None
+    rng = np.random.default_rng(0)
+    eager = sum(float(np.median(e)) for e, _ in pairs)
+    compiled = sum(float(np.median(c)) for _, c in pairs)
+    e_boot = sum(_bootstrap_medians(e, float(np.median(e)), resamples, rng) for e, _ in pairs)
+    c_boot = sum(_bootstrap_medians(c, float(np.median(c)), resamples, rng) for _, c in pairs)
+    low, high = np.percentile(e_boot / c_boot, [2.5, 97.5])
+    n = len(pairs)
+    return eager / n, compiled / n, eager / compiled, float(low), float(high)
+
+
+NOTHING_COMPILED = "nothing was compiled (dynamo skipped every frame, so it ran eagerly)"
+
+
+def _why_not(result) -> str:
+    if result.status != JobStatus.COMPLETED:
+        return f"it did not complete ({result.failure_reason or result.status})"
+    accuracy = result.accuracy_verdict()
+    if accuracy is not None and accuracy.status == AccuracyStatus.FAIL.value:
+        return f"its outputs differ from eager: {accuracy.reason}"
+    if result.config.backend in REFERENCE_BACKENDS:
+        return f"backend {result.config.backend} is a debugging reference, not a way to speed a model up"
+    if compiled_nothing(result):
+        return NOTHING_COMPILED
+    return ""
+
+
+def compiled_nothing(result) -> bool:
+    """Dynamo made no graph for this job (every frame skipped or run eagerly): its "compiled"
+    calls were eager calls, and any difference from eager is noise."""
+    c = result.compile
+    if c is None:
+        return False
+    if result.variants:
+        return c.graph_count == 0 and not any(v.compiles for v in result.variants[1:])
+    return c.graph_count == 0
+
+
+def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
+    """Every costed option: not compiling first, then each config with a per-call time.
+    Shape sweeps and ordinary runs measure different workloads: when a run holds both, the
+    sweeps are costed apart (not eligible)."""
+    measured = [(r, pc) for r in results if (pc := _per_call(r)) is not None]
+    if not measured:
+        return []
+    kinds = {bool(r.variants) for r, _ in measured}
+    workload = False in kinds and True in kinds
+    eager_ref = float(np.median([pc[0] for r, pc in measured if not (workload and r.variants)]))
+    options = [Option(NOT_COMPILED, None, 0.0, eager_ref, 1.0, 1.0, 1.0, *([calls * eager_ref / 1000] * 3))]
+    for r, (_, _, sp, low, high) in measured:
+        compile_s = r.summary()["compile_time_s"] or 0.0
+        cost = lambda s: compile_s + calls * eager_ref / s / 1000  # noqa: E731
+        why = _why_not(r) or ("measured on the shape sweep's inputs, not the example inputs the others ran"
+                              if workload and r.variants else "")
+        accuracy = r.accuracy_verdict()
+        quality = r.quality()
+        options.append(Option(r.config.label, r.config, compile_s, eager_ref / sp, sp, low, high,
+                              cost(sp), cost(high), cost(low), eligible=not why, why_not=why,
+                              accuracy=accuracy.status if accuracy else "", timing=quality.grade,
+                              timing_reason="; ".join(quality.reasons)))
+    return options
+
+
+def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
+    """The best option for `calls` expected calls (see the module docstring). Never a firm
+    verdict from a timing graded unusable (core.analysis.quality) or from totals within the noise of
+    not compiling: those say CANNOT_TELL, why, and what a re-run needs."""
+    calls = max(1, int(calls))
+    options = options_for(results, calls)
+    if not options:
+        return Recommendation(calls, "", None, "No recommendation: no config has both an eager and a compiled "
+                              "time (every job failed or was cancelled before its benchmark).", "none",
+                              rerun="a run whose jobs reach their benchmark")
+    eager = options[0]
+    compiled = [o for o in options if o.config is not None]
+    unjudged = [o for o in compiled if o.eligible and not o.judged]
+    eligible = [eager] + [o for o in compiled if o.eligible and o.judged]
+    unjudged_note = _unjudged_note(unjudged)
+    if len(eligible) == 1 and unjudged:
+        return Recommendation(
+            calls, "", None, f"Cannot tell which settings to ship: {unjudged_note[2:]}.", CANNOT_TELL,
+            rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
+    if len(eligible) == 1 and not _decides_without(compiled):
+        measured = ", ".join(f"{o.label} ({o.why_not})" for o in compiled[:3])
+        return Recommendation(
+            calls, "", None, f"Cannot tell whether compiling pays off: no compiled config was measured that could be "
+            f"chosen ({measured}).", CANNOT_TELL, rerun="profile an inductor config (tune: a longer --budget)",
+            options=tuple(options))
+    best = min(eligible, key=lambda o: o.total_s)
+    tied = [o for o in eligible if o is not best and o.total_low_s <= best.total_high_s
+            and best.total_low_s <= o.total_high_s]
+    chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
+    others = [o for o in [best, *tied] if o is not chosen]
+    by_label = {r.config.label: r for r in results}
+    if chosen.config is None and others:  # eager within the noise of a compiled config
+        rival = min(others, key=lambda o: o.total_s)
+        sentence = (f"Cannot tell whether compiling pays off at {calls:,} calls: the best compiled config, "
+                    f"{rival.label} ({rival.speedup:.2f}x per call [95% CI {rival.speedup_ci_low:.2f}-"
+                    f"{rival.speedup_ci_high:.2f}]), is within the noise of not compiling ("
+                    f"{_duration(rival.total_s)} against {_duration(eager.total_s)}). Not compiling costs nothing "
+                    f"meanwhile; a longer or quieter run can decide{unjudged_note}.")
+        return Recommendation(calls, NOT_COMPILED, None, sentence, CANNOT_TELL, tuple(o.label for o in others),
+                              rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
+    confidence = "indistinguishable" if others else "clear" if len(eligible) > 1 else "only option"
+    return Recommendation(
+        calls, chosen.label, chosen.config, _sentence(chosen, others, eligible, options, calls) + unjudged_note,
+        confidence, tuple(o.label for o in others),
+        _break_even(chosen, eager), *_memory(by_label.get(chosen.label)),
+        code=_code(chosen, by_label.get(chosen.label), results), options=tuple(options),
+        rerun=RERUN_ADVICE if unjudged else "", unjudged=tuple(o.label for o in unjudged))
+
+
+def _decides_without(compiled: list[Option]) -> bool:
+    """With no compiled config left to choose, not compiling is still a decision when some
+    compiled config was measured and ruled out for what it did (outputs that differ from
+    eager, nothing compiled), not merely left unmeasured or used as a reference."""
+    return any(o.accuracy == AccuracyStatus.FAIL.value or o.why_not == NOTHING_COMPILED for o in compiled)
+
+
+def _unjudged_note(unjudged: list[Option]) -> str:
+    if not unjudged:
+        return ""
+    names = "; ".join(f"{o.label} ({o.timing_reason.split('; ')[0]})" for o in unjudged[:3])
+    return (f"; not judged, their timing was unusable: {names}; {RERUN_ADVICE}" if len(unjudged) > 1 else
+            f"; not judged, its timing was unusable: {names}; {RERUN_ADVICE}")
+
+
+def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], options: list[Option], calls: int) -> str:
+    eager = options[0]
+    at = f"at {calls:,} calls"
+    if chosen.config is None:
+        compiled = [o for o in eligible if o.config is not None]
+        if not compiled:
+            excluded = [o for o in options if o.config is not None]
+            why = "; ".join(f"{o.label}: {o.why_not}" for o in excluded[:3])
+            return f"Do not compile: no config can be recommended ({why})." if why else "Do not compile."
+        rival = min(compiled, key=lambda o: o.total_s)  # ahead of eager beyond the noise (ties cannot tell)
+        return (f"Do not compile: {at} eager takes {_duration(eager.total_s)} in all, the best compiled config, "
+                f"{rival.label}, {_duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
+                f"{rival.per_call_ms:.3f} ms a call, {rival.speedup:.2f}x).")
+    head = (f"Compile with {chosen.label}: {at} it takes {_duration(chosen.total_s)} in all (compile "
+            f"{chosen.compile_time_s:.1f} s + {chosen.per_call_ms:.3f} ms a call) against {_duration(eager.total_s)} "
+            f"eager, {chosen.speedup:.2f}x per call [95% CI {chosen.speedup_ci_low:.2f}-{chosen.speedup_ci_high:.2f}]")
+    if tied:
+        names = ", ".join(o.label for o in tied)
+        if chosen.total_s <= min(o.total_s for o in tied):
+            sure = (f"; the best measured, but within the noise of {names} (their intervals overlap), and the "
+                    "cheapest of them to compile")
+        else:
+            sure = (f"; it cannot be told apart from {names} within the noise (their intervals overlap), "
+                    "so the cheaper compile is chosen")
+    else:
+        rest = sorted((o for o in eligible if o is not chosen and o.config is not None), key=lambda o: o.total_s)
+        sure = (f"; clearly ahead of the next best, {rest[0].label} ({_duration(rest[0].total_s)})" if rest
+                else "; clearly ahead of eager beyond the noise")
+    caveat = ""
+    if chosen.accuracy and chosen.accuracy != AccuracyStatus.PASS.value:
+        caveat = f" (its outputs were not confirmed against eager: accuracy {chosen.accuracy})"
+    return head + sure + caveat + "."
+
+
+def _break_even(chosen: Option, eager: Option) -> float | None:
+    """Calls after which the compile has paid for itself; only for a speedup measurably above 1."""
+    saving = eager.per_call_ms - chosen.per_call_ms
+    if chosen.config is None or saving <= 0 or not chosen.measurably_faster:
+        return None
+    return chosen.compile_time_s * 1000.0 / saving
+
+
+def _memory(result) -> tuple[str, float | None]:
+    if result is None:
+        return "", None
+    s = result.summary()
+    cuda_e, cuda_c = s["cuda_eager_max_allocated_mb"], s["cuda_compiled_max_allocated_mb"]
+    if cuda_e is not None and cuda_c is not None:
+        what, eager, compiled = "GPU memory allocated at peak", cuda_e, cuda_c
+    elif s["eager_peak_mb"] is not None and s["compiled_peak_mb"] is not None:
+        what, eager, compiled = "peak RSS", s["eager_peak_mb"], s["compiled_peak_mb"]
+    else:
+        return "", None
+    delta = compiled - eager
+    text = f"Memory: {what} {compiled:,.0f} MB running compiled against {eager:,.0f} MB eager ({delta:+,.0f} MB)"
+    if s["compile_peak_mb"] is not None:
+        text += f"; {s['compile_peak_mb']:,.0f} MB while compiling"
+    return text + ".", delta
+
+
+def _code(chosen: Option, result, results) -> str:
+    any_result = result or next(iter(results), None)
+    spec = any_result.spec if any_result is not None else None
+    if chosen.config is None:
+        return eager_code()
+    return compile_code(chosen.config, spec, any_result.environment if any_result is not None else {})

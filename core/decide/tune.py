@@ -1,0 +1,306 @@
+"""`python main.py tune MODEL [--budget MINUTES] [--calls N] --out DIR`: find the best
+settings within a time budget.
+
+A candidate set suited to the device (`candidates`), cheapest compile first, each run as a
+normal job through `core.run.runner.JobRunner.run_all` (its own process, cancellable, progress
+as `profile` shows it), then the recommendation of core.decide.recommend. The budget is kept two
+ways: before a candidate starts, its time is estimated from what the jobs before it measured
+(`Estimator`) and a candidate that no longer fits is not started; when the budget runs out,
+the running job is cancelled (a timer calls `runner.cancel`). The report says which
+candidates ran, which the budget cut and why (report.json "tune", and on stdout).
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec
+from core.analysis.results import JobResult, JobStatus
+from core.run.runner import JobRunner, RunListener
+
+DEFAULT_BUDGET_MIN = 10.0
+# Priors before anything is measured (seconds), from ../shared/FACTS.md on this kind of CPU:
+# resnet18 inductor 34 s cold, 2.4 s warm; eager 0.1 s, aot_eager 0.2 s; a 3-layer MLP 22 s cold.
+INDUCTOR_COMPILE_PRIOR_S = 40.0
+JOB_OVERHEAD_PRIOR_S = 8.0  # process start, model load, warm-ups, accuracy check, op profile
+WARM_COMPILE_PRIOR_S = 5.0  # a further process compiles again from the warm FX-graph cache
+MAX_BUDGET_MIN = 7 * 24 * 60.0  # a week
+EAGER_CALL_PRIOR_MS = 50.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One config tune tries: `why` it is in the set, and its compile cost relative to
+    inductor's default (`relative_compile`) or in seconds (`compile_s`, for the backends
+    that do not generate code)."""
+
+    config: CompileConfig
+    why: str
+    relative_compile: float = 1.0
+    compile_s: float | None = None
+
+
+def candidates(device: str, has_variants: bool) -> list[Candidate]:
+    """The candidate set for `device`, cheapest compile first."""
+    inductor = CompileConfig("inductor")
+    found = [
+        Candidate(CompileConfig("eager"), "reference: dynamo's tracing alone (graph breaks, guard overhead)",
+                  compile_s=1.0),
+        Candidate(CompileConfig("aot_eager"), "reference: dynamo and AOTAutograd, no code generation", compile_s=2.0),
+        Candidate(inductor, "inductor's default"),
+        Candidate(dataclasses.replace(inductor, inductor_options=(("freezing", True),)),
+                  "weights folded in as constants (inference)", 1.3),
+    ]
+    if has_variants:
+        found += [Candidate(dataclasses.replace(inductor, dynamic="true"), "input sizes vary: one compile for all",
+                            1.4),
+                  Candidate(dataclasses.replace(inductor, dynamic="false"), "input sizes vary: one compile per size",
+                            3.0)]
+    if device == "cuda":
+        found += [Candidate(dataclasses.replace(inductor, mode="reduce-overhead"), "CUDA graphs: less launch overhead",
+                            1.5)]
+    found.append(Candidate(dataclasses.replace(inductor, mode="max-autotune-no-cudagraphs"),
+                           "autotuned kernels (slow to compile)", 3.0))
+    if device == "cuda":
+        found.append(Candidate(dataclasses.replace(inductor, mode="max-autotune"),
+                               "autotuned kernels and CUDA graphs (slowest to compile)", 4.0))
+    return found
+
+
+def candidate_specs(template: JobSpec, has_variants: bool) -> list[tuple[JobSpec, Candidate]]:
+    """A job per candidate with everything but the compile settings from `template` (model,
+    iterations, device, threads; its dynamo overrides kept): what the app's "Find best
+    settings" queues from its form. Every job runs the shape sweep when the model has
+    variants, so all candidates measure the same workload."""
+    import uuid
+
+    out = []
+    for cand in candidates(template.device, has_variants):
+        config = dataclasses.replace(cand.config, dynamo_config=template.config.dynamo_config)
+        out.append((dataclasses.replace(template, job_id=uuid.uuid4().hex[:8], config=config,
+                                        sweep_shapes=has_variants), cand))
+    return out
+
+
+class Estimator:
+    """How long a candidate's job will take, learned from the jobs before it: the process
+    overhead, eager's time per call, and inductor's compile time (candidates scale it)."""
+
+    def __init__(self, by_config: dict[CompileConfig, Candidate]):
+        self.by_config = by_config
+        self.overhead_s = JOB_OVERHEAD_PRIOR_S
+        self.call_ms = EAGER_CALL_PRIOR_MS
+        self.inductor_s: float | None = None
+        self.bench_s: float | None = None  # what an --iters auto benchmark took last
+
+    def estimate(self, spec: JobSpec) -> float:
+        cand = self.by_config.get(spec.config)
+        if cand is not None and cand.compile_s is not None:
+            compile_s = cand.compile_s
+        else:
+            unit = self.inductor_s if self.inductor_s is not None else INDUCTOR_COMPILE_PRIOR_S
+            compile_s = unit * (cand.relative_compile if cand else 1.0)
+        planned = spec.planned_calls()
+        calls = spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * (planned or 0)
+        calls += 2 * spec.op_profile_calls + 4  # the op profile and the accuracy check
+        timed_s = calls * self.call_ms / 1000.0 * (3 if spec.sweep_shapes else 1)
+        if planned is None:  # --iters auto: until precise, at most max_time_s over all processes
+            timed_s += self.bench_s if self.bench_s is not None else spec.max_time_s
+        further = spec.timed_processes() - 1  # each: a process start and a warm compile, warm-ups
+        warm_compile = min(compile_s, WARM_COMPILE_PRIOR_S)
+        return self.overhead_s + compile_s + timed_s + further * (self.overhead_s + warm_compile)
+
+    def learn(self, result: JobResult, wall_s: float) -> None:
+        if result.status != JobStatus.COMPLETED:
+            return
+        s = result.summary()
+        if s["eager_median_ms"]:
+            self.call_ms = max(s["eager_median_ms"], s["compiled_median_ms"] or 0.0)
+        compile_s = s["compile_time_s"] or 0.0
+        timed_s = float(result.latencies("eager", True).sum() + result.latencies("compiled", True).sum()) / 1000.0
+        if result.spec.auto_iters:
+            self.bench_s = float(result.latencies("eager").sum() + result.latencies("compiled").sum()) / 1000.0
+        processes = result.spec.timed_processes()
+        self.overhead_s = max(1.0, (wall_s - compile_s - timed_s) / processes)
+        cand = self.by_config.get(result.config)
+        if result.config.backend == "inductor" and cand is not None and cand.compile_s is None and compile_s:
+            if self.inductor_s is None or result.config == CompileConfig("inductor", dynamic=result.config.dynamic):
+                self.inductor_s = compile_s / cand.relative_compile
+
+
+class BudgetListener(RunListener):
+    """Keeps a tune run inside its budget around the profile command's Progress listener:
+    skips a candidate whose estimate no longer fits (cancelling it before it starts) and
+    cancels the run when the budget ends. `notes` says per job what the budget did."""
+
+    def __init__(self, inner: RunListener, budget_s: float, estimator: Estimator, quiet: bool = False):
+        self.inner, self.budget_s, self.estimator, self.quiet = inner, budget_s, estimator, quiet
+        self.runner: JobRunner | None = None
+        self.notes: dict[str, str] = {}  # job id → what the budget did to it
+        self.estimates: dict[str, float] = {}
+        self.took: dict[str, float] = {}  # job id → seconds it ran
+        self.budget_over = False
+        self._deadline = None
+        self._timer: threading.Timer | None = None
+        self._skipping: set[str] = set()
+        self._current: JobResult | None = None
+        self._started = 0.0
+
+    def attach(self, runner: JobRunner) -> None:
+        self.runner = runner
+
+    def _left(self) -> float:
+        if self._deadline is None:  # the clock starts with the first job
+            self._deadline = time.monotonic() + self.budget_s
+            self._timer = threading.Timer(self.budget_s, self._on_budget_over)
+            self._timer.daemon = True
+            self._timer.start()
+        return self._deadline - time.monotonic()
+
+    def _on_budget_over(self) -> None:
+        self.budget_over = True
+        if self.runner is not None:
+            self.runner.cancel(all_jobs=True)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def on_job_started(self, index: int, total: int, spec: JobSpec) -> None:
+        left = self._left()
+        need = self.estimator.estimate(spec)
+        self.estimates[spec.job_id] = need
+        if self.budget_over:
+            self.notes[spec.job_id] = "not started: the budget had run out"
+            self._skipping.add(spec.job_id)
+            return
+        if need > left:
+            self.notes[spec.job_id] = (f"not started: estimated {need:.0f} s, {max(0.0, left):.0f} s of the "
+                                       "budget left")
+            self._skipping.add(spec.job_id)
+            self.runner.cancel(all_jobs=False)
+            if not self.quiet:
+                print(f"[{index}/{total}] {spec.config.label}: cut by the budget, {self.notes[spec.job_id]}",
+                      file=sys.stderr, flush=True)
+            return
+        self._current, self._started = JobResult(spec), time.monotonic()
+        self.inner.on_job_started(index, total, spec)
+
+    def on_event(self, event: ev.Event) -> None:
+        if event.job_id in self._skipping:
+            return
+        if self._current is not None:
+            self._current.apply(event)
+        self.inner.on_event(event)
+
+    def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
+        if spec.job_id in self._skipping:
+            return
+        if isinstance(terminal, ev.JobCancelled) and self.budget_over:
+            self.notes[spec.job_id] = f"stopped while running: the budget ran out during its {terminal.phase or 'start-up'}"
+        self.took[spec.job_id] = time.monotonic() - self._started
+        if self._current is not None:
+            self.estimator.learn(self._current, self.took[spec.job_id])
+        self.inner.on_job_ended(index, total, spec, terminal)
+
+    def on_status(self, status) -> None:
+        self.inner.on_status(status)
+
+    def expected(self, result: JobResult) -> bool:
+        """A job that did not complete because of the budget is no error."""
+        return result.job_id in self.notes
+
+
+@dataclass
+class TuneRun:
+    """What tune decided and did: the candidates by job id and what the budget did."""
+
+    budget_s: float
+    candidates: dict[str, Candidate]
+    listener: BudgetListener
+    started: float = 0.0
+
+    def section(self, results: list[JobResult]) -> dict:
+        """report.json's "tune" entry: each candidate, why it is there, its estimate and fate."""
+        rows = []
+        for r in results:
+            cand, cut = self.candidates[r.job_id], self.listener.notes.get(r.job_id)
+            rows.append({"config": r.config.label, "why": cand.why,
+                         "fate": "cut by the budget" if cut else "ran" if r.status == JobStatus.COMPLETED else str(r.status),
+                         "estimate_s": round(self.listener.estimates.get(r.job_id, 0.0), 1),
+                         "took_s": round(self.listener.took[r.job_id], 1) if r.job_id in self.listener.took else None,
+                         "note": cut or r.failure_reason})
+        return {"budget_s": self.budget_s, "elapsed_s": round(time.monotonic() - self.started, 1),
+                "budget_over": self.listener.budget_over, "candidates": rows}
+
+    def print_candidates(self, results: list[JobResult]) -> None:
+        section = self.section(results)
+        print(f"\nCandidates (budget {section['budget_s'] / 60:g} min, used {section['elapsed_s'] / 60:.1f} min):")
+        for row in section["candidates"]:
+            took = f" in {row['took_s']:.0f} s (estimated {row['estimate_s']:.0f} s)" if row["took_s"] is not None else ""
+            note = f": {row['note']}" if row["note"] else ""
+            print(f"  {row['config']} ({row['why']}): {row['fate']}{took}{note}")
+        short = self.budget_advice(results)
+        if short:
+            print(short)
+
+    def budget_advice(self, results: list[JobResult]) -> str:
+        """What to change when the budget kept every candidate that could be recommended from
+        running ("" otherwise): the budget their estimates need."""
+        from core.decide.recommend import REFERENCE_BACKENDS
+
+        real = [r for r in results if r.config.backend not in REFERENCE_BACKENDS]
+        if not real or any(r.status == JobStatus.COMPLETED for r in real):
+            return ""
+        cut = [r for r in real if r.job_id in self.listener.notes]
+        if not cut:
+            return ""
+        need = sum(self.listener.estimates.get(r.job_id, 0.0) for r in results) / 60.0
+        return (f"Nothing that could be recommended was measured: the budget cut "
+                f"{', '.join(r.config.label for r in cut)}. Give a longer --budget (these candidates were estimated "
+                f"at {need:.1f} min in all).")
+
+
+def main(argv: list[str]) -> int:
+    from core.cli.args import build_parser, build_specs
+    from core.cli.output import Progress
+    from core.cli.profile import run_and_report
+    from core.vocab.config import VERBOSE_REFUSAL, asks_for_verbose
+
+    if asks_for_verbose(argv):
+        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
+        return 2
+    args = build_parser("tune").parse_args(argv)
+    if not 0 < args.budget <= MAX_BUDGET_MIN:  # NaN and infinity too (a timer cannot wait forever)
+        print(f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
+              f"{args.budget:g}.", file=sys.stderr)
+        return 2
+    run = TuneRun(args.budget * 60.0, {}, None)
+
+    def make_specs() -> list[JobSpec]:
+        from core.models import defines_variants
+
+        has_variants = defines_variants(args.model)
+        cands = candidates(args.device, has_variants)
+        specs = build_specs(args, [c.config for c in cands])
+        specs = [dataclasses.replace(s, sweep_shapes=has_variants) for s in specs]
+        by_config = {s.config: c for s, c in zip(specs, cands)}
+        run.candidates.update({s.job_id: c for s, c in zip(specs, cands)})
+        run.listener.estimator.by_config.update(by_config)
+        run.started = time.monotonic()
+        return specs
+
+    run.listener = BudgetListener(Progress(quiet=args.quiet), run.budget_s, Estimator({}), quiet=args.quiet)
+    try:
+        return run_and_report(args, argv, make_specs, listener=run.listener,
+                              sections=lambda results: {"tune": run.section(results)},
+                              after=run.print_candidates)
+    except KeyboardInterrupt:
+        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
+        return 130
+    finally:
+        run.listener.close()

@@ -1,0 +1,603 @@
+"""One profiling job: one model × one compile config, one compile. Runs in a child process.
+
+`run_job(spec, emit)` is a plain function that reports everything through `emit(event)`;
+`core.measure.child` is the child-process entry point that sends those events over a pipe. Tests
+can call `run_job` in-process with a list's `append` as `emit`.
+
+Sequence: load → eager warm-up → compile (first compiled call, timed) → compiled warm-up →
+benchmark (eager and compiled calls alternate, as in PyTorch's benchmarks/dynamo/common.py,
+so drift hits both alike) → accuracy check → op profile (core.measure.op_profile: where the time
+goes, what each graph break costs; after everything timed). Every timed call is synchronised
+on CUDA. Peak memory is taken per phase from the kernel's RSS high-water mark, reset between
+phases. From the compile on, torch's compile log and structured trace are recorded
+(core.capture.graphs.JobRecording): each compiled graph is reported and its files written under
+`spec.artifacts_dir` as it is made.
+"""
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from typing import Callable
+
+from core.capture import compile_metrics
+from core.capture import live as capture
+from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
+from core.vocab import events as ev
+from core.vocab.config import JobSpec
+from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, describe_inputs, load_model
+from core.vocab.samples import SampleLog
+
+Emit = Callable[[ev.Event], None]
+FLUSH_INTERVAL_S = 0.1
+MB = 1024 * 1024
+
+
+class JobCancelledError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ the job
+
+
+class _Job:
+    def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool], sample_log: SampleLog):
+        import torch
+
+        self.torch = torch
+        self.spec, self._emit, self._should_stop = spec, emit, should_stop
+        self.phase = ""
+        self._pending: list[ev.LatencySample] = []
+        self._log = sample_log
+        self.steps = None  # core.measure.training.TrainingSteps for --task training (set when loading)
+        self._last_flush = time.perf_counter()
+        self.last_compile_s = 0.0
+        self.cuda = spec.device == "cuda"
+        self.sync = torch.cuda.synchronize if self.cuda else None
+        self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
+        self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
+
+    def emit(self, event_type, **fields) -> None:
+        self._emit(event_type(self.spec.job_id, **fields))
+
+    @property
+    def process_note(self) -> str:
+        """"process 2 of 3: " for the processes after the first (JobSpec.processes)."""
+        spec = self.spec
+        return f"process {spec.repeat + 1} of {spec.timed_processes()}: " if spec.repeat else ""
+
+    def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:
+        self.flush()
+        self.poll_capture()
+        self.phase = phase
+        self.emit(ev.PhaseChanged, phase=phase, detail=self.process_note + detail, step=step, steps=steps,
+                  process=self.spec.repeat)
+
+    def poll_capture(self) -> None:
+        """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
+        a recompile in the middle of a phase), reported at each phase and at the end."""
+        cap = getattr(self, "capture", None)
+        if cap is not None:
+            cap.poll()
+
+    # ---- latency samples: written to the sample log at once (survives a crash), sent as
+    # events in batches so sending never sits inside a timed call
+    def record(self, sample: ev.LatencySample) -> None:
+        if self.spec.repeat:
+            sample = ev.LatencySample(sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat)
+        self._log.write(sample)
+        self._pending.append(sample)
+        if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
+            self.flush()
+        if self._should_stop():
+            raise JobCancelledError()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.emit(ev.LatencyMeasured, samples=tuple(self._pending))
+            self._pending = []
+        self._last_flush = time.perf_counter()
+
+    # ---- memory per phase
+    def start_memory_phase(self) -> None:
+        reset_peak_rss()
+        if self.cuda:
+            self.torch.cuda.reset_peak_memory_stats()
+
+    def end_memory_phase(self, phase: str) -> None:
+        alloc = reserved = None
+        if self.cuda:
+            alloc = self.torch.cuda.max_memory_allocated() / MB
+            reserved = self.torch.cuda.max_memory_reserved() / MB
+        self.emit(ev.MemoryMeasured, peak=ev.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
+
+    def timed(self, fn, inputs, before=None) -> float:
+        """Milliseconds for one call, synchronised on both sides on CUDA."""
+        if before is not None:
+            before()
+        sync = self.sync
+        if sync is not None:
+            sync()
+        t0 = time.perf_counter()
+        fn(*inputs)
+        if sync is not None:
+            sync()
+        return (time.perf_counter() - t0) * 1000.0
+
+    # ---- phases
+    def run(self) -> None:
+        torch, spec = self.torch, self.spec
+        if spec.threads:
+            torch.set_num_threads(spec.threads)  # before compiling: inductor bakes it in
+        self.emit(ev.JobStarted, pid=os.getpid(), environment=environment(spec))
+        if spec.task == "training":
+            grad = torch.enable_grad()
+        else:
+            grad = torch.inference_mode() if spec.inference_mode else torch.no_grad()
+        with grad:
+            loaded = self.load()
+            self.run_eager(loaded)
+            if spec.repeat:  # a further process of the job: it only times (core.run.runner)
+                self.run_repeat(loaded)
+                return
+            if not loaded.compile_supported:
+                self.run_eager_only_benchmark(loaded)
+                self.emit(ev.AccuracyChecked, accuracy=ev.AccuracyResult(
+                    ev.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
+                self.op_profile(loaded, None)
+                return
+            # patch() rather than setattr: restored afterwards when run in-process (tests)
+            with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+                if spec.sweep_shapes or spec.sweep_batch:
+                    compiled, first_inputs = self.sweep(loaded)
+                    self.check_accuracy(loaded, compiled, first_inputs)
+                    return
+                compiled = self.compile(loaded)
+                self.run_compiled_warmup(compiled, loaded)
+                self.benchmark(loaded, compiled)
+                self.check_accuracy(loaded, compiled, loaded.inputs)
+                self.op_profile(loaded, compiled)
+        self.flush()
+
+    def load(self) -> LoadedModel:
+        torch, spec = self.torch, self.spec
+        self.enter("load", f"loading {spec.model.source}")
+        self.start_memory_phase()
+        loaded = load_model(spec.model)
+        model = loaded.model
+        # torch.export's module() refuses .eval() ("not supported yet"); it was exported in
+        # the mode it runs in.
+        if isinstance(model, torch.nn.Module):
+            if loaded.kind != "export":
+                model.eval()
+            if self.cuda:
+                model.to("cuda")
+        loaded.inputs = self.to_device(loaded.inputs)
+        description = loaded.description
+        if spec.task == "training":
+            description = self.make_training_steps(loaded)
+        params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
+        if self.steps is not None:
+            params = sum(p.numel() for p in self.steps.module.parameters())
+        self.emit(ev.ModelLoaded, description=description, model_kind=loaded.kind, parameters=params,
+                  input_shapes=describe_inputs(loaded),
+                  compile_supported=loaded.compile_supported, note=loaded.note)
+        return loaded
+
+    def make_training_steps(self, loaded: LoadedModel) -> str:
+        """--task training: `loaded.model` becomes the eager training step (core.measure.training);
+        the module stays in `self.steps.module` for compiling. Returns the description."""
+        from core.measure import training
+        torch, spec = self.torch, self.spec
+        if not isinstance(loaded.model, torch.nn.Module) or loaded.kind == "export":
+            raise ModelLoadError(f"--task training needs an nn.Module with parameters; a {loaded.kind} model "
+                                 "cannot be trained here.")
+        labels = training.add_labels(loaded)
+        self.steps = training.TrainingSteps(loaded.model, loaded.inputs, spec.optimizer)
+        loaded.model = self.steps.step(self.steps.module, "eager")
+        what = [f"training step: forward, loss, backward, {spec.optimizer} step"]
+        if labels:
+            what.append(labels)
+        if self.steps.dropouts_disabled:
+            what.append(f"dropout off in {self.steps.dropouts_disabled} modules")
+        return f"{loaded.description} [{'; '.join(what)}]"
+
+    def run_eager(self, loaded: LoadedModel) -> None:
+        spec = self.spec
+        self.enter("eager", f"eager warm-up ({spec.warmup} calls)")
+        self.start_memory_phase()
+        check_forward(loaded, spec.model.source)  # names the model file's line on failure
+        for i in range(spec.warmup):
+            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
+        self.end_memory_phase("eager")
+
+    def run_repeat(self, loaded: LoadedModel) -> None:
+        """A further fresh process of the job (JobSpec.processes): compile again (the caches
+        are warm now), warm up and time, as the first process did; no capture, files,
+        accuracy check or op profile (the first process has them)."""
+        torch, spec = self.torch, self.spec
+        if not loaded.compile_supported:
+            self.run_eager_only_benchmark(loaded)
+            return
+        with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+            self.enter("compile", f"compiling with {spec.config.label} again in a fresh process")
+            compiled = self._compile_plain(loaded.model)
+            self.timed(compiled, loaded.inputs, self._step_marker())
+            self.run_compiled_warmup(compiled, loaded)
+            self.benchmark(loaded, compiled)
+        self.flush()
+
+    def _compile_plain(self, model):
+        if self.steps is not None:
+            compiled = self.compiled_module = self.torch.compile(self.steps.module, **self.spec.config.compile_kwargs())
+            if self.spec.config.compile_optimizer:
+                self.steps.compile_optimizer(self.spec.config.compile_kwargs())
+            return self.steps.step(compiled, "compiled")
+        return self.torch.compile(model, **self.spec.config.compile_kwargs())
+
+    def make_compiled(self, model):
+        torch = self.torch
+        compile_metrics.reset_compile_state()
+        self.capture = capture.install(
+            self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
+            fullgraph=bool(self.spec.config.fullgraph),
+            on_cudagraph_skip=((lambda s: self.emit(ev.CudagraphSkipped, skip=s))
+                               if self.spec.config.records_cudagraphs else None))
+        if self.recording is None:  # after capture.install: its set_logs would reset the log level
+            from core.capture.graphs import JobRecording
+
+            self.recording = JobRecording(self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g))
+        return self._compile_plain(model)  # training: the module compiled, the step around it Python
+
+    def first_call(self, compiled, inputs) -> tuple[float, list]:
+        """Time a call that may compile; returns (seconds, the compilation metrics it added).
+
+        Graph breaks are emitted while torch logs them (a cancel, timeout or crash keeps
+        them); a frame the metrics show dynamo skipped is reported by a follow-up event."""
+        mark = self.capture.mark()
+        before = self._step_marker()
+        t0 = time.perf_counter()
+        try:
+            self.timed(compiled, inputs, before)
+        finally:
+            seconds = time.perf_counter() - t0
+            new_metrics = self.capture.metrics_since(mark)
+        return seconds, new_metrics
+
+    def compile(self, loaded: LoadedModel, inputs=None):
+        cfg = self.spec.config
+        self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
+        compiled = self.make_compiled(loaded.model)
+        self.start_memory_phase()
+        try:
+            compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
+        finally:
+            self.end_memory_phase("compile")
+        result = compile_metrics.summarize_compile(metrics, compile_s, cfg.backend, self.capture.per_call(),
+                                           partial=self.capture.partial)
+        self.last_compile_s, self.last_compile_metrics = compile_s, metrics
+        self.emit(ev.CompileFinished, result=result)
+        return compiled
+
+    def _on_graph_break(self, gb: ev.GraphBreak) -> None:
+        """Sent at once: a later event for the same compile id may move it to a skipped frame
+        (see capture.Capture and results.JobResult._add_graph_break)."""
+        if gb.frame_skipped:  # that frame runs eagerly: no graph of it ends at a break
+            self.break_at.pop(gb.compile_id, None)
+        elif gb.compile_id:
+            self.break_at[gb.compile_id] = gb.key
+        self.emit(ev.GraphBreakFound, graph_break=gb)
+
+    def _step_marker(self):
+        """CUDA-graph modes need a step boundary before each call (else outputs of the
+        previous replay may be overwritten while still in use)."""
+        mark = self.torch.compiler.cudagraph_mark_step_begin if self.spec.uses_cudagraphs() else None
+        if self.steps is not None:  # training: back to the shared start state when the side changes
+            return self.steps.before("compiled", mark)
+        return mark
+
+    def _eager_before(self):
+        return self.steps.before("eager") if self.steps is not None else None
+
+    def run_compiled_warmup(self, compiled, loaded: LoadedModel) -> None:
+        spec = self.spec
+        # CUDA graphs record on the first calls after compiling: warm up at least three.
+        warmup = spec.warmup_calls("compiled")
+        self.enter("compiled", f"compiled warm-up ({warmup} calls)")
+        self.start_memory_phase()
+        before = self._step_marker()
+        for i in range(warmup):
+            self.record(ev.LatencySample("compiled", i, self.timed(compiled, loaded.inputs, before), warmup=True))
+        self.end_memory_phase("compiled")
+
+    def benchmark(self, loaded: LoadedModel, compiled) -> None:
+        spec = self.spec
+        calls = {"eager": (loaded.model, self._eager_before()), "compiled": (compiled, self._step_marker())}
+        if spec.auto_iters:
+            self.benchmark_until_precise(loaded, calls)
+            return
+        self.enter("benchmark", f"{spec.iters} timed iterations per side, "
+                                f"{describe_alternation(spec.iters, spec.block_size)}")
+        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
+            fn, before = calls[side]
+            record(Sample(side, i, timed(fn, inputs, before)))
+        self.flush()
+
+    def benchmark_until_precise(self, loaded: LoadedModel, calls: dict) -> None:
+        """--iters auto: alternate blocks of eager and compiled calls until the speedup's 95%
+        interval (of this process's calls) is within ±precision_pct %, or this process's share
+        of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
+        interval as it narrows (between blocks, never inside a timed call)."""
+        from core.vocab.config import AUTO_ITERS_CAP
+        from core.analysis.stats import speedup
+
+        spec = self.spec
+        budget = spec.max_time_s / spec.timed_processes()
+        block = max(1, spec.block_size)
+        target = spec.precision_pct
+        self.enter("benchmark", f"timing blocks of {block} calls a side until the speedup is known within "
+                                f"±{target:g}% (at most {budget:.0f} s)")
+        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        times: dict[str, list[float]] = {"eager": [], "compiled": []}
+        start = time.perf_counter()
+        last_check = last_report = start
+        i = 0
+        while i < AUTO_ITERS_CAP:
+            stop = min(AUTO_ITERS_CAP, i + block)
+            for side in ("eager", "compiled"):
+                fn, before = calls[side]
+                for j in range(i, stop):
+                    ms = timed(fn, inputs, before)
+                    times[side].append(ms)
+                    record(Sample(side, j, ms))
+            i = stop
+            now = time.perf_counter()
+            if i < MIN_ALTERNATIONS * block and now - start < budget:
+                continue
+            if now - last_check < 0.25 and now - start < budget:
+                continue  # the interval is recomputed at most 4 times a second
+            last_check = now
+            sp = speedup(times["eager"], times["compiled"], resamples=400)
+            half = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
+            done = half <= target or now - start >= budget
+            if done or now - last_report >= 1.0:
+                last_report = now
+                self.emit(ev.PhaseChanged, phase="benchmark", detail=(
+                    f"{self.process_note}{i} calls a side, speedup {sp.value:.3f}x [{sp.ci_low:.3f}-{sp.ci_high:.3f}]"
+                    f" ±{half:.1f}% (target ±{target:g}%), {now - start:.0f} of {budget:.0f} s"),
+                    step=int(now - start) if not done else int(budget), steps=max(1, int(budget)),
+                    process=spec.repeat)
+            if done:
+                break
+        self.flush()
+
+    def sweep(self, loaded: LoadedModel):
+        """Every input variant in turn, against one compiled model, so the recompiles (and
+        the recompile limit) follow the pattern torch really applies. Returns the compiled
+        model and the first variant's inputs (compiled for already: the accuracy check's)."""
+        spec = self.spec
+        if spec.sweep_batch:  # --sweep-batch: the model's inputs at each batch size
+            from core.models.values import with_batch_size
+
+            loaded.variants = [with_batch_size(loaded.inputs, b) for b in spec.sweep_batch]
+        if not loaded.variants:
+            raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
+                                 "whose get_input_variants() returns a list of input tuples.",
+                                 file=spec.model.source)
+        variants = [self.to_device(v) for v in loaded.variants]
+        self.sweep_eager = loaded.model
+        compiled = self.compile(loaded, variants[0])
+        seen_shapes: set[tuple] = set()
+        limit_reached = False
+        for i, inputs in enumerate(variants):
+            shapes = tuple(describe_input(x) for x in inputs)
+            self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}", i + 1, len(variants))
+            if not spec.sweep_batch:
+                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached)
+                continue
+            batch = spec.sweep_batch[i]
+            self.start_memory_phase()
+            try:
+                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached, batch)
+            except Exception as exc:  # out of memory ends this batch size, not the run
+                if not is_out_of_memory(exc):
+                    raise
+                if self.cuda:
+                    self.torch.cuda.empty_cache()
+                first = next((t for t in str(exc).splitlines() if t.strip()), type(exc).__name__)
+                self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+                    index=i, input_shapes=shapes, compiles=0, recompiled=False, batch_size=batch,
+                    peak_mb=self.variant_peak_mb(), error=f"out of memory at batch size {batch}: {first}"))
+        return compiled, variants[0]
+
+    def variant_peak_mb(self) -> float:
+        if self.cuda:
+            return round(self.torch.cuda.max_memory_allocated() / MB, 2)
+        return round(peak_rss_mb(), 2)
+
+    def measure_variant(self, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch=None) -> bool:
+        """One sweep variant: eager and compiled warm-up, the compile it triggers, alternating
+        timed calls; emits its VariantResult and returns whether the recompile limit is reached."""
+        spec = self.spec
+        eager, before, timed = self.sweep_eager, self._step_marker(), self.timed
+        for _ in range(spec.warmup):
+            timed(eager, inputs)
+        if i == 0:
+            compile_s, metrics = self.last_compile_s, self.last_compile_metrics
+        else:
+            compile_s, metrics = self.first_call(compiled, inputs)
+        for _ in range(spec.warmup):
+            timed(compiled, inputs, before)
+        times = {"eager": [], "compiled": []}
+        calls = {"eager": (eager, self._eager_before()), "compiled": (compiled, before)}
+        iters = spec.fixed_calls()
+        for side, _ in alternating(iters, effective_block(iters, spec.block_size)):
+            fn, step = calls[side]
+            times[side].append(timed(fn, inputs, step))
+            self.check_stop()
+        eager_ms, compiled_ms = times["eager"], times["compiled"]
+        hit = any(compile_metrics.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
+        limit_reached = limit_reached or hit
+        new_shape = shapes not in seen_shapes
+        seen_shapes.add(shapes)
+        compiles = len(metrics)
+        self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+            index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
+            recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
+            compile_time_s=compile_s if compiles else 0.0,
+            recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
+            eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms), batch_size=batch,
+            peak_mb=self.variant_peak_mb() if batch is not None else None))
+        return limit_reached
+
+    def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
+        """Compiled outputs against eager's on the same inputs (core.measure.accuracy). After the
+        timed benchmark, so nothing it does (a float64 copy of the model) touches the figures;
+        a check that cannot run ends as "not checked" with its reason, never fails the job."""
+        from core.measure import accuracy
+        self.enter("accuracy", "comparing compiled outputs with eager on the same inputs")
+        self.check_stop()
+        try:
+            if self.steps is not None:  # training: the loss and every gradient, from the same start state
+                eager_step = self.steps.checked(self.steps.module, "eager")
+                compiled_step = self.steps.checked(self.compiled_module, "compiled")
+                result = accuracy.check(eager_step, compiled_step, inputs, self._step_marker())
+                self.emit(ev.AccuracyChecked, accuracy=result)
+                return
+            result = accuracy.check(loaded.model, compiled, inputs, self._step_marker(),
+                                    lambda: accuracy.float64_reference(loaded.model, inputs,
+                                                                       accuracy.free_bytes(self.cuda)))
+        except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
+            first = next((t for t in str(exc).splitlines() if t.strip()), "")
+            result = ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value,
+                                       f"the check could not run the model: {type(exc).__name__}: {first}")
+        self.emit(ev.AccuracyChecked, accuracy=result)
+
+    def op_profile(self, loaded: LoadedModel, compiled) -> None:
+        """Where the time goes (core.measure.op_profile): eager and compiled calls under the profiler,
+        after everything timed. A profile that cannot run says why; the job still completes."""
+        calls = self.spec.op_profile_calls
+        if calls <= 0:
+            return
+        from core.measure import op_profile
+        from core.vocab.artifacts import JobArtifacts
+
+        self.enter("op_profile", f"op-level profile of {calls} eager and {calls} compiled calls"
+                   if compiled is not None else f"op-level profile of {calls} eager calls")
+        self.check_stop()
+        try:
+            profile = op_profile.run_op_profile(
+                loaded.model, compiled, loaded.inputs, calls, self._step_marker(), self.cuda,
+                self.spec.artifacts_dir, JobArtifacts.for_label(self.spec.config.label), self.break_at)
+        except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
+            first = next((t for t in str(exc).splitlines() if t.strip()), "")
+            profile = ev.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
+        self.emit(ev.OpProfileMeasured, profile=profile)
+
+    def check_stop(self) -> None:
+        if self._should_stop():
+            raise JobCancelledError()
+
+    def to_device(self, inputs: tuple) -> tuple:
+        if not self.cuda:
+            return inputs
+        from core.models.values import to_device
+
+        return tuple(to_device(x, "cuda") for x in inputs)  # nested too: a detection model's list of images
+
+    def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
+        spec = self.spec
+        iters = spec.fixed_calls()
+        self.enter("benchmark", f"{iters} timed eager iterations (compiling not supported: {loaded.note})")
+        for i in range(iters):
+            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
+        self.flush()
+
+
+MIN_ALTERNATIONS = 4
+
+
+def effective_block(iters: int, block: int) -> int:
+    """The block length a run really uses: the asked one, shortened so that each side gets
+    at least MIN_ALTERNATIONS blocks (with 20 iterations and blocks of 25 the sides would
+    otherwise never alternate: all eager calls, then all compiled)."""
+    return max(1, min(block, -(-iters // MIN_ALTERNATIONS)))
+
+
+def describe_alternation(iters: int, block: int) -> str:
+    """What the benchmark does, in words (the phase detail and the report say it)."""
+    used = effective_block(iters, block)
+    blocks = -(-iters // used)
+    text = f"eager and compiled alternating in {blocks} blocks of {used} calls"
+    if used != block:
+        text += f" (blocks of {block} asked; shortened so the sides alternate at least {MIN_ALTERNATIONS} times)"
+    return text
+
+
+def alternating(iters: int, block: int):
+    """(side, iteration) pairs: `block` eager calls, then `block` compiled calls, and so on,
+    so slow drift (thermal, other load) hits both sides alike."""
+    block = max(1, block)
+    for start in range(0, iters, block):
+        stop = min(iters, start + block)
+        for side in ("eager", "compiled"):
+            for i in range(start, stop):
+                yield side, i
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """torch.OutOfMemoryError (CUDA), MemoryError, or an allocator's "out of memory" (CPU)."""
+    text = str(exc).lower()
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
+        "out of memory" in text or "can't allocate memory" in text or "failed to allocate" in text
+
+
+def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
+    """One line a user can act on, from an exception raised in `phase`."""
+    if isinstance(exc, ModelLoadError):
+        return f"model: {exc}"
+    text = str(exc).strip().splitlines()
+    first = next((t for t in text if t.strip()), type(exc).__name__)
+    name = type(exc).__name__
+    if phase == "compile":
+        if spec.config.fullgraph and ("Unsupported" in name or "graph break" in str(exc).lower()):
+            return f"compile failed: fullgraph=True refuses graph breaks ({first}); turn fullgraph off or fix the break"
+        return f"compile failed ({name}): {first}"
+    if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
+        return f"out of memory during the {phase} phase: {first}; try a smaller batch size"
+    return f"{phase or 'start-up'} failed ({name}): {first}"
+
+
+def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
+            sample_log_path: str | None = None) -> str:
+    """Run one job, reporting through `emit`. Returns "completed", "failed" or "cancelled";
+    always emits exactly one terminal event. Every timed call is also appended to
+    `sample_log_path` (see core.vocab.samples) when given."""
+    started = time.perf_counter()
+    job = None
+    sample_log = SampleLog(sample_log_path)
+    try:
+        job = _Job(spec, emit, should_stop, sample_log)
+        job.run()
+        job.poll_capture()
+    except JobCancelledError:
+        job.flush()
+        emit(ev.JobCancelled(spec.job_id, phase=job.phase))
+        return "cancelled"
+    except BaseException as exc:  # report anything, keep what was measured
+        phase = job.phase if job else "start-up"
+        if job is not None:
+            try:
+                job.flush()
+            except Exception:
+                pass
+        emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
+                          detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
+        return "failed"
+    finally:
+        sample_log.close()
+        if job is not None and job.recording is not None:
+            job.recording.close()
+    emit(ev.JobCompleted(spec.job_id, wall_time_s=time.perf_counter() - started))
+    return "completed"

@@ -1,0 +1,202 @@
+"""The op-level profile of a job: `calls` eager and `calls` compiled calls under
+torch.profiler (CPU, plus CUDA on a GPU), after the timed benchmark and never inside it.
+
+Marking the compiled code without changing what was timed. Two things are invisible to
+the profiler by themselves: where a compiled graph starts and ends (backends eager and
+aot_eager leave no mark), and inductor's C++ kernels on the CPU (they appear only when
+`cpp.enable_kernel_profile=True` was set *before compiling*, which changes the generated
+code, and recompiling would cost a second compile, ~30 s cold for resnet18). Instead, for
+the profile only, `Instrumentation` wraps the callables the compiled code looks up by name
+at every call: dynamo's `__compiled_fn_*` globals (one per graph) and the kernel globals of
+inductor's output modules (`cpp_fused_...`), each in a profiler range named after it, and
+puts the originals back afterwards. The code that ran in the benchmark is the code that is
+profiled; only the two ranges are added (~1 µs each while the profiler records).
+"""
+from __future__ import annotations
+
+import sys
+
+from core.analysis import time_breakdown as tb
+from core.vocab.artifacts import JobArtifacts, make_dirs
+from core.vocab.events import OpProfile
+from core.capture.graphs import cpu_kernel_names
+
+COMPILED_FN_PREFIX = "__compiled_fn_"  # dynamo's globals holding each compiled graph
+
+
+def _marked(fn, name: str):
+    import torch
+
+    record = torch._C._profiler._RecordFunctionFast
+
+    def profiled_call(*args, **kwargs):
+        with record(name):
+            return fn(*args, **kwargs)
+
+    profiled_call.__wrapped__ = fn
+    profiled_call._compile_profiler_mark = True
+    try:  # dynamo must run the wrapper as it is, not trace it as a new frame
+        from torch._dynamo.eval_frame import skip_code
+
+        skip_code(profiled_call.__code__)
+    except (ImportError, AttributeError):
+        pass
+    return profiled_call
+
+
+def _globals_dicts(model) -> list[dict]:
+    """Every global namespace compiled code of `model` may live in: loaded modules (model
+    files are registered in sys.modules) and the namespaces of the model's forward methods
+    (a torch.export module's forward lives in one of its own)."""
+    seen: dict[int, dict] = {}
+    for module in list(sys.modules.values()):
+        d = getattr(module, "__dict__", None)
+        if isinstance(d, dict):
+            seen[id(d)] = d
+    candidates = [model]
+    if hasattr(model, "modules"):
+        try:
+            candidates += list(model.modules())
+        except Exception:
+            pass
+    for obj in candidates:
+        for fn in (getattr(type(obj), "forward", None), getattr(obj, "forward", None), obj):
+            g = getattr(getattr(fn, "__func__", fn), "__globals__", None)
+            if isinstance(g, dict):
+                seen[id(g)] = g
+    return list(seen.values())
+
+
+class Instrumentation:
+    """Within `with`: every compiled graph and every inductor C++ kernel of this process is
+    marked for the profiler (see the module docstring); afterwards everything is as it was.
+    `kernels` holds the kernel names marked, `graphs` how many graph globals were."""
+
+    def __init__(self, model):
+        self.model = model
+        self._saved: list[tuple[dict, str, object]] = []
+        self.kernels: set[str] = set()
+        self.graphs = 0
+
+    def _swap(self, namespace: dict, key: str, name: str) -> None:
+        value = namespace.get(key)
+        if value is None or not callable(value) or getattr(value, "_compile_profiler_mark", False):
+            return
+        namespace[key] = _marked(value, name)
+        self._saved.append((namespace, key, value))
+
+    def __enter__(self) -> "Instrumentation":
+        for namespace in _globals_dicts(self.model):
+            for key in [k for k in list(namespace) if isinstance(k, str) and k.startswith(COMPILED_FN_PREFIX)]:
+                self._swap(namespace, key, f"{tb.GRAPH_MARK}{key} ##")
+        self.graphs = len(self._saved)
+        if "torch._inductor.codecache" in sys.modules:
+            from torch._inductor.codecache import PyCodeCache
+
+            for module in list(getattr(PyCodeCache, "modules", [])):
+                try:
+                    with open(module.__file__, encoding="utf-8") as fh:
+                        names = cpu_kernel_names(fh.read())
+                except (OSError, TypeError, AttributeError):
+                    continue
+                for name in names:
+                    self._swap(module.__dict__, name, name)
+                    self.kernels.add(name)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for namespace, key, value in reversed(self._saved):
+            if getattr(namespace.get(key), "_compile_profiler_mark", False):
+                namespace[key] = value
+        self._saved.clear()
+
+
+def profile_calls(fn, inputs, calls: int, before=None, cuda: bool = False):
+    """torch.profiler over `calls` calls of fn(*inputs), each its own ProfilerStep, after
+    one recorded-and-dropped warm-up step (the profiler's own start-up)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities, schedule=schedule(wait=0, warmup=1, active=calls, repeat=1)) as prof:
+        for _ in range(calls + 1):
+            if before is not None:
+                before()
+            fn(*inputs)
+            if cuda:
+                torch.cuda.synchronize()
+            prof.step()
+    return prof
+
+
+def call_nodes(prof) -> list[tb.Node]:
+    """The profiled calls as trees of Nodes (one per ProfilerStep, on its thread)."""
+    from torch.autograd import DeviceType
+
+    nodes: dict[int, tb.Node] = {}
+    events = [e for e in prof.events() if e.device_type == DeviceType.CPU and not e.is_async]
+    for e in events:
+        device = getattr(e, "self_device_time_total", 0.0) or 0.0
+        nodes[id(e)] = tb.Node(e.name, float(e.time_range.start), float(e.time_range.end), [], float(device))
+    roots = []
+    for e in events:
+        parent = e.cpu_parent
+        if parent is not None and id(parent) in nodes:
+            nodes[id(parent)].children.append(nodes[id(e)])
+        else:
+            roots.append((e, nodes[id(e)]))
+    for node in nodes.values():
+        node.children.sort(key=lambda n: n.start)
+    steps = [(e, n) for e, n in roots if n.name.startswith(tb.STEP_PREFIX)]
+    for e, n in roots:  # a root on the step's thread, within a step, belongs to it
+        if n.name.startswith(tb.STEP_PREFIX):
+            continue
+        for se, step in steps:
+            if se.thread == e.thread and step.start <= n.start and n.end <= step.end:
+                step.children.append(n)
+                step.children.sort(key=lambda c: c.start)
+                break
+    return [n for _, n in sorted(steps, key=lambda p: p[1].start)]
+
+
+def _export(prof, root: str | None, rel: str) -> str:
+    if not root:
+        return ""
+    try:
+        prof.export_chrome_trace(make_dirs(root, rel))
+        return rel
+    except (OSError, RuntimeError):
+        return ""
+
+
+def run_op_profile(model, compiled, inputs, calls: int, before=None, cuda: bool = False,
+                   root: str | None = None, artifacts: JobArtifacts | None = None,
+                   break_at: dict[str, tuple[str, str, int]] | None = None) -> OpProfile:
+    """Profile `calls` calls of the eager `model` and of `compiled` (None: eager only), and
+    explain them: time by category, ops, graph spans, break costs (`break_at`: compile id
+    → the graph break logged in that frame compile). Chrome traces go under `root`."""
+    artifacts = artifacts or JobArtifacts("job")
+    prof = profile_calls(model, inputs, calls, None, cuda)
+    steps, dropped = tb.steady_calls(call_nodes(prof))
+    eager, _ = tb.analyse("eager", steps, cuda=cuda, outlier_calls=dropped)
+    eager_trace = _export(prof, root, artifacts.trace("eager"))
+    del prof
+    if compiled is None:
+        return OpProfile(calls=calls, eager=eager, eager_trace=eager_trace)
+    with Instrumentation(model) as marks:
+        compiled(*inputs)  # one unprofiled call through the marks
+        prof = profile_calls(compiled, inputs, calls, before, cuda)
+    steps, dropped = tb.steady_calls(call_nodes(prof))
+    side, spans = tb.analyse("compiled", steps, frozenset(marks.kernels), cuda, outlier_calls=dropped)
+    split = tb.attribute_breaks(steps, spans, break_at or {})
+    compiled_trace = _export(prof, root, artifacts.trace("compiled"))
+    note = ""
+    if side.graphs_per_call == 0 and marks.graphs:
+        note = "no compiled graph ran in the profiled calls"
+    elif not marks.graphs:
+        note = ("the compiled graphs could not be found to mark them; times inside and between graphs are "
+                "estimated from inductor's own marks where present")
+    return OpProfile(calls=calls, eager=eager, compiled=side, break_costs=split.costs,
+                     unattributed_ms=split.unattributed_ms, entry_exit_ms=split.entry_exit_ms,
+                     graph_times=split.graph_times, eager_trace=eager_trace, compiled_trace=compiled_trace,
+                     note=note)

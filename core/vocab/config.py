@@ -1,0 +1,419 @@
+"""Compile settings and job specifications, validated against the installed torch.
+
+Valid backends, modes and config keys are read from torch itself
+(`torch._dynamo.list_backends`, `torch._inductor.list_mode_options`, the config modules'
+own keys), never hard-coded, so the lists follow whatever torch is installed.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import itertools
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.capture.compile_log import DEFAULT_COMPILE_LOG
+
+DYNAMIC_CHOICES = ("auto", "true", "false")
+DEVICE_CHOICES = ("cpu", "cuda")
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # inductor modes that record CUDA graphs
+
+
+class ConfigError(ValueError):
+    """A setting torch would refuse. The message names the value and lists valid ones."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The accepted range of one numeric run setting, defined once for the CLI and the app."""
+
+    name: str  # the command-line flag
+    low: float
+    high: float
+    default: float | None
+    why_high: str = ""
+
+
+# Upper bounds keep a run's memory and time bounded: a million timed calls per side is ~16 MB
+# of samples and minutes of statistics at most; beyond that the user most likely mistyped.
+LIMITS: dict[str, Limit] = {
+    "warmup": Limit("--warmup", 0, 100_000, 5),
+    "iters": Limit("--iters", 1, 1_000_000, 50,
+                   "more timed calls than this add nothing to a median and take hours; "
+                   "profile longer runs in several reports"),
+    "block": Limit("--block", 1, 1_000_000, 25),
+    "batch_size": Limit("--batch-size", 1, 65_536, 1),
+    "image_size": Limit("--image-size", 16, 8192, 224),
+    "seq_len": Limit("--seq-len", 1, 1_048_576, 128),
+    "threads": Limit("--threads", 1, 4096, None),
+    "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
+    "op_profile": Limit("--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few "
+                        "dozen calls give stable figures"),
+    # One process is one draw: a process's memory layout and placement can shift its speed for
+    # its whole life (docs/BENCHMARKS.md "One process is one draw"), so each config is timed in
+    # several fresh processes, as pyperf does (20 by default there; 3 here keeps a run short).
+    "processes": Limit("--processes", 1, 50, 3, "each process imports torch and compiles again"),
+    # --iters auto: timed blocks until the speedup's 95% interval is within ±precision % ...
+    "precision": Limit("--precision", 0.1, 50, 2),
+    # ... or the benchmark has run this long (seconds per config, over all its processes).
+    "max_time": Limit("--max-time", 1, 24 * 3600, 60, "a day"),
+}
+AUTO_ITERS_CAP = int(LIMITS["iters"].high)  # --iters auto: the most calls a side may get
+
+
+def iteration_fields(iters: int | None, precision_pct: float | None = None, max_time_s: float | None = None,
+                     processes: int | None = None) -> dict[str, Any]:
+    """The JobSpec fields of how a job times calls: `iters` a number of calls a side, or None
+    for auto (until the speedup is known within ±precision_pct %, or max_time_s has run out),
+    in `processes` fresh processes; None takes LIMITS' default. Checked against LIMITS (the
+    command lines and the app's form alike)."""
+    precision = LIMITS["precision"].default if precision_pct is None else precision_pct
+    max_time = LIMITS["max_time"].default if max_time_s is None else max_time_s
+    processes = int(LIMITS["processes"].default) if processes is None else processes
+    check_limits(iters=iters, precision=precision, max_time=max_time, processes=processes)
+    return {"iters": AUTO_ITERS_CAP if iters is None else int(iters),
+            "precision_pct": float(precision) if iters is None else None,
+            "max_time_s": float(max_time), "processes": int(processes)}
+
+
+def check_limits(**values: float | None) -> None:
+    """Raise ConfigError naming the setting, the value and the accepted range for any value
+    outside LIMITS (None means "not given"). Used by `profile`, the app's command line and
+    the app's form alike, so none of them silently clamps or replaces a value."""
+    for key, value in values.items():
+        if value is None:
+            continue
+        lim = LIMITS[key]
+        if value < lim.low or value > lim.high:
+            why = f" ({lim.why_high})" if value > lim.high and lim.why_high else ""
+            raise ConfigError(f"{lim.name} must be between {_num(lim.low)} and {_num(lim.high)}, "
+                              f"not {_num(value)}{why}.")
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+
+
+@dataclass(frozen=True)
+class CompileConfig:
+    """One way to call torch.compile. `dynamic` is "auto" (None), "true" or "false"."""
+
+    backend: str = "inductor"
+    mode: str = "default"
+    dynamic: str = "auto"
+    fullgraph: bool = False
+    dynamo_config: tuple[tuple[str, Any], ...] = ()
+    inductor_options: tuple[tuple[str, Any], ...] = ()
+    compile_optimizer: bool = False  # training steps: the optimizer step compiled too (core.measure.training)
+
+    @property
+    def label(self) -> str:
+        """Short unique name used in every table, chart legend and CSV `config` column."""
+        parts = [self.backend]
+        if self.mode != "default":
+            parts.append(self.mode)
+        if self.dynamic != "auto":
+            parts.append(f"dynamic={self.dynamic}")
+        if self.fullgraph:
+            parts.append("fullgraph")
+        parts += [f"{k}={v}" for k, v in self.dynamo_config]
+        parts += [f"{k}={v}" for k, v in self.inductor_options]
+        if self.compile_optimizer:
+            parts.append("compiled optimizer")
+        return "/".join(parts)
+
+    @property
+    def records_cudagraphs(self) -> bool:
+        """Inductor records CUDA graphs (on a GPU) with this config: a CUDA-graph mode, or
+        `triton.cudagraphs` in the options (a config with options takes no mode: "apply and
+        re-run" folds a mode into its options, see core.decide.suggestions.ConfigChange)."""
+        if self.backend != "inductor":
+            return False
+        if self.inductor_options:
+            return bool(dict(self.inductor_options).get("triton.cudagraphs", False))
+        return self.mode in CUDAGRAPH_MODES
+
+    def compile_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for torch.compile (the dynamo overrides are applied apart)."""
+        kwargs: dict[str, Any] = {
+            "backend": self.backend,
+            "fullgraph": self.fullgraph,
+            "dynamic": {"auto": None, "true": True, "false": False}[self.dynamic],
+        }
+        if self.inductor_options:
+            kwargs["options"] = dict(self.inductor_options)
+        elif self.mode != "default":
+            kwargs["mode"] = self.mode
+        return kwargs
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["dynamo_config"] = dict(self.dynamo_config)
+        d["inductor_options"] = dict(self.inductor_options)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CompileConfig":
+        return cls(
+            backend=d.get("backend", "inductor"),
+            mode=d.get("mode", "default"),
+            dynamic=d.get("dynamic", "auto"),
+            fullgraph=bool(d.get("fullgraph", False)),
+            dynamo_config=tuple(sorted(dict(d.get("dynamo_config") or {}).items())),
+            inductor_options=tuple(sorted(dict(d.get("inductor_options") or {}).items())),
+            compile_optimizer=bool(d.get("compile_optimizer", False)),
+        )
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What to profile and its input settings. `source`: a torchvision name, `timm:NAME`,
+    `hf:TYPE` or `hf:FOLDER` (optionally `#HeadClass`), or a model file path (core.models).
+    The hf_ fields and seq_len apply to Hugging Face sources only: `hf_config` holds the
+    config overrides as the user wrote them ("num_hidden_layers=2"), checked against the
+    model's config by core.models.hf_models."""
+
+    source: str
+    batch_size: int = int(LIMITS["batch_size"].default)
+    image_size: int = int(LIMITS["image_size"].default)
+    weights: str | None = None
+    seq_len: int = int(LIMITS["seq_len"].default)
+    hf_class: str = ""
+    hf_config: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One model × one compile config: everything the child process needs."""
+
+    job_id: str
+    model: ModelSpec
+    config: CompileConfig = field(default_factory=CompileConfig)
+    warmup: int = int(LIMITS["warmup"].default)
+    iters: int = int(LIMITS["iters"].default)
+    device: str = "cpu"
+    threads: int | None = None  # None: torch's default for this machine
+    inference_mode: bool = True
+    timeout_s: float = float(LIMITS["timeout"].default)
+    sweep_shapes: bool = False  # run every get_input_variants() entry instead of one benchmark
+    # Timed calls alternate eager/compiled in blocks of this many. Measured on CPU (resnet18,
+    # `python -m tests.bench alternation`, docs/BENCHMARKS.md): against back-to-back Timer,
+    # strict 1:1 alternation made eager 15-19% slower and compiled 10-15% faster, blocks of 5
+    # were off by ~4-5%, blocks of 25 by 0-3%; blocks still spread slow drift over both sides.
+    block_size: int = int(LIMITS["block"].default)
+    # After the benchmark: this many eager and compiled calls under torch.profiler (0: none).
+    op_profile_calls: int = int(LIMITS["op_profile"].default)
+    # torch's compile log for this job, TORCH_LOGS syntax (core.capture.compile_log).
+    compile_log: str = DEFAULT_COMPILE_LOG
+    # Where the job writes its files (traces, graphs, compile log, structured trace; see
+    # core.vocab.artifacts): the report folder on the command line, a session folder in the app.
+    artifacts_dir: str | None = None
+    # "inference" or "training" (core.measure.training: forward, loss, backward, optimizer step per call)
+    task: str = "inference"
+    optimizer: str = "sgd"  # training: sgd or adamw
+    # Batch sizes to sweep against one compiled model (core.analysis.variants); empty: no sweep.
+    sweep_batch: tuple[int, ...] = ()
+    # How many fresh processes time this config (the front ends default to
+    # LIMITS["processes"]); the first also compiles cold, checks accuracy and profiles ops,
+    # the others only time (core.run.runner starts them one after another).
+    processes: int = 1
+    # Which of them this child is (set by the runner for the processes after the first).
+    repeat: int = 0
+    # --iters auto: time blocks until the speedup's 95% interval is within ±precision_pct %
+    # (None: exactly `iters` calls a side) or max_time_s of benchmark (over all processes).
+    precision_pct: float | None = None
+    max_time_s: float = float(LIMITS["max_time"].default)
+    # "Apply and re-run": (the suggestion's rule, the config it changed, the change) that made
+    # this job's config; empty for a config the user chose.
+    applied: tuple[str, ...] = ()
+
+    def uses_cudagraphs(self) -> bool:
+        """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
+        return self.device == "cuda" and self.config.records_cudagraphs
+
+    @property
+    def auto_iters(self) -> bool:
+        """--iters auto: run until the precision is reached (see precision_pct)."""
+        return self.precision_pct is not None
+
+    def fixed_calls(self) -> int:
+        """The calls a side where a job times a fixed number (each variant of a sweep, an
+        eager-only benchmark): `iters`, or with --iters auto the default number."""
+        return int(LIMITS["iters"].default) if self.auto_iters else self.iters
+
+    def planned_calls(self) -> int | None:
+        """Timed calls a side per process, when fixed (None for --iters auto: until precise)."""
+        return None if self.auto_iters else self.iters
+
+    def timed_processes(self) -> int:
+        """The processes that really time this job: sweeps run in one (each process would
+        have to sweep every variant again)."""
+        return 1 if self.sweep_shapes or self.sweep_batch else max(1, self.processes)
+
+    def warmup_calls(self, side: str) -> int:
+        """How many warm-up calls the job makes on `side`: CUDA graphs record on the first
+        calls after compiling, so the compiled side warms up at least three times there."""
+        if side == "compiled" and self.uses_cudagraphs():
+            return max(self.warmup, 3)
+        return self.warmup
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["config"] = self.config.to_dict()
+        d["model"] = self.model.to_dict()
+        return d
+
+
+def make_jobs(model: ModelSpec, configs: list[CompileConfig], **settings: Any) -> list[JobSpec]:
+    """One JobSpec per config, each with a fresh job id; `settings` are the JobSpec fields all
+    share (warmup, iters, device, ...). The one place a front end turns its options into jobs."""
+    import uuid
+
+    return [JobSpec(job_id=uuid.uuid4().hex[:8], model=model, config=config, **settings) for config in configs]
+
+
+# ------------------------------------------------------------------ what torch offers
+
+
+def available_backends() -> list[str]:
+    """Every backend torch.compile accepts here, including eager and aot_eager."""
+    import torch._dynamo
+
+    return sorted(torch._dynamo.list_backends(None))
+
+
+def recommended_backends() -> list[str]:
+    """The backends torch lists by default, plus eager and aot_eager for debugging."""
+    import torch._dynamo
+
+    return sorted(set(torch._dynamo.list_backends()) | {"eager", "aot_eager"})
+
+
+def available_modes() -> list[str]:
+    import torch._inductor
+
+    return list(torch._inductor.list_mode_options())
+
+
+def dynamo_config_defaults() -> dict[str, Any]:
+    import torch._dynamo.config
+
+    return torch._dynamo.config.get_config_copy()
+
+
+def inductor_config_defaults() -> dict[str, Any]:
+    import torch._inductor.config
+
+    return torch._inductor.config.get_config_copy()
+
+
+def parse_key_values(items: list[str], defaults: dict[str, Any], what: str,
+                     keys_of: str = "the installed torch") -> tuple[tuple[str, Any], ...]:
+    """Parse KEY=VALUE strings; each KEY must exist in `defaults` and VALUE match its type.
+    `keys_of` names where the valid keys come from, in the refusal."""
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"{what} override {item!r} is not KEY=VALUE (e.g. capture_scalar_outputs=True).")
+        if key not in defaults:
+            close = difflib.get_close_matches(key, list(defaults), n=5, cutoff=0.6)
+            close += [k for k in defaults if key.lower() in k.lower() and k not in close][:5]
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise ConfigError(f"{what} has no setting {key!r}.{hint} See the {len(defaults)} keys of {keys_of}.")
+        parsed[key] = _coerce(raw.strip(), defaults[key], key, what)
+    return tuple(sorted(parsed.items()))
+
+
+def _coerce(raw: str, default: Any, key: str, what: str) -> Any:
+    if isinstance(default, bool):
+        low = raw.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{what} setting {key} takes True or False, not {raw!r}.")
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw
+    if isinstance(default, (int, float)) and not isinstance(value, (int, float)):
+        raise ConfigError(f"{what} setting {key} takes a number, not {raw!r}.")
+    if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float):
+        raise ConfigError(f"{what} setting {key} takes a whole number, not {raw!r}.")
+    return value
+
+
+def validate_config(config: CompileConfig, device: str = "cpu") -> None:
+    """Raise ConfigError, with the valid values, for anything torch.compile would refuse."""
+    backends = available_backends()
+    if config.backend not in backends:
+        raise ConfigError(
+            f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}."
+        )
+    modes = available_modes()
+    if config.mode not in modes:
+        raise ConfigError(
+            f"Unknown mode {config.mode!r}. Valid modes here: {', '.join(modes)}. "
+            "(Modes such as 'max', 'min', 'high-speed' or 'keypoint' do not exist in any torch release. To see what "
+            "the compiler does, use --compile-log LEVEL, e.g. +dynamo,inductor,output_code.)"
+        )
+    if config.mode != "default" and config.backend != "inductor":
+        raise ConfigError(
+            f"mode={config.mode!r} only applies to the inductor backend, not {config.backend!r}; "
+            "use mode 'default' with other backends."
+        )
+    if config.mode != "default" and config.inductor_options:
+        raise ConfigError(
+            "torch.compile takes either a mode or inductor options, not both; drop one of them."
+        )
+    if config.inductor_options and config.backend != "inductor":
+        raise ConfigError(f"Inductor options need backend 'inductor', not {config.backend!r}.")
+    if config.dynamic not in DYNAMIC_CHOICES:
+        raise ConfigError(f"dynamic must be one of {', '.join(DYNAMIC_CHOICES)}, not {config.dynamic!r}.")
+    if device not in DEVICE_CHOICES:
+        raise ConfigError(f"device must be one of {', '.join(DEVICE_CHOICES)}, not {device!r}.")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("device 'cuda' was asked for but no CUDA GPU is available here; use --device cpu.")
+
+
+COMPILE_ARGUMENTS = ("backend", "mode", "dynamic", "fullgraph", "options")
+VERBOSE_REFUSAL = (
+    "torch.compile has no verbose argument (outdated guides teach verbose=True: a TypeError in every "
+    f"release). Valid arguments: {', '.join(COMPILE_ARGUMENTS)} (--backend, --mode, --dynamic, --fullgraph, "
+    "--inductor-option). Graph breaks and recompiles are always captured in the report; for torch's own "
+    "detailed log of the compile, use --compile-log LEVEL (e.g. --compile-log +dynamo,inductor,guards,output_code; "
+    "kept as compile_log/<config>.log in the report folder).")
+
+
+def asks_for_verbose(argv: list[str]) -> bool:
+    """Whether a command line carries the `--verbose` that torch.compile never had."""
+    return any(a == "--verbose" or a.startswith("--verbose=") for a in argv)
+
+
+def expand_configs(
+    backends: list[str],
+    modes: list[str],
+    dynamics: list[str],
+    fullgraph: bool = False,
+    dynamo_config: tuple[tuple[str, Any], ...] = (),
+    inductor_options: tuple[tuple[str, Any], ...] = (),
+) -> list[CompileConfig]:
+    """Every combination of the given values, skipping mode variants on non-inductor
+    backends (where only 'default' applies) rather than failing the whole sweep."""
+    configs: list[CompileConfig] = []
+    for backend, mode, dynamic in itertools.product(backends, modes, dynamics):
+        if backend != "inductor" and mode != "default":
+            if len(modes) > 1:
+                continue  # a sweep over modes only means something for inductor
+        cfg = CompileConfig(backend, mode, dynamic, fullgraph, dynamo_config, inductor_options)
+        if cfg not in configs:
+            configs.append(cfg)
+    return configs

@@ -1,0 +1,342 @@
+"""The Ray executor of a zoo: every job is a Ray task (Ray schedules; nothing here does).
+
+Only `--executor ray` imports this module, so a local sweep never loads Ray.
+
+- Each task claims what keeps its timings its own: one GPU (and one CPU) for `--device cuda`;
+  for a CPU job the `--threads` it asked for or, without it, every CPU of the smallest node,
+  so one job runs per node (Ray sets OMP_NUM_THREADS to the CPUs claimed, and torch uses that
+  many threads; the report records them).
+- On its node the task runs the job exactly as the local executor does (core.run.runner.JobRunner:
+  a child process, its timeout, crash isolation) in a temporary folder, and returns the
+  JobResult as report.json holds it plus the files the job wrote (traces, graphs, logs) as
+  a tar archive; the driver writes both into DIR/<model>/.
+- Our code travels to every node with the job (runtime_env py_modules: the `core` package),
+  and so do model and weights files a node does not have at the same path (with the same
+  content); each node needs Python, Ray, torch and the model sources' packages.
+- Tasks are never retried (max_retries=0): a node or worker that dies mid-job ends that job
+  as failed with the cause, the sweep goes on, and `--resume` runs it again.
+- Progress: each task puts its start (with its node) and its phase changes on a Ray queue
+  that the driver reads while it waits for results.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import socket
+import tarfile
+import tempfile
+import time
+
+import ray
+import ray.exceptions as rex
+
+from core.vocab import events as ev
+from core.vocab.config import ConfigError, JobSpec
+from core.analysis.results import JobResult
+from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
+from core import CORE_DIR
+
+POLL_S = 0.2
+_FORWARDED = (ev.JobStarted, ev.PhaseChanged)
+
+
+def node_name() -> str:
+    """This node as the zoo names it: host name and the start of Ray's node id (nodes of a
+    cluster simulated on one machine share the host name)."""
+    return f"{socket.gethostname()}/{ray.get_runtime_context().get_node_id()[:6]}"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def files_of(spec: JobSpec) -> list[str]:
+    """The local files a job needs: its model file and its weights file."""
+    from core.models import source_kind, split_factory
+
+    found = []
+    if source_kind(spec.model.source) not in ("torchvision", "timm", "hf"):
+        found.append(split_factory(spec.model.source)[0])
+    if spec.model.weights:
+        found.append(spec.model.weights)
+    return found
+
+
+def _localize(spec: JobSpec, shipped: dict, folder: str) -> JobSpec:
+    """The spec with every file this node lacks (or holds with other content) replaced by the
+    shipped copy (`shipped`: path → (sha256, bytes)) written into `folder`."""
+    from core.models import split_factory
+
+    def place(path: str) -> str:
+        sha, data = shipped[path]
+        if os.path.isfile(path) and _sha256(path) == sha:
+            return path
+        copy = os.path.join(folder, "files", sha[:12], os.path.basename(path))
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        with open(copy, "wb") as fh:
+            fh.write(data)
+        return copy
+
+    model = spec.model
+    path, factory = split_factory(model.source)
+    if path in shipped:
+        model = dataclasses.replace(model, source=place(path) + (f":{factory}" if model.source != path else ""))
+    if model.weights and model.weights in shipped:
+        model = dataclasses.replace(model, weights=place(model.weights))
+    return dataclasses.replace(spec, model=model)
+
+
+class _Forward:
+    """The task's RunListener: puts its phase changes on the driver's queue."""
+
+    def __init__(self, queue, job_id: str):
+        self.queue, self.job_id = queue, job_id
+
+    def put(self, item) -> None:
+        # Fire and forget: a task that waits in ray.get lends its CPUs to the next task until
+        # the wait ends, and that task would then time itself beside this one on the node.
+        try:
+            self.queue.actor.put_nowait.remote(item)
+        except Exception:
+            pass  # progress is a courtesy; the result still comes back
+
+    def on_job_started(self, index, total, spec) -> None:
+        pass
+
+    def on_event(self, event) -> None:
+        if isinstance(event, _FORWARDED):
+            self.put(("event", self.job_id, event, time.time()))
+
+    def on_job_ended(self, index, total, spec, terminal) -> None:
+        pass
+
+    def on_status(self, status) -> None:
+        pass
+
+
+@ray.remote(max_retries=0)
+def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: bytes) -> dict:
+    """One zoo job on this node: {"result": JobResult as a dict, "artifacts": tar.gz bytes
+    or b"", "node": this node's name, "ended": its clock when the job ended}. The job's
+    files come as `paths`, their `shas` and `contents` (object refs given as arguments, so
+    Ray fetches them before the task starts: nothing here waits in ray.get)."""
+    shipped = {p: (sha, data) for p, sha, data in zip(paths, shas, contents)}
+    from core.run.sampling import GpuMonitor
+    from core.run.runner import JobRunner
+
+    node = node_name()
+    forward = _Forward(queue, spec.job_id)
+    forward.put(("started", spec.job_id, node, time.time()))
+    gpu_ids = ray.get_gpu_ids()
+    try:
+        gpu = GpuMonitor(int(gpu_ids[0]) if gpu_ids else 0)  # NVML counts physical GPUs; Ray gives their ids
+    except (TypeError, ValueError):
+        gpu = GpuMonitor()
+    with tempfile.TemporaryDirectory(prefix="compile-profiler-zoo-") as tmp:
+        artifacts = os.path.join(tmp, "artifacts")
+        os.makedirs(artifacts)
+        local = dataclasses.replace(_localize(spec, shipped, tmp), artifacts_dir=artifacts)
+        runner = JobRunner(listener=None, on_event=forward.on_event, gpu=gpu)
+        try:
+            result = runner.run(local)
+        finally:
+            runner.close()
+        result.environment["node"] = node
+        packed = io.BytesIO()
+        if any(os.scandir(artifacts)):
+            with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+                tar.add(artifacts, arcname=".")
+        return {"result": result.to_dict(), "artifacts": packed.getvalue(), "node": node, "ended": time.time()}
+
+
+def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]:
+    """(reason, detail) for a task that ended with a Ray error instead of a result."""
+    where = f" ({node})" if node else ""
+    during = f" during its {phase} phase" if phase else ""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    if isinstance(exc, rex.NodeDiedError):
+        reason = f"the Ray node running it{where} died{during}"
+    elif isinstance(exc, rex.WorkerCrashedError):
+        reason = (f"the Ray worker running it{where} died{during} (its node was lost, or the worker was killed, "
+                  "e.g. for memory)")
+    elif isinstance(exc, (rex.ObjectLostError, rex.OwnerDiedError)):
+        reason = f"its result was lost with a Ray node{where}{during}"
+    elif isinstance(exc, rex.RuntimeEnvSetupError):
+        reason = f"Ray could not set up the job's environment on its node{where}: {first}"
+    elif isinstance(exc, rex.RayTaskError):
+        cause = getattr(exc, "cause", None)
+        reason = f"the Ray task{where} raised {type(cause).__name__ if cause else 'an error'}: {cause or first}"
+    else:
+        reason = f"Ray could not run it{where}: {type(exc).__name__}: {first}"
+    return reason, str(exc)[-4000:]
+
+
+class RayExecutor:
+    """Runs a zoo's jobs as Ray tasks on a local Ray instance or the cluster at `address`."""
+
+    def __init__(self, address: str | None = None):
+        self.address = address
+        self.queue = None
+        self._refs: dict = {}
+        self._cancelled = False
+        self._started_ray = False
+        self.cpus_per_job: int | None = None
+        # job id → (node, start, end) by the nodes' clocks: which jobs shared a node when
+        self.timeline: dict[str, tuple[str, float | None, float | None]] = {}
+
+    # ------------------------------------------------------------------ set-up
+
+    def connect(self, specs: list[JobSpec]) -> None:
+        """Start or join Ray and check the cluster can run these jobs; ConfigError if not."""
+        from ray.util.queue import Queue
+
+        runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
+        try:
+            if self.address:
+                ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False,
+                         logging_level="WARNING")
+            else:  # a local instance, reachable from this machine only
+                ray.init(runtime_env=runtime_env, include_dashboard=False, log_to_driver=False,
+                         logging_level="WARNING", _node_ip_address="127.0.0.1")
+        except Exception as exc:
+            where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
+            raise ConfigError(f"could not start or join {where}: {type(exc).__name__}: {exc}") from None
+        self._started_ray = True
+        self._check(specs)
+        self.queue = Queue(actor_options={"num_cpus": 0})
+
+    def _check(self, specs: list[JobSpec]) -> None:
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        cpus = [int(n["Resources"].get("CPU", 0)) for n in nodes if n["Resources"].get("CPU", 0) >= 1]
+        gpus = max((n["Resources"].get("GPU", 0) for n in nodes), default=0)
+        where = f"the Ray cluster at {self.address}" if self.address else "the local Ray instance"
+        if not cpus:
+            raise ConfigError(f"{where} has no node with a CPU to run jobs on.")
+        if any(s.device == "cuda" for s in specs) and gpus < 1:
+            raise ConfigError(f"--device cuda: {where} has no GPU (its nodes offer {', '.join(sorted({str(c) for c in cpus}))} "
+                              "CPUs and no GPU); use --device cpu or a cluster with GPUs.")
+        threads = max((s.threads or 0 for s in specs), default=0)
+        if threads and threads > max(cpus):
+            raise ConfigError(f"--threads {threads}: no node of {where} has that many CPUs (the largest has "
+                              f"{max(cpus)}).")
+        self.cpus_per_job = min(cpus)
+
+    def resources(self, spec: JobSpec) -> dict:
+        """What one job claims: a GPU and a CPU on CUDA, else its threads or a whole (smallest) node."""
+        if spec.device == "cuda":
+            return {"num_gpus": 1, "num_cpus": spec.threads or 1}
+        return {"num_cpus": spec.threads or self.cpus_per_job or 1}
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, jobs: list[ZooJob], listener: ZooListener) -> None:
+        """Submit every job, then hand each result to the listener as its task ends."""
+        shipped = {}
+        for job in jobs:
+            for path in files_of(job.spec):
+                if path not in shipped and os.path.isfile(path):
+                    with open(path, "rb") as fh:
+                        shipped[path] = (_sha256(path), ray.put(fh.read()))
+        by_id = {job.spec.job_id: job for job in jobs}
+        phases: dict[str, str] = {}
+        nodes: dict[str, str] = {}
+        for job in jobs:
+            if self._cancelled:
+                listener.on_job_ended(job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id, "queue")))
+                continue
+            mine = [p for p in files_of(job.spec) if p in shipped]
+            ref = run_remote_job.options(**self.resources(job.spec)).remote(
+                job.spec, self.queue, tuple(mine), tuple(shipped[p][0] for p in mine), *(shipped[p][1] for p in mine))
+            self._refs[ref] = job
+        pending = list(self._refs)
+
+        def deliver(item) -> None:
+            kind, job_id, payload = item[:3]
+            job = by_id.get(job_id)
+            if job is None:
+                return
+            if kind == "started":
+                nodes[job_id] = payload
+                self.timeline[job_id] = (payload, item[3], None)
+                listener.on_job_started(job, payload)
+            elif kind == "event":
+                if isinstance(payload, ev.PhaseChanged):
+                    phases[job_id] = payload.phase
+                listener.on_event(job, payload)
+            else:  # "ended": payload is (the task's ref, what ray.get gave or raised)
+                self._refs.pop(payload[0])
+                result, ended = self._result(payload[1], job, nodes.get(job_id, ""), phases.get(job_id, ""))
+                node, started, _ = self.timeline.get(job_id, (nodes.get(job_id, ""), None, None))
+                self.timeline[job_id] = (node, started, ended)
+                listener.on_job_ended(job, result)
+
+        def poll(ready) -> None:
+            """Hand over what happened since the last poll in the order it happened on the
+            nodes (a job that ended and the one that took its place arrive together)."""
+            try:
+                items = [(i[3], i) for i in self.queue.get_nowait_batch(self.queue.qsize())]
+            except Exception:
+                items = []
+            for ref in ready:
+                try:
+                    outcome = ray.get(ref)
+                    ended = float(outcome["ended"])
+                except BaseException as exc:  # the task's Ray error (KeyboardInterrupt: a cancel)
+                    outcome, ended = exc, time.time()
+                items.append((ended, ("ended", self._refs[ref].spec.job_id, (ref, outcome))))
+            for _, item in sorted(items, key=lambda x: x[0]):
+                deliver(item)
+
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
+            poll(ready)
+        poll([])
+
+    def _result(self, outcome, job: ZooJob, node: str, phase: str) -> tuple[JobResult, float]:
+        """The job's result (or its failure, from the Ray error it ended with) and when it ended."""
+        job_id = job.spec.job_id
+        if isinstance(outcome, (rex.TaskCancelledError, KeyboardInterrupt)) or (
+                self._cancelled and isinstance(outcome, BaseException)):
+            return ended_without_running(job.spec, ev.JobCancelled(job_id, phase=phase or "queue")), time.time()
+        if isinstance(outcome, BaseException):
+            reason, detail = failure_reason(outcome, node, phase)
+            return (ended_without_running(job.spec, ev.JobFailed(job_id, reason=reason, detail=detail, phase=phase)),
+                    time.time())
+        payload = outcome
+        try:
+            result = JobResult.from_dict(payload["result"], f"the result of {job.label}")
+        except Exception as exc:
+            return ended_without_running(job.spec, ev.JobFailed(
+                job_id, reason=f"its result from {payload.get('node') or 'its node'} could not be read: {exc}",
+                phase=phase)), time.time()
+        result.spec = job.spec  # the driver's paths (the node's were temporary)
+        if payload.get("artifacts"):
+            with tarfile.open(fileobj=io.BytesIO(payload["artifacts"]), mode="r:gz") as tar:
+                tar.extractall(job.spec.artifacts_dir, filter="data")  # "data": nothing outside the folder
+        return result, float(payload.get("ended") or time.time())
+
+    def cancel(self) -> None:
+        """Cancel every task not yet ended (their jobs end as cancelled)."""
+        self._cancelled = True
+        for ref in list(self._refs):
+            try:
+                ray.cancel(ref)
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        """Let go of Ray (a local instance stops)."""
+        if self._started_ray:
+            try:
+                if self.queue is not None:
+                    self.queue.shutdown()
+            except Exception:
+                pass
+            ray.shutdown()
+            self._started_ray = False
