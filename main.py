@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
 
         return profile_main(argv[1:])
     if argv[:1] == ["tune"]:
-        from core.decide.tune import main as tune_main
+        from core.cli.tune import main as tune_main
 
         return tune_main(argv[1:])
     if argv[:1] == ["zoo"]:
@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
 
         return zoo_main(argv[1:])
     if argv[:1] == ["compare"]:
-        from core.decide.compare import main as compare_main
+        from core.cli.compare import main as compare_main
 
         return compare_main(argv[1:])
     from gui.app import main as gui_main

@@ -1,4 +1,4 @@
-"""torch's own compile log, kept per job (`--compile-log LEVEL`), and tlparse.
+"""torch's own compile log, kept per job (`--compile-log LEVEL`).
 
 torch.compile has no `verbose=True`; torch's real switch is `TORCH_LOGS` /
 `torch._logging.set_logs`. A job applies the LEVEL string (TORCH_LOGS syntax:
@@ -8,8 +8,8 @@ TORCH_LOGS_OUT, so the lines look exactly as torch prints them). The graph_break
 recompiles artifacts are always on: the job's capture reads them (core.capture.live).
 
 `read_log` turns such a file into entries (level, compile id, artifact, text) for a log
-view with search and a level filter; `run_tlparse` makes tlparse's HTML from a job's
-structured trace (core.capture.graphs writes it).
+view with search and a level filter (core.report.tlparse makes tlparse's HTML from a job's
+structured trace, which core.capture.graphs writes).
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-DEFAULT_COMPILE_LOG = "graph_breaks,recompiles"
+from core.vocab.config import DEFAULT_COMPILE_LOG
+
 ALWAYS_ON = ("graph_breaks", "recompiles")  # the capture needs them, whatever the user asks
 LEVELS = {"V": "debug", "I": "info", "W": "warning", "E": "error", "C": "critical"}
 LEVEL_ORDER = ("debug", "info", "warning", "error", "critical")
@@ -202,133 +203,3 @@ def filter_log(entries: list[LogEntry], min_level: str = "debug", text: str = ""
             (not needle or needle in e.text.lower() or needle in e.compile_id or needle in e.artifact.lower())]
 
 
-def tlparse_executable() -> str | None:
-    """tlparse (pip package `tlparse`) beside this Python, or on PATH."""
-    here = os.path.join(os.path.dirname(sys.executable), "tlparse")
-    return here if os.access(here, os.X_OK) else shutil.which("tlparse")
-
-
-TLPARSE_MISSING = ("tlparse is not installed (pip install tlparse); torch's structured traces are in torch_trace/ "
-                   "for when it is.")
-
-
-def trace_files(folder: str) -> list[str]:
-    """The structured-trace files (*.log) in `folder`, plain files only (no symbolic links)."""
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    paths = [os.path.join(folder, n) for n in names if n.endswith(".log")]
-    return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
-
-
-def run_tlparse(trace_dir: str, out_dir: str, timeout_s: float = 300) -> str:
-    """Run tlparse on the structured trace in `trace_dir` (it takes the file, not the
-    folder) into `out_dir`, which must not exist yet: tlparse is never given `--overwrite`
-    (which deletes the folder first), so it writes only into a folder it creates. Returns ""
-    on success, else why not, in one sentence."""
-    exe = tlparse_executable()
-    if exe is None:
-        return TLPARSE_MISSING
-    files = trace_files(trace_dir)
-    if not files:
-        return f"no structured trace in {trace_dir} (the job ended before compiling?)"
-    if os.path.lexists(out_dir):
-        return f"{out_dir} exists already; tlparse writes only into a new folder"
-    try:
-        proc = subprocess.run([exe, files[-1], "-o", out_dir, "--no-browser"],
-                              capture_output=True, text=True, timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"tlparse failed: {exc}"
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-        return f"tlparse failed: {tail[0]}"
-    return ""
-
-
-def tlparse_into_report(root: str, label: str) -> tuple[str, str]:
-    """tlparse's HTML for config `label` written into the report folder `root` that this run
-    owns (`--tlparse`): into tlparse/<config>/, a folder made for it (never through a
-    symbolic link, never over an existing one). (path of its index.html, "") or ("", why not)."""
-    from core.vocab.artifacts import ArtifactPathError, JobArtifacts, make_dirs, resolve
-
-    files = JobArtifacts.for_label(label)
-    trace_dir = resolve(root, files.torch_trace_dir)
-    if trace_dir is None:
-        return "", f"no structured trace for {label} in {os.path.join(root, 'torch_trace')}"
-    try:
-        out_dir = os.path.dirname(make_dirs(root, files.tlparse_dir + "/index.html"))
-    except (ArtifactPathError, OSError) as exc:
-        return "", f"cannot write tlparse's report: {exc}"
-    if os.listdir(out_dir):
-        return "", f"{out_dir} is not empty; tlparse writes only into a new folder"
-    os.rmdir(out_dir)  # tlparse makes the folder itself
-    problem = run_tlparse(trace_dir, out_dir)
-    index = os.path.join(out_dir, "index.html")
-    if problem:
-        return "", problem
-    return (index, "") if os.path.isfile(index) else ("", f"tlparse wrote no index.html into {out_dir}")
-
-
-TLPARSE_PREFIX = "compile-profiler-tlparse-"
-"""The app's tlparse reports go into fresh folders named so in the temporary folder."""
-TLPARSE_KEEP = 20
-_tlparse_made: dict[tuple, str] = {}  # this process's reports: (trace file, size, mtime) → index.html
-
-
-def tlparse_job(root: str, label: str) -> tuple[str, str]:
-    """tlparse's HTML report of one config's structured trace in the artifacts folder `root`
-    (a report folder anyone may have made): (path of its index.html, "") or ("", why not).
-
-    The report is generated by this call, or by an earlier call of this process for the same
-    trace, into a fresh folder of its own (tempfile.mkdtemp, readable by this user only): a
-    report folder's own tlparse/ (HTML anyone could have put there, or a symbolic link) is
-    never opened or written. The trace is read only from root's own torch_trace/ folder, never
-    through a symbolic link."""
-    import tempfile
-
-    from core.vocab.artifacts import JobArtifacts, resolve
-
-    trace_dir = resolve(root, JobArtifacts.for_label(label).torch_trace_dir)
-    files = trace_files(trace_dir) if trace_dir else []
-    if not files:
-        return "", f"no structured trace for {label} in {os.path.join(root, 'torch_trace')} (the job ended " \
-                   "before compiling, or the report was saved without it)"
-    stat = os.stat(files[-1])
-    key = (files[-1], stat.st_size, stat.st_mtime_ns)
-    index = _tlparse_made.get(key, "")
-    if index and os.path.isfile(index):
-        return index, ""
-    _prune_tlparse_folders()
-    parent = tempfile.mkdtemp(prefix=TLPARSE_PREFIX)
-    out_dir = os.path.join(parent, "report")
-    problem = run_tlparse(trace_dir, out_dir)
-    index = os.path.join(out_dir, "index.html")
-    if problem or not os.path.isfile(index):
-        shutil.rmtree(parent, ignore_errors=True)
-        return "", problem or f"tlparse wrote no index.html into {out_dir}"
-    _tlparse_made[key] = index
-    return index, ""
-
-
-def _prune_tlparse_folders(keep: int = TLPARSE_KEEP) -> None:
-    """Remove all but the newest `keep` tlparse folders this user's app made (only folders with
-    our prefix that the user owns, never through a symbolic link)."""
-    import tempfile
-
-    base = tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(base) if n.startswith(TLPARSE_PREFIX)]
-    except OSError:
-        return
-    mine = []
-    for n in names:
-        path = os.path.join(base, n)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if os.path.isdir(path) and not os.path.islink(path) and st.st_uid == os.getuid():
-            mine.append((st.st_mtime, path))
-    for _, path in sorted(mine, reverse=True)[keep - 1:]:
-        shutil.rmtree(path, ignore_errors=True)

@@ -14,30 +14,19 @@ import os
 import sys
 
 from core.vocab import events as ev
-from core.vocab.config import (VERBOSE_REFUSAL, ConfigError, asks_for_verbose)
+from core.vocab.config import ConfigError
 from core.vocab.artifacts import JobArtifacts
-from core.capture.compile_log import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
+from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
 from core.report.files import OutputFolder, ReportError, write_report
 from core.run.runner import JobRunner, RunListener
 from core.analysis.results import JobResult, JobStatus
 from core.cli.args import build_parser, build_specs
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
+from core.cli.prologue import run_command
 
 
 def main(argv: list[str]) -> int:
-    if asks_for_verbose(argv):
-        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
-        return 2
-    args = build_parser().parse_args(argv)
-    try:
-        return _profile(args, argv)
-    except KeyboardInterrupt:  # Ctrl+C before the first job: nothing was measured yet
-        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
-        return 130
-
-
-def _profile(args: argparse.Namespace, argv: list[str]) -> int:
-    return run_and_report(args, argv, lambda: build_specs(args))
+    return run_command(argv, build_parser(), lambda args, argv: run_and_report(args, argv, lambda: build_specs(args)))
 
 
 def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listener: RunListener | None = None,

@@ -13,7 +13,8 @@ import os
 import sys
 import threading
 
-from core.vocab.config import VERBOSE_REFUSAL, ConfigError, JobSpec, asks_for_verbose
+from core.cli.prologue import run_command
+from core.vocab.config import ConfigError, JobSpec
 from core.cli.output import CancelOnInterrupt
 from core.report.files import ReportError
 from core.analysis.results import JobResult
@@ -117,15 +118,7 @@ def make_executor(args: argparse.Namespace):
 
 
 def main(argv: list[str]) -> int:
-    if asks_for_verbose(argv):
-        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
-        return 2
-    args = build_zoo_parser().parse_args(argv)
-    try:
-        return _zoo(args, argv)
-    except KeyboardInterrupt:
-        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
-        return 130
+    return run_command(argv, build_zoo_parser(), _zoo)
 
 
 def _zoo(args: argparse.Namespace, argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""`python main.py compare BASELINE NEW [--threshold PCT]`: a report against a saved baseline.
+"""A report against a saved baseline (the `compare` command's judgement, core.cli.compare).
 
 Configs are matched by label. Per config: the change of the compiled and eager medians,
 each median with a 95% bootstrap interval from its samples (do the intervals overlap?),
@@ -20,9 +20,7 @@ difference. No Qt; `compare_reports` is what the app calls.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +29,6 @@ import numpy as np
 from core.vocab.source_paths import display_path
 from core.analysis.quality import NOISY, UNUSABLE
 from core.analysis.results import JobResult, JobStatus
-from core.report.safety import terminal_text
 from core.analysis.stats import _bootstrap_medians
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -382,59 +379,4 @@ def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResul
                                 "small changes in it may be noise")
     return Comparison(configs, tuple(warnings), threshold_pct, relative)
 
-
-def main(argv: list[str]) -> int:
-    from core.report.files import ReportError, csv_text, atomic_write, load_report
-
-    p = argparse.ArgumentParser(prog="main.py compare", description="Compare a report with a saved baseline, "
-                                "config by config; exit 1 when a config regressed beyond the threshold and the noise.")
-    p.add_argument("baseline", metavar="BASELINE", help="report folder or report.json of the baseline")
-    p.add_argument("new", metavar="NEW", help="report folder or report.json to check against it")
-    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PCT, metavar="PCT",
-                   help=f"a compiled median this many percent slower (and outside the noise) is a regression "
-                        f"(default {DEFAULT_THRESHOLD_PCT:g})")
-    p.add_argument("--relative", action="store_true",
-                   help="judge the compiled side against the eager side of its own run (the speedup), so a slower "
-                        "or busier machine as a whole is not a regression (for shared CI runners)")
-    p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
-    args = p.parse_args(argv)
-    if not 0 <= args.threshold <= 1000:
-        print(f"error: --threshold must be from 0 to 1000 percent, not {args.threshold:,.10g}.", file=sys.stderr)
-        return 2
-    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):  # said before any work
-        print(f"error: --out {args.out} is a file; name a folder for compare.csv.", file=sys.stderr)
-        return 2
-    try:
-        base, base_header = load_report(args.baseline)
-        new, new_header = load_report(args.new)
-    except ReportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    result = compare_reports(base, base_header, new, new_header, args.threshold, args.relative)
-    # reports come from anyone: what they hold is printed with its control characters escaped
-    for w in result.warnings:
-        print(f"warning: {terminal_text(w)}", file=sys.stderr)
-    for c in result.configs:
-        print(terminal_text(f"{c.config}: {c.verdict}"))
-        for line in c.breaks_added:
-            print(f"  + {terminal_text(line)}")
-        for line in c.breaks_removed:
-            print(f"  - {terminal_text(line)}")
-    if args.out:
-        try:
-            os.makedirs(args.out, exist_ok=True)
-            atomic_write(os.path.join(args.out, "compare.csv"), csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs]))
-        except OSError as exc:
-            print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
-            return 2
-        print(f"compare.csv written to {os.path.abspath(args.out)}", file=sys.stderr)
-    regressed = [c.config for c in result.configs if c.regression]
-    if regressed:
-        print(terminal_text(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}"), file=sys.stderr)
-        return 1
-    if result.undecided:  # a gate must not pass what it could not judge
-        print(terminal_text(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit "
-                            f"code {CANNOT_TELL_EXIT}"), file=sys.stderr)
-        return CANNOT_TELL_EXIT
-    return 0
 

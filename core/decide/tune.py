@@ -1,5 +1,5 @@
-"""`python main.py tune MODEL [--budget MINUTES] [--calls N] --out DIR`: find the best
-settings within a time budget.
+"""Finding the best settings within a time budget (the `tune` command, core.cli.tune, and the
+app's Find best settings).
 
 A candidate set suited to the device (`candidates`), cheapest compile first, each run as a
 normal job through `core.run.runner.JobRunner.run_all` (its own process, cancellable, progress
@@ -265,42 +265,3 @@ class TuneRun:
                 f"at {need:.1f} min in all).")
 
 
-def main(argv: list[str]) -> int:
-    from core.cli.args import build_parser, build_specs
-    from core.cli.output import Progress
-    from core.cli.profile import run_and_report
-    from core.vocab.config import VERBOSE_REFUSAL, asks_for_verbose
-
-    if asks_for_verbose(argv):
-        print(f"error: {VERBOSE_REFUSAL}", file=sys.stderr)
-        return 2
-    args = build_parser("tune").parse_args(argv)
-    if not 0 < args.budget <= MAX_BUDGET_MIN:  # NaN and infinity too (a timer cannot wait forever)
-        print(f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
-              f"{args.budget:g}.", file=sys.stderr)
-        return 2
-    run = TuneRun(args.budget * 60.0, {}, None)
-
-    def make_specs() -> list[JobSpec]:
-        from core.models import defines_variants
-
-        has_variants = defines_variants(args.model)
-        cands = candidates(args.device, has_variants)
-        specs = build_specs(args, [c.config for c in cands])
-        specs = [dataclasses.replace(s, sweep_shapes=has_variants) for s in specs]
-        by_config = {s.config: c for s, c in zip(specs, cands)}
-        run.candidates.update({s.job_id: c for s, c in zip(specs, cands)})
-        run.listener.estimator.by_config.update(by_config)
-        run.started = time.monotonic()
-        return specs
-
-    run.listener = BudgetListener(Progress(quiet=args.quiet), run.budget_s, Estimator({}), quiet=args.quiet)
-    try:
-        return run_and_report(args, argv, make_specs, listener=run.listener,
-                              sections=lambda results: {"tune": run.section(results)},
-                              after=run.print_candidates)
-    except KeyboardInterrupt:
-        print("\ninterrupted before any job started; nothing was measured.", file=sys.stderr)
-        return 130
-    finally:
-        run.listener.close()

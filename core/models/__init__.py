@@ -219,9 +219,9 @@ def normalize_source(source: str) -> str:
         path, factory = split_factory(source)
         return os.path.abspath(path) + (f":{factory}" if factory != "get_model" else "")
     if kind == "hf":
-        from core.models import hf_models
+        from core.models import hf_config
 
-        parsed = hf_models.parse_source(source)
+        parsed = hf_config.parse_source(source)
         if parsed.is_folder:
             return HF_PREFIX + parsed.target + (f"#{parsed.head}" if parsed.head else "")
     return source

@@ -65,7 +65,7 @@ _NOT_BUILDABLE = {
 def hf_entries() -> list[CatalogEntry]:
     from core.models import HF_PREFIX
     from core.models.hf_inputs import BUILDABLE, mapped_types, modality_of
-    from core.models.hf_models import COMPOSITE_TYPES, model_types
+    from core.models.hf_config import COMPOSITE_TYPES, model_types
 
     mapped = mapped_types()
     entries = []

@@ -32,7 +32,7 @@ def estimate_size(cls, config) -> SizeEstimate | None:
     model cannot be built there."""
     import torch
 
-    from core.models.hf_models import from_config
+    from core.models.hf_config import from_config
 
     try:
         with torch.device("meta"):
@@ -69,7 +69,7 @@ LAYER_FIELDS = ("num_hidden_layers", "num_decoder_layers", "decoder_layers", "en
 
 def smaller_overrides(config) -> list[str]:
     """--hf-config items that cut the layer count to 2 (the decoder's too, for encoder-decoders)."""
-    from core.models.hf_models import config_fields
+    from core.models.hf_config import config_fields
 
     fields = config_fields(config)
     items = []

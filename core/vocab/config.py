@@ -12,8 +12,8 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.capture.compile_log import DEFAULT_COMPILE_LOG
 
+DEFAULT_COMPILE_LOG = "graph_breaks,recompiles"  # torch's log artifacts kept per job (core.capture.compile_log)
 DYNAMIC_CHOICES = ("auto", "true", "false")
 DEVICE_CHOICES = ("cpu", "cuda")
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # inductor modes that record CUDA graphs

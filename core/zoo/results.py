@@ -291,18 +291,6 @@ class Zoo:
     def overall_warning(self) -> str:
         return environment_warning(self.rows)
 
-    def files(self) -> dict[str, str]:
-        """File name → text of zoo.csv, zoo_summary.csv and zoo.json (core.zoo.files)."""
-        from core.zoo.files import zoo_files
-
-        return zoo_files(self)
-
-    def write(self, out_dir: str) -> list[str]:
-        """Write the zoo's files into `out_dir` atomically; returns their paths."""
-        from core.zoo.files import write_zoo
-
-        return write_zoo(self, out_dir)
-
 
 # ------------------------------------------------------------------ orders
 

@@ -28,7 +28,7 @@ from core.vocab.config import JobSpec
 from core.report.files import OutputFolder, ReportError, load_report, write_report
 from core.analysis.results import JobResult, JobStatus
 from core.zoo.results import Zoo, ZooRow
-from core.zoo.files import ZOO_FILES, folder_names, load_zoo
+from core.zoo.files import ZOO_FILES, folder_names, load_zoo, write_zoo
 
 # JobSpec fields that must match for a finished job to count towards a resumed sweep.
 RESUME_FIELDS = ("model", "config", "warmup", "iters", "device", "threads", "inference_mode", "block_size",
@@ -193,7 +193,7 @@ class ZooSweep(ZooListener):
             self.results[job.model][job.spec.config.label] = result
             try:
                 self._write_model(job.model)
-                self.zoo(finished=False).write(self.out_dir)
+                write_zoo(self.zoo(finished=False), self.out_dir)
             except OSError as exc:
                 self.write_errors.append(str(exc))
         self.inner.on_job_ended(job, result)
@@ -231,7 +231,7 @@ class ZooSweep(ZooListener):
                                                                                "report.json")):
                         self._write_model(model)
                 zoo = self.zoo(finished=True)
-                zoo.write(self.out_dir)
+                write_zoo(zoo, self.out_dir)
             return zoo
         finally:
             self.release()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.report.artifact_views import GraphTexts, graph_texts
-from core.capture.compile_log import tlparse_job
+from core.report.tlparse import tlparse_job
 from gui.panels.compile_log import CompileLogDialog
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.python_highlighter import PythonHighlighter

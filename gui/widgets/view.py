@@ -10,11 +10,19 @@ A tab view is one file in gui/panels and one entry in `gui.panels.TAB_VIEWS`. GU
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:  # the session lives in gui/run; views only receive it
+if TYPE_CHECKING:
     from core.run.torch_info import Catalog
-    from gui.run.session import ProfileSession
+
+
+class Session(Protocol):
+    """What a view needs of the session (gui.run.session.ProfileSession, which sits above the
+    views): its results and the signals that say a job changed or ended."""
+
+    results: list
+    sig_job_changed: object
+    sig_job_ended: object
 
 
 class ResultsView:
@@ -24,7 +32,7 @@ class ResultsView:
     title = ""
     tip = ""
 
-    def bind(self, session: "ProfileSession") -> None:
+    def bind(self, session: Session) -> None:
         """Follow `session`: a job's change or end refreshes this view."""
         session.sig_job_changed.connect(lambda job_id: self.refresh(session.results, job_id))
         session.sig_job_ended.connect(lambda job_id: self.refresh(session.results, job_id, ended=True))

@@ -22,7 +22,7 @@ from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file
 def install(w) -> None:
     """Create the actions (`w.find_best_action`, `w.compare_action`), put them in the Run and
     File menus and connect the Decision tab. Called once, after the menus are built."""
-    from gui.window.layout import make_action
+    from gui.widgets.actions import make_action
 
     w.find_best_action = make_action(
         w, "Find best settings", "Ctrl+Shift+B", "Profile core's candidate configs for this model and device, "

@@ -8,6 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from gui.widgets.actions import make_action
+
 
 
 def build_layout(w) -> None:
@@ -74,18 +76,6 @@ def build_layout(w) -> None:
     w.setCentralWidget(central)
     w.statusBar().addWidget(w.status_label, 1)
     w.statusBar().addPermanentWidget(w.progress)
-
-
-def make_action(window, text: str, shortcut, tip: str, slot) -> QAction:
-    """An action whose tooltip names its shortcut."""
-    action = QAction(text, window)
-    if shortcut:
-        action.setShortcut(QKeySequence(shortcut))
-    shortcut_text = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    action.setToolTip(f"{tip} ({shortcut_text})" if shortcut_text else tip)
-    action.setStatusTip(tip)
-    action.triggered.connect(slot)
-    return action
 
 
 def build_actions(w) -> None:

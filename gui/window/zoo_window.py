@@ -16,7 +16,7 @@ from core.report.files import ReportError
 from core.zoo.results import Zoo
 from core.zoo.files import load_zoo
 from gui.panels.zoo import ZooPanel
-from gui.window.layout import make_action
+from gui.widgets.actions import make_action
 
 RELOAD_MS = 2000
 

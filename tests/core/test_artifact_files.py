@@ -126,7 +126,7 @@ def fake_tlparse(tmp_path, monkeypatch):
     import shutil
     import sys
 
-    from core.capture import compile_log
+    from core.report import tlparse
     calls = []
 
     def run(argv, **kw):
@@ -143,9 +143,9 @@ def fake_tlparse(tmp_path, monkeypatch):
             fh.write("<html>generated</html>")
         return subprocess.CompletedProcess(argv, 0, "", "")
 
-    monkeypatch.setattr(compile_log, "tlparse_executable", lambda: sys.executable)
-    monkeypatch.setattr(compile_log.subprocess, "run", run)
-    monkeypatch.setattr(compile_log, "_tlparse_made", {})
+    monkeypatch.setattr(tlparse, "tlparse_executable", lambda: sys.executable)
+    monkeypatch.setattr(tlparse.subprocess, "run", run)
+    monkeypatch.setattr(tlparse, "_tlparse_made", {})
     return calls
 
 
@@ -158,7 +158,7 @@ def test_open_in_tlparse_never_deletes_or_opens_what_a_report_holds(tmp_path, fa
     """The reported attack: a report whose tlparse/ is a symbolic link to a folder in the user's
     home made 'Open in tlparse' delete that folder (tlparse --overwrite). And a report's own
     tlparse/<config>/index.html (a script, a link to a system file) must not be opened."""
-    from core.capture.compile_log import TLPARSE_PREFIX, tlparse_job
+    from core.report.tlparse import TLPARSE_PREFIX, tlparse_job
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"
@@ -177,7 +177,7 @@ def test_open_in_tlparse_never_deletes_or_opens_what_a_report_holds(tmp_path, fa
 
 
 def test_tlparse_reads_no_trace_through_a_symlink(tmp_path, fake_tlparse):
-    from core.capture.compile_log import tlparse_job
+    from core.report.tlparse import tlparse_job
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"
@@ -191,7 +191,7 @@ def test_tlparse_reads_no_trace_through_a_symlink(tmp_path, fake_tlparse):
 
 
 def test_tlparse_into_the_report_writes_only_a_folder_of_its_own(tmp_path, fake_tlparse):
-    from core.capture.compile_log import tlparse_into_report
+    from core.report.tlparse import tlparse_into_report
 
     outside = _outside(tmp_path)
     root = tmp_path / "report"

@@ -205,7 +205,7 @@ def test_files_of_the_job(known_cost):
 
 
 def test_tlparse_reads_the_structured_trace(known_cost, tmp_path):
-    from core.capture.compile_log import run_tlparse, tlparse_executable, tlparse_job
+    from core.report.tlparse import run_tlparse, tlparse_executable, tlparse_job
 
     if tlparse_executable() is None:
         pytest.skip("tlparse is not installed")

@@ -8,7 +8,7 @@ import torch
 
 from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, check_source, describe_inputs, load_model, normalize_source
-from core.models import hf_memory, hf_models
+from core.models import hf_config, hf_memory, hf_models
 
 TINY_BERT = ("num_hidden_layers=1", "hidden_size=32", "num_attention_heads=2", "intermediate_size=37",
              "vocab_size=100", "max_position_embeddings=64")
@@ -95,8 +95,8 @@ def test_a_config_too_big_for_memory_is_refused_before_building(monkeypatch):
 
 
 def _class_and_config(model_type):
-    source = hf_models.parse_source(f"hf:{model_type}")
-    config = hf_models.build_config(source)
+    source = hf_config.parse_source(f"hf:{model_type}")
+    config = hf_config.build_config(source)
     return hf_models.model_class(source, config), config
 
 

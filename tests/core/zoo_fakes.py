@@ -7,7 +7,7 @@ import os
 from core.vocab.config import CompileConfig
 from core.report.files import write_report
 from core.zoo.results import Zoo, ZooRow
-from core.zoo.files import folder_names
+from core.zoo.files import folder_names, write_zoo
 from tests.core.fakes import fake_result
 
 # model → config → (eager ms, compiled ms, compile s, status, accuracy, graph-break places)
@@ -48,6 +48,6 @@ def write_fake_zoo(path: str, figures=FIGURES, environment=None) -> Zoo:
         rows += [ZooRow.from_result(model, folders[model], r) for r in results]
     configs = list(dict.fromkeys(r.config.label for rs in by_model.values() for r in rs))
     zoo = Zoo(folders, configs, rows, {"argv": ["fake"]}, True, path)
-    zoo.write(path)
+    write_zoo(zoo, path)
     return zoo
 

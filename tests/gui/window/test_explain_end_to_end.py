@@ -55,7 +55,7 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     assert dialog.view.path.startswith(str(tmp_path / "saved"))
     assert window.view("time-breakdown").open_traces.isEnabled()
     # tlparse's report of the reopened session's structured trace (the browser is a stand-in)
-    from core.capture.compile_log import tlparse_executable
+    from core.report.tlparse import tlparse_executable
     from PySide6.QtGui import QDesktopServices
 
     opened = []
