@@ -8,7 +8,7 @@ tests/test_architecture.py, function-level imports included):
     analysis  what the figures mean: statistics, measurement quality, a job's folded result
               and summary, the time breakdown, sweep figures, number formatting
     models    building models and their inputs from every source (torchvision, timm, Hugging
-              Face, model files, .pt2, TorchScript), the model catalogue, the examples
+              Face, model files, .pt2, TorchScript), the model catalog, the examples
     capture   what torch reports while it compiles: graph breaks, recompiles, compilation
               metrics, compiled graphs, the compile log
     measure   one job in its child process: the phases, timing, accuracy, the op profile,

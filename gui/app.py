@@ -1,6 +1,6 @@
 """Entry point of the desktop app: `python main.py [MODEL] [options]`.
 
-The window shows before torch is imported (the catalogues load on a background thread),
+The window shows before torch is imported (the catalogs load on a background thread),
 so it appears in about a second. `--run` starts profiling as soon as torch is loaded;
 `--screenshot PNG` saves a picture of the window once the run (if any) has finished and
 exits, which makes the README's screenshots and serves the smoke test.
@@ -179,7 +179,7 @@ class Automation:
             w.set_model(a.model, trusted=True)  # named on the command line: the user chose it
         panel = w.config_panel
         # Checked as KEY=VALUE before the window opened (`command_line_problem`); the keys and
-        # values against torch's settings once it has loaded (`_on_catalog_loaded`).
+        # values against torch's settings once it has loaded (`_on_torch_info_loaded`).
         dynamo = dynamo_overrides.parse(a.dynamo_config, None) if a.dynamo_config else ()
         if a.backend or a.mode or a.dynamic or a.fullgraph or dynamo:
             configs = expand_configs(a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"],
@@ -220,7 +220,7 @@ class Automation:
                 self._refuse()
         if a.print_launch_time or a.exit_after_show:
             w.sig_shown.connect(self._on_shown)
-        w.sig_catalog_loaded.connect(self._on_catalog_loaded)
+        w.sig_torch_info_loaded.connect(self._on_torch_info_loaded)
 
     def _on_shown(self) -> None:
         if self.args.print_launch_time:
@@ -265,7 +265,7 @@ class Automation:
         Automation.exit_code = 2
         QTimer.singleShot(0, self.window.close)
 
-    def _on_catalog_loaded(self, catalog) -> None:
+    def _on_torch_info_loaded(self, catalog) -> None:
         w, a = self.window, self.args
         if Automation.exit_code is not None:
             return  # already refused (a session that cannot be opened)
@@ -274,7 +274,7 @@ class Automation:
             print(f"error: {problem}", file=sys.stderr)
             self._refuse()
             return
-        if a.device:  # the catalogue replaced the device list; keep the asked-for device
+        if a.device:  # the catalog replaced the device list; keep the asked-for device
             if w.config_panel.device.findText(a.device) < 0:
                 w.config_panel.device.addItem(a.device)
             w.config_panel.device.setCurrentText(a.device)

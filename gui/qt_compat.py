@@ -66,10 +66,10 @@ _collector = None
 
 def collect_garbage_on_gui_thread():
     """Python's cyclic garbage collector runs in whichever thread happens to allocate. Run in a
-    background thread (the catalogue loader importing torch, the run worker unpickling events),
+    background thread (the catalog loader importing torch, the run worker unpickling events),
     it destroyed Qt objects of the GUI thread (a closed window's) and deadlocked in shiboken's
     GIL handling: GUI test runs hung in QObject::~QObject called from gc_collect_main in the
-    catalogue loader's thread. So automatic collection is off in the app, and pyqtgraph's
+    catalog loader's thread. So automatic collection is off in the app, and pyqtgraph's
     GarbageCollector collects on a GUI-thread timer instead (what pyqtgraph recommends for
     exactly this). Call on the GUI thread once a QApplication exists; idempotent."""
     global _collector

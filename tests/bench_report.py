@@ -12,7 +12,7 @@ measures, each in a fresh process (`python -m tests.bench_report STEP N FOLDER [
   gui        the app offscreen: MainWindow, `open_session(report.json)`, events processed until
              the charts' redraw timers are idle, then `window.grab()` (every widget painted)
   gui_cli    `main.py --session F/report.json --screenshot PNG` end to end (includes Python and
-             Qt start-up, torch loading in the catalogue thread and the app's 900 ms pause
+             Qt start-up, torch loading in the catalog thread and the app's 900 ms pause
              before the picture), measured from outside: wall time and the process's peak RSS
              (os.wait4)
 
@@ -124,7 +124,7 @@ def _rss_mb() -> float:
 
 def _load_torch_config() -> None:
     """Import what the CLI and the app have imported before they write a report: the CLI
-    validates the settings with torch (core.vocab.config), the app loads torch for its catalogue.
+    validates the settings with torch (core.vocab.config), the app loads torch for its catalog.
     Writing a report reads torch._dynamo.config's keys (the suggestions), which would otherwise
     be paid for inside the measured step (an import of torch: seconds and ~600 MB)."""
     try:
@@ -195,7 +195,7 @@ def _measure(step: str, total: int, folder: str, use_tracemalloc: bool) -> dict:
 
 
 def _gui_action(report_json: str):
-    """Build the window (torch loaded by its catalogue thread, as in the app), then return the
+    """Build the window (torch loaded by its catalog thread, as in the app), then return the
     measured action: open the session and draw everything once."""
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from gui import qt_compat
@@ -215,7 +215,7 @@ def _gui_action(report_json: str):
     window.resize(1400, 900)
     window.show()
     deadline = time.monotonic() + 180
-    while window.catalog is None and time.monotonic() < deadline:  # torch loads in the background
+    while window.torch_info is None and time.monotonic() < deadline:  # torch loads in the background
         app.processEvents()
         time.sleep(0.01)
     for _ in range(20):
@@ -253,7 +253,7 @@ def child_main(argv: list[str]) -> int:
     sys.path.insert(0, ROOT) if ROOT not in sys.path else None
     row = _measure(step, total, folder, "--tracemalloc" in argv)
     print("RESULT " + json.dumps(row), flush=True)
-    os._exit(0)  # the app's threads (torch catalogue) need no orderly teardown here
+    os._exit(0)  # the app's threads (torch catalog) need no orderly teardown here
 
 
 # ------------------------------------------------------------------ the driver (parent side)

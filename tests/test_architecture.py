@@ -28,13 +28,27 @@ def modules(root: str, tops=("core", "gui")) -> dict[str, str]:
     return found
 
 
-def imports_of(path: str, name: str, known: dict[str, str]) -> set[str]:
+def _type_only(tree) -> set[int]:
+    """The ids of the import nodes under `if TYPE_CHECKING:` (for annotations only: they order
+    layers like any import, but are never run, so they close no cycle)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            found |= {id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return found
+
+
+def imports_of(path: str, name: str, known: dict[str, str], runtime_only: bool = False) -> set[str]:
     """Everything `path` (module `name`) imports, anywhere in it: modules of the project, and
-    the top-level names of the others (PySide6, ...)."""
+    the top-level names of the others (PySide6, ...); `runtime_only` leaves out the imports
+    made for type checkers alone."""
     tree = ast.parse(open(path, encoding="utf-8").read())
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    skip = _type_only(tree) if runtime_only else set()
     found: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -71,9 +85,10 @@ def violations(root: str) -> list[str]:
                 mine, theirs = layer_of(m, layers), layer_of(d, layers)
                 if mine is not None and theirs is not None and theirs > mine:
                     out.append(f"{m} imports {d}, a layer above it ({layers[theirs]} after {layers[mine]})")
-    for m in graph:  # a package's __init__ importing its own modules is not a cycle
-        graph[m] = {d for d in graph[m] if not d.startswith(m + ".") and d in graph}
-    out += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+    runtime = {m: imports_of(p, m, known, runtime_only=True) - {m} for m, p in known.items()}
+    for m in runtime:  # a package's __init__ importing its own modules is not a cycle
+        runtime[m] = {d for d in runtime[m] if not d.startswith(m + ".") and d in runtime}
+    out += [f"import cycle: {' -> '.join(c)}" for c in cycles(runtime)]
     return out
 
 
@@ -125,7 +140,8 @@ def test_the_checker_sees_injected_violations(tmp_path):
         "gui/widgets/__init__.py": "",
         "gui/widgets/w.py": "from gui.window import main_window\n",
         "gui/window/__init__.py": "",
-        "gui/window/main_window.py": "",
+        "gui/window/main_window.py": "from gui.window import dialog\n",
+        "gui/window/dialog.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gui.window.main_window import X\n",
         "gui/stray.py": "",
     }
     for rel, text in files.items():
@@ -137,3 +153,4 @@ def test_the_checker_sees_injected_violations(tmp_path):
     assert "gui.widgets.w imports gui.window.main_window, a layer above it (gui.window after gui.widgets)" in found
     assert any(f.startswith("import cycle: core.analysis.a -> core.analysis.b -> core.analysis.a") for f in found)
     assert unlayered(str(tmp_path)) == ["gui.stray"]
+    assert not any("gui.window.dialog" in f for f in found)  # an import for type checkers closes no cycle

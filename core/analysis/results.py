@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.vocab import events as ev
-from core.vocab.config import CompileConfig, JobSpec
+from core.vocab.events import JobStatus
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.vocab.source_paths import display_path
 from core.vocab.samples import SampleStore
 from core.analysis.stats import LatencyStats, break_even_iterations, process_speedups, speedup_over_processes, summarize
 
-JobStatus = ev.JobStatus
+
 
 
 @dataclass
@@ -49,6 +50,9 @@ class JobResult:
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
     _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
+    # compile id → the (key, logged, per_call) of the ordinary breaks received with it, while
+    # events arrive (see _add_graph_break)
+    _breaks_by_compile: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def job_id(self) -> str:
@@ -131,7 +135,7 @@ class JobResult:
         their rows (a row left with nothing is removed) before the skipped row is added. Which
         breaks came with which compile id is kept for that while events arrive (a report
         holds folded rows, and no follow-up comes after it)."""
-        by_compile = self.__dict__.setdefault("_graph_breaks_by_compile", {})
+        by_compile = self._breaks_by_compile
         if gb.frame_skipped and gb.compile_id:
             for key, logged, per_call in by_compile.pop(gb.compile_id, ()):
                 for i, known in enumerate(self.graph_breaks):
@@ -496,3 +500,7 @@ STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
 
 def _stats_columns(phase: str, stats: LatencyStats | None) -> dict[str, float | None]:
     return {f"{phase}_{name}_ms": (getattr(stats, name) if stats else None) for name in STAT_FIELDS}
+
+
+SUMMARY_COLUMNS = list(JobResult(JobSpec("", ModelSpec(""))).summary(ci=False))
+"""summary.csv's columns, in order: the keys of JobResult.summary(), defined there alone."""

@@ -75,8 +75,8 @@ def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Spee
     if resamples <= 0:
         return Speedup(point, float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    e_boot = _bootstrap_medians(eager, e_med, resamples, rng)
-    c_boot = _bootstrap_medians(compiled, c_med, resamples, rng)
+    e_boot = bootstrap_medians(eager, e_med, resamples, rng)
+    c_boot = bootstrap_medians(compiled, c_med, resamples, rng)
     ratios = e_boot / c_boot
     low, high = np.percentile(ratios, [2.5, 97.5])
     return Speedup(point, float(low), float(high))
@@ -113,8 +113,8 @@ def speedup_over_processes(eager_by_process: dict, compiled_by_process: dict, re
     if resamples <= 0:
         return Speedup(point, float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    boot = np.mean([np.log(_bootstrap_medians(e, float(np.median(e)), resamples, rng)
-                           / _bootstrap_medians(c, float(np.median(c)), resamples, rng)) for e, c in pairs], axis=0)
+    boot = np.mean([np.log(bootstrap_medians(e, float(np.median(e)), resamples, rng)
+                           / bootstrap_medians(c, float(np.median(c)), resamples, rng)) for e, c in pairs], axis=0)
     low, high = np.exp(np.percentile(boot, [2.5, 97.5]))
     half = t_975(len(pairs) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(pairs))
     return Speedup(point, float(min(low, np.exp(logs.mean() - half))), float(max(high, np.exp(logs.mean() + half))))
@@ -130,7 +130,7 @@ def process_speedups(eager_by_process: dict, compiled_by_process: dict) -> dict[
     return out
 
 
-def _bootstrap_medians(values: np.ndarray, median: float, resamples: int, rng) -> np.ndarray:
+def bootstrap_medians(values: np.ndarray, median: float, resamples: int, rng) -> np.ndarray:
     """`resamples` bootstrap medians of `values` (m-out-of-n and rescaled when large)."""
     n = values.size
     m = min(n, BOOTSTRAP_MAX_N)
@@ -142,6 +142,17 @@ def _bootstrap_medians(values: np.ndarray, median: float, resamples: int, rng) -
     if m < n:
         out = median + (out - median) * np.sqrt(m / n)
     return out
+
+
+def median_interval(values, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """(median, 95% low, 95% high) by bootstrap (core.analysis.stats' bounded resampling)."""
+    values = np.asarray(values, dtype=float)
+    median = float(np.median(values))
+    if values.size < 2:
+        return median, median, median
+    boot = bootstrap_medians(values, median, resamples, np.random.default_rng(seed))
+    low, high = np.percentile(boot, [2.5, 97.5])
+    return median, float(low), float(high)
 
 
 def median_or_none(values) -> float | None:

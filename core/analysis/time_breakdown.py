@@ -27,6 +27,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from core.vocab.formatting import count, fmt_ms
 from core.vocab.events import TIME_CATEGORIES, BreakCost, GraphTime, OpStat, SideOpProfile
 
 REGION_PREFIX = "Torch-Compiled Region: "
@@ -241,18 +242,6 @@ def attribute_breaks(steps: list[Node], spans: list[list[GraphSpan]],
     return BreakAttribution(costs, unattributed / n / 1000, entry_exit / n / 1000, times)
 
 
-def fmt_ms(ms: float) -> str:
-    """A duration for a sentence: µs below 0.1 ms, else ms."""
-    if ms < 0.1:
-        return f"{ms * 1000:.0f} µs"
-    return f"{ms:.2f} ms" if ms < 100 else f"{ms:.0f} ms"
-
-
-def plural(n: float, what: str) -> str:
-    """ "3 kernels", "1 graph", "2.5 operators" (per-call averages need not be whole)."""
-    return f"{n:g} {what}{'' if n == 1 else 's'}"
-
-
 def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | None = None,
                  graph_breaks=(), tied: bool = False) -> str:
     """One sentence on why compiled is faster or slower, from an OpProfile; `eager_ms` and
@@ -291,8 +280,8 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
         why = (f"{fmt_ms(overhead)} of {fmt_ms(total)} per call is the compiled code's own overhead "
                f"(guard checks {fmt_ms(c.guard_checks_ms)}, runtime wrappers {fmt_ms(c.runtime_wrappers_ms)})")
     else:
-        launched = f"{plural(c.kernels_per_call, 'kernel')} and {plural(c.operators_per_call, 'operator')}"
-        eager_ops = f", against {plural(e.operators_per_call, 'operator')} eager" if e else ""
+        launched = f"{count(c.kernels_per_call, 'kernel')} and {count(c.operators_per_call, 'operator')}"
+        eager_ops = f", against {count(e.operators_per_call, 'operator')} eager" if e else ""
         why = f"{fmt_ms(c.in_graphs_ms)} of {fmt_ms(total)} per call runs inside compiled graphs ({launched}{eager_ops})"
         if worst and between >= 0.05 * total:
             why += f"; the graph breaks cost {fmt_ms(between)}{fix}"

@@ -11,9 +11,10 @@ from core.vocab import events as ev
 from core.vocab.source_paths import display_path
 from core.vocab.config import JobSpec
 from core.vocab.events import TIME_CATEGORY_LABELS
-from core.analysis.time_breakdown import fmt_ms, plural
+from core.vocab.formatting import cell, count, fmt_ms
 from core.run.runner import RunListener
-from core.analysis.results import JobResult, JobStatus
+from core.analysis.results import JobResult
+from core.vocab.events import JobStatus
 from core.analysis.stats import median_or_none
 from core.analysis.variants import variant_outcome
 
@@ -84,14 +85,6 @@ class Progress(RunListener):
             print(f"{self._label}: {status}", file=sys.stderr, flush=True)
 
 
-def _fmt(value, spec: str = ".2f", unit: str = "") -> str:
-    if value is None or value == "":
-        return "-"
-    if isinstance(value, str):
-        return value
-    return f"{value:{spec}}{unit}"
-
-
 def print_summary(results: list[JobResult]) -> None:
     for r in results:
         s = r.summary()
@@ -101,25 +94,25 @@ def print_summary(results: list[JobResult]) -> None:
         if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
             continue
         if not r.spec.sweep_shapes and not r.spec.sweep_batch:
-            print(f"  eager median {_fmt(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
-                  f"{_fmt(s['compiled_median_ms'], '.3f', ' ms')}, speedup {_fmt(s['speedup'], '.2f', 'x')} "
-                  f"[95% CI {_fmt(s['speedup_ci_low'])}-{_fmt(s['speedup_ci_high'])}]")
+            print(f"  eager median {cell(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+                  f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
+                  f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]")
         print(f"  timing: {r.quality().line()}")
         if s["accuracy"]:
-            errors = (f" (max abs error {_fmt(s['max_abs_error'], '.3g')}, max rel error "
-                      f"{_fmt(s['max_rel_error'], '.3g')}, cosine {_fmt(s['cosine'], '.6f')})"
+            errors = (f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "
+                      f"{cell(s['max_rel_error'], '.3g')}, cosine {cell(s['cosine'], '.6f')})"
                       if s["max_abs_error"] is not None else "")
             print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
         if s["backward_compile_s"] is not None:
-            print(f"  training step compile: forward graphs {_fmt(s['forward_compile_s'], '.2f', ' s')}, backward "
-                  f"graphs {_fmt(s['backward_compile_s'], '.2f', ' s')}")
-        print(f"  compile {_fmt(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
-              f"break-even {_fmt(s['break_even_iters'], '.0f', ' calls')}, graphs {_fmt(s['graph_count'], 'd')}, "
-              f"graph breaks {_fmt(s['graph_break_sites'], 'd')} places "
-              f"({_fmt(s['graph_break_per_call'], 'd')} per call), "
+            print(f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
+                  f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}")
+        print(f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
+              f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
+              f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
+              f"({cell(s['graph_break_per_call'], 'd')} per call), "
               f"recompiles {s['recompile_count']}")
-        print(f"  peak RSS eager {_fmt(s['eager_peak_mb'], '.0f', ' MB')}, compile "
-              f"{_fmt(s['compile_peak_mb'], '.0f', ' MB')}, compiled {_fmt(s['compiled_peak_mb'], '.0f', ' MB')}")
+        print(f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+              f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}")
         if s["coverage"]:
             print(f"  {s['coverage']}")
         word, story = r.cudagraph_state()
@@ -132,7 +125,7 @@ def print_summary(results: list[JobResult]) -> None:
             what = variant_outcome(v, with_time=True)
             eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
             print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
-                  f"{_fmt(eager_ms, '.3f', ' ms')}, compiled {_fmt(compiled_ms, '.3f', ' ms')}")
+                  f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}")
         for g in r.graph_breaks:
             where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
             if g.frame_skipped:
@@ -153,14 +146,14 @@ def print_throughput(r: JobResult) -> None:
         if row["error"]:
             print(f"  {row['batch_size']:>5}  {row['error']}")
             continue
-        print(f"  {row['batch_size']:>5} {_fmt(row['eager_median_ms'], '10.3f')} {_fmt(row['compiled_median_ms'], '12.3f')} "
-              f"{_fmt(row['eager_items_per_s'], '15.1f')} {_fmt(row['compiled_items_per_s'], '17.1f')} "
-              f"{_fmt(row['speedup'], '7.2f', 'x')} {_fmt(row['peak_mb'], '8.0f')}  "
+        print(f"  {row['batch_size']:>5} {cell(row['eager_median_ms'], '10.3f')} {cell(row['compiled_median_ms'], '12.3f')} "
+              f"{cell(row['eager_items_per_s'], '15.1f')} {cell(row['compiled_items_per_s'], '17.1f')} "
+              f"{cell(row['speedup'], '7.2f', 'x')} {cell(row['peak_mb'], '8.0f')}  "
               f"{variant_outcome(r.variants[[v.batch_size for v in r.variants].index(row['batch_size'])], True)}")
     best = best_batch(r.variants)
     if best:
         print(f"  best compiled throughput at batch size {best['batch_size']}: "
-              f"{best['compiled_items_per_s']:,.1f} items/s, speedup {_fmt(best['speedup'], '.2f', 'x')} there")
+              f"{best['compiled_items_per_s']:,.1f} items/s, speedup {cell(best['speedup'], '.2f', 'x')} there")
 
 
 def print_time_breakdown(r: JobResult, top: int = 5) -> None:
@@ -177,10 +170,10 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
             continue
         parts = ", ".join(f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items()
                           if ms >= 0.0005)
-        launched = plural(side.operators_per_call, "operator") + (
-            f", {plural(side.kernels_per_call, 'kernel')}, {plural(side.graphs_per_call, 'graph')}"
+        launched = count(side.operators_per_call, "operator") + (
+            f", {count(side.kernels_per_call, 'kernel')}, {count(side.graphs_per_call, 'graph')}"
             if side.side == "compiled" else "")
-        left_out = f"; {plural(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
+        left_out = f"; {count(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
         print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
         tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
                          for o in side.top_ops(top))

@@ -19,7 +19,8 @@ from core.vocab.artifacts import JobArtifacts
 from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
 from core.report.files import OutputFolder, ReportError, write_report
 from core.run.runner import JobRunner, RunListener
-from core.analysis.results import JobResult, JobStatus
+from core.analysis.results import JobResult
+from core.vocab.events import JobStatus
 from core.cli.args import build_parser, build_specs
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
 from core.cli.prologue import run_command

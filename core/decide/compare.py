@@ -28,8 +28,9 @@ import numpy as np
 
 from core.vocab.source_paths import display_path
 from core.analysis.quality import NOISY, UNUSABLE
-from core.analysis.results import JobResult, JobStatus
-from core.analysis.stats import _bootstrap_medians
+from core.analysis.results import JobResult
+from core.vocab.events import JobStatus
+from core.analysis.stats import median_interval
 
 DEFAULT_THRESHOLD_PCT = 5.0
 CANNOT_TELL_EXIT = 3  # no regression found, but some config's speed could not be judged
@@ -176,17 +177,6 @@ class Comparison:
     def undecided(self) -> list[str]:
         """The configs whose speed could not be judged (no regression found in them either)."""
         return [c.config for c in self.configs if c.cannot_tell]
-
-
-def median_interval(values, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
-    """(median, 95% low, 95% high) by bootstrap (core.analysis.stats' bounded resampling)."""
-    values = np.asarray(values, dtype=float)
-    median = float(np.median(values))
-    if values.size < 2:
-        return median, median, median
-    boot = _bootstrap_medians(values, median, resamples, np.random.default_rng(seed))
-    low, high = np.percentile(boot, [2.5, 97.5])
-    return median, float(low), float(high)
 
 
 def _median_change(base: JobResult, new: JobResult, side: str) -> MedianChange | None:

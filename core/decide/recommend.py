@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from core.decide.codegen import compile_code, eager_code
+from core.vocab.formatting import duration
 from core.vocab.config import CompileConfig
 from core.vocab.events import AccuracyStatus, JobStatus
 from core.analysis.quality import UNUSABLE
@@ -111,21 +112,11 @@ class Recommendation:
             lines.append(self.memory)
         lines += ["", self.code, "", f"Every option at {self.calls:,} calls:"]
         for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
-            lines.append(f"  {o.label}: {_duration(o.total_s)} [{_duration(o.total_low_s)}-{_duration(o.total_high_s)}]"
+            lines.append(f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"
                          f" = compile {o.compile_time_s:.2f} s + {o.per_call_ms:.3f} ms a call"
                          + (f" ({o.speedup:.2f}x)" if o.config else "")
                          + ("" if o.eligible else f"; not eligible: {o.why_not}"))
         return "\n".join(lines) + "\n"
-
-
-def _duration(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _per_call(result) -> tuple[float, float, float, float, float] | None:
@@ -145,7 +136,7 @@ def _per_call(result) -> tuple[float, float, float, float, float] | None:
 def _sweep_per_call(variants, resamples: int = 1000) -> tuple[float, float, float, float, float] | None:
     """A sweep's call is one call per variant in turn: the sum of the variants' medians,
     with a bootstrap of that sum's ratio."""
-    from core.analysis.stats import _bootstrap_medians
+    from core.analysis.stats import bootstrap_medians
 
     pairs = [(np.asarray(v.eager_ms, float), np.asarray(v.compiled_ms, float)) for v in variants]
     pairs = [(e, c) for e, c in pairs if e.size and c.size]
@@ -154,8 +145,8 @@ def _sweep_per_call(variants, resamples: int = 1000) -> tuple[float, float, floa
     rng = np.random.default_rng(0)
     eager = sum(float(np.median(e)) for e, _ in pairs)
     compiled = sum(float(np.median(c)) for _, c in pairs)
-    e_boot = sum(_bootstrap_medians(e, float(np.median(e)), resamples, rng) for e, _ in pairs)
-    c_boot = sum(_bootstrap_medians(c, float(np.median(c)), resamples, rng) for _, c in pairs)
+    e_boot = sum(bootstrap_medians(e, float(np.median(e)), resamples, rng) for e, _ in pairs)
+    c_boot = sum(bootstrap_medians(c, float(np.median(c)), resamples, rng) for _, c in pairs)
     low, high = np.percentile(e_boot / c_boot, [2.5, 97.5])
     n = len(pairs)
     return eager / n, compiled / n, eager / compiled, float(low), float(high)
@@ -249,7 +240,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
         sentence = (f"Cannot tell whether compiling pays off at {calls:,} calls: the best compiled config, "
                     f"{rival.label} ({rival.speedup:.2f}x per call [95% CI {rival.speedup_ci_low:.2f}-"
                     f"{rival.speedup_ci_high:.2f}]), is within the noise of not compiling ("
-                    f"{_duration(rival.total_s)} against {_duration(eager.total_s)}). Not compiling costs nothing "
+                    f"{duration(rival.total_s)} against {duration(eager.total_s)}). Not compiling costs nothing "
                     f"meanwhile; a longer or quieter run can decide{unjudged_note}.")
         return Recommendation(calls, NOT_COMPILED, None, sentence, CANNOT_TELL, tuple(o.label for o in others),
                               rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
@@ -287,11 +278,11 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
             why = "; ".join(f"{o.label}: {o.why_not}" for o in excluded[:3])
             return f"Do not compile: no config can be recommended ({why})." if why else "Do not compile."
         rival = min(compiled, key=lambda o: o.total_s)  # ahead of eager beyond the noise (ties cannot tell)
-        return (f"Do not compile: {at} eager takes {_duration(eager.total_s)} in all, the best compiled config, "
-                f"{rival.label}, {_duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
+        return (f"Do not compile: {at} eager takes {duration(eager.total_s)} in all, the best compiled config, "
+                f"{rival.label}, {duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
                 f"{rival.per_call_ms:.3f} ms a call, {rival.speedup:.2f}x).")
-    head = (f"Compile with {chosen.label}: {at} it takes {_duration(chosen.total_s)} in all (compile "
-            f"{chosen.compile_time_s:.1f} s + {chosen.per_call_ms:.3f} ms a call) against {_duration(eager.total_s)} "
+    head = (f"Compile with {chosen.label}: {at} it takes {duration(chosen.total_s)} in all (compile "
+            f"{chosen.compile_time_s:.1f} s + {chosen.per_call_ms:.3f} ms a call) against {duration(eager.total_s)} "
             f"eager, {chosen.speedup:.2f}x per call [95% CI {chosen.speedup_ci_low:.2f}-{chosen.speedup_ci_high:.2f}]")
     if tied:
         names = ", ".join(o.label for o in tied)
@@ -303,7 +294,7 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
                     "so the cheaper compile is chosen")
     else:
         rest = sorted((o for o in eligible if o is not chosen and o.config is not None), key=lambda o: o.total_s)
-        sure = (f"; clearly ahead of the next best, {rest[0].label} ({_duration(rest[0].total_s)})" if rest
+        sure = (f"; clearly ahead of the next best, {rest[0].label} ({duration(rest[0].total_s)})" if rest
                 else "; clearly ahead of eager beyond the noise")
     caveat = ""
     if chosen.accuracy and chosen.accuracy != AccuracyStatus.PASS.value:

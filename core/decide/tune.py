@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from core.vocab import events as ev
 from core.vocab.config import CompileConfig, JobSpec
-from core.analysis.results import JobResult, JobStatus
+from core.analysis.results import JobResult
+from core.vocab.events import JobStatus
 from core.run.runner import JobRunner, RunListener
 
 DEFAULT_BUDGET_MIN = 10.0

@@ -55,6 +55,7 @@ class _Job:
         self.cuda = spec.device == "cuda"
         self.sync = torch.cuda.synchronize if self.cuda else None
         self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
+        self.capture = None  # what torch reports while compiling (core.capture.live), from the compile on
         self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
 
     def emit(self, event_type, **fields) -> None:
@@ -76,9 +77,8 @@ class _Job:
     def poll_capture(self) -> None:
         """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
         a recompile in the middle of a phase), reported at each phase and at the end."""
-        cap = getattr(self, "capture", None)
-        if cap is not None:
-            cap.poll()
+        if self.capture is not None:
+            self.capture.poll()
 
     # ---- latency samples: written to the sample log at once (survives a crash), sent as
     # events in batches so sending never sits inside a timed call
@@ -570,8 +570,8 @@ def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
 
 
 def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
-            sample_log_path: str | None = None) -> str:
-    """Run one job, reporting through `emit`. Returns "completed", "failed" or "cancelled";
+            sample_log_path: str | None = None) -> ev.JobStatus:
+    """Run one job, reporting through `emit`. Returns its JobStatus (completed, failed or cancelled);
     always emits exactly one terminal event. Every timed call is also appended to
     `sample_log_path` (see core.vocab.samples) when given."""
     started = time.perf_counter()
@@ -584,7 +584,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
     except JobCancelledError:
         job.flush()
         emit(ev.JobCancelled(spec.job_id, phase=job.phase))
-        return "cancelled"
+        return ev.JobStatus.CANCELLED
     except BaseException as exc:  # report anything, keep what was measured
         phase = job.phase if job else "start-up"
         if job is not None:
@@ -594,10 +594,10 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
                 pass
         emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
                           detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
-        return "failed"
+        return ev.JobStatus.FAILED
     finally:
         sample_log.close()
         if job is not None and job.recording is not None:
             job.recording.close()
     emit(ev.JobCompleted(spec.job_id, wall_time_s=time.perf_counter() - started))
-    return "completed"
+    return ev.JobStatus.COMPLETED

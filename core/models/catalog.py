@@ -1,17 +1,17 @@
-"""The model catalogues the app's picker shows: torchvision names (with their family), timm names
+"""The model catalogs the app's picker shows: torchvision names (with their family), timm names
 (timm.list_models(), with the timm module that defines each) and Hugging Face model types
 (transformers' CONFIG_MAPPING keys, with their modality and whether inputs can be built for them).
 
 Qt-free and cheap: names come from the libraries' own tables, no model is built and no model
 module is imported, nothing is downloaded. Any thread may call these; importing the libraries
-takes a few seconds the first time, so the app calls `load_model_catalogue` off the GUI thread.
+takes a few seconds the first time, so the app calls `load_model_catalog` off the GUI thread.
 Each entry's `source` is what `profile MODEL` and `ModelSpec.source` take.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CATALOGUES = ("torchvision", "timm", "hf")
+CATALOGS = ("torchvision", "timm", "hf")
 
 
 @dataclass(frozen=True)
@@ -23,23 +23,23 @@ class CatalogEntry:
 
     source: str
     name: str
-    catalogue: str
+    catalog: str
     family: str
     buildable: bool = True
     note: str = ""
 
 
 @dataclass(frozen=True)
-class ModelCatalogue:
-    """Every catalogue that could be read; `errors` maps a catalogue that could not (a missing
+class ModelCatalog:
+    """Every catalog that could be read; `errors` maps a catalog that could not (a missing
     package: the message names the command that installs it) to its message."""
 
     entries: tuple[CatalogEntry, ...] = ()
     errors: dict[str, str] = field(default_factory=dict)
 
-    def search(self, query: str = "", catalogue: str | None = None, buildable_only: bool = False,
+    def search(self, query: str = "", catalog: str | None = None, buildable_only: bool = False,
                limit: int | None = None) -> list[CatalogEntry]:
-        return search(self.entries, query, catalogue, buildable_only, limit)
+        return search(self.entries, query, catalog, buildable_only, limit)
 
 
 def torchvision_entries() -> list[CatalogEntry]:
@@ -90,34 +90,34 @@ def hf_entries() -> list[CatalogEntry]:
 _READERS = {"torchvision": torchvision_entries, "timm": timm_entries, "hf": hf_entries}
 
 
-def load_model_catalogue(catalogues: tuple[str, ...] = CATALOGUES) -> ModelCatalogue:
-    """Read the catalogues; never raises: a catalogue that cannot be read (its package missing
+def load_model_catalog(catalogs: tuple[str, ...] = CATALOGS) -> ModelCatalog:
+    """Read the catalogs; never raises: a catalog that cannot be read (its package missing
     or broken) is left out with its message in `errors`. Seconds the first time (imports)."""
     from core.models import ModelLoadError
 
     entries: list[CatalogEntry] = []
     errors: dict[str, str] = {}
-    for name in catalogues:
+    for name in catalogs:
         try:
             entries += _READERS[name]()
         except ModelLoadError as exc:
             errors[name] = str(exc)
-        except Exception as exc:  # a broken install must not take the app's other catalogues with it
-            errors[name] = f"the {name} catalogue could not be read: {type(exc).__name__}: {exc}"
-    return ModelCatalogue(tuple(entries), errors)
+        except Exception as exc:  # a broken install must not take the app's other catalogs with it
+            errors[name] = f"the {name} catalog could not be read: {type(exc).__name__}: {exc}"
+    return ModelCatalog(tuple(entries), errors)
 
 
-def search(entries, query: str = "", catalogue: str | None = None, buildable_only: bool = False,
+def search(entries, query: str = "", catalog: str | None = None, buildable_only: bool = False,
            limit: int | None = None) -> list[CatalogEntry]:
     """Entries matching every word of `query` (case-insensitive, in the source or the family),
     best first: exact name, then names starting with the query, then names containing it, then
     family matches; shorter names first within each."""
     words = query.lower().split()
-    # "timm convnext": the catalogue's name narrows, the rest ranks
-    text = " ".join(w for w in words if w not in CATALOGUES and w.rstrip(":") not in CATALOGUES)
+    # "timm convnext": the catalog's name narrows, the rest ranks
+    text = " ".join(w for w in words if w not in CATALOGS and w.rstrip(":") not in CATALOGS)
     found = []
     for e in entries:
-        if catalogue and e.catalogue != catalogue:
+        if catalog and e.catalog != catalog:
             continue
         if buildable_only and not e.buildable:
             continue

@@ -35,7 +35,7 @@ class Example:
     sweepable: bool
 
 
-def read_text(path: str) -> str:
+def read_source(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return fh.read()
@@ -77,7 +77,7 @@ def examples_in(folder: str = EXAMPLES_DIR) -> list[Example]:
     for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
         if os.path.basename(path).startswith("_"):
             continue
-        text = read_text(path)
+        text = read_source(path)
         module_doc, functions = _docstrings(text)
         first = module_doc.strip().splitlines()[0] if module_doc.strip() else ""
         sweepable = defines_variants(path)
@@ -101,7 +101,7 @@ def needed_dynamo_config(source: str) -> tuple[str, str, str] | None:
     path = split_factory(source)[0]
     if not path.endswith(".py"):
         return None
-    match = _RNN.search(read_text(path))
+    match = _RNN.search(read_source(path))
     if match is None:
         return None
     return ("allow_rnn", "True",

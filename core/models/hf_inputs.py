@@ -13,7 +13,7 @@
 
 Anything else (multimodal language models whose image tokens must match their images, time
 series, reinforcement learning, ...) is refused with the reason. `modality_of` classifies a model
-type from transformers' name tables alone, for the catalogue; `build` decides from the real model.
+type from transformers' name tables alone, for the catalog; `build` decides from the real model.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import numpy as np
 from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
 from core.report.explain_tables import explain_tables
 from core.analysis.quality import QUALITY_COLUMNS
-from core.analysis.results import STAT_FIELDS, JobResult
+from core.analysis.results import SUMMARY_COLUMNS, JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import items_per_s
 
@@ -30,21 +30,6 @@ from core.analysis.variants import items_per_s
 REPORT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
-SUMMARY_COLUMNS = [
-    "config", "model", "backend", "mode", "dynamic", "fullgraph", "device", "status", "failure_reason",
-    *[f"{phase}_{name}_ms" for phase in ("eager", "compiled") for name in STAT_FIELDS],
-    "speedup", "speedup_ci_low", "speedup_ci_high", *QUALITY_COLUMNS,
-    "accuracy", "accuracy_reason", "max_abs_error", "max_rel_error", "cosine",
-    "compile_time_s", "cache_state",
-    "dynamo_s", "aot_autograd_s", "inductor_s", "codegen_s", "task", "forward_compile_s", "backward_compile_s",
-    "best_batch_size", "best_batch_items_per_s", "best_batch_speedup",
-    "graph_count", "op_count", "guard_count", "graph_break_sites", "graph_break_per_call", "recompile_count",
-    "cudagraph_skips", "frames_skipped", "coverage",
-    "eager_operators_per_call", "compiled_operators_per_call", "compiled_kernels_per_call", "outside_graphs_ms",
-    "guard_checks_ms", "time_verdict",
-    "eager_peak_mb", "compile_peak_mb", "compiled_peak_mb", "memory_ratio", "cuda_eager_max_allocated_mb",
-    "cuda_compiled_max_allocated_mb", "break_even_iters", "iterations", "threads",
-]
 LATENCY_COLUMNS = ["config", "side", "process", "iteration", "latency_ms"]
 GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "frame_skipped",
                        "eager_function", "user_file", "user_line", "compile_id", "cost_ms_per_call", "explanation",

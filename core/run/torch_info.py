@@ -1,7 +1,7 @@
 """What the installed torch offers here (backends, modes, torchvision models, CUDA, the
 GPU monitor, the dynamo config's settings), read in one call that imports torch.
 
-The app calls `load_catalog` on a background thread so the window shows before torch is
+The app calls `load_torch_info` on a background thread so the window shows before torch is
 imported (~2 s here, torchvision another ~1 s). The timm and Hugging Face names come from a
 helper process (`python -m core.run.torch_info more-models`, see `more_models_command`) and are
 cached per installed versions (`cached_more_models`): the app needs their names, not the
@@ -20,7 +20,7 @@ from core import PROJECT_ROOT as ROOT
 
 
 @dataclass(frozen=True)
-class Catalog:
+class TorchInfo:
     """Everything the pickers list. `error` is set (and the lists may be short) when
     loading failed; the app still opens and says why."""
 
@@ -36,8 +36,8 @@ class Catalog:
     # timm:NAME and hf:TYPE sources the profiler can build (core.models.catalog), for the picker
 
 
-def load_catalog() -> Catalog:
-    """Import torch and read its catalogues. Any thread; takes seconds. Never raises."""
+def load_torch_info() -> TorchInfo:
+    """Import torch and read its catalogs. Any thread; takes seconds. Never raises."""
     versions: dict = {}
     try:
         import torch
@@ -62,7 +62,7 @@ def load_catalog() -> Catalog:
         except Exception as exc:  # torchvision missing or broken: files still work
             error = f"torchvision models are unavailable: {exc}"
         gpu = GpuMonitor()
-        return Catalog(
+        return TorchInfo(
             backends=tuple(recommended_backends()),
             modes=tuple(available_modes()),
             models=tuple(models),
@@ -74,17 +74,17 @@ def load_catalog() -> Catalog:
             error=error,
         )
     except Exception as exc:
-        return Catalog(error=f"could not load torch: {exc}\n{traceback.format_exc()}", versions=versions)
+        return TorchInfo(error=f"could not load torch: {exc}\n{traceback.format_exc()}", versions=versions)
 
 
 def load_more_models() -> tuple[str, ...]:
     """The buildable timm:NAME and hf:TYPE sources (core.models.catalog). Imports timm and
     transformers, which takes seconds to tens of seconds: the app calls it after
-    `load_catalog`, so the window is ready to run before these names arrive. Never raises;
+    `load_torch_info`, so the window is ready to run before these names arrive. Never raises;
     a missing package leaves its names out."""
-    from core.models.catalog import load_model_catalogue
+    from core.models.catalog import load_model_catalog
 
-    more = load_model_catalogue(("timm", "hf"))
+    more = load_model_catalog(("timm", "hf"))
     return tuple(e.source for e in more.entries if e.buildable)
 
 

@@ -27,12 +27,18 @@ MARKER = ".compile-profiler"  # in every artifact folder we made: only such fold
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 
+def safe_name(text: str) -> str:
+    """`text` with every character that is not safe in a file name on every system (letters,
+    digits, . _ = + -) replaced by "_": the one rule for the file and folder names we make."""
+    return _UNSAFE.sub("_", text)
+
+
 def artifact_name(label: str) -> str:
     """A config label as a file name: "inductor/dynamic=false" → "inductor_dynamic=false".
     A label that needed more than its slashes replaced gets a short hash of the label, so
     two labels never share a name."""
     plain = label.replace("/", "_")
-    safe = _UNSAFE.sub("_", plain).strip(".") or "config"
+    safe = safe_name(plain).strip(".") or "config"
     if safe != plain:
         safe = f"{safe[:80]}-{hashlib.sha1(label.encode()).hexdigest()[:8]}"
     return safe
@@ -40,7 +46,7 @@ def artifact_name(label: str) -> str:
 
 def graph_file_stem(graph: str) -> str:
     """A graph id as part of a file name: "0/0" → "0_0"."""
-    return _UNSAFE.sub("_", graph.replace("/", "_")) or "graph"
+    return safe_name(graph.replace("/", "_")) or "graph"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.vocab.formatting import number
+
 
 DEFAULT_COMPILE_LOG = "graph_breaks,recompiles"  # torch's log artifacts kept per job (core.capture.compile_log)
 DYNAMIC_CHOICES = ("auto", "true", "false")
@@ -86,12 +88,8 @@ def check_limits(**values: float | None) -> None:
         lim = LIMITS[key]
         if value < lim.low or value > lim.high:
             why = f" ({lim.why_high})" if value > lim.high and lim.why_high else ""
-            raise ConfigError(f"{lim.name} must be between {_num(lim.low)} and {_num(lim.high)}, "
-                              f"not {_num(value)}{why}.")
-
-
-def _num(value: float) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+            raise ConfigError(f"{lim.name} must be between {number(lim.low)} and {number(lim.high)}, "
+                              f"not {number(value)}{why}.")
 
 
 @dataclass(frozen=True)

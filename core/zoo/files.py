@@ -7,13 +7,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 
+from core.vocab.artifacts import safe_name
 from core.zoo.results import ROW_COLUMNS, SUMMARY_COLUMNS, Zoo, ZooRow
 
 ZOO_VERSION = 1
 ZOO_FILES = ("zoo.csv", "zoo_summary.csv", "zoo.json")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 
 def folder_name(model: str) -> str:
@@ -23,7 +22,7 @@ def folder_name(model: str) -> str:
         head, sep, factory = model.rpartition(":")
         base = os.path.basename(head if sep and "/" not in factory and head else model)
         model = base + (f"_{factory}" if sep and "/" not in factory and head else "")
-    name = _UNSAFE.sub("_", model.replace(":", "_")).strip("._") or "model"
+    name = safe_name(model.replace(":", "_")).strip("._") or "model"
     return name[:100]
 
 

@@ -19,6 +19,8 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
+from core.vocab.formatting import count
+
 # What makes two jobs' machines comparable: a difference in any of these is warned about.
 ENVIRONMENT_KEYS = ("torch", "torchvision", "python", "device_name", "cuda_version")
 
@@ -159,11 +161,6 @@ ROW_COLUMNS = [f.name for f in dataclasses.fields(ZooRow)]
 FASTER, SLOWER, WITHIN_NOISE, CANNOT_TELL, REFERENCE = "faster", "slower", "within noise", "cannot tell", "reference"
 
 
-def count_of(n: int, what: str) -> str:
-    """A count with its noun: 1 model, 2 models."""
-    return f"{n} {what}" + ("" if n == 1 else "s")
-
-
 def fmt_speedup(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
@@ -212,11 +209,11 @@ class ConfigSummary:
         else:
             text += f"; geometric-mean speedup {fmt_speedup(self.geomean_speedup)}"
         if self.unusable:
-            text += f" ({count_of(self.unusable, 'model')} left out: timing unusable)"
+            text += f" ({count(self.unusable, 'model')} left out: timing unusable)"
         if self.median_compile_time_s is not None:
             text += f", median compile {self.median_compile_time_s:.1f} s"
-        text += (f", {count_of(self.graph_break_sites_total, 'graph break')} in "
-                 f"{count_of(self.models_with_breaks, 'model')}")
+        text += (f", {count(self.graph_break_sites_total, 'graph break')} in "
+                 f"{count(self.models_with_breaks, 'model')}")
         return text
 
 

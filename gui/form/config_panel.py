@@ -68,8 +68,8 @@ class ConfigPanel(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Compile configs", parent)
-        self.catalog_loaded = False
-        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalogue
+        self.torch_info_loaded = False
+        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalog
         self._suggestion: tuple[str, str] | None = None
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
         self.mode = _combo(DEFAULT_MODES, "Inductor mode (from torch._inductor.list_mode_options()); other "
@@ -187,15 +187,15 @@ class ConfigPanel(QGroupBox):
         self.compile_optimizer.toggled.connect(self._on_edited)
         self.dynamo_config.textChanged.connect(self._on_edited)
 
-    # ---------------------------------------------------------------- catalogue
-    def set_catalog(self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None) -> None:
+    # ---------------------------------------------------------------- catalog
+    def set_torch_info(self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None) -> None:
         """Fill the pickers from the installed torch (keeps the current choices if valid);
         `dynamo_defaults` (torch._dynamo.config's settings) validates the overrides."""
         self.dynamo_defaults = dict(dynamo_defaults) if dynamo_defaults else None
         _set_items(self.backend, backends, self.backend.currentText())
         _set_items(self.mode, modes, self.mode.currentText())
         _set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
-        self.catalog_loaded = True
+        self.torch_info_loaded = True
         self.validate()
 
     # ---------------------------------------------------------------- values
@@ -221,7 +221,7 @@ class ConfigPanel(QGroupBox):
     def set_config(self, config: CompileConfig) -> None:
         for box, value in ((self.backend, config.backend), (self.mode, config.mode), (self.dynamic, config.dynamic)):
             if box.findText(value) < 0:
-                box.addItem(value)  # catalogue not loaded yet: validation will judge it
+                box.addItem(value)  # catalog not loaded yet: validation will judge it
             box.setCurrentText(value)
         self.fullgraph.setChecked(config.fullgraph)
         self.compile_optimizer.setChecked(config.compile_optimizer)
@@ -234,7 +234,7 @@ class ConfigPanel(QGroupBox):
     def validate(self, configs: list[CompileConfig] | None = None) -> str:
         """Check `configs` (default: the one being edited); show and return the problem
         ('' if none). Before a run the window passes `run_configs()`."""
-        if not self.catalog_loaded:
+        if not self.torch_info_loaded:
             self._show_error("")
             return "torch is still loading; wait a moment"
         problem = self.field_problem()
@@ -333,7 +333,7 @@ class ConfigPanel(QGroupBox):
 
     def _queue(self, configs: list[CompileConfig], quiet_duplicates: bool = False) -> None:
         problem = self.field_problem()
-        if not problem and self.catalog_loaded:
+        if not problem and self.torch_info_loaded:
             problem = next((p for p in map(self.config_problem, configs) if p), "")
         if problem:
             self._show_error(f"Not queued: {problem}")

@@ -156,7 +156,7 @@ class ModelPanel(QGroupBox):
             self._select_in_list(self._source)
 
     def add_models(self, names) -> None:
-        """More catalogue names (timm:, hf:) arrived after torch's; append them to the list."""
+        """More catalog names (timm:, hf:) arrived after torch's; append them to the list."""
         known = self.names.stringList()
         self.names.setStringList(known + [n for n in names if n not in set(known)])
         if self._source and not is_file_source(self._source):

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit
 
 from core.vocab.source_paths import display_path
 from core.report.safety import is_documentation_url
-from core.analysis.time_breakdown import fmt_ms
+from core.vocab.formatting import fmt_ms
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table

@@ -135,7 +135,7 @@ class ResourcePanel(QWidget, ResultsView):
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.update_memory(results)
 
-    def set_catalog(self, catalog) -> None:
+    def set_torch_info(self, catalog) -> None:
         self.set_gpu(bool(getattr(catalog.gpu_monitor, "available", False)), catalog.gpu_reason)
 
     def reset(self, results) -> None:

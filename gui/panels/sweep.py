@@ -158,7 +158,7 @@ class SweepPanel(QWidget, ResultsView):
         if ended:
             self._update_header()
 
-    def set_catalog(self, catalog) -> None:
+    def set_torch_info(self, catalog) -> None:
         self.set_dynamo_defaults(catalog.dynamo_defaults or None)
 
     def show_first_limit_hit(self) -> bool:

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from core.vocab.formatting import cell
 from core.analysis.variants import best_batch, throughput_rows
 from gui.widgets.safe_text import markup
 from gui.widgets.table_model import RowTableModel, make_table
@@ -22,10 +23,6 @@ from gui.widgets.view import ResultsView
 
 EMPTY_TEXT = ("No batch sweep yet. Type batch sizes into \"Sweep batch\" (e.g. 1,8,32) and run: each config is "
               "profiled at each size against one compiled model.")
-
-
-def _num(v, spec: str) -> str:
-    return "–" if v is None else format(v, spec)
 
 
 COLUMNS = (
@@ -64,7 +61,7 @@ class ThroughputModel(RowTableModel):
             return label
         if col == len(COLUMNS) - 1:
             return row["error"] or row["outcome"]
-        return _num(row[KEYS[col]], FORMATS[col])
+        return cell(row[KEYS[col]], FORMATS[col], missing='–')
 
 
 class ThroughputPanel(QWidget, ResultsView):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
 from core.report.artifact_views import trace_files, traces_folder
 from core.vocab.events import SIDES, TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.report.explain_tables import time_rows
-from core.analysis.time_breakdown import fmt_ms, plural
+from core.vocab.formatting import count, fmt_ms
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -342,14 +342,14 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         lines = []
         e, c = profile.eager, profile.compiled
         if e is not None:
-            lines.append(f"Eager, per call: {plural(e.operators_per_call, 'operator')} in {fmt_ms(e.ms_per_call)}.")
+            lines.append(f"Eager, per call: {count(e.operators_per_call, 'operator')} in {fmt_ms(e.ms_per_call)}.")
         if c is not None:
-            lines.append(f"Compiled, per call: {plural(c.kernels_per_call, 'generated kernel')}, "
-                         f"{plural(c.operators_per_call, 'operator')}, {plural(c.graphs_per_call, 'graph')} "
+            lines.append(f"Compiled, per call: {count(c.kernels_per_call, 'generated kernel')}, "
+                         f"{count(c.operators_per_call, 'operator')}, {count(c.graphs_per_call, 'graph')} "
                          f"in {fmt_ms(c.ms_per_call)}: {fmt_ms(c.in_graphs_ms)} inside graphs, "
                          f"{fmt_ms(c.outside_graphs_ms)} outside.")
             lines.append(f"Outside graphs: {fmt_ms(profile.between_graphs_ms)} between graphs "
-                         f"({plural(len(profile.break_costs), 'graph-break site')} priced in the Graph breaks tab; "
+                         f"({count(len(profile.break_costs), 'graph-break site')} priced in the Graph breaks tab; "
                          f"{fmt_ms(profile.unattributed_ms)} with no break logged), "
                          f"{fmt_ms(profile.entry_exit_ms)} entering and leaving compiled code.")
         lines.append(f"{profile.calls} profiled calls per side, after the timed benchmark (the profiler slows calls "

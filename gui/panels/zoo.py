@@ -16,7 +16,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, count_of, fmt_speedup, sort_models
+from core.vocab.formatting import count
+from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, fmt_speedup, sort_models
 from core.zoo.results import FASTER as ZOO_FASTER
 from core.zoo.results import SLOWER as ZOO_SLOWER
 from gui.widgets.safe_text import plain, tooltip
@@ -255,7 +256,7 @@ class ZooPanel(QWidget):
         jobs = len(zoo.rows)
         ended = sum(r.ended for r in zoo.rows)
         state = "" if zoo.finished else f" — in progress: {ended} of {jobs} jobs ended"
-        size = f"{count_of(len(zoo.models), 'model')} × {count_of(len(zoo.configs), 'config')}"
+        size = f"{count(len(zoo.models), 'model')} × {count(len(zoo.configs), 'config')}"
         self.title.setText(f"{zoo.path}: {size}{state}")
         self.sentences.setText("\n".join(s.sentence() for s in zoo.summaries()))
         warnings = list(zoo.warnings) + ([zoo.overall_warning()] if zoo.overall_warning() else [])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from core.run.torch_info import Catalog
+    from core.run.torch_info import TorchInfo
 
 
 class Session(Protocol):
@@ -44,5 +44,5 @@ class ResultsView:
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         """Job `job_id`'s figures changed (`ended`: it reached its terminal event)."""
 
-    def set_catalog(self, catalog: "Catalog") -> None:
+    def set_torch_info(self, catalog: "TorchInfo") -> None:
         """What torch offers here arrived (GPU readings, dynamo defaults); most views ignore it."""

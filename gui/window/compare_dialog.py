@@ -18,22 +18,23 @@ from typing import Callable
 
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
+from core.vocab.formatting import cell
 from core.decide.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
 
 TREND_COLORS = {WORSE: error_color, BETTER: lambda: "#2e9d4a", NOISE: lambda: "#888888"}
-
-
-def _num(v, digits: int = 3) -> str:
-    return "–" if v is None else f"{v:,.{digits}f}"
 
 
 def _change(base, new, digits: int = 3, pct=None) -> str:
     if base is None and new is None:
         return "–"
-    text = f"{_num(base, digits)} → {_num(new, digits)}"
+    text = f"{cell(base, f',.{digits}f', missing='–')} → {cell(new, f',.{digits}f', missing='–')}"
     if pct is None and base and new is not None:
         pct = 100 * (new / base - 1)
     return text + (f" ({pct:+.1f}%)" if pct is not None else "")
@@ -150,7 +151,7 @@ class CompareDialog(QDialog):
         self.verdicts.setText(self._verdict_text())
 
 
-def compare_with_report(window, path: str | None = None) -> CompareDialog | None:
+def compare_with_report(window: MainWindow, path: str | None = None) -> CompareDialog | None:
     """Ask for (or take) a baseline report, compare the window's results with it, show the
     dialog and draw the baseline's distribution; None when nothing was compared."""
     from gui.window.report_opening import read_report

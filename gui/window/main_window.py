@@ -23,7 +23,7 @@ from gui.window import file_actions
 from gui.window import decide, report_opening
 from gui.form import trust
 from gui.window import settings as window_settings
-from gui.run.catalog_loader import CatalogLoader
+from gui.run.torch_info_loader import TorchInfoLoader
 from gui.form.config_panel import ConfigPanel
 from gui.charts.distribution import DistributionChart
 from core.models.examples import is_bundled, needed_dynamo_config
@@ -46,8 +46,8 @@ class MainWindow(QMainWindow):
     sig_shown = Signal()
     """The window was shown for the first time."""
 
-    sig_catalog_loaded = Signal(object)
-    """torch's catalogues (a `gui.run.catalog_loader.Catalog`) are in the pickers."""
+    sig_torch_info_loaded = Signal(object)
+    """What the installed torch offers (a `core.run.torch_info.TorchInfo`) is in the pickers."""
 
     sig_run_finished = Signal()
     """A run ended (completed, failed or cancelled) and every panel shows its result."""
@@ -55,7 +55,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.settings = settings if settings is not None else QSettings()
-        self.catalog = None
+        self.torch_info = None
         self.last_error = ""
         self._shown = False
         self._trusted_paths: set[str] = set()
@@ -81,20 +81,25 @@ class MainWindow(QMainWindow):
         self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
         self._reset_error: Exception | None = None
         self._loading_report = False
-        build_actions(self)
-        build_layout(self)
-        build_menus(self)
+        self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
+        self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
+        self.actions = build_actions(self)
+        parts = build_layout(self)
+        self.tabs = parts.tabs
+        self.left_splitter, self.charts_splitter = parts.left_splitter, parts.charts_splitter
+        self.right_splitter, self.main_splitter = parts.right_splitter, parts.main_splitter
+        self.menus = build_menus(self, self.actions)
         decide.install(self)
-        self.recent = window_settings.RecentFiles(self.settings, self.model_panel, self.recent_menu,
+        self.recent = window_settings.RecentFiles(self.settings, self.model_panel, self.menus.recent,
                                                   lambda path: self.open_model_file(path))
         self._connect()
         self._restore_settings()
         self._update_buttons()
 
-        self.catalog_loader = CatalogLoader(self)
-        self.catalog_loader.sig_loaded.connect(self._on_catalog_loaded)
-        self.catalog_loader.sig_more_models.connect(self.model_panel.add_models)
-        QTimer.singleShot(0, self.catalog_loader.start)
+        self.torch_info_loader = TorchInfoLoader(self)
+        self.torch_info_loader.sig_loaded.connect(self._on_torch_info_loaded)
+        self.torch_info_loader.sig_more_models.connect(self.model_panel.add_models)
+        QTimer.singleShot(0, self.torch_info_loader.start)
 
     # ================================================================ construction
     def _connect(self) -> None:
@@ -316,7 +321,7 @@ class MainWindow(QMainWindow):
         file_actions.error_box(self, title, text)
 
     def show_about(self) -> None:
-        file_actions.about_box(self, self.catalog)
+        file_actions.about_box(self, self.torch_info)
 
     # ================================================================ slots: runner and session
     def _on_event_received(self, event) -> None:
@@ -327,12 +332,12 @@ class MainWindow(QMainWindow):
 
     def _update_buttons(self, *args) -> None:
         busy = self.controller.busy
-        ready = self.catalog is not None
-        self.run_action.setEnabled(ready and not busy)
-        self.cancel_action.setEnabled(busy and not self.controller.cancelling)
-        self.config_panel.run_button.setEnabled(self.run_action.isEnabled())
-        self.config_panel.cancel_button.setEnabled(self.cancel_action.isEnabled())
-        for action in (self.export_action, self.save_session_action, self.open_session_action):
+        ready = self.torch_info is not None
+        self.actions.run.setEnabled(ready and not busy)
+        self.actions.cancel.setEnabled(busy and not self.controller.cancelling)
+        self.config_panel.run_button.setEnabled(self.actions.run.isEnabled())
+        self.config_panel.cancel_button.setEnabled(self.actions.cancel.isEnabled())
+        for action in (self.actions.export, self.actions.save_session, self.actions.open_session):
             action.setEnabled(not busy)
 
     def _on_run_finished(self) -> None:
@@ -399,24 +404,24 @@ class MainWindow(QMainWindow):
         self.config_panel.queue.set_status(result.config, result.status, result.failure_reason,
                                            result.failure_detail)
 
-    # ================================================================ slots: catalogue, model
-    def _on_catalog_loaded(self, catalog) -> None:
-        self.catalog = catalog
-        self.model_panel.set_models(catalog.models)
-        if catalog.backends:
-            self.config_panel.set_catalog(catalog.backends, catalog.modes, catalog.cuda_available,
-                                          catalog.dynamo_defaults)
+    # ================================================================ slots: torch info, model
+    def _on_torch_info_loaded(self, info) -> None:
+        self.torch_info = info
+        self.model_panel.set_models(info.models)
+        if info.backends:
+            self.config_panel.set_torch_info(info.backends, info.modes, info.cuda_available,
+                                          info.dynamo_defaults)
         for view in self.views:
-            view.set_catalog(catalog)
-        self.controller.set_gpu_monitor(catalog.gpu_monitor)
+            view.set_torch_info(info)
+        self.controller.set_gpu_monitor(info.gpu_monitor)
         self._update_buttons()
-        if catalog.error and not catalog.backends:
-            self.show_error("torch could not be loaded", catalog.error.splitlines()[0])
+        if info.error and not info.backends:
+            self.show_error("torch could not be loaded", info.error.splitlines()[0])
         else:
-            torch_version = catalog.versions.get("torch", "?")
-            self.status_label.setText(f"Ready: torch {torch_version}, {len(catalog.models)} torchvision models"
-                                      + (f" ({catalog.error})" if catalog.error else ""))
-        self.sig_catalog_loaded.emit(catalog)
+            torch_version = info.versions.get("torch", "?")
+            self.status_label.setText(f"Ready: torch {torch_version}, {len(info.models)} torchvision models"
+                                      + (f" ({info.error})" if info.error else ""))
+        self.sig_torch_info_loaded.emit(info)
 
     def _on_model_chosen(self, source: str) -> None:
         self.results_header.set_chosen_model(source)

@@ -16,9 +16,13 @@ from PySide6.QtWidgets import QFileDialog
 from core.models import is_file_source, split_factory
 from core.report.files import ReportError, load_report
 from core.models.examples import is_bundled
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
 
 
-def open_report(window, path: str | None) -> bool:
+def open_report(window: MainWindow, path: str | None) -> bool:
     """Show a report.json in `window` (asks for one when `path` is None); True when shown."""
     loaded = read_report(window, path, window.recent.last_folder())
     if loaded is None:
@@ -53,7 +57,7 @@ def open_report(window, path: str | None) -> bool:
     return True
 
 
-def may_adopt(window, source: str) -> bool:
+def may_adopt(window: MainWindow, source: str) -> bool:
     """Whether a report's model may become the next run's: a torchvision name, a bundled
     example or a file this user opened before (never a path only the report names)."""
     if not is_file_source(source):
@@ -102,7 +106,7 @@ TABLE_ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.Item
                Qt.ItemDataRole.ForegroundRole)
 
 
-def check_tables(window, max_rows: int = 5000):
+def check_tables(window: MainWindow, max_rows: int = 5000):
     """Ask every table of `window` for every cell it may paint (and the graph-break details):
     the exception a report's wrong-typed value raises, or None. Run right after a report is
     shown, so such a value is refused up front instead of failing at every repaint."""

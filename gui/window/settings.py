@@ -11,6 +11,10 @@ from PySide6.QtCore import QByteArray
 from core.vocab.config import LIMITS, CompileConfig, check_limits
 from core.models import is_file_source, split_factory
 from gui.widgets.safe_text import tooltip
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
 
 MAX_RECENT = 10
 SPLITTERS = ("main_splitter", "left_splitter", "right_splitter", "charts_splitter")
@@ -50,16 +54,16 @@ class RecentFiles:
         return str(self.settings.value("last_folder", os.getcwd()))
 
 
-def save_form(w) -> None:
+def save_form(window: MainWindow) -> None:
     """Remember the form's fields; the compile settings only once torch has accepted them
-    (catalogue loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
+    (catalog loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
     unknown backend) never comes back at the next launch: the last accepted ones stay."""
-    s, p, m = w.settings, w.config_panel, w.model_panel
+    s, p, m = window.settings, window.config_panel, window.model_panel
     c = p.current_config()
     values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("processes", p.processes.value()),
               ("batch_size", m.batch.value()),
               ("image_size", m.image.value()), ("sweep", m.sweep.isChecked())]
-    if p.catalog_loaded and not p.field_problem() and not p.config_problem(c):
+    if p.torch_info_loaded and not p.field_problem() and not p.config_problem(c):
         values += [("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic), ("fullgraph", c.fullgraph),
                    ("dynamo_config", p.dynamo_config.text()), ("device", p.device.currentText())]
     for key, value in values:
@@ -76,23 +80,23 @@ def _int(settings, key: str, default: int, limit: str) -> int:
         return default
 
 
-def restore(w) -> None:
+def restore(window: MainWindow) -> None:
     """Put back the window's geometry, splitters, tab and the form's fields."""
-    s = w.settings
+    s = window.settings
     geometry = s.value("window/geometry")
     if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-        w.restoreGeometry(geometry)
+        window.restoreGeometry(geometry)
     else:
-        w.resize(1400, 900)
+        window.resize(1400, 900)
     for name in SPLITTERS:
         state = s.value(f"window/{name}")
         if isinstance(state, QByteArray) and not state.isEmpty():
-            getattr(w, name).restoreState(state)
+            getattr(window, name).restoreState(state)
     try:
-        w.tabs.setCurrentIndex(int(s.value("window/tab", 0) or 0))
+        window.tabs.setCurrentIndex(int(s.value("window/tab", 0) or 0))
     except (TypeError, ValueError):
         pass
-    p = w.config_panel
+    p = window.config_panel
     p.set_config(CompileConfig(backend=str(s.value("form/backend", "inductor")),
                                mode=str(s.value("form/mode", "default")),
                                dynamic=str(s.value("form/dynamic", "auto")),
@@ -102,21 +106,21 @@ def restore(w) -> None:
     iters = _int(s, "form/iters", 0, "iters") if str(s.value("form/iters", 0)) != "0" else 0
     p.iters.setValue(iters)  # 0: auto
     p.processes.setValue(_int(s, "form/processes", int(LIMITS["processes"].default), "processes"))
-    w.model_panel.batch.setValue(_int(s, "form/batch_size", 1, "batch_size"))
-    w.model_panel.image.setValue(_int(s, "form/image_size", 224, "image_size"))
+    window.model_panel.batch.setValue(_int(s, "form/batch_size", 1, "batch_size"))
+    window.model_panel.image.setValue(_int(s, "form/image_size", 224, "image_size"))
     model = str(s.value("form/model", "resnet18") or "resnet18")
     if is_file_source(model) and not os.path.exists(split_factory(model)[0]):
         model = "resnet18"
-    w.model_panel.set_source(model)
-    w.model_panel.sweep.setChecked(str(s.value("form/sweep", "false")).lower() == "true")
+    window.model_panel.set_source(model)
+    window.model_panel.sweep.setChecked(str(s.value("form/sweep", "false")).lower() == "true")
 
 
-def save_window(w) -> None:
+def save_window(window: MainWindow) -> None:
     """Remember the geometry, splitters, tab and form (window closing)."""
-    s = w.settings
-    s.setValue("window/geometry", w.saveGeometry())
+    s = window.settings
+    s.setValue("window/geometry", window.saveGeometry())
     for name in SPLITTERS:
-        s.setValue(f"window/{name}", getattr(w, name).saveState())
-    s.setValue("window/tab", w.tabs.currentIndex())
-    save_form(w)
+        s.setValue(f"window/{name}", getattr(window, name).saveState())
+    s.setValue("window/tab", window.tabs.currentIndex())
+    save_form(window)
     s.sync()

@@ -15,6 +15,10 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayo
 from core.vocab.config import ConfigError, ModelSpec, check_limits, make_jobs
 from core.report.files import ReportError
 from gui.widgets.safe_text import plain
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
 
 
 class PickModel(QAbstractListModel):
@@ -66,18 +70,18 @@ class PickModel(QAbstractListModel):
         return [s for s, _ in self._items if s in self._checked]
 
 
-def model_choices(main) -> list[tuple[str, str]]:
+def model_choices(window: MainWindow) -> list[tuple[str, str]]:
     """What may be swept: the model chosen in the main window, the bundled examples, and
     torchvision's models (a file only when the main window already has it: no new code runs
     unasked)."""
     from core.models.examples import examples_in
 
     items = []
-    chosen = main.model_panel.source()
+    chosen = window.model_panel.source()
     if chosen:
         items.append((chosen, f"{os.path.basename(chosen) if os.sep in chosen else chosen}  · chosen in the window"))
     items += [(e.source, f"{e.name}  · example") for e in examples_in() if e.source != chosen]
-    names = main.catalog.models if main.catalog is not None else ()
+    names = window.torch_info.models if window.torch_info is not None else ()
     items += [(n, n) for n in names if n != chosen]
     return items
 
@@ -144,13 +148,13 @@ class ZooRunDialog(QDialog):
         self.accept()
 
 
-def build_sweep(main, models: list[str], folder: str):
+def build_sweep(window: MainWindow, models: list[str], folder: str):
     """(ZooSweep, its jobs) for `models` under the main window's queued configs and run
     settings, folders claimed; ConfigError or ReportError says why not."""
     from core.models import ModelLoadError, check_source
     from core.zoo.sweep import ZooSweep
 
-    panel, model_panel = main.config_panel, main.model_panel
+    panel, model_panel = window.config_panel, window.model_panel
     configs = panel.run_configs()
     problem = panel.validate(configs)
     if problem:
@@ -174,25 +178,25 @@ def build_sweep(main, models: list[str], folder: str):
     return sweep, sweep.prepare()
 
 
-def run_zoo(main, models: list[str] | None = None, folder: str | None = None):
+def run_zoo(window: MainWindow, models: list[str] | None = None, folder: str | None = None):
     """File → Run a zoo…: ask (unless `models` and `folder` are given), start the sweep and
     open its Zoo window following it; the window, or None when nothing started."""
     from gui.window.zoo_window import ZooWindow, keep
 
-    if main.catalog is None:
-        main.show_error("Not ready", "torch is still loading; try again in a moment.")
+    if window.torch_info is None:
+        window.show_error("Not ready", "torch is still loading; try again in a moment.")
         return None
     if models is None or folder is None:
-        dialog = ZooRunDialog(main)
+        dialog = ZooRunDialog(window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         models, folder = dialog.picks.picked(), dialog.folder.text().strip()
     try:
-        sweep, jobs = build_sweep(main, models, folder)
+        sweep, jobs = build_sweep(window, models, folder)
     except (ConfigError, ReportError) as exc:
-        main.show_error("Cannot run the zoo", str(exc))
+        window.show_error("Cannot run the zoo", str(exc))
         return None
-    window = keep(main, ZooWindow(main))
-    window.follow(sweep, jobs)
-    window.show()
-    return window
+    zoo_window = keep(window, ZooWindow(window))
+    zoo_window.follow(sweep, jobs)
+    zoo_window.show()
+    return zoo_window

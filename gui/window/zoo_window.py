@@ -17,6 +17,10 @@ from core.zoo.results import Zoo
 from core.zoo.files import load_zoo
 from gui.panels.zoo import ZooPanel
 from gui.widgets.actions import make_action
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
 
 RELOAD_MS = 2000
 
@@ -162,25 +166,25 @@ def ask_zoo(parent: QWidget, folder: str) -> str:
     return path
 
 
-def open_zoo(main, path: str | None = None) -> ZooWindow | None:
+def open_zoo(window: MainWindow, path: str | None = None) -> ZooWindow | None:
     """File → Open zoo report…: a Zoo window over `path` (asks for the zoo.json when None).
-    The window is kept by the main window (`main.zoo_windows`) while it is open."""
+    The zoo window is kept by the main window (`window.zoo_windows`) while it is open."""
     if path is None:
-        path = ask_zoo(main, os.getcwd())
+        path = ask_zoo(window, os.getcwd())
         if not path:
             return None
-    window = ZooWindow(main)
-    if not window.open(path):
-        window.deleteLater()
+    zoo_window = ZooWindow(window)
+    if not zoo_window.open(path):
+        zoo_window.deleteLater()
         return None
-    keep(main, window).show()
-    return window
+    keep(window, zoo_window).show()
+    return zoo_window
 
 
-def keep(main, window: ZooWindow) -> ZooWindow:
-    """Keep `window` alive while it is open (in `main.zoo_windows`); it is deleted on close."""
-    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    windows = main.__dict__.setdefault("zoo_windows", [])
-    windows.append(window)
-    window.destroyed.connect(lambda *_: windows.remove(window) if window in windows else None)
-    return window
+def keep(window: MainWindow, zoo_window: ZooWindow) -> ZooWindow:
+    """Keep `zoo_window` alive while it is open (in `window.zoo_windows`); it is deleted on close."""
+    zoo_window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    windows = window.zoo_windows
+    windows.append(zoo_window)
+    zoo_window.destroyed.connect(lambda *_: windows.remove(zoo_window) if zoo_window in windows else None)
+    return zoo_window

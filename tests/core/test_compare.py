@@ -5,7 +5,8 @@ import subprocess
 import sys
 
 from core.vocab import events as ev
-from core.decide.compare import compare_reports, median_interval
+from core.analysis.stats import median_interval
+from core.decide.compare import compare_reports
 from core.vocab.config import CompileConfig
 from core.report.files import load_report, write_report
 from tests.core.fakes import fake_result

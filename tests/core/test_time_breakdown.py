@@ -3,7 +3,8 @@ call's time, graph spans and the price of each break, the verdict sentence."""
 import pytest
 
 from core.vocab import events as ev
-from core.analysis.time_breakdown import Node, analyse, attribute_breaks, classify, fmt_ms, time_verdict
+from core.analysis.time_breakdown import Node, analyse, attribute_breaks, classify, time_verdict
+from core.vocab.formatting import fmt_ms
 
 
 @pytest.mark.parametrize("name, category", [

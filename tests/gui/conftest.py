@@ -14,7 +14,7 @@ from core.analysis.results import JobResult
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 GRAPH_BREAK_MODEL = os.path.join(DATA, "graph_break_model.py")
-CATALOG_TIMEOUT_MS = 90_000  # the first window of a session imports torch (~3-5 s, more on a busy box)
+TORCH_INFO_TIMEOUT_MS = 90_000  # the first window of a session imports torch (~3-5 s, more on a busy box)
 RUN_TIMEOUT_MS = 180_000
 
 qt_compat.install()  # see gui/qt_compat.py: PySide6 6.12.0 on Python 3.11 leaks references to None
@@ -35,13 +35,13 @@ def settings(tmp_path):
 
 @pytest.fixture
 def window(qtbot, settings):
-    """A main window with torch's catalogues loaded, closed (run cancelled) afterwards."""
+    """A main window with torch's catalogs loaded, closed (run cancelled) afterwards."""
     from gui.window.main_window import MainWindow
 
     win = MainWindow(settings)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win.catalog is not None, timeout=CATALOG_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: win.torch_info is not None, timeout=TORCH_INFO_TIMEOUT_MS)
     win.config_panel.processes.setValue(1)  # one timing process keeps the suite short (3 is tested apart)
     yield win
     win.close()

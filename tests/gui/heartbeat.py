@@ -56,7 +56,7 @@ def measure_heartbeat(model: str = "resnet18", backend: str = "inductor", iters:
     window.resize(1400, 900)
     window.show()
     deadline = time.monotonic() + 120
-    while window.catalog is None and time.monotonic() < deadline:
+    while window.torch_info is None and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.01)
     window.set_model(model, trusted=True)

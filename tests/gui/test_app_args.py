@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from core.vocab.config import LIMITS, CompileConfig
-from tests.gui.conftest import CATALOG_TIMEOUT_MS, GRAPH_BREAK_MODEL
+from tests.gui.conftest import TORCH_INFO_TIMEOUT_MS, GRAPH_BREAK_MODEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "main.py")
@@ -20,7 +20,7 @@ MAIN = os.path.join(ROOT, "main.py")
 @pytest.fixture
 def automation(window):
     """Drive `gui.app.Automation` on the test's window; returns a function(argv) that sets
-    it up and delivers the (already loaded) catalogue, as the app does once torch is in."""
+    it up and delivers the (already loaded) catalog, as the app does once torch is in."""
     from PySide6.QtWidgets import QApplication
 
     from gui.app import Automation, build_parser
@@ -31,7 +31,7 @@ def automation(window):
         auto = Automation(window, build_parser().parse_args(argv), QApplication.instance())
         made.append(auto)
         auto.setup()
-        auto._on_catalog_loaded(window.catalog)
+        auto._on_torch_info_loaded(window.torch_info)
         return Automation.exit_code
 
     yield run
@@ -116,7 +116,7 @@ def test_form_never_swaps_a_value_silently(qtbot, settings):
     win = MainWindow(settings)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win.catalog is not None, timeout=CATALOG_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: win.torch_info is not None, timeout=TORCH_INFO_TIMEOUT_MS)
     panel = win.config_panel
     assert panel.backend.currentText() == "nope" and panel.mode.currentText() == "max"
     assert panel.error.isVisibleTo(win) and "Unknown backend 'nope'. Valid backends here:" in panel.error.text()

@@ -61,7 +61,7 @@ def test_real_lstm_sweep_fills_the_sweep_tab(qtbot, window, tmp_path):
     first, second = (r.job_id for r in window.session.results)
     assert sweep.chart.marker_indices(first, "limit") == [8]  # dynamic=false: the 9th length hits the limit
     assert sweep.chart.marker_indices(second, "limit") == [] and sweep.chart.marker_indices(second, "recompiled") == []
-    limit = window.catalog.dynamo_defaults["recompile_limit"]
+    limit = window.torch_info.dynamo_defaults["recompile_limit"]
     assert f"recompile limit ({limit}) hit at variant 8 (float32[256×4×128])" in sweep.header.text()
     assert window.summary_panel.model.index(0, 2).data() == "sweep: 11 shapes"
     # export writes variants.csv; the session reopens into the sweep tab

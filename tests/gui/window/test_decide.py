@@ -40,7 +40,7 @@ def test_find_best_settings_runs_tunes_candidates_within_its_budget(qtbot, windo
     panel = window.view("decision")
     panel.budget.setValue(3.0)
     started = _recorder(window)
-    assert window.find_best_action.text() == "Find best settings"
+    assert window.actions.find_best.text() == "Find best settings"
     panel.tune_button.click()
     assert len(started) == 1, window.last_error
     specs, wrap = started[0]

@@ -23,10 +23,10 @@ def test_run_fills_every_panel_and_a_failing_job_is_shown(qtbot, window, tmp_pat
     ok = CompileConfig(backend="eager")
     failing = CompileConfig(backend="eager", fullgraph=True)  # the model breaks the graph: fullgraph refuses
     _configure(window, [ok, failing])
-    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert window.actions.run.isEnabled() and not window.actions.cancel.isEnabled()
     with qtbot.waitSignal(window.sig_run_finished, timeout=RUN_TIMEOUT_MS):
         assert window.run_profile()
-        qtbot.waitUntil(lambda: window.cancel_action.isEnabled(), timeout=10_000)  # follows the runner
+        qtbot.waitUntil(lambda: window.actions.cancel.isEnabled(), timeout=10_000)  # follows the runner
     results = window.session.results
     assert [r.status for r in results] == ["completed", "failed"]
     good, bad = results
@@ -52,7 +52,7 @@ def test_run_fills_every_panel_and_a_failing_job_is_shown(qtbot, window, tmp_pat
     assert window.summary_panel.model.index(1, 1).data().startswith("failed")
     assert window.latency_chart.point_count(bad.job_id, "eager") == 2  # eager warm-up before the compile
     # the app keeps working: buttons back, export writes the profile command's files
-    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert window.actions.run.isEnabled() and not window.actions.cancel.isEnabled()
     paths = window.export_csv(str(tmp_path / "report"))
     names = sorted(os.path.basename(p) for p in paths)
     assert {"summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv",
@@ -67,12 +67,12 @@ def test_cancel_mid_run(qtbot, window):
         assert window.run_profile()
         first = window.session.results[0].job_id
         qtbot.waitUntil(lambda: window.latency_chart.point_count(first, "compiled") > 10, timeout=RUN_TIMEOUT_MS)
-        assert window.cancel_action.isEnabled()
-        window.cancel_action.trigger()
+        assert window.actions.cancel.isEnabled()
+        window.actions.cancel.trigger()
     statuses = [r.status for r in window.session.results]
     assert statuses == ["cancelled", "cancelled"]
     assert window.latency_chart.point_count(first, "compiled") > 10  # what it measured is kept
-    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert window.actions.run.isEnabled() and not window.actions.cancel.isEnabled()
     assert "cancelled" in window.progress.format()
 
 
@@ -88,7 +88,7 @@ def test_bad_model_file_fails_clearly(qtbot, window, tmp_path):
     assert result.status == "failed"
     assert "syntax error" in result.failure_reason and "broken_model.py:3" in result.failure_reason
     assert "syntax error" in window.status_label.text()
-    assert window.run_action.isEnabled()
+    assert window.actions.run.isEnabled()
 
 
 def test_cancel_right_after_run_is_not_lost(qtbot, window):

@@ -1,4 +1,4 @@
-"""The model list fills in two steps: torch's catalogue (the window is ready to run), then the
+"""The model list fills in two steps: torch's catalog (the window is ready to run), then the
 timm and Hugging Face names, listed by a helper process (never imported into the app's) and
 cached per installed versions."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from gui.form.model_panel import ModelPanel
-from gui.run import catalog_loader
+from gui.run import torch_info_loader
 
 
 def test_more_models_are_appended_without_duplicates(qtbot):
@@ -18,20 +18,20 @@ def test_more_models_are_appended_without_duplicates(qtbot):
 
 
 def _loader(monkeypatch, cached, helper='import json; print(json.dumps(["timm:x", "hf:y"]))'):
-    from core.run.torch_info import Catalog
+    from core.run.torch_info import TorchInfo
 
     order = []
-    monkeypatch.setattr(catalog_loader, "load_catalog", lambda: order.append("torch") or Catalog(backends=("eager",)))
-    monkeypatch.setattr(catalog_loader, "cached_more_models", lambda: cached)
-    monkeypatch.setattr(catalog_loader, "more_models_command", lambda: [sys.executable, "-c", helper])
-    loader = catalog_loader.CatalogLoader()
+    monkeypatch.setattr(torch_info_loader, "load_torch_info", lambda: order.append("torch") or TorchInfo(backends=("eager",)))
+    monkeypatch.setattr(torch_info_loader, "cached_more_models", lambda: cached)
+    monkeypatch.setattr(torch_info_loader, "more_models_command", lambda: [sys.executable, "-c", helper])
+    loader = torch_info_loader.TorchInfoLoader()
     got = []
     loader.sig_loaded.connect(lambda c: got.append(("catalog", c.backends)))
     loader.sig_more_models.connect(lambda names: got.append(("more", names)))
     return loader, got, order
 
 
-def test_the_catalogue_arrives_before_the_slow_names_from_a_helper_process(qtbot, monkeypatch):
+def test_the_catalog_arrives_before_the_slow_names_from_a_helper_process(qtbot, monkeypatch):
     loader, got, order = _loader(monkeypatch, None)
     loader.start()
     qtbot.waitUntil(lambda: len(got) == 2, timeout=20000)

@@ -1,4 +1,4 @@
-"""Loading core.run.torch_info's Catalog on a background thread, so the window shows before torch is
+"""Loading core.run.torch_info's TorchInfo on a background thread, so the window shows before torch is
 imported; the result is delivered on the GUI thread. The timm and Hugging Face names come
 from core.run.torch_info's cache or its helper process (QProcess): timm and transformers are never
 imported into the app's process.
@@ -10,23 +10,23 @@ import threading
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
-from core.run.torch_info import ROOT, Catalog, cached_more_models, load_catalog, more_models_command
+from core.run.torch_info import ROOT, TorchInfo, cached_more_models, load_torch_info, more_models_command
 from gui.qt_compat import collect_garbage_on_gui_thread
 
 
-class CatalogLoader(QObject):
+class TorchInfoLoader(QObject):
     """Loads the catalog on a daemon thread, then the slower names; create and start on the
     GUI thread."""
 
     sig_loaded = Signal(object)
-    """The catalog is ready (a `Catalog`); delivered on the GUI thread."""
+    """The catalog is ready (a `TorchInfo`); delivered on the GUI thread."""
 
     sig_more_models = Signal(object)
     """The timm and Hugging Face sources (a tuple of str) arrived after the catalog."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.catalog: Catalog | None = None
+        self.torch_info: TorchInfo | None = None
         self.more_models_error = ""  # why the timm/Hugging Face names could not be listed
         self._process: QProcess | None = None
         self.sig_loaded.connect(self._on_loaded)
@@ -38,14 +38,14 @@ class CatalogLoader(QObject):
         threading.Thread(target=self._load, name="catalog-loader", daemon=True).start()
 
     def _load(self) -> None:  # background thread
-        catalog = load_catalog()
+        catalog = load_torch_info()
         try:
             self.sig_loaded.emit(catalog)
         except RuntimeError:  # "Signal source has been deleted": its window closed meanwhile
             pass
 
-    def _on_loaded(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def _on_loaded(self, catalog: TorchInfo) -> None:
+        self.torch_info = catalog
         names = cached_more_models()
         if names is not None:  # after every other slot of sig_loaded (the list is set there)
             QTimer.singleShot(0, self, lambda: self.sig_more_models.emit(names))

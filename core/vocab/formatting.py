@@ -1,0 +1,44 @@
+"""How numbers read in every sentence, table cell and message the product writes, defined once."""
+from __future__ import annotations
+
+import math
+
+
+def fmt_ms(ms: float) -> str:
+    """A duration for a sentence: µs below 0.1 ms, else ms."""
+    if ms < 0.1:
+        return f"{ms * 1000:.0f} µs"
+    return f"{ms:.2f} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
+def count(n: float, what: str) -> str:
+    """A count with its noun: "1 graph", "3 kernels", "2.5 operators" (per-call averages need not
+    be whole)."""
+    return f"{n:g} {what}{'' if n == 1 else 's'}"
+
+
+def duration(seconds: float) -> str:
+    """A total time: seconds below 2 minutes, minutes below 2 hours, else hours; "?" if unknown."""
+    if not math.isfinite(seconds):
+        return "?"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def number(value: float) -> str:
+    """A setting's value in a message: whole numbers with thousands separators ("1,000,000"),
+    others as short as they are exact ("0.5")."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+
+
+def cell(value, spec: str = ".2f", unit: str = "", missing: str = "-") -> str:
+    """A value in a table: `missing` when there is none ("-" on the command line, "–" in the
+    app), text as it is, a number in `spec` with `unit`."""
+    if value is None or value == "":
+        return missing
+    if isinstance(value, str):
+        return value
+    return f"{value:{spec}}{unit}"
