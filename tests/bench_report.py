@@ -76,6 +76,7 @@ def build_result(total: int, seed: int = 0):
     import numpy as np
 
     from core.vocab import events as ev
+    from core.vocab import records as rec
     from core.vocab.config import CompileConfig, JobSpec, ModelSpec
     from core.analysis.results import JobResult
 
@@ -98,11 +99,11 @@ def build_result(total: int, seed: int = 0):
     run_s = total * 50e-6
     events = [ev.JobStarted(job, pid=1, environment={"python": "3.11", "torch": "2.14.1", "threads": 2,
                                                      "device": "cpu", "cpu": "bench"}),
-              ev.CompileFinished(job, result=ev.CompileResult(compile_time_s=0.4, dynamo_s=0.3, cache_state="n/a",
+              ev.CompileFinished(job, result=rec.CompileResult(compile_time_s=0.4, dynamo_s=0.3, cache_state="n/a",
                                                               frames_compiled=1, graph_count=1, op_count=1,
                                                               guard_count=5))]
-    events += [ev.MemoryMeasured(job, peak=ev.MemoryPeak(p, 400.0)) for p in ("eager", "compile", "compiled")]
-    events += [ev.ResourceSampled(job, sample=ev.ResourceSample(round(i * 0.2, 3), "benchmark", 100.0, 420.0))
+    events += [ev.MemoryMeasured(job, peak=rec.MemoryPeak(p, 400.0)) for p in ("eager", "compile", "compiled")]
+    events += [ev.ResourceSampled(job, sample=rec.ResourceSample(round(i * 0.2, 3), "benchmark", 100.0, 420.0))
                for i in range(int(run_s / 0.2))]
     completed = getattr(ev, "JobCompleted", None) or getattr(ev, "JobFinished")
     events.append(completed(job, wall_time_s=run_s))

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.vocab import events as ev
-from core.vocab.events import JobStatus
+from core.vocab import records as rec
+from core.vocab.records import JobStatus
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.vocab.source_paths import display_path
 from core.vocab.samples import SampleStore
@@ -36,16 +37,16 @@ class JobResult:
     environment: dict = field(default_factory=dict)
     model_info: ev.ModelLoaded | None = None
     samples: SampleStore = field(default_factory=SampleStore)
-    compile: ev.CompileResult | None = None
-    graph_breaks: list[ev.GraphBreak] = field(default_factory=list)
-    recompiles: list[ev.Recompile] = field(default_factory=list)
-    cudagraph_skips: list[ev.CudagraphSkip] = field(default_factory=list)
-    memory: dict[str, ev.MemoryPeak] = field(default_factory=dict)
-    resources: list[ev.ResourceSample] = field(default_factory=list)
-    variants: list[ev.VariantResult] = field(default_factory=list)
-    accuracy: ev.AccuracyResult | None = None
-    graphs: list[ev.CompiledGraph] = field(default_factory=list)
-    op_profile: ev.OpProfile | None = None
+    compile: rec.CompileResult | None = None
+    graph_breaks: list[rec.GraphBreak] = field(default_factory=list)
+    recompiles: list[rec.Recompile] = field(default_factory=list)
+    cudagraph_skips: list[rec.CudagraphSkip] = field(default_factory=list)
+    memory: dict[str, rec.MemoryPeak] = field(default_factory=dict)
+    resources: list[rec.ResourceSample] = field(default_factory=list)
+    variants: list[rec.VariantResult] = field(default_factory=list)
+    accuracy: rec.AccuracyResult | None = None
+    graphs: list[rec.CompiledGraph] = field(default_factory=list)
+    op_profile: rec.OpProfile | None = None
     processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
@@ -124,7 +125,7 @@ class JobResult:
             self.failure_reason = f"cancelled during {event.phase or 'start-up'}"
         return True
 
-    def _add_graph_break(self, gb: ev.GraphBreak) -> None:
+    def _add_graph_break(self, gb: rec.GraphBreak) -> None:
         """Fold one graph-break event into the table, counting nothing twice.
 
         An ordinary break is one row per place (reason, file, line): `logged` and `per_call`
@@ -266,14 +267,14 @@ class JobResult:
 
     # ----------------------------------------------------------------- where the time goes
 
-    def break_cost(self, gb: ev.GraphBreak) -> ev.BreakCost | None:
+    def break_cost(self, gb: rec.GraphBreak) -> rec.BreakCost | None:
         """What a graph-break row costs per compiled call, from the op profile (None: not
         profiled, a skipped frame, or the break never split two graphs while profiled)."""
         if self.op_profile is None or gb.frame_skipped:
             return None
         return next((b for b in self.op_profile.break_costs if b.key == gb.key), None)
 
-    def graphs_around(self, gb: ev.GraphBreak) -> tuple[list[ev.CompiledGraph], list[ev.CompiledGraph]]:
+    def graphs_around(self, gb: rec.GraphBreak) -> tuple[list[rec.CompiledGraph], list[rec.CompiledGraph]]:
         """The compiled graphs on either side of a graph break: (those ending at it, those
         starting after it). From the op profile when it saw the break split graphs; else
         from the compile: the graph of the frame compile that logged it, and the resume
@@ -290,7 +291,7 @@ class JobResult:
                  and g.function.endswith(f"_at_{gb.line}")]
         return before, after
 
-    def graph_time(self, graph: str) -> ev.GraphTime | None:
+    def graph_time(self, graph: str) -> rec.GraphTime | None:
         """Time inside compiled graph `graph` ("0/0") per compiled call, from the op profile."""
         if self.op_profile is None:
             return None
@@ -319,7 +320,7 @@ class JobResult:
                 "guard_checks_ms": c and c.guard_checks_ms,
                 "time_verdict": self.time_verdict() if p else None}
 
-    def accuracy_verdict(self) -> ev.AccuracyResult | None:
+    def accuracy_verdict(self) -> rec.AccuracyResult | None:
         """The accuracy check's result; for a job that ended without one, "not checked" with
         why (None while the job runs)."""
         if self.accuracy is not None:
@@ -330,7 +331,7 @@ class JobResult:
             why = "the report was written by a version without the accuracy check"
         else:
             why = f"the job ended before the check ({self.failure_reason or self.status})"
-        return ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value, why)
+        return rec.AccuracyResult(rec.AccuracyStatus.NOT_CHECKED.value, why)
 
     def _accuracy_columns(self) -> dict[str, Any]:
         a = self.accuracy_verdict()
@@ -409,7 +410,7 @@ class JobResult:
             "quality": self.quality().to_dict(),
             "wall_time_s": self.wall_time_s,
             "summary": self.summary(),
-            "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in ev.SIDES},
+            "stats": {side: (st.to_dict() if (st := self.stats(side)) else None) for side in rec.SIDES},
         }
 
     @classmethod
@@ -455,7 +456,7 @@ class JobResult:
             if isinstance(g, dict) and "count" in g:  # version 1: one count
                 g = {**{k: v for k, v in g.items() if k != "count"},
                      "logged": g["count"], "per_call": g["count"]}
-            breaks.append(build(ev.GraphBreak, g, f"{where}.graph_breaks[{i}]"))
+            breaks.append(build(rec.GraphBreak, g, f"{where}.graph_breaks[{i}]"))
         memory = d.get("memory") or {}
         if not isinstance(memory, dict):
             raise SchemaError(f"{where}.memory must be an object")
@@ -469,21 +470,21 @@ class JobResult:
             model_info=(build(ev.ModelLoaded, d["model_info"], f"{where}.model_info")
                         if d.get("model_info") else None),
             samples=samples,
-            compile=build(ev.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
+            compile=build(rec.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
             graph_breaks=breaks,
-            recompiles=[build(ev.Recompile, r, f"{where}.recompiles[{i}]")
+            recompiles=[build(rec.Recompile, r, f"{where}.recompiles[{i}]")
                         for i, r in enumerate(items("recompiles"))],
-            cudagraph_skips=[build(ev.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]")
+            cudagraph_skips=[build(rec.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]")
                              for i, k in enumerate(items("cudagraph_skips"))],
-            memory={k: build(ev.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
-            resources=[build(ev.ResourceSample, x, f"{where}.resources[{i}]")
+            memory={k: build(rec.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
+            resources=[build(rec.ResourceSample, x, f"{where}.resources[{i}]")
                        for i, x in enumerate(items("resources"))],
-            variants=[build(ev.VariantResult, v, f"{where}.variants[{i}]")
+            variants=[build(rec.VariantResult, v, f"{where}.variants[{i}]")
                       for i, v in enumerate(items("variants"))],
-            accuracy=(build(ev.AccuracyResult, d["accuracy"], f"{where}.accuracy")
+            accuracy=(build(rec.AccuracyResult, d["accuracy"], f"{where}.accuracy")
                       if d.get("accuracy") else None),
-            graphs=[build(ev.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
-            op_profile=(build(ev.OpProfile, d["op_profile"], f"{where}.op_profile")
+            graphs=[build(rec.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
+            op_profile=(build(rec.OpProfile, d["op_profile"], f"{where}.op_profile")
                         if d.get("op_profile") else None),
             processes_ended=[build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
                              for i, p in enumerate(items("processes_ended"))],

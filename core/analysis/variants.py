@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.vocab.events import VariantOutcome
+from core.vocab.records import VariantOutcome
 from core.analysis.stats import median_or_none
 
 _SHAPE = re.compile(r"^(\w+)\[([^\]]*)\]$")

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-from core.vocab.events import GraphBreak, Recompile
+from core.vocab.records import GraphBreak, Recompile
 from core.vocab.source_paths import CORE_DIR, is_under, is_user_code, source_context, source_line, torch_dir
 
 

@@ -16,12 +16,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 
-from core.vocab.config import DEFAULT_COMPILE_LOG
 
 ALWAYS_ON = ("graph_breaks", "recompiles")  # the capture needs them, whatever the user asks
 LEVELS = {"V": "debug", "I": "info", "W": "warning", "E": "error", "C": "critical"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from core.capture.break_records import RECOMPILE_LIMIT_TYPE, parse_break_message, registry_code
-from core.vocab.events import CompileResult
+from core.vocab.records import CompileResult
 
 
 def reset_compile_state() -> None:

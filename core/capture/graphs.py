@@ -25,7 +25,7 @@ import re
 from typing import Callable
 
 from core.vocab.artifacts import JobArtifacts, write_text
-from core.vocab.events import CompiledGraph
+from core.vocab.records import CompiledGraph
 
 _RESERVED = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "severity", "timestamp",
              "pathname", "thread", "subgraph_name", "has_payload", "stack"}

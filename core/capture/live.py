@@ -37,7 +37,7 @@ from typing import Callable
 
 from core.capture.break_records import (current_compile_id, current_trace, make_break, metric_stack, parse_break_message,
                                 read_break_record, read_recompile_record, stack_key, user_frame)
-from core.vocab.events import CudagraphSkip, GraphBreak, Recompile
+from core.vocab.records import CudagraphSkip, GraphBreak, Recompile
 from core.vocab.source_paths import describe_function, is_user_code
 
 METRICS_LIMIT = 100_000  # torch's deque between two reads; we read (and clear) it constantly

@@ -10,11 +10,11 @@ from typing import Callable
 from core.vocab import events as ev
 from core.vocab.source_paths import display_path
 from core.vocab.config import JobSpec
-from core.vocab.events import TIME_CATEGORY_LABELS
+from core.vocab.records import TIME_CATEGORY_LABELS
 from core.vocab.formatting import cell, count, fmt_ms
 from core.run.runner import RunListener
 from core.analysis.results import JobResult
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 from core.analysis.stats import median_or_none
 from core.analysis.variants import variant_outcome
 

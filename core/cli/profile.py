@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 
-from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import ConfigError
-from core.vocab.artifacts import JobArtifacts
 from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
 from core.report.files import OutputFolder, ReportError, write_report
 from core.run.runner import JobRunner, RunListener
 from core.analysis.results import JobResult
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 from core.cli.args import build_parser, build_specs
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
 from core.cli.prologue import run_command
@@ -78,7 +76,7 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
     failed = [r for r in results if r.status != JobStatus.COMPLETED and not expected(r)]
     for r in failed:
         print(f"error: {r.headline()}", file=sys.stderr)
-    wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == ev.AccuracyStatus.FAIL.value]
+    wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == rec.AccuracyStatus.FAIL.value]
     if "accuracy" in args.fail_on:
         for r in wrong:
             print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)

@@ -24,12 +24,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
 from core.vocab.source_paths import display_path
 from core.analysis.quality import NOISY, UNUSABLE
 from core.analysis.results import JobResult
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 from core.analysis.stats import median_interval
 
 DEFAULT_THRESHOLD_PCT = 5.0

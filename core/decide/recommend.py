@@ -24,7 +24,7 @@ import numpy as np
 from core.decide.codegen import compile_code, eager_code
 from core.vocab.formatting import duration
 from core.vocab.config import CompileConfig
-from core.vocab.events import AccuracyStatus, JobStatus
+from core.vocab.records import AccuracyStatus, JobStatus
 from core.analysis.quality import UNUSABLE
 
 DEFAULT_CALLS = 10_000

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from core.vocab import events as ev
 from core.vocab.config import CompileConfig, JobSpec
 from core.analysis.results import JobResult
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 from core.run.runner import JobRunner, RunListener
 
 DEFAULT_BUDGET_MIN = 10.0

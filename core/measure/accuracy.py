@@ -18,7 +18,7 @@ import copy
 import random
 from typing import Any, Callable
 
-from core.vocab.events import AccuracyResult, AccuracyStatus
+from core.vocab.records import AccuracyResult, AccuracyStatus
 from core.measure.output_match import compare, identical, tree_map_tensors
 
 __all__ = ["check", "compare", "float64_reference", "free_bytes", "seed_everything"]

@@ -24,6 +24,7 @@ from core.capture import compile_metrics
 from core.capture import live as capture
 from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import JobSpec
 from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, describe_inputs, load_model
 from core.vocab.samples import SampleLog
@@ -47,7 +48,7 @@ class _Job:
         self.torch = torch
         self.spec, self._emit, self._should_stop = spec, emit, should_stop
         self.phase = ""
-        self._pending: list[ev.LatencySample] = []
+        self._pending: list[rec.LatencySample] = []
         self._log = sample_log
         self.steps = None  # core.measure.training.TrainingSteps for --task training (set when loading)
         self._last_flush = time.perf_counter()
@@ -82,9 +83,9 @@ class _Job:
 
     # ---- latency samples: written to the sample log at once (survives a crash), sent as
     # events in batches so sending never sits inside a timed call
-    def record(self, sample: ev.LatencySample) -> None:
+    def record(self, sample: rec.LatencySample) -> None:
         if self.spec.repeat:
-            sample = ev.LatencySample(sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat)
+            sample = rec.LatencySample(sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat)
         self._log.write(sample)
         self._pending.append(sample)
         if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
@@ -109,7 +110,7 @@ class _Job:
         if self.cuda:
             alloc = self.torch.cuda.max_memory_allocated() / MB
             reserved = self.torch.cuda.max_memory_reserved() / MB
-        self.emit(ev.MemoryMeasured, peak=ev.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
+        self.emit(ev.MemoryMeasured, peak=rec.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
 
     def timed(self, fn, inputs, before=None) -> float:
         """Milliseconds for one call, synchronised on both sides on CUDA."""
@@ -142,8 +143,8 @@ class _Job:
                 return
             if not loaded.compile_supported:
                 self.run_eager_only_benchmark(loaded)
-                self.emit(ev.AccuracyChecked, accuracy=ev.AccuracyResult(
-                    ev.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
+                self.emit(ev.AccuracyChecked, accuracy=rec.AccuracyResult(
+                    rec.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
                 self.op_profile(loaded, None)
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
@@ -208,7 +209,7 @@ class _Job:
         self.start_memory_phase()
         check_forward(loaded, spec.model.source)  # names the model file's line on failure
         for i in range(spec.warmup):
-            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
+            self.record(rec.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
         self.end_memory_phase("eager")
 
     def run_repeat(self, loaded: LoadedModel) -> None:
@@ -236,7 +237,6 @@ class _Job:
         return self.torch.compile(model, **self.spec.config.compile_kwargs())
 
     def make_compiled(self, model):
-        torch = self.torch
         compile_metrics.reset_compile_state()
         self.capture = capture.install(
             self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
@@ -279,7 +279,7 @@ class _Job:
         self.emit(ev.CompileFinished, result=result)
         return compiled
 
-    def _on_graph_break(self, gb: ev.GraphBreak) -> None:
+    def _on_graph_break(self, gb: rec.GraphBreak) -> None:
         """Sent at once: a later event for the same compile id may move it to a skipped frame
         (see capture.Capture and results.JobResult._add_graph_break)."""
         if gb.frame_skipped:  # that frame runs eagerly: no graph of it ends at a break
@@ -307,7 +307,7 @@ class _Job:
         self.start_memory_phase()
         before = self._step_marker()
         for i in range(warmup):
-            self.record(ev.LatencySample("compiled", i, self.timed(compiled, loaded.inputs, before), warmup=True))
+            self.record(rec.LatencySample("compiled", i, self.timed(compiled, loaded.inputs, before), warmup=True))
         self.end_memory_phase("compiled")
 
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
@@ -318,7 +318,7 @@ class _Job:
             return
         self.enter("benchmark", f"{spec.iters} timed iterations per side, "
                                 f"{describe_alternation(spec.iters, spec.block_size)}")
-        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        timed, record, Sample, inputs = self.timed, self.record, rec.LatencySample, loaded.inputs
         for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
             fn, before = calls[side]
             record(Sample(side, i, timed(fn, inputs, before)))
@@ -338,7 +338,7 @@ class _Job:
         target = spec.precision_pct
         self.enter("benchmark", f"timing blocks of {block} calls a side until the speedup is known within "
                                 f"±{target:g}% (at most {budget:.0f} s)")
-        timed, record, Sample, inputs = self.timed, self.record, ev.LatencySample, loaded.inputs
+        timed, record, Sample, inputs = self.timed, self.record, rec.LatencySample, loaded.inputs
         times: dict[str, list[float]] = {"eager": [], "compiled": []}
         start = time.perf_counter()
         last_check = last_report = start
@@ -406,7 +406,7 @@ class _Job:
                 if self.cuda:
                     self.torch.cuda.empty_cache()
                 first = next((t for t in str(exc).splitlines() if t.strip()), type(exc).__name__)
-                self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+                self.emit(ev.VariantMeasured, variant=rec.VariantResult(
                     index=i, input_shapes=shapes, compiles=0, recompiled=False, batch_size=batch,
                     peak_mb=self.variant_peak_mb(), error=f"out of memory at batch size {batch}: {first}"))
         return compiled, variants[0]
@@ -442,7 +442,7 @@ class _Job:
         new_shape = shapes not in seen_shapes
         seen_shapes.add(shapes)
         compiles = len(metrics)
-        self.emit(ev.VariantMeasured, variant=ev.VariantResult(
+        self.emit(ev.VariantMeasured, variant=rec.VariantResult(
             index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
             recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
             compile_time_s=compile_s if compiles else 0.0,
@@ -470,7 +470,7 @@ class _Job:
                                                                        accuracy.free_bytes(self.cuda)))
         except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            result = ev.AccuracyResult(ev.AccuracyStatus.NOT_CHECKED.value,
+            result = rec.AccuracyResult(rec.AccuracyStatus.NOT_CHECKED.value,
                                        f"the check could not run the model: {type(exc).__name__}: {first}")
         self.emit(ev.AccuracyChecked, accuracy=result)
 
@@ -492,7 +492,7 @@ class _Job:
                 self.spec.artifacts_dir, JobArtifacts.for_label(self.spec.config.label), self.break_at)
         except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            profile = ev.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
+            profile = rec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
         self.emit(ev.OpProfileMeasured, profile=profile)
 
     def check_stop(self) -> None:
@@ -511,7 +511,7 @@ class _Job:
         iters = spec.fixed_calls()
         self.enter("benchmark", f"{iters} timed eager iterations (compiling not supported: {loaded.note})")
         for i in range(iters):
-            self.record(ev.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
+            self.record(rec.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs)))
         self.flush()
 
 
@@ -570,7 +570,7 @@ def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
 
 
 def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
-            sample_log_path: str | None = None) -> ev.JobStatus:
+            sample_log_path: str | None = None) -> rec.JobStatus:
     """Run one job, reporting through `emit`. Returns its JobStatus (completed, failed or cancelled);
     always emits exactly one terminal event. Every timed call is also appended to
     `sample_log_path` (see core.vocab.samples) when given."""
@@ -584,7 +584,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
     except JobCancelledError:
         job.flush()
         emit(ev.JobCancelled(spec.job_id, phase=job.phase))
-        return ev.JobStatus.CANCELLED
+        return rec.JobStatus.CANCELLED
     except BaseException as exc:  # report anything, keep what was measured
         phase = job.phase if job else "start-up"
         if job is not None:
@@ -594,10 +594,10 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
                 pass
         emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
                           detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
-        return ev.JobStatus.FAILED
+        return rec.JobStatus.FAILED
     finally:
         sample_log.close()
         if job is not None and job.recording is not None:
             job.recording.close()
     emit(ev.JobCompleted(spec.job_id, wall_time_s=time.perf_counter() - started))
-    return ev.JobStatus.COMPLETED
+    return rec.JobStatus.COMPLETED

@@ -17,7 +17,7 @@ import dataclasses
 import math
 from typing import Any, Callable
 
-from core.vocab.events import AccuracyResult, AccuracyStatus
+from core.vocab.records import AccuracyResult, AccuracyStatus
 
 TOLERANCE = {"float64": 1e-4, "float32": 1e-4, "float16": 1e-3, "bfloat16": 1e-2}
 LOW_PRECISION = ("float16", "bfloat16")

@@ -20,7 +20,6 @@ import numpy as np
 
 from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
 from core.report.explain_tables import explain_tables
-from core.analysis.quality import QUALITY_COLUMNS
 from core.analysis.results import SUMMARY_COLUMNS, JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import items_per_s
@@ -115,7 +114,7 @@ def _latency_csv(parts):
     """latency.csv from columns, in chunks of LATENCY_CHUNK_ROWS rows (a million rows in about
     a second, the csv module takes ~4; never the whole file in memory: at 2×10^6 samples the
     whole text cost ~400 MB)."""
-    from core.vocab.events import SIDES
+    from core.vocab.records import SIDES
 
     yield ",".join(LATENCY_COLUMNS) + "\n"
     for label, side, process, iteration, latency_ms in parts:

@@ -6,7 +6,7 @@ bar shows `describe`; nothing here knows Qt.
 """
 from __future__ import annotations
 
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 
 # Where each phase starts within one job's share of the whole. The compile usually dominates.
 PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7,

@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from core.vocab.events import ResourceSample
+from core.vocab.records import ResourceSample
 
 MB = 1024 * 1024
 

@@ -124,7 +124,7 @@ class CompileConfig:
     def records_cudagraphs(self) -> bool:
         """Inductor records CUDA graphs (on a GPU) with this config: a CUDA-graph mode, or
         `triton.cudagraphs` in the options (a config with options takes no mode: "apply and
-        re-run" folds a mode into its options, see core.decide.suggestions.ConfigChange)."""
+        re-run" folds a mode into its options, see core.decide.advice.ConfigChange)."""
         if self.backend != "inductor":
             return False
         if self.inductor_options:

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from core.vocab.events import SIDES, LatencySample
+from core.vocab.records import SIDES, LatencySample
 
 _RECORD = struct.Struct("<BBHId")  # side, warm-up, process, iteration, latency_ms
 RECORD_SIZE = _RECORD.size  # 16 bytes

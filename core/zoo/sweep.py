@@ -27,7 +27,7 @@ from core.vocab.artifacts import JobArtifacts, resolve
 from core.vocab.config import JobSpec
 from core.report.files import OutputFolder, ReportError, load_report, write_report
 from core.analysis.results import JobResult
-from core.vocab.events import JobStatus
+from core.vocab.records import JobStatus
 from core.zoo.results import Zoo, ZooRow
 from core.zoo.files import ZOO_FILES, folder_names, load_zoo, write_zoo
 

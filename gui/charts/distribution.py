@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.vocab.events import SIDES
+from core.vocab.records import SIDES
 from core.analysis.stats import histograms
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from core.vocab.events import SIDES
+from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, suggests_log

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
 from gui.widgets.safe_text import legend_text
-from core.vocab.events import VariantOutcome
+from core.vocab.records import VariantOutcome
 from core.analysis.variants import medians, shape_ticks
 from gui.widgets.theme import config_color, error_color
 

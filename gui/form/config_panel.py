@@ -297,7 +297,7 @@ class ConfigPanel(QGroupBox):
                 self.queue.add(dynamo_overrides.with_override(config, key, pairs[key]))
 
     def apply_change(self, config: CompileConfig, change) -> CompileConfig:
-        """Apply a core.decide.suggestions.ConfigChange to `config` (a config of the last run) and
+        """Apply a core.decide.advice.ConfigChange to `config` (a config of the last run) and
         return the new config. The queue is what the next Run profiles: `config` is replaced
         in it by the new one (queued when it was not), the other queued configs stay; the
         form shows the new config (inductor options such as freezing live in the queue only)."""

@@ -48,7 +48,7 @@ def _code_box(text: str) -> QPlainTextEdit:
 
 
 class SuggestionCard(QFrame):
-    """One core.decide.suggestions.Suggestion: what to do, the evidence, the code, and a button
+    """One core.decide.advice.Suggestion: what to do, the evidence, the code, and a button
     per ConfigChange. GUI thread only."""
 
     def __init__(self, suggestion, on_apply, parent: QWidget | None = None):
@@ -80,7 +80,7 @@ class DecisionPanel(QWidget, ResultsView):
     tip = "Which config to ship for the expected calls, the code for it, and what to try next"
 
     sig_change_requested = Signal(str, object)
-    """"Apply and re-run" was clicked: the config label and the core.decide.suggestions.ConfigChange."""
+    """"Apply and re-run" was clicked: the config label and the core.decide.advice.ConfigChange."""
 
     sig_tune_requested = Signal(float)
     """"Find best settings" was clicked, with the budget in minutes."""

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from core.vocab.events import PHASES
+from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
 from gui.widgets.safe_text import markup
 from gui.widgets.theme import PHASE_COLORS, config_color, phase_brush

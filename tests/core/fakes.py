@@ -7,6 +7,7 @@ import uuid
 import numpy as np
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.analysis.results import JobResult
 
@@ -37,20 +38,20 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
     samples = []
     for side, median in (("eager", eager_ms), ("compiled", compiled_ms)):
         values = median * (1 + noise * rng.standard_normal(n)) if not sweep else []
-        samples += [ev.LatencySample(side, i, float(v)) for i, v in enumerate(values)]
+        samples += [rec.LatencySample(side, i, float(v)) for i, v in enumerate(values)]
     for proc, median in (processes or {}).items():
         for side, m in (("eager", eager_ms), ("compiled", median)):
             values = m * (1 + noise * rng.standard_normal(n))
-            samples += [ev.LatencySample(side, i, float(v), process=proc) for i, v in enumerate(values)]
+            samples += [rec.LatencySample(side, i, float(v), process=proc) for i, v in enumerate(values)]
     r.apply(ev.LatencyMeasured(jid, samples=tuple(samples)))
     if others_cores is not None:
         for i in range(10):
-            r.apply(ev.ResourceSampled(jid, sample=ev.ResourceSample(
+            r.apply(ev.ResourceSampled(jid, sample=rec.ResourceSample(
                 i * 0.2, "benchmark", 200.0, 400.0, machine_cpu_percent=200.0 + 100 * others_cores)))
-    r.apply(ev.CompileFinished(jid, result=ev.CompileResult(compile_s, cache_state=cache_state, graph_count=graph_count,
+    r.apply(ev.CompileFinished(jid, result=rec.CompileResult(compile_s, cache_state=cache_state, graph_count=graph_count,
                                                               fully_compiled=not graph_breaks)))
     for phase, mb in zip(("eager", "compile", "compiled"), memory):
-        r.apply(ev.MemoryMeasured(jid, peak=ev.MemoryPeak(phase, mb)))
+        r.apply(ev.MemoryMeasured(jid, peak=rec.MemoryPeak(phase, mb)))
     for gb in graph_breaks:
         r.apply(ev.GraphBreakFound(jid, graph_break=gb))
     for rc in recompiles:
@@ -60,7 +61,7 @@ def fake_result(config: CompileConfig | str = "inductor", eager_ms: float = 10.0
     for skip in cudagraph_skips:
         r.apply(ev.CudagraphSkipped(jid, skip=skip))
     if accuracy is not None:
-        r.apply(ev.AccuracyChecked(jid, accuracy=ev.AccuracyResult(accuracy, f"{accuracy} (fake)",
+        r.apply(ev.AccuracyChecked(jid, accuracy=rec.AccuracyResult(accuracy, f"{accuracy} (fake)",
                                                                    max_abs_error=0.0, cosine=1.0)))
     if status == "completed":
         r.apply(ev.JobCompleted(jid, wall_time_s=compile_s + 2 * n * (eager_ms + compiled_ms) / 2000))

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from core.measure import accuracy
-from core.vocab.events import AccuracyStatus
+from core.vocab.records import AccuracyStatus
 from core.measure.job import run_job
 from core.analysis.results import JobResult
 from tests.core.conftest import MLP_MODEL, make_spec

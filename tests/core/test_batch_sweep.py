@@ -4,6 +4,7 @@ import dataclasses
 import pytest
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.cli.args import build_parser, build_specs
 from core.vocab.config import ConfigError
 from core.analysis.variants import best_batch, throughput_rows
@@ -27,8 +28,8 @@ def test_batch_sweep_measures_each_size_against_one_compiled_model(write_model):
 
 
 def test_out_of_memory_ends_that_batch_size_only():
-    ok = ev.VariantResult(0, ("float32[2×3]",), 1, False, eager_ms=(2.0,), compiled_ms=(1.0,), batch_size=2)
-    oom = ev.VariantResult(1, ("float32[64×3]",), 0, False, batch_size=64, error="out of memory at batch size 64")
+    ok = rec.VariantResult(0, ("float32[2×3]",), 1, False, eager_ms=(2.0,), compiled_ms=(1.0,), batch_size=2)
+    oom = rec.VariantResult(1, ("float32[64×3]",), 0, False, batch_size=64, error="out of memory at batch size 64")
     rows = throughput_rows([ok, oom])
     assert rows[0]["compiled_items_per_s"] == 2000 and rows[0]["speedup"] == 2
     assert rows[1]["error"] and rows[1]["compiled_items_per_s"] is None

@@ -15,6 +15,7 @@ from core.capture import live as capture
 
 from core.vocab import source_paths as paths
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from core.analysis.results import JobResult
 from tests.core.conftest import BREAKS_MODEL, LSTM_MODEL, make_spec
@@ -115,10 +116,10 @@ def test_a_skipped_frame_follow_up_moves_its_breaks_without_double_counting():
     result = JobResult(make_spec("m.py"))
     where = dict(reason="Unsupported Tensor.item() call", gb_code="GB0124", file="/m.py", line=6)
     events = [
-        ev.GraphBreakFound(result.job_id, graph_break=ev.GraphBreak(**where, compile_id="0/0")),
-        ev.GraphBreakFound(result.job_id, graph_break=ev.GraphBreak(**where, compile_id="0/0", per_call=0)),
-        ev.GraphBreakFound(result.job_id, graph_break=ev.GraphBreak(**where, compile_id="1/0", per_call=0)),
-        ev.GraphBreakFound(result.job_id, graph_break=ev.GraphBreak(
+        ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="0/0")),
+        ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="0/0", per_call=0)),
+        ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="1/0", per_call=0)),
+        ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(
             **where, compile_id="0/0", frame_skipped=True, logged=2, eager_function="f (m.py:4)")),
     ]
     for e in events:

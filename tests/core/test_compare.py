@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.analysis.stats import median_interval
 from core.decide.compare import compare_reports
 from core.vocab.config import CompileConfig
@@ -12,7 +13,7 @@ from core.report.files import load_report, write_report
 from tests.core.fakes import fake_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BREAK = ev.GraphBreak("Data-dependent branching", "GB0170", file="/models/net.py", line=13, source="if x.sum() > 0:")
+BREAK = rec.GraphBreak("Data-dependent branching", "GB0170", file="/models/net.py", line=13, source="if x.sum() > 0:")
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
 
 
@@ -130,7 +131,7 @@ def test_relative_judges_compiled_against_eager_so_a_slower_machine_passes(tmp_p
 
 
 def test_relative_without_speedups_falls_back_and_says_so():
-    variants = [ev.VariantResult(0, ("x[4×8]",), 1, False, eager_ms=(2.0, 2.1, 2.0), compiled_ms=(1.0, 1.1, 1.0))]
+    variants = [rec.VariantResult(0, ("x[4×8]",), 1, False, eager_ms=(2.0, 2.1, 2.0), compiled_ms=(1.0, 1.1, 1.0))]
     base = [fake_result("inductor", compiled_ms=5.0, seed=1, sweep=True, variants=variants)]
     new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True, variants=variants)]
     (c,) = compare_reports(base, {}, new, {}, relative=True).configs

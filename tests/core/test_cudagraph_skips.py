@@ -12,6 +12,7 @@ import torch
 
 from core.capture import live as capture
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from core.measure.job import run_job
 from core.analysis.results import JobResult
@@ -56,7 +57,7 @@ def test_reads_torch_skip_messages_made_by_torch():
     stack = '  File "/work/me/model.py", line 7, in forward\n    self.buf.add_(1)\n'
     placeholder = cu.PlaceholderInfo("buf", None, [], stack)
     skip = capture.read_cudagraph_skip(cu.get_mutation_stack_trace([placeholder], [0]), "0/1")
-    assert skip == ev.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/work/me/model.py",
+    assert skip == rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/work/me/model.py",
                                     7, "0/1")
     # torch wraps a reason that has its prefix already (output_code.py): said once
     twice = cu.format_default_skip_message(cu.format_default_skip_message("cpu device (arg0_1)"))
@@ -158,7 +159,7 @@ def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path, capsy
 # ------------------------------------------------------------------ the rule on its own
 
 
-MUTATION = ev.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/model.py", 12, "1/0")
+MUTATION = rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/model.py", 12, "1/0")
 
 
 def test_a_mutated_input_is_named_with_its_line_and_the_fix():
@@ -179,20 +180,20 @@ def test_torchs_other_skip_wordings_are_read():
     assert (skip.reason, skip.file, skip.line) == ("disabling cudagraphs due to incompatible op aten.nonzero.default",
                                                    "/u/net.py", 21)
     # "cudagraph", singular (cudagraph_trees.py)
-    rerecord = ev.CudagraphSkip("skipping cudagraph due to function 3 exceeding max re-recording limit (=50) on "
+    rerecord = rec.CudagraphSkip("skipping cudagraph due to function 3 exceeding max re-recording limit (=50) on "
                                 "cudagraph node None due to static input data pointer changed.")
     r = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[rerecord])
     (s,) = suggestions([r], "cudagraphs_skipped")
     assert s.title.startswith("CUDA graphs were skipped 1 time (function 3 exceeding max re-recording limit")
     assert s.title.endswith(": give the graph stable inputs between calls")
     assert suggestions([fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda",
-                                    cudagraph_skips=[ev.CudagraphSkip(cu.format_default_skip_message(
+                                    cudagraph_skips=[rec.CudagraphSkip(cu.format_default_skip_message(
                                         "['non-Tensor inputs']"))])], "cudagraphs_skipped")[0].title.endswith(
         ": pass tensors, not Python values, into the compiled region")
 
 
 def test_max_autotune_all_skipped_offers_its_no_cudagraphs_twin():
-    unknown = ev.CudagraphSkip("skipping cudagraphs due to something new in torch")
+    unknown = rec.CudagraphSkip("skipping cudagraphs due to something new in torch")
     r = fake_result(CompileConfig("inductor", mode="max-autotune"), device="cuda", graph_count=2,
                     cudagraph_skips=[unknown, unknown])
     (s,) = suggestions([r], "cudagraphs_skipped")

@@ -62,7 +62,7 @@ def test_nvml_readings_per_process(monkeypatch):
 def test_cudagraphs_through_options_mark_each_step_too():
     """"Apply and re-run" folds a mode into inductor options (triton.cudagraphs=True): such a
     config records CUDA graphs as the mode did, so each call still needs its step mark."""
-    from core.decide.suggestions import ConfigChange
+    from core.decide.advice import ConfigChange
 
     cfg = ConfigChange("freezing", inductor_options=(("freezing", True),)).apply(CompileConfig(mode="reduce-overhead"))
     assert cfg.mode == "default" and cfg.records_cudagraphs

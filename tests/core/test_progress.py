@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.run.progress import PHASE_START, describe, job_fraction
 from core.analysis.results import JobResult
@@ -16,8 +17,8 @@ def test_benchmark_progress_counts_compiled_timed_calls():
     r.apply(ev.JobStarted("a"))
     r.apply(ev.PhaseChanged("a", phase="benchmark"))
     start = job_fraction(r)
-    r.apply(ev.LatencyMeasured("a", samples=tuple(ev.LatencySample("compiled", i, 1.0) for i in range(5))
-                               + (ev.LatencySample("compiled", 0, 1.0, warmup=True),)))
+    r.apply(ev.LatencyMeasured("a", samples=tuple(rec.LatencySample("compiled", i, 1.0) for i in range(5))
+                               + (rec.LatencySample("compiled", 0, 1.0, warmup=True),)))
     assert job_fraction(r) > start
     fraction, text = describe([r])
     assert text == "job 1/1 · eager · benchmark 5/10" and 0 < fraction < 1
@@ -28,12 +29,12 @@ def test_sweep_progress_from_the_phase_steps_not_its_words():
     r.apply(ev.JobStarted("a"))
     r.apply(ev.PhaseChanged("a", phase="sweep", detail="anything at all", step=3, steps=11))
     for i in range(2):
-        r.apply(ev.VariantMeasured("a", variant=ev.VariantResult(i, ("float32[2]",), 0, False)))
+        r.apply(ev.VariantMeasured("a", variant=rec.VariantResult(i, ("float32[2]",), 0, False)))
     assert describe([r])[1].endswith("sweep 2/11 shapes")
     assert PHASE_START["sweep"] < job_fraction(r) < 1
     r.apply(ev.PhaseChanged("a", phase="sweep", step=4, steps=11))
     for i in range(2, 11):
-        r.apply(ev.VariantMeasured("a", variant=ev.VariantResult(i, ("float32[2]",), 0, False)))
+        r.apply(ev.VariantMeasured("a", variant=rec.VariantResult(i, ("float32[2]",), 0, False)))
     assert job_fraction(r) > PHASE_START["sweep"] + 0.5
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
 from core.report.files import load_report, write_report
@@ -23,12 +24,12 @@ def made(eager, compiled, processes=None, others=None, precision=None):
     r.apply(ev.JobStarted("q", environment={"cpu_count": 2}))
     samples = []
     for p, (e, c) in {0: (eager, compiled), **(processes or {})}.items():
-        samples += [ev.LatencySample("eager", i, float(v), process=p) for i, v in enumerate(e)]
-        samples += [ev.LatencySample("compiled", i, float(v), process=p) for i, v in enumerate(c)]
+        samples += [rec.LatencySample("eager", i, float(v), process=p) for i, v in enumerate(e)]
+        samples += [rec.LatencySample("compiled", i, float(v), process=p) for i, v in enumerate(c)]
     r.apply(ev.LatencyMeasured("q", samples=tuple(samples)))
     if others is not None:
         for i in range(20):
-            r.apply(ev.ResourceSampled("q", sample=ev.ResourceSample(i * 0.2, "benchmark", 200.0, 1.0,
+            r.apply(ev.ResourceSampled("q", sample=rec.ResourceSample(i * 0.2, "benchmark", 200.0, 1.0,
                                                                     machine_cpu_percent=200.0 + 100 * others)))
     r.apply(ev.JobCompleted("q"))
     return r

@@ -180,9 +180,10 @@ def test_pasted_code_compiles_the_model_as_the_config_did(config, monkeypatch):
 
 
 def test_shape_sweeps_are_costed_per_cycle_of_variants_and_kept_apart_from_plain_runs():
-    from core.vocab import events as ev
+    from core.vocab import records
+
     def variants(compiled_ms, compile_s):
-        return [ev.VariantResult(i, (f"x[{n}×8]",), 1, i > 0, compile_time_s=compile_s,
+        return [records.VariantResult(i, (f"x[{n}×8]",), 1, i > 0, compile_time_s=compile_s,
                                  eager_ms=tuple(10.0 * n + 0.01 * k for k in range(20)),
                                  compiled_ms=tuple(compiled_ms * n + 0.01 * k for k in range(20)))
                 for i, n in enumerate((1, 2, 3))]

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.report.files import (GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS, SUMMARY_COLUMNS, ReportError,
                          load_report, safe_cell, write_report)
@@ -25,19 +26,19 @@ def synthetic_result(job_id="j1", backend="eager") -> JobResult:
         ev.JobStarted(job_id, pid=1, environment={"torch": "2.x", "threads": 2}),
         ev.PhaseChanged(job_id, phase="benchmark"),
         ev.LatencyMeasured(job_id, samples=tuple(
-            ev.LatencySample(p, i, v) for i in range(4) for p, v in (("eager", 10.0 + i), ("compiled", 5.0 + i)))
-            + (ev.LatencySample("eager", 0, 99.0, warmup=True),)),
-        ev.CompileFinished(job_id, result=ev.CompileResult(compile_time_s=2.0, graph_count=2, op_count=9,
+            rec.LatencySample(p, i, v) for i in range(4) for p, v in (("eager", 10.0 + i), ("compiled", 5.0 + i)))
+            + (rec.LatencySample("eager", 0, 99.0, warmup=True),)),
+        ev.CompileFinished(job_id, result=rec.CompileResult(compile_time_s=2.0, graph_count=2, op_count=9,
                                                            coverage="Partly compiled")),
-        ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+        ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
             reason="Data-dependent branching", gb_code="GB0170", file="/models/m.py", line=7,
             source="-F.relu(-x)", hints=("=cmd|' /C calc'!A0", "Use torch.cond"))),
-        ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+        ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
             reason="Data-dependent branching", gb_code="GB0170", file="/models/m.py", line=7, source="-F.relu(-x)")),
-        ev.RecompileFound(job_id, recompile=ev.Recompile("f", "/models/m.py:3", ("0/0: tensor 'x' size mismatch",))),
-        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("eager", 100.0)),
-        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compiled", 125.0)),
-        ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.5, "eager", 150.0, 100.0)),
+        ev.RecompileFound(job_id, recompile=rec.Recompile("f", "/models/m.py:3", ("0/0: tensor 'x' size mismatch",))),
+        ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("eager", 100.0)),
+        ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("compiled", 125.0)),
+        ev.ResourceSampled(job_id, sample=rec.ResourceSample(0.5, "eager", 150.0, 100.0)),
         ev.JobCompleted(job_id, wall_time_s=3.0),
     ]
     for e in events:
@@ -123,7 +124,7 @@ def test_a_folder_holds_one_run(tmp_path):
     from core.report.files import FolderInUseError
 
     sweep = synthetic_result()
-    sweep.variants.append(ev.VariantResult(0, ("float32[2]",), 1, False))
+    sweep.variants.append(rec.VariantResult(0, ("float32[2]",), 1, False))
     write_report([sweep], str(tmp_path))
     assert (tmp_path / "variants.csv").exists()
     with pytest.raises(FolderInUseError, match="already holds a report .*--overwrite"):

@@ -3,10 +3,12 @@
 import pytest
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from core.measure.job import run_job
 from core.analysis.results import JobResult
-from core.decide.suggestions import ConfigChange, suggest
+from core.decide.suggestions import suggest
+from core.decide.advice import ConfigChange
 from tests.core.conftest import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
 from tests.core.fakes import fake_result
 
@@ -43,7 +45,7 @@ def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_r
     from core.decide import suggestions
     # the premise under test is the compile's; whether this machine was busy meanwhile (the
     # timing gate, tested with fakes below) is not
-    monkeypatch.setattr(suggestions, "_timing_trusted", lambda result: True)
+    monkeypatch.setattr(suggestions, "timing_trusted", lambda result: True)
     r = inductor_reduce_overhead_on_cpu
     s = only([r], "freezing")
     assert "freezing" in s.title.lower() and "only a re-run here measures it" in s.evidence
@@ -97,8 +99,8 @@ def test_size_mismatch_recompiles_suggest_dynamic_and_mark_dynamic(write_model):
 
 
 def test_sweep_recompiles_count_their_compile_time():
-    variants = [ev.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
-                ev.VariantResult(1, ("x[8×8]",), 1, True, ("tensor 'args[0]' size mismatch at index 0. expected 4, "
+    variants = [rec.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
+                rec.VariantResult(1, ("x[8×8]",), 1, True, ("tensor 'args[0]' size mismatch at index 0. expected 4, "
                                                            "actual 8",), compile_time_s=2.5)]
     r = fake_result(CompileConfig("eager", dynamic="false"), variants=variants)
     s = only([r], "dynamic_shapes")
@@ -140,11 +142,11 @@ def test_a_config_change_is_plain_data():
 
 def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
     r = fake_result("inductor", eager_ms=5.0, compiled_ms=compiled_ms, graph_breaks=(
-        ev.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
-    compiled = ev.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
+        rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
+    compiled = rec.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
                                 guard_checks_ms=guard_ms, in_graphs_ms=per_call_ms - outside_ms, graphs_per_call=2)
-    profile = ev.OpProfile(10, eager=ev.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
-                           break_costs=(ev.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
+    profile = rec.OpProfile(10, eager=rec.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
+                           break_costs=(rec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
                                                      1.0),))
     r.apply(ev.OpProfileMeasured(r.job_id, profile=profile))
     return r
@@ -164,7 +166,7 @@ def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timin
     noisy = _profiled(compiled_ms=5.0, outside_ms=0.7, guard_ms=0.3)  # 1.00x: the interval includes 1
     assert noisy.summary()["speedup_ci_high"] > 1.0 and "time_outside_graphs" not in rules([noisy])
     busy = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3)
-    busy.apply(ev.ResourceSampled(busy.job_id, sample=ev.ResourceSample(0.2, "benchmark", 100.0, 1.0,
+    busy.apply(ev.ResourceSampled(busy.job_id, sample=rec.ResourceSample(0.2, "benchmark", 100.0, 1.0,
                                                                        machine_cpu_percent=250.0)))
     assert busy.quality().grade == "unusable" and rules([busy]) == []
 
@@ -175,7 +177,7 @@ def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timin
 def test_nothing_compiled_gets_no_tuning_advice_and_the_blocking_cause_comes_first():
     """The reported case: the LSTM without allow_rnn got "Try freezing" first, citing two runs of
     the same eager code that differed by noise (compiled 10.9 ms against eager 15.3 ms)."""
-    skipped = ev.GraphBreak("Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/m/lstm.py", line=12,
+    skipped = rec.GraphBreak("Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/m/lstm.py", line=12,
                             frame_skipped=True, eager_function="forward",
                             hints=("Set torch._dynamo.config.allow_rnn=True to enable experimental support.",))
     lstm = fake_result("inductor", eager_ms=15.3, compiled_ms=10.9, graph_count=0, graph_breaks=(skipped,))
@@ -201,7 +203,7 @@ def test_a_failed_fullgraph_compile_suggests_the_run_without_it():
 
 def test_a_change_this_run_already_measured_is_named_not_offered():
     static = fake_result(CompileConfig("eager", dynamic="false"), recompiles=(
-        ev.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),))
+        rec.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),))
     s = only([static], "dynamic_shapes")
     assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
     s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")

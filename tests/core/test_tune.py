@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from core.run.runner import JobRunner, RunListener
 from core.decide.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
@@ -76,9 +77,9 @@ def test_the_budget_skips_what_does_not_fit_and_stops_what_runs_past_it(write_mo
         runner.close()
         listener.close()
     running, skipped = results
-    assert running.status == ev.JobStatus.CANCELLED and listener.budget_over
+    assert running.status == rec.JobStatus.CANCELLED and listener.budget_over
     assert listener.notes[running.job_id].startswith("stopped while running: the budget ran out during its")
-    assert skipped.status == ev.JobStatus.CANCELLED
+    assert skipped.status == rec.JobStatus.CANCELLED
     assert listener.notes[skipped.job_id] == "not started: the budget had run out"
     assert listener.expected(running) and listener.expected(skipped)
     assert len(running.latencies("eager", include_warmup=True)) > 0  # what it measured before the budget ended stays

@@ -24,11 +24,12 @@ FIGURES = {
 def fake_zoo_results(figures=FIGURES, environment=None) -> dict[str, list]:
     """model → its JobResults, one per config, with the figures above."""
     from core.vocab import events as ev
+    from core.vocab import records as rec
     found = {}
     for model, configs in figures.items():
         results = []
         for i, (label, (eager, compiled, compile_s, status, accuracy, breaks)) in enumerate(configs.items()):
-            gbs = [ev.GraphBreak(reason=f"break {k}", file="m.py", line=10 + k, logged=1, per_call=1)
+            gbs = [rec.GraphBreak(reason=f"break {k}", file="m.py", line=10 + k, logged=1, per_call=1)
                    for k in range(breaks)]
             r = fake_result(CompileConfig(backend=label), eager_ms=eager, compiled_ms=compiled, compile_s=compile_s,
                             status=status, accuracy=accuracy, graph_breaks=gbs, model=model, n=40, seed=i, noise=0.002,

@@ -9,6 +9,7 @@ import pytest
 from gui import qt_compat
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.analysis.results import JobResult
 
@@ -61,32 +62,32 @@ def fake_result(job_id: str = "job1", backend: str = "eager", n: int = 20, break
     events = [
         ev.JobStarted(job_id, pid=1, environment={"threads": 2, "torch": "2.14.1"}),
         ev.PhaseChanged(job_id, phase="load", detail="loading"),
-        ev.LatencyMeasured(job_id, samples=tuple(ev.LatencySample("eager", i, 2.0 + i * 0.01, True) for i in range(2))),
-        ev.CompileFinished(job_id, result=ev.CompileResult(0.5, dynamo_s=0.4, cache_state="n/a", graph_count=4,
+        ev.LatencyMeasured(job_id, samples=tuple(rec.LatencySample("eager", i, 2.0 + i * 0.01, True) for i in range(2))),
+        ev.CompileFinished(job_id, result=rec.CompileResult(0.5, dynamo_s=0.4, cache_state="n/a", graph_count=4,
                                                           op_count=10, guard_count=9, frames_compiled=4,
                                                           coverage="Partly compiled: 4 graphs")),
         ev.LatencyMeasured(job_id, samples=tuple(
-            s for i in range(n) for s in (ev.LatencySample("eager", i, 2.0 + (i % 5) * 0.1),
-                                          ev.LatencySample("compiled", i, 1.0 + (i % 3) * 0.1)))),
-        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("eager", 500.0)),
-        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compile", 650.0)),
-        ev.MemoryMeasured(job_id, peak=ev.MemoryPeak("compiled", 520.0)),
-        ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.1, "load", 50.0, 300.0)),
-        ev.ResourceSampled(job_id, sample=ev.ResourceSample(0.3, "compile", 180.0, 600.0)),
-        ev.RecompileFound(job_id, recompile=ev.Recompile("forward", "model.py:13", ("0/0: tensor 'x' size mismatch",))),
+            s for i in range(n) for s in (rec.LatencySample("eager", i, 2.0 + (i % 5) * 0.1),
+                                          rec.LatencySample("compiled", i, 1.0 + (i % 3) * 0.1)))),
+        ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("eager", 500.0)),
+        ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("compile", 650.0)),
+        ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("compiled", 520.0)),
+        ev.ResourceSampled(job_id, sample=rec.ResourceSample(0.1, "load", 50.0, 300.0)),
+        ev.ResourceSampled(job_id, sample=rec.ResourceSample(0.3, "compile", 180.0, 600.0)),
+        ev.RecompileFound(job_id, recompile=rec.Recompile("forward", "model.py:13", ("0/0: tensor 'x' size mismatch",))),
     ]
     if breaks:
         events += [
-            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+            ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
                 "Data-dependent branching", "GB0170",
                 "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
                 "Detected data-dependent branching.", ("Use torch.cond.", "Make it branchless."),
                 GRAPH_BREAK_MODEL, 15, "if h.sum() > 0:", logged=3, per_call=1, compile_id="0/0",
                 context_start=13, context=tuple(GRAPH_BREAK_CONTEXT))),
-            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+            ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
                 "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
                 ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
-            ev.GraphBreakFound(job_id, graph_break=ev.GraphBreak(
+            ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
                 "Call to `torch._dynamo.graph_break()`", "GB0025", "", "User-inserted graph break.",
                 ("Remove the call.",), GRAPH_BREAK_MODEL, 19, "torch._dynamo.graph_break()")),
         ]
@@ -107,7 +108,7 @@ def fake_sweep_result(job_id: str = "sweep1", dynamic: str = "false", lengths=(8
     spec = JobSpec(job_id, ModelSpec(LSTM_EXAMPLE), config, warmup=0, iters=3, sweep_shapes=True)
     r = JobResult(spec)
     events = [ev.JobStarted(job_id, pid=1, environment={"threads": 2}),
-              ev.CompileFinished(job_id, result=ev.CompileResult(0.2, graph_count=1, op_count=6, frames_compiled=1,
+              ev.CompileFinished(job_id, result=rec.CompileResult(0.2, graph_count=1, op_count=6, frames_compiled=1,
                                                                 coverage="Fully compiled: one graph of 6 ops."))]
     for i, n in enumerate(lengths):
         specialise = dynamic == "false"
@@ -116,7 +117,7 @@ def fake_sweep_result(job_id: str = "sweep1", dynamic: str = "false", lengths=(8
         reasons = (f"0/{i - 1}: tensor 'args[0]' size mismatch at index 0. expected {lengths[i - 1]}, actual {n}",) \
             if recompiled else ()
         compiles = 1 if (i == 0 or recompiled) else 0
-        events.append(ev.VariantMeasured(job_id, variant=ev.VariantResult(
+        events.append(ev.VariantMeasured(job_id, variant=rec.VariantResult(
             index=i, input_shapes=(f"float32[{n}×4×128]",), compiles=compiles, recompiled=recompiled,
             recompile_reasons=reasons, compile_time_s=0.1 * compiles, recompile_limit_hit=hit,
             ran_eagerly=specialise and i >= limit_at, eager_ms=(1.0 + i, 1.2 + i, 1.1 + i),

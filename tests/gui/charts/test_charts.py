@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from gui.charts.distribution import DistributionChart
 from gui.charts.latency import LatencyChart
@@ -26,8 +27,8 @@ def test_latency_chart_keeps_every_sample_and_throttles_redraws(qtbot):
     for chunk in range(100):  # 100 batches of 100 calls per side per job, as the runner sends them
         for spec in specs:
             samples = tuple(s for it in range(chunk * 100, chunk * 100 + 100)
-                            for s in (ev.LatencySample("eager", it, 5.0 + it % 7),
-                                      ev.LatencySample("compiled", it, 3.0 + it % 5)))
+                            for s in (rec.LatencySample("eager", it, 5.0 + it % 7),
+                                      rec.LatencySample("compiled", it, 3.0 + it % 5)))
             chart.add_samples(spec.job_id, samples)
         qtbot.wait(1)
     add_s = time.perf_counter() - start
@@ -64,7 +65,7 @@ def test_distribution_and_resources_from_results(qtbot):
     dist.reset(results)
     assert len(dist._curves) == 4  # eager and compiled per config
     curves = dict(dist._curves)
-    results[0].apply(ev.LatencyMeasured("a", samples=(ev.LatencySample("compiled", 99, 1.05),)))
+    results[0].apply(ev.LatencyMeasured("a", samples=(rec.LatencySample("compiled", 99, 1.05),)))
     dist._on_redraw()
     assert dist._curves == curves  # the same items, given new data (not recreated)
     assert sum(dist._curves[("a", "compiled")].getData()[1]) == len(results[0].latencies("compiled"))

@@ -4,6 +4,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.decide.recommend import DEFAULT_CALLS, recommend
 from tests.core.fakes import fake_result as measured
 from tests.gui.conftest import fake_result
@@ -19,11 +20,11 @@ def _checked(job_id, backend, accuracy):
 def test_summary_shows_accuracy_and_a_failing_config_stands_out(qtbot, qtmodeltester):
     from gui.panels.summary import ACCURACY_COLUMN, COLUMNS, SummaryPanel
 
-    fail = ev.AccuracyResult("fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5,
+    fail = rec.AccuracyResult("fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5,
                              max_rel_error=0.25, cosine=0.97)
-    rows = [_checked("a", "eager", ev.AccuracyResult("pass", "matches", max_abs_error=0.0, max_rel_error=0.0, cosine=1.0)),
+    rows = [_checked("a", "eager", rec.AccuracyResult("pass", "matches", max_abs_error=0.0, max_rel_error=0.0, cosine=1.0)),
             _checked("b", "aot_eager", fail),
-            _checked("c", "inductor", ev.AccuracyResult("nondeterministic", "eager differs from itself (dropout?)"))]
+            _checked("c", "inductor", rec.AccuracyResult("nondeterministic", "eager differs from itself (dropout?)"))]
     panel = SummaryPanel()
     qtbot.addWidget(panel)
     panel.show_results(rows)
@@ -89,7 +90,7 @@ def test_summary_keeps_each_configs_colour_beside_the_accuracy_columns(qtbot):
 
     panel = SummaryPanel()
     qtbot.addWidget(panel)
-    panel.show_results([_checked("a", "eager", ev.AccuracyResult("fail", "differs"))])
+    panel.show_results([_checked("a", "eager", rec.AccuracyResult("fail", "differs"))])
     brush = panel.model.data(panel.model.index(0, 0), Qt.ItemDataRole.ForegroundRole)
     assert brush.color() == config_color(0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.form.config_panel import QueueModel
@@ -89,7 +90,7 @@ def test_skipped_frame_and_library_break_rows():
     """Per call, Location (short path, full path on hover) and Your code; a skipped frame
     says what ran eagerly."""
     result = fake_result("a")
-    assert result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+    assert result.apply(ev.GraphBreakFound("a", graph_break=rec.GraphBreak(
         "Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/opt/lib/site-packages/torch/nn/rnn.py", line=12,
         frame_skipped=True, eager_function="forward (rnn.py:10)", user_file="/home/me/model.py", user_line=30,
         logged=2, per_call=1)))
@@ -110,7 +111,7 @@ def test_skipped_frame_and_library_break_rows():
 def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
     from tests.core.fakes import fake_result as core_fake
 
-    skip = ev.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/<i>model.py", 12)
+    skip = rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/<i>model.py", 12)
     results = [core_fake("inductor", device="cuda"),
                core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda"),
                core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[skip]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from tests.gui.conftest import fake_result
 
 
@@ -47,7 +48,7 @@ def test_open_session_error_is_shown(qtbot, window, tmp_path):
 def test_stale_events_are_dropped(qtbot, window):
     window.session.load([fake_result("a")], {})
     before = len(window.session.results[0].samples)
-    assert not window.session.apply(ev.LatencyMeasured("old-job", samples=(ev.LatencySample("eager", 0, 1.0),)))
+    assert not window.session.apply(ev.LatencyMeasured("old-job", samples=(rec.LatencySample("eager", 0, 1.0),)))
     assert len(window.session.results[0].samples) == before
     assert window.latency_chart.point_count("old-job", "eager") == 0
 

@@ -7,6 +7,7 @@ import os
 from PySide6.QtCore import Qt
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.decide.compare import WORSE
 from core.vocab.config import CompileConfig
 from core.report.files import write_report
@@ -78,7 +79,7 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
 
     base = [measured("inductor", compiled_ms=5.0, seed=1), measured(FREEZING, compiled_ms=3.0, seed=2)]
     write_report(base, str(tmp_path / "base"), {})
-    brk = ev.GraphBreak("Data-dependent branching", "GB0170", file=GRAPH_BREAK_MODEL, line=15)
+    brk = rec.GraphBreak("Data-dependent branching", "GB0170", file=GRAPH_BREAK_MODEL, line=15)
     now = [measured("inductor", compiled_ms=6.5, seed=3, graph_breaks=(brk,), environment={"threads": 4}),
            measured(FREEZING, compiled_ms=3.0, seed=4, environment={"threads": 4})]
     window.session.load(now, {})

@@ -91,10 +91,11 @@ def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
     """torch's hint naming a dynamo setting becomes a core suggestion in the Decision tab,
     whose button changes the queue and starts a run (one path: core.decide.suggestions)."""
     from core.vocab import events as ev
+    from core.vocab import records as rec
     from tests.gui.conftest import fake_result
 
     result = fake_result("a")
-    result.apply(ev.GraphBreakFound("a", graph_break=ev.GraphBreak(
+    result.apply(ev.GraphBreakFound("a", graph_break=rec.GraphBreak(
         "Attempted to wrap RNN, GRU, or LSTM", "GB0014", hints=(
             "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",),
         frame_skipped=True)))

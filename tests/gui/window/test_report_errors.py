@@ -10,6 +10,7 @@ import os
 from PySide6.QtWidgets import QMessageBox
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from core.report.files import ReportError, report_json
 from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
 
@@ -77,7 +78,7 @@ def test_a_value_no_panel_can_show_puts_the_previous_results_back(qtbot, window,
     """Whatever slips past the report's type checks is caught when the panels draw it."""
     _shown_before(window)
     broken = fake_result("broken")
-    broken.graph_breaks[0] = ev.GraphBreak("reason", file="model.py", line="15")  # not a number
+    broken.graph_breaks[0] = rec.GraphBreak("reason", file="model.py", line="15")  # not a number
     monkeypatch.setattr("gui.window.report_opening.load_report", lambda path: ([broken], {}))
     assert not window.open_session(str(tmp_path / "odd.json"))
     assert "odd.json" in _error_box(window).text()
