@@ -12,6 +12,7 @@ from typing import Any
 
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import op_records as oprec
 from core.vocab.records import JobStatus
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.vocab.source_paths import display_path
@@ -46,7 +47,7 @@ class JobResult:
     variants: list[rec.VariantResult] = field(default_factory=list)
     accuracy: rec.AccuracyResult | None = None
     graphs: list[rec.CompiledGraph] = field(default_factory=list)
-    op_profile: rec.OpProfile | None = None
+    op_profile: oprec.OpProfile | None = None
     processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
@@ -267,7 +268,7 @@ class JobResult:
 
     # ----------------------------------------------------------------- where the time goes
 
-    def break_cost(self, gb: rec.GraphBreak) -> rec.BreakCost | None:
+    def break_cost(self, gb: rec.GraphBreak) -> oprec.BreakCost | None:
         """What a graph-break row costs per compiled call, from the op profile (None: not
         profiled, a skipped frame, or the break never split two graphs while profiled)."""
         if self.op_profile is None or gb.frame_skipped:
@@ -291,7 +292,7 @@ class JobResult:
                  and g.function.endswith(f"_at_{gb.line}")]
         return before, after
 
-    def graph_time(self, graph: str) -> rec.GraphTime | None:
+    def graph_time(self, graph: str) -> oprec.GraphTime | None:
         """Time inside compiled graph `graph` ("0/0") per compiled call, from the op profile."""
         if self.op_profile is None:
             return None
@@ -484,7 +485,7 @@ class JobResult:
             accuracy=(build(rec.AccuracyResult, d["accuracy"], f"{where}.accuracy")
                       if d.get("accuracy") else None),
             graphs=[build(rec.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
-            op_profile=(build(rec.OpProfile, d["op_profile"], f"{where}.op_profile")
+            op_profile=(build(oprec.OpProfile, d["op_profile"], f"{where}.op_profile")
                         if d.get("op_profile") else None),
             processes_ended=[build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
                              for i, p in enumerate(items("processes_ended"))],

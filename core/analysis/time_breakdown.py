@@ -28,7 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from core.vocab.formatting import count, fmt_ms
-from core.vocab.records import TIME_CATEGORIES, BreakCost, GraphTime, OpStat, SideOpProfile
+from core.vocab.op_records import TIME_CATEGORIES, BreakCost, GraphTime, OpStat, SideOpProfile
 
 REGION_PREFIX = "Torch-Compiled Region: "
 GUARD_CHECK = "TorchDynamo Cache Lookup"

@@ -10,7 +10,7 @@ from typing import Callable
 from core.vocab import events as ev
 from core.vocab.source_paths import display_path
 from core.vocab.config import JobSpec
-from core.vocab.records import TIME_CATEGORY_LABELS
+from core.vocab.op_records import TIME_CATEGORY_LABELS
 from core.vocab.formatting import cell, count, fmt_ms
 from core.run.runner import RunListener
 from core.analysis.results import JobResult

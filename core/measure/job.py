@@ -25,9 +25,13 @@ from core.capture import live as capture
 from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import op_records as oprec
 from core.vocab.config import JobSpec
-from core.models import LoadedModel, ModelLoadError, check_forward, describe_input, describe_inputs, load_model
+from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
 from core.vocab.samples import SampleLog
+from core.measure.failures import failure_reason
+from core.measure.sweep import run_sweep
+from core.measure.timing import alternating, describe_alternation, effective_block, time_until_precise
 
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
@@ -41,7 +45,7 @@ class JobCancelledError(Exception):
 # ------------------------------------------------------------------ the job
 
 
-class _Job:
+class Job:
     def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool], sample_log: SampleLog):
         import torch
 
@@ -150,7 +154,7 @@ class _Job:
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
                 if spec.sweep_shapes or spec.sweep_batch:
-                    compiled, first_inputs = self.sweep(loaded)
+                    compiled, first_inputs = run_sweep(self, loaded)
                     self.check_accuracy(loaded, compiled, first_inputs)
                     return
                 compiled = self.compile(loaded)
@@ -223,7 +227,7 @@ class _Job:
         with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
             self.enter("compile", f"compiling with {spec.config.label} again in a fresh process")
             compiled = self._compile_plain(loaded.model)
-            self.timed(compiled, loaded.inputs, self._step_marker())
+            self.timed(compiled, loaded.inputs, self.step_marker())
             self.run_compiled_warmup(compiled, loaded)
             self.benchmark(loaded, compiled)
         self.flush()
@@ -255,7 +259,7 @@ class _Job:
         Graph breaks are emitted while torch logs them (a cancel, timeout or crash keeps
         them); a frame the metrics show dynamo skipped is reported by a follow-up event."""
         mark = self.capture.mark()
-        before = self._step_marker()
+        before = self.step_marker()
         t0 = time.perf_counter()
         try:
             self.timed(compiled, inputs, before)
@@ -288,7 +292,7 @@ class _Job:
             self.break_at[gb.compile_id] = gb.key
         self.emit(ev.GraphBreakFound, graph_break=gb)
 
-    def _step_marker(self):
+    def step_marker(self):
         """CUDA-graph modes need a step boundary before each call (else outputs of the
         previous replay may be overwritten while still in use)."""
         mark = self.torch.compiler.cudagraph_mark_step_begin if self.spec.uses_cudagraphs() else None
@@ -296,7 +300,7 @@ class _Job:
             return self.steps.before("compiled", mark)
         return mark
 
-    def _eager_before(self):
+    def eager_before(self):
         return self.steps.before("eager") if self.steps is not None else None
 
     def run_compiled_warmup(self, compiled, loaded: LoadedModel) -> None:
@@ -305,16 +309,16 @@ class _Job:
         warmup = spec.warmup_calls("compiled")
         self.enter("compiled", f"compiled warm-up ({warmup} calls)")
         self.start_memory_phase()
-        before = self._step_marker()
+        before = self.step_marker()
         for i in range(warmup):
             self.record(rec.LatencySample("compiled", i, self.timed(compiled, loaded.inputs, before), warmup=True))
         self.end_memory_phase("compiled")
 
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
         spec = self.spec
-        calls = {"eager": (loaded.model, self._eager_before()), "compiled": (compiled, self._step_marker())}
+        calls = {"eager": (loaded.model, self.eager_before()), "compiled": (compiled, self.step_marker())}
         if spec.auto_iters:
-            self.benchmark_until_precise(loaded, calls)
+            time_until_precise(self, loaded, calls)
             return
         self.enter("benchmark", f"{spec.iters} timed iterations per side, "
                                 f"{describe_alternation(spec.iters, spec.block_size)}")
@@ -323,133 +327,6 @@ class _Job:
             fn, before = calls[side]
             record(Sample(side, i, timed(fn, inputs, before)))
         self.flush()
-
-    def benchmark_until_precise(self, loaded: LoadedModel, calls: dict) -> None:
-        """--iters auto: alternate blocks of eager and compiled calls until the speedup's 95%
-        interval (of this process's calls) is within ±precision_pct %, or this process's share
-        of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
-        interval as it narrows (between blocks, never inside a timed call)."""
-        from core.vocab.config import AUTO_ITERS_CAP
-        from core.analysis.stats import speedup
-
-        spec = self.spec
-        budget = spec.max_time_s / spec.timed_processes()
-        block = max(1, spec.block_size)
-        target = spec.precision_pct
-        self.enter("benchmark", f"timing blocks of {block} calls a side until the speedup is known within "
-                                f"±{target:g}% (at most {budget:.0f} s)")
-        timed, record, Sample, inputs = self.timed, self.record, rec.LatencySample, loaded.inputs
-        times: dict[str, list[float]] = {"eager": [], "compiled": []}
-        start = time.perf_counter()
-        last_check = last_report = start
-        i = 0
-        while i < AUTO_ITERS_CAP:
-            stop = min(AUTO_ITERS_CAP, i + block)
-            for side in ("eager", "compiled"):
-                fn, before = calls[side]
-                for j in range(i, stop):
-                    ms = timed(fn, inputs, before)
-                    times[side].append(ms)
-                    record(Sample(side, j, ms))
-            i = stop
-            now = time.perf_counter()
-            if i < MIN_ALTERNATIONS * block and now - start < budget:
-                continue
-            if now - last_check < 0.25 and now - start < budget:
-                continue  # the interval is recomputed at most 4 times a second
-            last_check = now
-            sp = speedup(times["eager"], times["compiled"], resamples=400)
-            half = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
-            done = half <= target or now - start >= budget
-            if done or now - last_report >= 1.0:
-                last_report = now
-                self.emit(ev.PhaseChanged, phase="benchmark", detail=(
-                    f"{self.process_note}{i} calls a side, speedup {sp.value:.3f}x [{sp.ci_low:.3f}-{sp.ci_high:.3f}]"
-                    f" ±{half:.1f}% (target ±{target:g}%), {now - start:.0f} of {budget:.0f} s"),
-                    step=int(now - start) if not done else int(budget), steps=max(1, int(budget)),
-                    process=spec.repeat)
-            if done:
-                break
-        self.flush()
-
-    def sweep(self, loaded: LoadedModel):
-        """Every input variant in turn, against one compiled model, so the recompiles (and
-        the recompile limit) follow the pattern torch really applies. Returns the compiled
-        model and the first variant's inputs (compiled for already: the accuracy check's)."""
-        spec = self.spec
-        if spec.sweep_batch:  # --sweep-batch: the model's inputs at each batch size
-            from core.models.values import with_batch_size
-
-            loaded.variants = [with_batch_size(loaded.inputs, b) for b in spec.sweep_batch]
-        if not loaded.variants:
-            raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
-                                 "whose get_input_variants() returns a list of input tuples.",
-                                 file=spec.model.source)
-        variants = [self.to_device(v) for v in loaded.variants]
-        self.sweep_eager = loaded.model
-        compiled = self.compile(loaded, variants[0])
-        seen_shapes: set[tuple] = set()
-        limit_reached = False
-        for i, inputs in enumerate(variants):
-            shapes = tuple(describe_input(x) for x in inputs)
-            self.enter("sweep", f"variant {i + 1}/{len(variants)}: {', '.join(shapes)}", i + 1, len(variants))
-            if not spec.sweep_batch:
-                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached)
-                continue
-            batch = spec.sweep_batch[i]
-            self.start_memory_phase()
-            try:
-                limit_reached = self.measure_variant(i, inputs, shapes, compiled, seen_shapes, limit_reached, batch)
-            except Exception as exc:  # out of memory ends this batch size, not the run
-                if not is_out_of_memory(exc):
-                    raise
-                if self.cuda:
-                    self.torch.cuda.empty_cache()
-                first = next((t for t in str(exc).splitlines() if t.strip()), type(exc).__name__)
-                self.emit(ev.VariantMeasured, variant=rec.VariantResult(
-                    index=i, input_shapes=shapes, compiles=0, recompiled=False, batch_size=batch,
-                    peak_mb=self.variant_peak_mb(), error=f"out of memory at batch size {batch}: {first}"))
-        return compiled, variants[0]
-
-    def variant_peak_mb(self) -> float:
-        if self.cuda:
-            return round(self.torch.cuda.max_memory_allocated() / MB, 2)
-        return round(peak_rss_mb(), 2)
-
-    def measure_variant(self, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch=None) -> bool:
-        """One sweep variant: eager and compiled warm-up, the compile it triggers, alternating
-        timed calls; emits its VariantResult and returns whether the recompile limit is reached."""
-        spec = self.spec
-        eager, before, timed = self.sweep_eager, self._step_marker(), self.timed
-        for _ in range(spec.warmup):
-            timed(eager, inputs)
-        if i == 0:
-            compile_s, metrics = self.last_compile_s, self.last_compile_metrics
-        else:
-            compile_s, metrics = self.first_call(compiled, inputs)
-        for _ in range(spec.warmup):
-            timed(compiled, inputs, before)
-        times = {"eager": [], "compiled": []}
-        calls = {"eager": (eager, self._eager_before()), "compiled": (compiled, before)}
-        iters = spec.fixed_calls()
-        for side, _ in alternating(iters, effective_block(iters, spec.block_size)):
-            fn, step = calls[side]
-            times[side].append(timed(fn, inputs, step))
-            self.check_stop()
-        eager_ms, compiled_ms = times["eager"], times["compiled"]
-        hit = any(compile_metrics.is_recompile_limit(m) for m in metrics)  # by graph-break type, not text
-        limit_reached = limit_reached or hit
-        new_shape = shapes not in seen_shapes
-        seen_shapes.add(shapes)
-        compiles = len(metrics)
-        self.emit(ev.VariantMeasured, variant=rec.VariantResult(
-            index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
-            recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
-            compile_time_s=compile_s if compiles else 0.0,
-            recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
-            eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms), batch_size=batch,
-            peak_mb=self.variant_peak_mb() if batch is not None else None))
-        return limit_reached
 
     def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
         """Compiled outputs against eager's on the same inputs (core.measure.accuracy). After the
@@ -462,10 +339,10 @@ class _Job:
             if self.steps is not None:  # training: the loss and every gradient, from the same start state
                 eager_step = self.steps.checked(self.steps.module, "eager")
                 compiled_step = self.steps.checked(self.compiled_module, "compiled")
-                result = accuracy.check(eager_step, compiled_step, inputs, self._step_marker())
+                result = accuracy.check(eager_step, compiled_step, inputs, self.step_marker())
                 self.emit(ev.AccuracyChecked, accuracy=result)
                 return
-            result = accuracy.check(loaded.model, compiled, inputs, self._step_marker(),
+            result = accuracy.check(loaded.model, compiled, inputs, self.step_marker(),
                                     lambda: accuracy.float64_reference(loaded.model, inputs,
                                                                        accuracy.free_bytes(self.cuda)))
         except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
@@ -488,11 +365,11 @@ class _Job:
         self.check_stop()
         try:
             profile = op_profile.run_op_profile(
-                loaded.model, compiled, loaded.inputs, calls, self._step_marker(), self.cuda,
+                loaded.model, compiled, loaded.inputs, calls, self.step_marker(), self.cuda,
                 self.spec.artifacts_dir, JobArtifacts.for_label(self.spec.config.label), self.break_at)
         except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            profile = rec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
+            profile = oprec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
         self.emit(ev.OpProfileMeasured, profile=profile)
 
     def check_stop(self) -> None:
@@ -515,60 +392,6 @@ class _Job:
         self.flush()
 
 
-MIN_ALTERNATIONS = 4
-
-
-def effective_block(iters: int, block: int) -> int:
-    """The block length a run really uses: the asked one, shortened so that each side gets
-    at least MIN_ALTERNATIONS blocks (with 20 iterations and blocks of 25 the sides would
-    otherwise never alternate: all eager calls, then all compiled)."""
-    return max(1, min(block, -(-iters // MIN_ALTERNATIONS)))
-
-
-def describe_alternation(iters: int, block: int) -> str:
-    """What the benchmark does, in words (the phase detail and the report say it)."""
-    used = effective_block(iters, block)
-    blocks = -(-iters // used)
-    text = f"eager and compiled alternating in {blocks} blocks of {used} calls"
-    if used != block:
-        text += f" (blocks of {block} asked; shortened so the sides alternate at least {MIN_ALTERNATIONS} times)"
-    return text
-
-
-def alternating(iters: int, block: int):
-    """(side, iteration) pairs: `block` eager calls, then `block` compiled calls, and so on,
-    so slow drift (thermal, other load) hits both sides alike."""
-    block = max(1, block)
-    for start in range(0, iters, block):
-        stop = min(iters, start + block)
-        for side in ("eager", "compiled"):
-            for i in range(start, stop):
-                yield side, i
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """torch.OutOfMemoryError (CUDA), MemoryError, or an allocator's "out of memory" (CPU)."""
-    text = str(exc).lower()
-    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
-        "out of memory" in text or "can't allocate memory" in text or "failed to allocate" in text
-
-
-def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
-    """One line a user can act on, from an exception raised in `phase`."""
-    if isinstance(exc, ModelLoadError):
-        return f"model: {exc}"
-    text = str(exc).strip().splitlines()
-    first = next((t for t in text if t.strip()), type(exc).__name__)
-    name = type(exc).__name__
-    if phase == "compile":
-        if spec.config.fullgraph and ("Unsupported" in name or "graph break" in str(exc).lower()):
-            return f"compile failed: fullgraph=True refuses graph breaks ({first}); turn fullgraph off or fix the break"
-        return f"compile failed ({name}): {first}"
-    if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
-        return f"out of memory during the {phase} phase: {first}; try a smaller batch size"
-    return f"{phase or 'start-up'} failed ({name}): {first}"
-
-
 def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
             sample_log_path: str | None = None) -> rec.JobStatus:
     """Run one job, reporting through `emit`. Returns its JobStatus (completed, failed or cancelled);
@@ -578,7 +401,7 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
     job = None
     sample_log = SampleLog(sample_log_path)
     try:
-        job = _Job(spec, emit, should_stop, sample_log)
+        job = Job(spec, emit, should_stop, sample_log)
         job.run()
         job.poll_capture()
     except JobCancelledError:

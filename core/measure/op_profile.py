@@ -18,7 +18,7 @@ import sys
 
 from core.analysis import time_breakdown as tb
 from core.vocab.artifacts import JobArtifacts, make_dirs
-from core.vocab.records import OpProfile
+from core.vocab.op_records import OpProfile
 from core.capture.graphs import cpu_kernel_names
 
 COMPILED_FN_PREFIX = "__compiled_fn_"  # dynamo's globals holding each compiled graph

@@ -7,7 +7,8 @@
 """
 from __future__ import annotations
 
-from core.vocab.records import SIDES, TIME_CATEGORY_LABELS
+from core.vocab.records import SIDES
+from core.vocab.op_records import TIME_CATEGORY_LABELS
 
 OPS_COLUMNS = ["config", "side", "name", "category", "graph", "calls_per_call", "self_ms_per_call",
                "total_ms_per_call", "device_ms_per_call"]

@@ -15,7 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.vocab.records import (AccuracyResult, CompileResult, CompiledGraph, CudagraphSkip, GraphBreak, LatencySample, MemoryPeak, OpProfile, Recompile, ResourceSample, VariantResult)
+from core.vocab.records import AccuracyResult, CompileResult, CompiledGraph, CudagraphSkip, GraphBreak, LatencySample, MemoryPeak, Recompile, ResourceSample, VariantResult
+from core.vocab.op_records import OpProfile
 
 
 # ---------------------------------------------------------------------------- events

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
                                QTabWidget, QVBoxLayout, QWidget)
 
 from core.report.artifact_views import trace_files, traces_folder
-from core.vocab.records import SIDES, TIME_CATEGORIES, TIME_CATEGORY_LABELS
+from core.vocab.records import SIDES
+from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.report.explain_tables import time_rows
 from core.vocab.formatting import count, fmt_ms
 from gui.widgets.config_picker import ConfigPicker

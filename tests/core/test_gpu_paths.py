@@ -8,14 +8,14 @@ import pytest
 import torch
 
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.measure.job import _Job
+from core.measure.job import Job
 from core.vocab.samples import SampleLog
 from core.run.sampling import GpuMonitor, ProcessSampler
 
 
 def make_job(mode="default", device="cuda"):
     spec = JobSpec("gpu", ModelSpec("m.py"), CompileConfig(mode=mode), device=device)
-    return _Job(spec, lambda e: None, lambda: False, SampleLog(None))
+    return Job(spec, lambda e: None, lambda: False, SampleLog(None))
 
 
 def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
@@ -31,7 +31,7 @@ def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
                                                  ("default", "cuda", False), ("reduce-overhead", "cpu", False)])
 def test_cudagraph_modes_mark_each_step(mode, device, marks):
     job = make_job(mode, device)
-    assert (job._step_marker() is torch.compiler.cudagraph_mark_step_begin) == marks
+    assert (job.step_marker() is torch.compiler.cudagraph_mark_step_begin) == marks
 
 
 def test_no_gpu_is_said_not_failed():
@@ -67,7 +67,7 @@ def test_cudagraphs_through_options_mark_each_step_too():
     cfg = ConfigChange("freezing", inductor_options=(("freezing", True),)).apply(CompileConfig(mode="reduce-overhead"))
     assert cfg.mode == "default" and cfg.records_cudagraphs
     spec = JobSpec("gpu", ModelSpec("m.py"), cfg, device="cuda")
-    job = _Job(spec, lambda e: None, lambda: False, SampleLog(None))
-    assert job._step_marker() is torch.compiler.cudagraph_mark_step_begin and spec.warmup_calls("compiled") >= 3
+    job = Job(spec, lambda e: None, lambda: False, SampleLog(None))
+    assert job.step_marker() is torch.compiler.cudagraph_mark_step_begin and spec.warmup_calls("compiled") >= 3
     off = CompileConfig(inductor_options=(("triton.cudagraphs", False),))
     assert not off.records_cudagraphs and not CompileConfig("aot_eager", mode="reduce-overhead").records_cudagraphs

@@ -126,7 +126,7 @@ def test_fullgraph_refuses_breaks_but_keeps_eager(write_model):
 
 
 def test_alternating_blocks():
-    from core.measure.job import alternating
+    from core.measure.timing import alternating
 
     assert list(alternating(3, 1)) == [("eager", 0), ("compiled", 0), ("eager", 1), ("compiled", 1),
                                        ("eager", 2), ("compiled", 2)]
@@ -148,7 +148,7 @@ def test_torchscript_gets_an_eager_only_profile(tmp_path):
 
 
 def test_block_length_adapts_so_every_run_alternates():
-    from core.measure.job import alternating, effective_block
+    from core.measure.timing import alternating, effective_block
 
     assert effective_block(20, 25) == 5  # the default 20 iterations: 4 blocks of 5, not one of 20
     assert effective_block(1000, 25) == 25 and effective_block(3, 25) == 1 and effective_block(1, 1) == 1

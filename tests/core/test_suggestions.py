@@ -4,6 +4,7 @@ import pytest
 
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import op_records as oprec
 from core.vocab.config import CompileConfig
 from core.measure.job import run_job
 from core.analysis.results import JobResult
@@ -143,10 +144,10 @@ def test_a_config_change_is_plain_data():
 def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
     r = fake_result("inductor", eager_ms=5.0, compiled_ms=compiled_ms, graph_breaks=(
         rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
-    compiled = rec.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
+    compiled = oprec.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
                                 guard_checks_ms=guard_ms, in_graphs_ms=per_call_ms - outside_ms, graphs_per_call=2)
-    profile = rec.OpProfile(10, eager=rec.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
-                           break_costs=(rec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
+    profile = oprec.OpProfile(10, eager=oprec.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
+                           break_costs=(oprec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
                                                      1.0),))
     r.apply(ev.OpProfileMeasured(r.job_id, profile=profile))
     return r

@@ -4,6 +4,7 @@ import pytest
 
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import op_records as oprec
 from core.analysis.time_breakdown import Node, analyse, attribute_breaks, classify, time_verdict
 from core.vocab.formatting import fmt_ms
 
@@ -126,22 +127,22 @@ def test_verdict_names_the_costliest_break():
     side, spans = analyse("compiled", steps)
     split = attribute_breaks(steps, spans, {"0/0": ("Skip calling", "/x/model.py", 17),
                                            "1/0": ("graph_break()", "/x/model.py", 19)})
-    eager = rec.SideOpProfile("eager", calls=1, ms_per_call=0.5, operators_per_call=4)
-    profile = rec.OpProfile(calls=1, eager=eager, compiled=side, break_costs=split.costs,
+    eager = oprec.SideOpProfile("eager", calls=1, ms_per_call=0.5, operators_per_call=4)
+    profile = oprec.OpProfile(calls=1, eager=eager, compiled=side, break_costs=split.costs,
                            unattributed_ms=split.unattributed_ms, entry_exit_ms=split.entry_exit_ms)
     text = time_verdict(profile, eager_ms=0.4, compiled_ms=3.2)
     assert text.startswith("Compiled is slower (3.20 ms against 0.40 ms eager): 3.19 ms of 3.50 ms per call runs "
                            "between graphs (2 graph breaks); fix the break at model.py:17 (Skip calling) first "
                            "(3.09 ms)"), text
-    fast = time_verdict(rec.OpProfile(calls=1, eager=eager, compiled=rec.SideOpProfile(
+    fast = time_verdict(oprec.OpProfile(calls=1, eager=eager, compiled=oprec.SideOpProfile(
         "compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, outside_graphs_ms=0.05, graphs_per_call=1,
         kernels_per_call=3, operators_per_call=1)), eager_ms=2.0, compiled_ms=1.0)
     assert fast == ("Compiled is 2.00× faster (1.00 ms against 2.00 ms eager): 0.95 ms of 1.00 ms per call runs "
                     "inside compiled graphs (3 kernels and 1 operator, against 4 operators eager).")
-    tied = time_verdict(rec.OpProfile(calls=1, eager=eager, compiled=rec.SideOpProfile(
+    tied = time_verdict(oprec.OpProfile(calls=1, eager=eager, compiled=oprec.SideOpProfile(
         "compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, graphs_per_call=1)), 1.0, 1.02, tied=True)
     assert tied.startswith("Compiled and eager are within the noise (1.02 ms against 1.00 ms eager): ")
-    nothing = time_verdict(rec.OpProfile(calls=1, compiled=rec.SideOpProfile("compiled", calls=1, ms_per_call=1.0)))
+    nothing = time_verdict(oprec.OpProfile(calls=1, compiled=oprec.SideOpProfile("compiled", calls=1, ms_per_call=1.0)))
     assert nothing.startswith("Nothing ran in a compiled graph")
     assert time_verdict(None) == "" and fmt_ms(0.04) == "40 µs" and fmt_ms(1.234) == "1.23 ms"
 
@@ -160,10 +161,10 @@ def test_an_interrupted_call_is_left_out():
 
 def test_a_profile_far_slower_than_the_timed_calls_is_flagged():
     """Profiled calls 450x the timed ones (seen on a busy machine: 14.44 ms against 32 µs)."""
-    side = rec.SideOpProfile("compiled", calls=1, ms_per_call=14.44, in_graphs_ms=14.31, graphs_per_call=1)
-    text = time_verdict(rec.OpProfile(calls=1, compiled=side), eager_ms=0.020, compiled_ms=0.032)
+    side = oprec.SideOpProfile("compiled", calls=1, ms_per_call=14.44, in_graphs_ms=14.31, graphs_per_call=1)
+    text = time_verdict(oprec.OpProfile(calls=1, compiled=side), eager_ms=0.020, compiled_ms=0.032)
     assert text.endswith("Caution: the profiled calls took 14.44 ms against 32 µs timed (451x): something else used "
                          "the machine while they ran, so these shares may not hold for the timed calls; run again "
                          "on a quieter machine."), text
-    usual = rec.SideOpProfile("compiled", calls=1, ms_per_call=0.064, in_graphs_ms=0.03, graphs_per_call=1)
-    assert "Caution" not in time_verdict(rec.OpProfile(calls=1, compiled=usual), 0.018, 0.038)  # profiler's own cost
+    usual = oprec.SideOpProfile("compiled", calls=1, ms_per_call=0.064, in_graphs_ms=0.03, graphs_per_call=1)
+    assert "Caution" not in time_verdict(oprec.OpProfile(calls=1, compiled=usual), 0.018, 0.038)  # profiler's own cost

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import op_records as oprec
 from core.vocab.artifacts import JobArtifacts, write_text
 from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
 
@@ -22,18 +23,18 @@ def call(args):
 '''
 
 
-def side(name: str, kernels: float, ops: float, outside: float, python: float) -> rec.SideOpProfile:
+def side(name: str, kernels: float, ops: float, outside: float, python: float) -> oprec.SideOpProfile:
     total = kernels + ops + outside + python + 0.02
-    return rec.SideOpProfile(
+    return oprec.SideOpProfile(
         side=name, calls=10, ms_per_call=total, kernels_ms=kernels, operators_in_graphs_ms=ops,
         guard_checks_ms=0.02, operators_outside_graphs_ms=outside, python_ms=python,
         in_graphs_ms=kernels + ops, outside_graphs_ms=total - kernels - ops,
         operators_per_call=12 if name == "eager" else 2, kernels_per_call=3 if name == "compiled" else 0,
         graphs_per_call=2 if name == "compiled" else 0,
-        ops=(rec.OpStat("aten::addmm", "operator", "0/0" if name == "compiled" else "", 2, 0.30, 0.35),
-             rec.OpStat("cpp_fused_relu_0", "kernel", "0/0", 1, 0.12, 0.12),
-             rec.OpStat("aten::relu", "operator", "", 1, 0.05, 0.06),
-             rec.OpStat("TorchDynamo Cache Lookup", "guard_check", "0/0", 1, 0.02, 0.02)))
+        ops=(oprec.OpStat("aten::addmm", "operator", "0/0" if name == "compiled" else "", 2, 0.30, 0.35),
+             oprec.OpStat("cpp_fused_relu_0", "kernel", "0/0", 1, 0.12, 0.12),
+             oprec.OpStat("aten::relu", "operator", "", 1, 0.05, 0.06),
+             oprec.OpStat("TorchDynamo Cache Lookup", "guard_check", "0/0", 1, 0.02, 0.02)))
 
 
 def explained_result(root: str, job_id: str = "job1", backend: str = "inductor"):
@@ -57,11 +58,11 @@ def explained_result(root: str, job_id: str = "job1", backend: str = "inductor")
                "function forward\n")
     write_text(root, a.trace("eager"), '{"traceEvents": []}')
     write_text(root, a.trace("compiled"), '{"traceEvents": []}')
-    profile = rec.OpProfile(
+    profile = oprec.OpProfile(
         calls=10, eager=side("eager", 0.0, 0.0, 1.6, 0.3), compiled=side("compiled", 0.3, 0.2, 0.5, 0.4),
-        break_costs=(rec.BreakCost("Data-dependent branching", GRAPH_BREAK_MODEL, 15, 0.21, 1.0, ("0/0",), ("1/0",)),),
+        break_costs=(oprec.BreakCost("Data-dependent branching", GRAPH_BREAK_MODEL, 15, 0.21, 1.0, ("0/0",), ("1/0",)),),
         unattributed_ms=0.01, entry_exit_ms=0.05,
-        graph_times=(rec.GraphTime("0/0", 0.3, 1.0), rec.GraphTime("1/0", 0.2, 1.0)),
+        graph_times=(oprec.GraphTime("0/0", 0.3, 1.0), oprec.GraphTime("1/0", 0.2, 1.0)),
         eager_trace=a.trace("eager"), compiled_trace=a.trace("compiled"))
     for e in [ev.GraphCompiled(job_id, graph=g) for g in graphs] + [ev.OpProfileMeasured(job_id, profile=profile)]:
         assert r.apply(e)
