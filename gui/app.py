@@ -63,10 +63,10 @@ def _window_size(text: str) -> str:
 
 def command_line_problem(args) -> str:
     """What the command line asks that core refuses without torch ('' if nothing): numbers
-    outside core's accepted ranges (`core.vocab.config.check_limits`, as `profile` checks them)
+    outside core's accepted ranges (`core.vocab.limits.check_limits`, as `profile` checks them)
     and --dynamo-config items that are not KEY=VALUE. Backends, modes, dynamo keys, the
     device and the model are checked against torch once it has loaded (`Automation`)."""
-    from core.vocab.config import ConfigError, check_limits
+    from core.vocab.limits import ConfigError, check_limits
     from core.vocab import dynamo_overrides
     try:
         check_limits(warmup=args.warmup, iters=None if args.iters == "auto" else args.iters,
@@ -241,7 +241,7 @@ class Automation:
         if not catalog.backends or not any(v not in (None, False, []) for v in named):
             return ""
         from core.cli.args import build_parser, build_specs
-        from core.vocab.config import ConfigError
+        from core.vocab.limits import ConfigError
 
         model = a.model or self.window.model_panel.source() or "resnet18"
         spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults

@@ -3,7 +3,7 @@
 NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one benchmark:
 
   overhead    the engine's own cost per timed call on a no-op model, through the real code
-              path (`core.measure.job._Job.benchmark`: alternating blocks, `timed()`, `record()` with its
+              path (`core.measure.job.Job.benchmark`: alternating blocks, `timed()`, `record()` with its
               SampleLog write() per call and batched sends over a pipe), minus a bare loop of the
               same calls; also without the sample log, to show the write's share
               (target < 5 µs; options --iters N per side, --rounds R)
@@ -278,7 +278,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
 
 def bench_overhead(args: list[str] = ()) -> None:
     """The engine's own cost per timed call, on a no-op model, through the real code path:
-    `core.measure.job._Job.benchmark` (the alternating generator, `timed()`, a LatencySample, `record()`
+    `core.measure.job.Job.benchmark` (the alternating generator, `timed()`, a LatencySample, `record()`
     with its SampleLog `write()` (one 16-byte write syscall per call) and its batched sends over
     a real pipe to a process that drains it, as the child's `conn.send` does) against a bare
     loop making the same number of calls. A third variant without a sample log isolates the
@@ -290,7 +290,7 @@ def bench_overhead(args: list[str] = ()) -> None:
     from multiprocessing.connection import Connection
 
     from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-    from core.measure.job import _Job
+    from core.measure.job import Job
     from core.models import LoadedModel
     from core.vocab.samples import SampleLog, read_sample_log
 
@@ -321,7 +321,7 @@ def bench_overhead(args: list[str] = ()) -> None:
     def harness(with_log: bool) -> tuple[float, float]:
         path = os.path.join(folder, "job.samples") if with_log else None
         log = SampleLog(path)
-        job = _Job(spec, conn.send, lambda: False, log)
+        job = Job(spec, conn.send, lambda: False, log)
         w0, c0 = clocks()
         job.benchmark(loaded, noop)
         w1, c1 = clocks()

@@ -8,11 +8,8 @@ import argparse
 import dataclasses
 import os
 
-from core.vocab.config import (DEFAULT_COMPILE_LOG, DEVICE_CHOICES, DYNAMIC_CHOICES, LIMITS, ConfigError, JobSpec, ModelSpec, iteration_fields,
-                         make_jobs,
-                         check_limits,
-                         dynamo_config_defaults, expand_configs,
-                         inductor_config_defaults, parse_key_values, validate_config)
+from core.vocab.config import DEFAULT_COMPILE_LOG, DEVICE_CHOICES, DYNAMIC_CHOICES, JobSpec, ModelSpec, make_jobs, dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values, validate_config
+from core.vocab.limits import LIMITS, ConfigError, iteration_fields, check_limits
 from core.capture.compile_log import CompileLogError
 from core.capture.compile_log import parse_settings as parse_compile_log
 from core.measure.training import OPTIMIZERS, TASKS

@@ -13,7 +13,7 @@ import dataclasses
 import sys
 
 from core.vocab import records as rec
-from core.vocab.config import ConfigError
+from core.vocab.limits import ConfigError
 from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
 from core.report.files import OutputFolder, ReportError, write_report
 from core.run.runner import JobRunner, RunListener

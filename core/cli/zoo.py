@@ -14,7 +14,8 @@ import sys
 import threading
 
 from core.cli.prologue import run_command
-from core.vocab.config import ConfigError, JobSpec
+from core.vocab.config import JobSpec
+from core.vocab.limits import ConfigError
 from core.cli.output import CancelOnInterrupt
 from core.report.files import ReportError
 from core.analysis.results import JobResult

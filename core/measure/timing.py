@@ -47,7 +47,7 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
     interval (of this process's calls) is within ±precision_pct %, or this process's share
     of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
     interval as it narrows (between blocks, never inside a timed call)."""
-    from core.vocab.config import AUTO_ITERS_CAP
+    from core.vocab.limits import AUTO_ITERS_CAP
     from core.analysis.stats import speedup
 
     spec = job.spec

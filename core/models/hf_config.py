@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from core.models import HF_PREFIX, ModelLoadError, close_matches, require_package, short_error
 from core.models.hf_inputs import text_config
-from core.vocab.config import ConfigError, parse_key_values
+from core.vocab.config import parse_key_values
+from core.vocab.limits import ConfigError
 
 
 # Composite model types whose config is made of other configs: no default to build from.

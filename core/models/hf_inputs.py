@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 import inspect
 
-from core.vocab.config import LIMITS, ModelSpec
+from core.vocab.config import ModelSpec
+from core.vocab.limits import LIMITS
 from core.models import ModelLoadError
 
 DEFAULT_SEQ_LEN = int(LIMITS["seq_len"].default)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import traceback
 
-from core.vocab.config import LIMITS, ModelSpec
+from core.vocab.config import ModelSpec
+from core.vocab.limits import LIMITS
 from core.models import TIMM_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
 
 DEFAULT_IMAGE_SIZE = int(LIMITS["image_size"].default)

@@ -20,6 +20,7 @@ import numpy as np
 
 from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
 from core.report.explain_tables import explain_tables
+from core.analysis.result_json import result_from_dict, result_to_dict
 from core.analysis.results import SUMMARY_COLUMNS, JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import items_per_s
@@ -178,7 +179,7 @@ def report_json(results: list[JobResult], options: dict | None = None, sections:
         "environment": environment,
         "options": options or {},
         **{k: v for k, v in (sections or {}).items() if k not in ("report_version", "tool", "jobs")},
-        "jobs": [r.to_dict() for r in results],
+        "jobs": [result_to_dict(r) for r in results],
     }
     return json.dumps(doc, indent=1, default=str)
 
@@ -374,7 +375,7 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
     if not isinstance(doc["jobs"], list):
         raise ReportError(f"{path}: jobs must be a list.")
     try:
-        results = [JobResult.from_dict(j, f"jobs[{i}]") for i, j in enumerate(doc["jobs"])]
+        results = [result_from_dict(j, f"jobs[{i}]") for i, j in enumerate(doc["jobs"])]
     except SchemaError as exc:
         hint = " (it comes from a newer compile-profiler)" if version > REPORT_VERSION else ""
         raise ReportError(f"{path} cannot be opened{hint}: {exc}.") from exc

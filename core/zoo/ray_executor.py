@@ -33,7 +33,9 @@ import ray
 import ray.exceptions as rex
 
 from core.vocab import events as ev
-from core.vocab.config import ConfigError, JobSpec
+from core.vocab.config import JobSpec
+from core.vocab.limits import ConfigError
+from core.analysis.result_json import result_from_dict, result_to_dict
 from core.analysis.results import JobResult
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
 from core import CORE_DIR
@@ -152,7 +154,7 @@ def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: b
         if any(os.scandir(artifacts)):
             with tarfile.open(fileobj=packed, mode="w:gz") as tar:
                 tar.add(artifacts, arcname=".")
-        return {"result": result.to_dict(), "artifacts": packed.getvalue(), "node": node, "ended": time.time()}
+        return {"result": result_to_dict(result), "artifacts": packed.getvalue(), "node": node, "ended": time.time()}
 
 
 def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]:
@@ -310,7 +312,7 @@ class RayExecutor:
                     time.time())
         payload = outcome
         try:
-            result = JobResult.from_dict(payload["result"], f"the result of {job.label}")
+            result = result_from_dict(payload["result"], f"the result of {job.label}")
         except Exception as exc:
             return ended_without_running(job.spec, ev.JobFailed(
                 job_id, reason=f"its result from {payload.get('node') or 'its node'} could not be read: {exc}",

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLay
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
                                QVBoxLayout, QWidget)
 
-from core.vocab.config import DYNAMIC_CHOICES, LIMITS, CompileConfig, ConfigError, iteration_fields, validate_config
+from core.vocab.config import DYNAMIC_CHOICES, CompileConfig, validate_config
+from core.vocab.limits import LIMITS, ConfigError, iteration_fields
 from core.vocab import dynamo_overrides
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
@@ -200,7 +201,7 @@ class ConfigPanel(QGroupBox):
 
     # ---------------------------------------------------------------- values
     def iteration_fields(self) -> dict:
-        """The JobSpec fields of the iterations and processes boxes (core.vocab.config.iteration_fields)."""
+        """The JobSpec fields of the iterations and processes boxes (core.vocab.limits.iteration_fields)."""
         iters = self.iters.value()
         return iteration_fields(iters or None, processes=self.processes.value())
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
-from core.vocab.config import LIMITS
+from core.vocab.limits import LIMITS
 from core.models import defines_variants, is_file_source
 from core.models.examples import Example, examples_in
 from gui.widgets.safe_text import markup, tooltip

@@ -17,7 +17,8 @@ import tempfile
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.vocab.config import ConfigError, ModelSpec, check_limits, make_jobs
+from core.vocab.config import ModelSpec, make_jobs
+from core.vocab.limits import ConfigError, check_limits
 from core.models import is_file_source, split_factory
 from gui.window import file_actions
 from gui.window import decide, report_opening

@@ -8,7 +8,8 @@ import os
 
 from PySide6.QtCore import QByteArray
 
-from core.vocab.config import LIMITS, CompileConfig, check_limits
+from core.vocab.config import CompileConfig
+from core.vocab.limits import LIMITS, check_limits
 from core.models import is_file_source, split_factory
 from gui.widgets.safe_text import tooltip
 from typing import TYPE_CHECKING

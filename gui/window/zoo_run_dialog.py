@@ -12,7 +12,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QListView, QPushButton, QVBoxLayout)
 
-from core.vocab.config import ConfigError, ModelSpec, check_limits, make_jobs
+from core.vocab.config import ModelSpec, make_jobs
+from core.vocab.limits import ConfigError, check_limits
 from core.report.files import ReportError
 from gui.widgets.safe_text import plain
 from typing import TYPE_CHECKING

@@ -6,7 +6,7 @@ import pytest
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.cli.args import build_parser, build_specs
-from core.vocab.config import ConfigError
+from core.vocab.limits import ConfigError
 from core.analysis.variants import best_batch, throughput_rows
 from tests.core.conftest import MLP_MODEL, make_spec
 from tests.core.test_job import run

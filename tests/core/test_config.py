@@ -1,7 +1,7 @@
 import pytest
 
-from core.vocab.config import (CompileConfig, ConfigError, available_backends, available_modes,
-                         dynamo_config_defaults, expand_configs, parse_key_values, validate_config)
+from core.vocab.config import CompileConfig, available_backends, available_modes, dynamo_config_defaults, expand_configs, parse_key_values, validate_config
+from core.vocab.limits import ConfigError
 
 
 @pytest.mark.parametrize("mode", ["max", "min", "high-speed", "keypoint"])

@@ -15,6 +15,7 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from core.measure.job import run_job
+from core.analysis.result_json import result_from_dict, result_to_dict
 from core.analysis.results import JobResult
 from core.decide.suggestions import suggest
 from tests.core.conftest import MLP_MODEL, make_spec
@@ -123,7 +124,7 @@ def test_torchs_reason_reaches_the_report(skipped_on_a_gpu):
     assert skip.reason.startswith("skipping cudagraphs due to cpu device (") and (skip.file, skip.line) == (path, 11)
     assert skip.compile_id == "0/0"
     assert r.summary()["cudagraph_skips"] == 1
-    again = JobResult.from_dict(r.to_dict())
+    again = result_from_dict(result_to_dict(r))
     assert again.cudagraph_skips == r.cudagraph_skips
 
 

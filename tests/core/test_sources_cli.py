@@ -4,7 +4,7 @@ import json
 import pytest
 
 from core.cli.args import build_parser, build_specs
-from core.vocab.config import ConfigError
+from core.vocab.limits import ConfigError
 from tests.core.test_cli import profile
 
 TINY_BERT = ["--hf-config", "num_hidden_layers=1", "--hf-config", "hidden_size=32", "--hf-config",

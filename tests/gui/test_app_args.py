@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from core.vocab.config import LIMITS, CompileConfig
+from core.vocab.config import CompileConfig
+from core.vocab.limits import LIMITS
 from tests.gui.conftest import TORCH_INFO_TIMEOUT_MS, GRAPH_BREAK_MODEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
