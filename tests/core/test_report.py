@@ -8,6 +8,7 @@ import pytest
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.analysis.result_json import result_to_dict
 from core.report.files import (GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS, SUMMARY_COLUMNS, ReportError,
                          load_report, safe_cell, write_report)
 from core.analysis.results import JobResult
@@ -98,7 +99,7 @@ def test_json_round_trip(tmp_path):
     assert loaded[0].graph_breaks == original[0].graph_breaks
     assert loaded[0].recompiles == original[0].recompiles and loaded[0].spec == original[0].spec
     again = json.loads((tmp_path / "report.json").read_text())["jobs"][0]
-    assert again == json.loads(json.dumps(loaded[0].to_dict()))
+    assert again == json.loads(json.dumps(result_to_dict(loaded[0])))
 
 
 def test_unwritable_folder_is_a_clear_error(tmp_path):
