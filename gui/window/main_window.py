@@ -10,18 +10,15 @@ GUI thread only.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import tempfile
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.vocab.config import ModelSpec, make_jobs
-from core.vocab.limits import ConfigError, check_limits
 from core.models import is_file_source, split_factory
 from gui.window import file_actions
-from gui.window import decide, report_opening
+from gui.window import decide, report_opening, run_start
 from gui.form import trust
 from gui.window import settings as window_settings
 from gui.run.torch_info_loader import TorchInfoLoader
@@ -63,7 +60,7 @@ class MainWindow(QMainWindow):
         self._restoring = False
         # The last run's folder for the jobs' files (traces, graphs, compile log:
         # core.vocab.artifacts); Export and Save copy it beside the report. Removed at the next run.
-        self._run_folder: tempfile.TemporaryDirectory | None = None
+        self.run_folder: tempfile.TemporaryDirectory | None = None
         self.setWindowTitle("compile-profiler")
         self.setAcceptDrops(True)
 
@@ -159,7 +156,7 @@ class MainWindow(QMainWindow):
             self.show_error("Not a model file", f"{os.path.basename(path)}: supported are .py model files, "
                             ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).")
             return False
-        if not self._trusted(path) and not trust.confirm_python_file(self, self.settings, path):
+        if not self.is_trusted(path) and not trust.confirm_python_file(self, self.settings, path):
             self.status_label.setText(f"Not opened: {os.path.basename(path)}")
             return False
         self.set_model(path)
@@ -171,83 +168,8 @@ class MainWindow(QMainWindow):
         return bool(path) and self.open_model_file(path)
 
     def run_profile(self, arrange=None, keep=(), applied: dict | None = None) -> bool:
-        """Start profiling the chosen model with the run's configs; False (with the reason
-        shown) when it cannot start. `arrange(specs)` may replace the form's jobs and wrap the
-        runner's listener: returns (specs, wrap) (Find best settings, gui.window.decide).
-        `keep`: ended results shown on beside the new ones; `applied`: CompileConfig → the
-        JobSpec.applied record of the suggestion that made it (gui.window.decide)."""
-        if self.controller.busy:
-            return False
-        source = self.model_panel.source()
-        if not source:
-            self.show_error("No model chosen", "Choose a torchvision model in the list or open a model file first.")
-            return False
-        configs = self.config_panel.run_configs()
-        problem = self.config_panel.validate(configs)
-        if problem:
-            self.status_label.setText(f"Cannot run: {problem}")
-            self.last_error = problem
-            return False
-        if is_file_source(source):
-            path = split_factory(source)[0]
-            if not os.path.exists(path):
-                self.show_error("Model file missing", f"{path} does not exist any more.")
-                return False
-            if not self._trusted(path) and not trust.confirm_python_file(self, self.settings, path):
-                return False
-        panel = self.config_panel
-        try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
-            check_limits(warmup=panel.warmup.value(), batch_size=self.model_panel.batch.value(),
-                         image_size=self.model_panel.image.value())
-            iterations = panel.iteration_fields()
-        except ConfigError as exc:
-            panel.show_problem(str(exc))
-            self.status_label.setText(f"Cannot run: {exc}")
-            self.last_error = str(exc)
-            return False
-        sweep = self.model_panel.sweep_shapes()
-        mp = self.model_panel
-        try:
-            sweep_batch = mp.sweep_batch()
-        except ValueError as exc:
-            panel.show_problem(str(exc))
-            self.status_label.setText(f"Cannot run: {exc}")
-            self.last_error = str(exc)
-            return False
-        hf = source.startswith("hf:")
-        model = ModelSpec(source, batch_size=mp.batch.value(), image_size=mp.image.value(),
-                          seq_len=mp.seq_len.value(), hf_config=mp.hf_overrides() if hf else ())
-        task = mp.task_value()
-        folder = self._new_run_folder(keep)
-        # op_profile_calls and compile_log: core's defaults (JobSpec), as `profile` without options
-        specs = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations,
-                          device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder,
-                          task=task, optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
-                          sweep_batch=sweep_batch)
-        wrap = None
-        if arrange is not None:
-            specs, wrap = arrange(specs)
-            configs = [spec.config for spec in specs]
-        options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
-                   "warmup": panel.warmup.value(), "iters": panel.iters.value() or "auto",
-                   "processes": iterations["processes"],
-                   "device": panel.device.currentText(), "configs": [c.label for c in configs],
-                   "sweep_shapes": sweep, "task": task, "sweep_batch": list(sweep_batch), "source": "gui"}
-        if not panel.queue.configs:
-            panel.queue.show_last_run(configs[0])
-        for config in configs:
-            panel.queue.set_status(config, "pending")
-        if (sweep or sweep_batch) and self.tabs.currentIndex() == 0:
-            self.show_tab("throughput" if sweep_batch else "sweep")  # the summary has little to say about a sweep
-        if applied:
-            specs = [dataclasses.replace(s, applied=applied[s.config]) if s.config in applied else s for s in specs]
-        self.session.start(specs, options, folder, keep=keep)
-        if wrap is None:
-            self.controller.start(specs)
-        else:
-            self.controller.start(specs, wrap=wrap)
-        self.status_label.setText(f"Profiling {os.path.basename(source)} with {len(specs)} config(s)…")
-        return True
+        """Start profiling the chosen model with the run's configs (gui.window.run_start)."""
+        return run_start.start_run(self, arrange, keep, applied)
 
     def cancel_run(self) -> None:
         if self.controller.busy:
@@ -453,7 +375,7 @@ class MainWindow(QMainWindow):
         else:
             panel.clear_suggestion()
 
-    def _trusted(self, path: str) -> bool:
+    def is_trusted(self, path: str) -> bool:
         """No notice for files named on the command line and the bundled examples."""
         return path in self._trusted_paths or is_bundled(path)
 
@@ -484,27 +406,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.save_window_settings()
         self.controller.shutdown()
-        if self._run_folder is not None:
-            self._run_folder.cleanup()
-            self._run_folder = None
+        if self.run_folder is not None:
+            self.run_folder.cleanup()
+            self.run_folder = None
         super().closeEvent(event)
-
-    def _new_run_folder(self, keep=()) -> str:
-        """A fresh folder for the next run's files; the previous run's goes (saved or
-        exported reports hold their own copy), after the files of the results in `keep`
-        (shown on beside the new run) are copied into the new one."""
-        from core.vocab.artifacts import copy_config_artifacts
-
-        folder = tempfile.TemporaryDirectory(prefix="compile-profiler-run-")
-        for result in keep:
-            try:
-                copy_config_artifacts(self.session.artifacts_dir, folder.name, result.config.label)
-            except OSError:
-                pass  # its figures stay; only its files (graphs, traces) are missing
-        if self._run_folder is not None:
-            self._run_folder.cleanup()
-        self._run_folder = folder
-        return folder.name
 
     def dragEnterEvent(self, event) -> None:
         if file_actions.dropped_paths(event.mimeData()):

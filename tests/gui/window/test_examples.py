@@ -49,7 +49,7 @@ def test_choosing_an_example(qtbot, window):
         qtbot.mouseClick(panel.example_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert chosen.args == [LSTM_EXAMPLE] and panel.source() == LSTM_EXAMPLE
     assert panel.sweep.isEnabled() and not panel.list.currentIndex().isValid()
-    assert window._trusted(LSTM_EXAMPLE)  # bundled: no "runs code" notice
+    assert window.is_trusted(LSTM_EXAMPLE)  # bundled: no "runs code" notice
     # the LSTM is not compiled without allow_rnn: the panel says so and adds it in one click
     config = window.config_panel
     assert config.suggestion_box.isVisibleTo(window) and "GB0014" in config.suggestion.text()
