@@ -1,12 +1,13 @@
 """The main window: puts the panels together, owns the actions, and wires the runner's
 events (through `ProfileSession`) to the panels.
 
-Left: what to profile (`ModelPanel`) and how (`ConfigPanel`). Right, top: the live latency
-chart and the distribution; bottom: tabs for the summary, resources, graph breaks with the
-compile breakdown and recompiles, and the shape sweep. Buttons follow the runner's state
-(`RunController.sig_status_changed`), never the click itself. The actions and menus live in
-`gui.window.layout`, what is remembered between sessions in `gui.window.settings`.
-GUI thread only.
+Left: what to profile (`ModelPanel`) and how (`ConfigPanel`). Right, top: whose results
+(`ResultsHeader`, with the timing banner), the live latency chart and the distribution;
+bottom: the tabs of `gui.panels.TAB_VIEWS` (Summary, Decision, Resources, Graph breaks &
+compile, Time breakdown, Graphs, Shape sweep, Throughput). Buttons follow the runner's state
+(`RunController.sig_status_changed`), never the click itself. The layout, actions and menus
+are built in `gui.window.layout`, a run is started in `gui.window.run_start`, what is
+remembered between sessions is in `gui.window.settings`. GUI thread only.
 """
 from __future__ import annotations
 

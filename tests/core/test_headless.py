@@ -3,8 +3,8 @@ interpreter; and the same check shown to catch a Qt import planted in a subpacka
 import os
 import subprocess
 import sys
+from core import PROJECT_ROOT as ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QT = ("PySide6", "pyqtgraph", "gui", "shiboken6")
 CHECK = (
     "import sys, pkgutil, importlib\n"

@@ -23,7 +23,6 @@ FIGURES = {
 
 def fake_zoo_results(figures=FIGURES, environment=None) -> dict[str, list]:
     """model → its JobResults, one per config, with the figures above."""
-    from core.vocab import events as ev
     from core.vocab import records as rec
     found = {}
     for model, configs in figures.items():

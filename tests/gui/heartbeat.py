@@ -13,8 +13,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from core import PROJECT_ROOT as ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def measure_launch(runs: int = 3) -> float:

@@ -12,9 +12,9 @@ import pytest
 
 from core.vocab.config import CompileConfig
 from core.vocab.limits import LIMITS
-from tests.gui.conftest import TORCH_INFO_TIMEOUT_MS, GRAPH_BREAK_MODEL
+from tests.gui.helpers import TORCH_INFO_TIMEOUT_MS, GRAPH_BREAK_MODEL
+from core import PROJECT_ROOT as ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "main.py")
 
 

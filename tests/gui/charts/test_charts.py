@@ -10,7 +10,7 @@ from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from gui.charts.distribution import DistributionChart
 from gui.charts.latency import LatencyChart
 from gui.panels.resources import ResourcePanel
-from tests.gui.conftest import fake_result
+from tests.gui.helpers import fake_result
 
 
 def test_latency_chart_keeps_every_sample_and_throttles_redraws(qtbot):

@@ -7,7 +7,7 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab import op_records as oprec
 from core.vocab.artifacts import JobArtifacts, write_text
-from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
+from tests.gui.helpers import GRAPH_BREAK_MODEL, fake_result
 
 FX_CODE = '''class GraphModule(torch.nn.Module):
     def forward(self, L_x_: "f32[8, 64]"):

@@ -7,7 +7,7 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 from core.decide.recommend import DEFAULT_CALLS, recommend
 from tests.core.fakes import fake_result as measured
-from tests.gui.conftest import fake_result
+from tests.gui.helpers import fake_result
 
 
 def _checked(job_id, backend, accuracy):

@@ -55,7 +55,7 @@ def test_time_breakdown_shows_core_figures(qtbot, session, qtmodeltester, monkey
 
 def test_time_breakdown_without_a_profile(qtbot, tmp_path):
     from gui.panels.time_breakdown import NO_PROFILE, TimeBreakdownPanel
-    from tests.gui.conftest import fake_result
+    from tests.gui.helpers import fake_result
 
     s = ProfileSession()
     s.load([fake_result()], {}, "")

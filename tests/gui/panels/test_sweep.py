@@ -7,8 +7,8 @@ import os
 
 from core.vocab.config import CompileConfig
 from gui.panels.sweep import SweepModel, SweepPanel
-from core.analysis.variants import shape_ticks, sweep_sentence
-from tests.gui.conftest import LSTM_EXAMPLE, RUN_TIMEOUT_MS, fake_sweep_result
+from core.analysis.variants import shape_ticks
+from tests.gui.helpers import LSTM_EXAMPLE, RUN_TIMEOUT_MS, fake_sweep_result
 
 DEFAULTS = {"recompile_limit": 8}
 

@@ -11,7 +11,7 @@ from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.form.config_panel import QueueModel
 from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html
 from gui.panels.summary import COLUMNS, SummaryModel, SummaryPanel
-from tests.gui.conftest import fake_result
+from tests.gui.helpers import fake_result
 
 
 def _results():

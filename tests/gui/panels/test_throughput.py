@@ -1,9 +1,7 @@
 """The Throughput tab (batch sweeps) from hand-made results, and the form's workload fields."""
 from __future__ import annotations
 
-import dataclasses
 
-from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.analysis.results import JobResult

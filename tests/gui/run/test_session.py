@@ -6,7 +6,7 @@ import os
 
 from core.vocab import events as ev
 from core.vocab import records as rec
-from tests.gui.conftest import fake_result
+from tests.gui.helpers import fake_result
 
 
 def test_session_save_and_open_round_trip(qtbot, window, tmp_path):

@@ -13,7 +13,7 @@ from core.vocab.config import CompileConfig
 from core.report.files import write_report
 from core.decide.tune import BudgetListener, candidate_specs
 from tests.core.fakes import fake_result as measured
-from tests.gui.conftest import GRAPH_BREAK_MODEL
+from tests.gui.helpers import GRAPH_BREAK_MODEL
 
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
 
@@ -107,7 +107,7 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
 def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
     """Real jobs: with half a minute, the cheap reference backends may run, and core.decide.tune's
     BudgetListener cuts the inductor candidates (estimated far longer) before they start."""
-    from tests.gui.conftest import RUN_TIMEOUT_MS
+    from tests.gui.helpers import RUN_TIMEOUT_MS
 
     window.set_model(GRAPH_BREAK_MODEL, trusted=True)
     window.config_panel.warmup.setValue(1)

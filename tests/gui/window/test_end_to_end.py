@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from core.vocab.config import CompileConfig
-from tests.gui.conftest import GRAPH_BREAK_MODEL, RUN_TIMEOUT_MS
+from tests.gui.helpers import GRAPH_BREAK_MODEL, RUN_TIMEOUT_MS
 
 
 def _configure(window, configs, iters=20, warmup=2):

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from core.vocab.config import CompileConfig
 from core.vocab import dynamo_overrides
 from core.models import examples
-from tests.gui.conftest import LSTM_EXAMPLE, ROOT
+from tests.gui.helpers import LSTM_EXAMPLE, ROOT
 
 MODELS = os.path.join(ROOT, "resources", "models")
 
@@ -92,7 +92,7 @@ def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
     whose button changes the queue and starts a run (one path: core.decide.suggestions)."""
     from core.vocab import events as ev
     from core.vocab import records as rec
-    from tests.gui.conftest import fake_result
+    from tests.gui.helpers import fake_result
 
     result = fake_result("a")
     result.apply(ev.GraphBreakFound("a", graph_break=rec.GraphBreak(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from core.vocab.config import CompileConfig
-from tests.gui.conftest import GRAPH_BREAK_MODEL, RUN_TIMEOUT_MS
+from tests.gui.helpers import GRAPH_BREAK_MODEL, RUN_TIMEOUT_MS
 
 
 def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, tmp_path):

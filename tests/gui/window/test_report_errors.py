@@ -9,10 +9,9 @@ import os
 
 from PySide6.QtWidgets import QMessageBox
 
-from core.vocab import events as ev
 from core.vocab import records as rec
 from core.report.files import ReportError, report_json
-from tests.gui.conftest import GRAPH_BREAK_MODEL, fake_result
+from tests.gui.helpers import GRAPH_BREAK_MODEL, fake_result
 
 
 def _error_box(window) -> QMessageBox:

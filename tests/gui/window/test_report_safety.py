@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from core.vocab import events as ev
 from core.report.files import report_json
-from tests.gui.conftest import fake_result
+from tests.gui.helpers import fake_result
 
 IMG = "<img src='/tmp/evil.png'>"
 LINK = "<a href='https://evil.example/'>click me</a>"
@@ -118,7 +118,7 @@ def test_detail_links_only_pytorch_documentation(qtbot):
 
 def test_legends_and_axis_labels_escape_config_labels(qtbot):
     from gui.charts.sweep import SweepChart
-    from tests.gui.conftest import fake_sweep_result
+    from tests.gui.helpers import fake_sweep_result
 
     chart = SweepChart()
     qtbot.addWidget(chart)

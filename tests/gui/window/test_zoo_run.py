@@ -8,8 +8,8 @@ import os
 from PySide6.QtCore import Qt
 
 from core.vocab.config import CompileConfig
-from tests.core.conftest import MLP_MODEL
-from tests.gui.conftest import RUN_TIMEOUT_MS
+from tests.core.helpers import MLP_MODEL
+from tests.gui.helpers import RUN_TIMEOUT_MS
 
 
 def test_the_picker_offers_the_chosen_model_examples_and_torchvision(window):

@@ -1,0 +1,166 @@
+"""`python main.py profile ...` exactly as a user types it."""
+import csv
+import subprocess
+import sys
+
+from tests.core.helpers import BREAKS_MODEL
+from tests.core.helpers import default_sigint, profile_command as profile
+from core import PROJECT_ROOT as ROOT
+
+
+
+def test_invalid_values_are_refused_before_any_work(tmp_path):
+    out = tmp_path / "out"
+    proc = profile("resnet18", "--mode", "max", "--out", str(out))
+    assert proc.returncode == 2
+    assert "Unknown mode 'max'" in proc.stderr and "reduce-overhead" in proc.stderr
+    assert not out.exists()  # nothing started, nothing written
+    proc = profile("resnet18", "--backend", "tensorrt-turbo", "--out", str(out))
+    assert proc.returncode == 2 and "Valid backends here" in proc.stderr
+    proc = profile("resnet18", "--verbose", "--out", str(out))
+    assert proc.returncode == 2 and "no verbose argument" in proc.stderr
+    proc = profile("resnet18", "--dynamo-config", "capture_scalars=True", "--out", str(out))
+    assert proc.returncode == 2 and "capture_scalar_outputs" in proc.stderr
+    proc = profile("resnet1", "--out", str(out))
+    assert proc.returncode == 2 and "neither a file nor a torchvision model" in proc.stderr
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    proc = profile("resnet18", "--out", str(blocker / "out"))
+    assert proc.returncode == 2 and "as the report folder: Not a directory" in proc.stderr
+
+
+def test_profile_every_combination_writes_the_report(tmp_path, write_model):
+    path = write_model(BREAKS_MODEL, "breaks.py")
+    out = tmp_path / "report"
+    proc = profile(path, "--backend", "eager", "--backend", "aot_eager", "--iters", "5", "--warmup", "1",
+                   "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with open(out / "summary.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["config"] for r in rows] == ["eager", "aot_eager"]
+    assert all(r["status"] == "completed" and r["graph_break_sites"] == "3" for r in rows)
+    with open(out / "graph_breaks.csv", newline="") as fh:
+        breaks = list(csv.DictReader(fh))
+    assert sorted({(b["gb_code"], b["line"]) for b in breaks}) == [("GB0025", "19"), ("GB0124", "17"),
+                                                                  ("GB0170", "13")]
+    assert "graph break GB0170 at breaks.py:13" in proc.stdout
+    assert (out / "report.json").exists() and (out / "resources.csv").exists()
+
+
+def test_failing_job_exits_nonzero_and_still_reports(tmp_path, write_model):
+    path = write_model("import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
+                       "def get_example_inputs():\n    return (torch.randn(2, 5),)\n", "wrong_shape.py")
+    out = tmp_path / "report"
+    proc = profile(path, "--backend", "eager", "--out", str(out))
+    assert proc.returncode == 1
+    assert "failed" in proc.stderr and "wrong_shape.py" in proc.stderr and "float32[2×5]" in proc.stderr
+    with open(out / "summary.csv", newline="") as fh:
+        row = next(csv.DictReader(fh))
+    assert row["status"] == "failed" and "forward raised" in row["failure_reason"]
+
+
+def test_absurd_numbers_are_refused_not_clamped(tmp_path):
+    for flag, value, expected in (("--iters", "1000000000", "--iters must be between 1 and 1,000,000"),
+                                  ("--timeout", "0", "--timeout must be between 1 and"),
+                                  ("--warmup", "-1", "--warmup must be between 0 and")):
+        proc = profile("resnet18", flag, value, "--out", str(tmp_path / "out"))
+        assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_cannot_be_written_or_holds_a_run_is_refused(tmp_path, write_model):
+    proc = profile("resnet18", "--out", "/proc")
+    assert proc.returncode == 2 and "cannot write to /proc" in proc.stderr
+    path = write_model(MLP, "mlp.py")
+    out = tmp_path / "report"
+    assert profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out)).returncode == 0
+    proc = profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out))
+    assert proc.returncode == 2 and "already holds a report" in proc.stderr and "--overwrite" in proc.stderr
+    proc = profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out), "--overwrite")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_failed_compile_names_the_config_not_a_phase(tmp_path, write_model):
+    path = write_model(BREAKS_MODEL, "breaks.py")
+    proc = profile(path, "--backend", "eager", "--fullgraph", "--iters", "3", "--warmup", "1",
+                   "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1
+    assert "error: config 'eager/fullgraph' (backend eager): compile failed" in proc.stderr
+
+
+MLP = ("import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
+       "def get_example_inputs():\n    return (torch.randn(2, 4),)\n")
+SLOW = ("import time, torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        time.sleep(0.05)\n        return x + 1\n"
+        "def get_model():\n    return M()\ndef get_example_inputs():\n    return (torch.randn(2, 4),)\n")
+
+
+def _start(*args):
+    return subprocess.Popen([sys.executable, "main.py", "profile", *args, "--processes", "1"], cwd=ROOT,
+                            preexec_fn=default_sigint,
+                            stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_ctrl_c_before_any_job_exits_cleanly(tmp_path):
+    import signal
+    import time
+
+    proc = _start("resnet18", "--out", str(tmp_path / "r"))
+    time.sleep(1.0)  # still importing torch / validating
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert "interrupted before any job started" in err
+
+
+def test_ctrl_c_during_a_job_keeps_what_was_measured(tmp_path, write_model):
+    import json
+    import signal
+    import time
+
+    path = write_model(SLOW, "slow.py")
+    out_dir = tmp_path / "r"
+    proc = _start(path, "--backend", "eager", "--backend", "aot_eager", "--iters", "100000", "--warmup", "1",
+                  "--out", str(out_dir))
+    import select
+
+    deadline = time.time() + 180
+    seen = ""
+    while time.time() < deadline and "timed iterations" not in seen:  # the benchmark phase began
+        if select.select([proc.stderr], [], [], 1.0)[0]:
+            seen += proc.stderr.readline()
+    assert "timed iterations" in seen, seen
+    time.sleep(1.0)  # some timed calls
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    jobs = json.loads((out_dir / "report.json").read_text())["jobs"]
+    assert [j["status"] for j in jobs] == ["cancelled", "cancelled"]
+    assert jobs[0]["samples"]["count"] > 2  # the timed calls made before Ctrl+C are in the report
+
+
+def test_the_defaults_time_until_precise_in_three_processes_and_grade_the_timing(tmp_path, write_model):
+    """No --iters, no --processes: --iters auto (blocks until the speedup is known within ±2%, at
+    most --max-time) in 3 fresh processes; the report says how many calls that took, whether the
+    precision was reached, and how far the timing can be trusted."""
+    import json
+
+    path = write_model("import torch\ndef get_model():\n    return torch.nn.Sequential(torch.nn.Linear(64, 64), "
+                       "torch.nn.ReLU())\ndef get_example_inputs():\n    return (torch.randn(8, 64),)\n", "mlp.py")
+    out = tmp_path / "r"
+    proc = profile(path, "--backend", "eager", "--max-time", "6", "--op-profile", "0", "--out", str(out),
+                   processes="")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "process 3 of 3" in proc.stderr and "calls a side, speedup" in proc.stderr
+    timing = next(line for line in proc.stdout.splitlines() if line.startswith("  timing: "))
+    assert "3 processes: " in timing and "speedup known within" in timing
+    with open(out / "summary.csv", newline="") as fh:
+        (row,) = csv.DictReader(fh)
+    assert row["processes"] == "3" and row["timing_quality"] in ("quiet", "noisy", "unusable")
+    assert row["precision_target_pct"] == "2.0" and row["precision_reached"] in ("true", "false")
+    assert len(row["process_speedups"].split()) == 3 and int(row["iterations"]) >= 3 * 4 * 25
+    job = json.loads((out / "report.json").read_text())["jobs"][0]
+    assert job["quality"]["grade"] == row["timing_quality"] and job["spec"]["processes"] == 3
+    with open(out / "latency.csv", newline="") as fh:
+        assert {r["process"] for r in csv.DictReader(fh)} == {"0", "1", "2"}

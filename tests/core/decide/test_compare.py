@@ -1,0 +1,209 @@
+"""`compare BASELINE NEW`: an injected regression is flagged, a rerun within noise passes."""
+import csv
+import os
+import subprocess
+import sys
+
+from core.vocab import records as rec
+from core.analysis.stats import median_interval
+from core.decide.compare import compare_reports
+from core.vocab.config import CompileConfig
+from core.report.files import load_report, write_report
+from tests.core.fakes import fake_result
+from core import PROJECT_ROOT as ROOT
+
+BREAK = rec.GraphBreak("Data-dependent branching", "GB0170", file="/models/net.py", line=13, source="if x.sum() > 0:")
+FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
+
+
+def saved(tmp_path, name, results, **kwargs):
+    folder = tmp_path / name
+    write_report(results, str(folder), {"calls": 1000}, **kwargs)
+    return str(folder)
+
+
+def compare(*args):
+    return subprocess.run([sys.executable, "main.py", "compare", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def baseline():
+    return [fake_result("inductor", compiled_ms=5.0, seed=1), fake_result(FREEZING, compiled_ms=3.0, seed=2)]
+
+
+def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+              fake_result(FREEZING, compiled_ms=3.0, seed=4)]
+    new = saved(tmp_path, "new", slower)
+    proc = compare(base, new, "--threshold", "10", "--out", str(tmp_path / "cmp"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
+    assert "REGRESSION" in line and "compiled +30" in line and "outside the noise" in line and "graph break added" in line
+    assert "+ graph break GB0170 at " in proc.stdout and "net.py:13: Data-dependent branching" in proc.stdout
+    assert next(x for x in proc.stdout.splitlines() if x.startswith(FREEZING.label)).startswith(f"{FREEZING.label}: ok")
+    with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
+        rows = {r["config"]: r for r in csv.DictReader(fh)}
+    row = rows["inductor"]
+    assert row["regression"] == "true" and row["compiled_ci_overlap"] == "false"
+    assert abs(float(row["compiled_change_pct"]) - 30) < 3 and "GB0170" in row["graph_breaks_added"]
+    assert rows[FREEZING.label]["regression"] == "false"
+
+
+def test_two_runs_of_the_same_config_within_noise_pass(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    rerun = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05),
+                                    fake_result(FREEZING, compiled_ms=2.98, seed=12, noise=0.05)])
+    proc = compare(base, os.path.join(rerun, "report.json"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert all(line.split(": ", 1)[1].startswith("ok") for line in proc.stdout.splitlines() if ": " in line)
+
+
+def test_slower_within_the_noise_is_not_a_regression(tmp_path):
+    noisy = [fake_result("inductor", compiled_ms=5.0, noise=0.2, n=12, seed=5)]
+    noisier = [fake_result("inductor", compiled_ms=5.6, noise=0.2, n=12, seed=6)]
+    (c,) = compare_reports(noisy, {}, noisier, {}, threshold_pct=5).configs
+    assert c.compiled.change > 0.05 and c.compiled.overlap and not c.regression and "within the noise" in c.verdict
+
+
+def test_accuracy_failure_and_a_failed_job_are_regressions():
+    (c,) = compare_reports([fake_result("inductor")], {}, [fake_result("inductor", accuracy="fail")], {}).configs
+    assert c.regression and "accuracy fails now" in c.verdict
+    (c,) = compare_reports([fake_result("inductor")], {}, [fake_result("inductor", status="failed")], {}).configs
+    assert c.regression and "failed now" in c.verdict
+
+
+def test_different_torch_device_or_threads_warn_naming_the_difference(tmp_path):
+    base = saved(tmp_path, "base", [fake_result("inductor", environment={"threads": 2})])
+    new = saved(tmp_path, "new", [fake_result("inductor", environment={"threads": 8, "torch": "2.15.0"}),
+                                  fake_result("aot_eager")])
+    results = [load_report(base), load_report(new)]
+    comparison = compare_reports(*results[0], *results[1])
+    text = " ".join(comparison.warnings)
+    assert "thread count: baseline 2, new 8" in text and "torch version: baseline 2.14.1, new 2.15.0" in text
+    only_new = next(c for c in comparison.configs if c.config == "aot_eager")
+    assert only_new.verdict == "in the new report only: nothing to compare" and not only_new.regression
+    proc = compare(base, new)
+    assert "warning: the reports differ in thread count" in proc.stderr
+
+
+def test_unreadable_report_is_refused_with_exit_2(tmp_path):
+    proc = compare(str(tmp_path / "missing"), str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "cannot open" in proc.stderr
+
+
+def test_median_interval_brackets_the_median():
+    median, low, high = median_interval([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert low <= median == 3.0 <= high
+
+
+def test_trends_colour_a_regression_worse_and_a_rerun_within_noise():
+    from core.decide.compare import BETTER, NOISE, WORSE, trends
+
+    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+              fake_result(FREEZING, compiled_ms=2.0, seed=4)]
+    result = compare_reports(baseline(), {}, slower, {}, 10.0)
+    by = {c.config: trends(c, 10.0) for c in result.configs}
+    assert by["inductor"]["compiled"] == WORSE and by["inductor"]["graph_breaks"] == WORSE
+    assert by["inductor"]["eager"] == NOISE
+    assert by[FREEZING.label]["compiled"] == BETTER and by[FREEZING.label]["graph_breaks"] == NOISE
+    same = compare_reports(baseline(), {}, [fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05)], {}, 10.0)
+    inductor = next(c for c in same.configs if c.config == "inductor")
+    assert trends(inductor, 10.0)["compiled"] == NOISE
+    assert trends(next(c for c in same.configs if c.config == FREEZING.label), 10.0) == {}  # baseline only
+
+
+def test_relative_judges_compiled_against_eager_so_a_slower_machine_passes(tmp_path):
+    base = saved(tmp_path, "base", [fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, seed=1)])
+    machine = saved(tmp_path, "machine", [fake_result("inductor", eager_ms=13.0, compiled_ms=6.5, seed=2)])
+    proc = compare(base, machine)  # absolute: both sides 30% slower is flagged, with the hint
+    assert proc.returncode == 1 and "eager +30" in proc.stdout and "--relative" in proc.stdout, proc.stdout
+    proc = compare(base, machine, "--relative")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = proc.stdout.splitlines()[0]
+    assert line.startswith("inductor: ok") and "relative to eager (speedup 2.00× → 2.00×)" in line, line
+    assert "absolute: compiled +30" in line
+    # compiled alone 30% slower: flagged by the relative rule too
+    compiled_only = saved(tmp_path, "compiled", [fake_result("inductor", eager_ms=10.0, compiled_ms=6.5, seed=3)])
+    proc = compare(base, compiled_only, "--relative")
+    assert proc.returncode == 1 and "REGRESSION: compiled +30" in proc.stdout and "outside the noise" in proc.stdout
+
+
+def test_relative_without_speedups_falls_back_and_says_so():
+    variants = [rec.VariantResult(0, ("x[4×8]",), 1, False, eager_ms=(2.0, 2.1, 2.0), compiled_ms=(1.0, 1.1, 1.0))]
+    base = [fake_result("inductor", compiled_ms=5.0, seed=1, sweep=True, variants=variants)]
+    new = [fake_result("inductor", compiled_ms=5.0, seed=2, sweep=True, variants=variants)]
+    (c,) = compare_reports(base, {}, new, {}, relative=True).configs
+    assert "judged on its own" in c.verdict and not c.regression
+
+
+def test_a_config_gone_from_the_new_report_is_a_regression(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    new = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.0, seed=3)])
+    proc = compare(base, new, "--out", str(tmp_path / "cmp"))
+    assert proc.returncode == 1, proc.stdout
+    assert f"{FREEZING.label}: REGRESSION: missing from the new report (it completed in the baseline)" in proc.stdout
+    with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
+        rows = {r["config"]: r for r in csv.DictReader(fh)}
+    assert rows[FREEZING.label]["regression"] == "true" and rows["inductor"]["judged"] == "absolute"
+    assert abs(float(rows["inductor"]["relative_change_pct"])) < 5
+    # only in the new report: said, not a regression
+    (c,) = compare_reports([], {}, [fake_result("inductor")], {}).configs
+    assert not c.regression and "in the new report only" in c.verdict
+
+
+def test_threshold_range_includes_its_ends(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    assert compare(base, base, "--threshold", "1000").returncode == 0
+    proc = compare(base, base, "--threshold", "100000000")
+    assert proc.returncode == 2 and "must be from 0 to 1000 percent, not 100,000,000." in proc.stderr
+
+
+def test_out_naming_a_file_is_refused_before_any_work(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    (tmp_path / "plain").write_text("x")
+    proc = compare(base, base, "--out", str(tmp_path / "plain"))
+    assert proc.returncode == 2 and "is a file; name a folder for compare.csv" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_config_still_running_in_the_app_is_not_missing():
+    base = baseline()
+    (c, _) = compare_reports(base, {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {},
+                             pending=frozenset({FREEZING.label})).configs[::-1]
+    assert c.config == FREEZING.label and not c.regression and "not finished yet" in c.verdict
+
+
+def test_a_report_with_no_timed_calls_or_an_unusable_timing_cannot_tell_and_a_gate_does_not_pass(tmp_path):
+    """The reported case: against a report with zero samples compare said "ok: same" and exited 0."""
+    base = saved(tmp_path, "base", baseline())
+    empty = saved(tmp_path, "empty", [fake_result("inductor", n=0, seed=3), fake_result(FREEZING, compiled_ms=3.0)])
+    proc = compare(base, empty)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
+    assert line.startswith("inductor: CANNOT TELL: the new report has no timed calls for it")
+    assert "cannot tell whether these regressed (see above): inductor" in proc.stderr
+    busy = saved(tmp_path, "busy", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5),
+                                    fake_result(FREEZING, compiled_ms=3.0)])
+    proc = compare(base, busy)
+    assert proc.returncode == 3 and "the timing of the new report was unusable (other processes used 1.5" in proc.stdout
+    worse = saved(tmp_path, "worse", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5, accuracy="fail"),
+                                      fake_result(FREEZING, compiled_ms=3.0)])
+    assert compare(base, worse).returncode == 1  # what can be judged (accuracy) still fails the gate
+
+
+def test_a_noisy_report_is_warned_about():
+    noisy = [fake_result("inductor", compiled_ms=5.0, others_cores=0.4, seed=7)]
+    comparison = compare_reports([fake_result("inductor", compiled_ms=5.0, seed=8)], {}, noisy, {})
+    assert any(w.startswith("new: the timing of inductor was noisy (other processes used 0.4") for w in
+               comparison.warnings)
+
+
+def test_a_config_label_with_terminal_escapes_is_printed_escaped(tmp_path):
+    """The reported case: compare printed a config label's ESC and OSC 52 sequences raw."""
+    evil = CompileConfig("inductor", dynamo_config=(("x", "\x1b]52;c;ZXZpbA==\x07\x1b[2J"),))
+    base = saved(tmp_path, "base", [fake_result(evil, seed=1)])
+    new = saved(tmp_path, "new", [fake_result(evil, seed=2)])
+    proc = compare(base, new)
+    assert "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in proc.stdout

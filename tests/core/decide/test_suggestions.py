@@ -1,0 +1,233 @@
+"""Every suggestion rule on a model that triggers it and on one that does not; the
+"apply and re-run" changes as data."""
+import pytest
+
+from core.vocab import events as ev
+from core.vocab import records as rec
+from core.vocab import op_records as oprec
+from core.vocab.config import CompileConfig
+from core.measure.job import run_job
+from core.analysis.results import JobResult
+from core.decide.suggestions import suggest
+from core.decide.advice import ConfigChange
+from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
+from tests.core.fakes import fake_result
+
+
+def run(spec):
+    result = JobResult(spec)
+    assert run_job(spec, result.apply) == "completed", result.failure_detail
+    return result
+
+
+def rules(results, calls=10_000):
+    return [s.rule for s in suggest(results, calls)]
+
+
+def only(results, rule, calls=10_000):
+    found = [s for s in suggest(results, calls) if s.rule == rule]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def inductor_reduce_overhead_on_cpu(tmp_path_factory):
+    """One real inductor job (tiny MLP, ~20 s cold, a few s warm) in a mode that records
+    CUDA graphs, on the CPU, without freezing: it triggers three rules at once."""
+    path = tmp_path_factory.mktemp("m") / "mlp.py"
+    path.write_text(MLP_MODEL)
+    return run(make_spec(str(path), config=CompileConfig("inductor", mode="reduce-overhead"), iters=10))
+
+
+# ------------------------------------------------------------------ freezing, CUDA graphs, caches
+
+
+def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu, monkeypatch):
+    from core.decide import suggestions
+    # the premise under test is the compile's; whether this machine was busy meanwhile (the
+    # timing gate, tested with fakes below) is not
+    monkeypatch.setattr(suggestions, "timing_trusted", lambda result: True)
+    r = inductor_reduce_overhead_on_cpu
+    s = only([r], "freezing")
+    assert "freezing" in s.title.lower() and "only a re-run here measures it" in s.evidence
+    assert "measured in this run" in s.evidence and "1.63" not in s.evidence  # no figure from elsewhere
+    assert s.premise.startswith("inductor inference on the CPU without freezing; dynamo compiled 1 graph")
+    (change,) = s.changes
+    new = change.apply(r.config)  # a mode cannot go with options: folded into them
+    assert new.mode == "default" and dict(new.inductor_options) == {"triton.cudagraphs": True, "freezing": True}
+    s = only([r], "cudagraphs_on_cpu")
+    assert s.changes[0].apply(r.config).mode == "default" and "CUDA graphs" in s.evidence
+    s = only([r], "compile_cache", calls=1)  # a warm compile of this MLP can take under 10 calls of it
+    assert "save_cache_artifacts" in s.code and s.config == r.config.label
+
+
+def test_rules_stay_quiet_where_they_do_not_apply():
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)))
+    assert rules([frozen], calls=10**9) == []
+    assert rules([fake_result("aot_eager", compile_s=100.0)], calls=1) == []  # no inductor: no cache, no freezing
+    assert "freezing" not in rules([fake_result("inductor", device="cuda")])
+    assert "cudagraphs_on_cpu" not in rules([fake_result(CompileConfig("inductor", mode="reduce-overhead"),
+                                                         device="cuda")])
+    assert "compile_cache" not in rules([fake_result("inductor", compile_s=1.0, compiled_ms=5.0)], calls=10_000)
+
+
+def test_freezing_not_suggested_when_the_run_already_measured_it():
+    plain, frozen = fake_result("inductor"), fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)))
+    assert "freezing" in rules([plain]) and "freezing" not in rules([plain, frozen])
+
+
+def test_max_autotune_on_cpu_points_at_its_no_cudagraphs_twin():
+    s = only([fake_result(CompileConfig("inductor", mode="max-autotune"))], "cudagraphs_on_cpu")
+    assert s.changes[0].mode == "max-autotune-no-cudagraphs"
+
+
+def test_warm_cache_offers_no_rerun():
+    s = only([fake_result("inductor", compile_s=30.0, cache_state="hit")], "compile_cache", calls=100)
+    assert s.changes == () and "even with the FX-graph cache hit" in s.evidence
+    s = only([fake_result("inductor", compile_s=30.0, cache_state="miss")], "compile_cache", calls=100)
+    assert s.changes[0].rerun_only and s.changes[0].apply(CompileConfig("inductor")) == CompileConfig("inductor")
+
+
+# ------------------------------------------------------------------ recompiles → dynamic
+
+
+def test_size_mismatch_recompiles_suggest_dynamic_and_mark_dynamic(write_model):
+    r = run(make_spec(write_model(SHAPE_CHANGE_MODEL, "shapes.py"), dynamic="false", iters=4))
+    s = only([r], "dynamic_shapes")
+    assert "size mismatch at index 0" in s.evidence and "made inside the model" in s.evidence and s.code == ""
+    assert s.changes[0].apply(r.config).dynamic == "true"
+    assert "dynamic_shapes" not in rules([run(make_spec(write_model(MLP_MODEL), iters=4))])
+
+
+def test_sweep_recompiles_count_their_compile_time():
+    variants = [rec.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
+                rec.VariantResult(1, ("x[8×8]",), 1, True, ("tensor 'args[0]' size mismatch at index 0. expected 4, "
+                                                           "actual 8",), compile_time_s=2.5)]
+    r = fake_result(CompileConfig("eager", dynamic="false"), variants=variants)
+    s = only([r], "dynamic_shapes")
+    assert "2.5 s of compiling" in s.evidence and "mark_dynamic(inputs[0], 0)" in s.code
+    assert rules([fake_result(CompileConfig("eager", dynamic="true"), variants=variants)]) == []
+
+
+# ------------------------------------------------------------------ graph-break hints naming a setting
+
+
+def test_graph_break_hint_naming_a_dynamo_setting(write_model):
+    path = write_model(BREAKS_MODEL, "breaks.py")
+    r = run(make_spec(path, iters=4))
+    s = only([r], "dynamo_config")
+    assert s.code == "torch._dynamo.config.capture_scalar_outputs = True" and "GB0124" in s.evidence
+    (change,) = s.changes
+    assert change.apply(r.config).dynamo_config == (("capture_scalar_outputs", True),)
+    applied = run(make_spec(path, iters=4, dynamo_config=(("capture_scalar_outputs", True),)))
+    assert "dynamo_config" not in rules([applied])
+    assert "dynamo_config" not in rules([run(make_spec(write_model(MLP_MODEL), iters=4))])
+
+
+def test_lstm_skipped_frame_suggests_allow_rnn(write_model):
+    r = run(make_spec(write_model(LSTM_MODEL, "lstm.py"), iters=3))
+    s = only([r], "dynamo_config")
+    assert "allow_rnn" in s.code and s.evidence.startswith("frame skipped")
+
+
+def test_a_config_change_is_plain_data():
+    change = ConfigChange("use dynamic=True", dynamic="true", dynamo_config=(("allow_rnn", True),))
+    d = change.to_dict()
+    assert d["dynamic"] == "true" and d["dynamo_config"] == {"allow_rnn": True} and d["backend"] is None
+    assert change.apply(CompileConfig("eager", dynamo_config=(("recompile_limit", 16),))).dynamo_config == (
+        ("allow_rnn", True), ("recompile_limit", 16))
+
+
+# ------------------------------------------------------------------ the op profile: time outside graphs
+
+
+def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
+    r = fake_result("inductor", eager_ms=5.0, compiled_ms=compiled_ms, graph_breaks=(
+        rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
+    compiled = oprec.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
+                                guard_checks_ms=guard_ms, in_graphs_ms=per_call_ms - outside_ms, graphs_per_call=2)
+    profile = oprec.OpProfile(10, eager=oprec.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
+                           break_costs=(oprec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
+                                                     1.0),))
+    r.apply(ev.OpProfileMeasured(r.job_id, profile=profile))
+    return r
+
+
+def test_compiled_slower_with_most_time_outside_graphs_or_in_guards():
+    s = only([_profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05)], "time_outside_graphs")
+    assert "outside compiled graphs" in s.title and "net.py:13" in s.evidence and "70%" in s.evidence
+    s = only([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.3)], "time_outside_graphs")
+    assert "guard checks" in s.title and "skip_guard_eval_unsafe" in s.code
+    assert "time_outside_graphs" not in rules([_profiled(compiled_ms=6.0, outside_ms=0.1, guard_ms=0.05)])
+    assert "time_outside_graphs" not in rules([_profiled(compiled_ms=4.0, outside_ms=0.7, guard_ms=0.3)])  # faster
+    assert "time_outside_graphs" not in rules([fake_result("inductor", compiled_ms=6.0)])  # no op profile
+
+
+def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timing():
+    noisy = _profiled(compiled_ms=5.0, outside_ms=0.7, guard_ms=0.3)  # 1.00x: the interval includes 1
+    assert noisy.summary()["speedup_ci_high"] > 1.0 and "time_outside_graphs" not in rules([noisy])
+    busy = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3)
+    busy.apply(ev.ResourceSampled(busy.job_id, sample=rec.ResourceSample(0.2, "benchmark", 100.0, 1.0,
+                                                                       machine_cpu_percent=250.0)))
+    assert busy.quality().grade == "unusable" and rules([busy]) == []
+
+
+# ------------------------------------------------------------------ premises and ranking
+
+
+def test_nothing_compiled_gets_no_tuning_advice_and_the_blocking_cause_comes_first():
+    """The reported case: the LSTM without allow_rnn got "Try freezing" first, citing two runs of
+    the same eager code that differed by noise (compiled 10.9 ms against eager 15.3 ms)."""
+    skipped = rec.GraphBreak("Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/m/lstm.py", line=12,
+                            frame_skipped=True, eager_function="forward",
+                            hints=("Set torch._dynamo.config.allow_rnn=True to enable experimental support.",))
+    lstm = fake_result("inductor", eager_ms=15.3, compiled_ms=10.9, graph_count=0, graph_breaks=(skipped,))
+    found = suggest([lstm])
+    assert found[0].rule == "dynamo_config" and found[0].blocking and "allow_rnn" in found[0].code
+    assert "freezing" not in [s.rule for s in found]
+    assert found[0].premise == "torch logged this hint for a frame it skipped in this run"
+
+
+def test_ranked_by_the_time_each_explains():
+    r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3, per_call_ms=1.0)
+    found = suggest([r], calls=10)
+    assert [s.rule for s in found][:1] == ["compile_cache"]  # 10 s of compile over 10 calls: 1,000 ms a call
+    assert [s.explains_ms for s in found] == sorted([s.explains_ms for s in found], reverse=True)
+
+
+def test_a_failed_fullgraph_compile_suggests_the_run_without_it():
+    failed = fake_result(CompileConfig("inductor", fullgraph=True), status="failed")
+    failed.failure_reason = "compile failed: fullgraph=True refuses graph breaks (Data-dependent branching)"
+    s = only([failed], "fullgraph_failed")
+    assert s.blocking and s.changes[0].apply(failed.config).fullgraph is False
+
+
+def test_a_change_this_run_already_measured_is_named_not_offered():
+    static = fake_result(CompileConfig("eager", dynamic="false"), recompiles=(
+        rec.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),))
+    s = only([static], "dynamic_shapes")
+    assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
+    s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
+    assert s.changes == () and s.evidence.endswith("This run measured it already: config eager/dynamic=true.")
+
+
+def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=14.0)
+    autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
+    s = only([frozen, autotuned], "freezing")
+    assert s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
+
+
+def test_compile_cache_is_said_once_for_the_run_naming_every_config_it_fits():
+    a = fake_result("inductor", compile_s=30.0, cache_state="miss")
+    b = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compile_s=60.0, cache_state="hit")
+    c = fake_result("aot_eager", compile_s=60.0)
+    s = only([c, a, b], "compile_cache", calls=100)
+    assert s.config == "inductor" and s.changes[0].rerun_only
+    assert "the same holds for inductor/max-autotune-no-cudagraphs 60.0 s (99%)" in s.evidence
+
+
+def test_a_mode_this_torch_does_not_know_costs_the_suggestion_not_the_report():
+    """A report from another torch version (or a crafted one) may name a mode torch refuses."""
+    unknown = fake_result(CompileConfig("inductor", mode="<script>x</script>"), compiled_ms=14.0)
+    assert "freezing" not in rules([unknown]) and "compile_cache" in rules([unknown], calls=1)

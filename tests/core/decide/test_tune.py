@@ -1,0 +1,117 @@
+"""`tune`: the candidate set, the budget (before a job and while it runs) and the command."""
+import json
+import subprocess
+import sys
+
+from core.vocab import records as rec
+from core.vocab.config import CompileConfig
+from core.run.runner import JobRunner, RunListener
+from core.decide.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
+from tests.core.helpers import MLP_MODEL, make_spec
+from core import PROJECT_ROOT as ROOT
+
+
+SLOW_MODEL = '''\
+import time
+import torch
+
+
+class Slow(torch.nn.Module):
+    def forward(self, x):
+        time.sleep(0.2)
+        return x + 1
+
+
+def get_model():
+    return Slow()
+
+
+def get_example_inputs():
+    return (torch.randn(2, 2),)
+'''
+
+
+def test_cpu_candidates_cheapest_first_with_references():
+    labels = [c.config.label for c in candidates("cpu", has_variants=False)]
+    assert labels == ["eager", "aot_eager", "inductor", "inductor/freezing=True", "inductor/max-autotune-no-cudagraphs"]
+
+
+def test_variants_add_dynamic_settings_and_the_gpu_its_cuda_graph_modes():
+    cpu = [c.config.label for c in candidates("cpu", has_variants=True)]
+    assert "inductor/dynamic=true" in cpu and "inductor/dynamic=false" in cpu
+    gpu = [c.config.label for c in candidates("cuda", has_variants=False)]
+    assert gpu[-2:] == ["inductor/max-autotune-no-cudagraphs", "inductor/max-autotune"]
+    assert "inductor/reduce-overhead" in gpu and "reduce-overhead" not in " ".join(
+        c.config.label for c in candidates("cpu", True))
+
+
+def test_estimates_learn_from_the_jobs_before():
+    from tests.core.fakes import fake_result
+
+    inductor, freezing = CompileConfig("inductor"), CompileConfig("inductor", inductor_options=(("freezing", True),))
+    est = Estimator({inductor: Candidate(inductor, "", 1.0), freezing: Candidate(freezing, "", 1.5)})
+    spec = make_spec("resnet18", config=freezing, iters=50, warmup=5)
+    before = est.estimate(spec)
+    done = fake_result(inductor, eager_ms=20.0, compiled_ms=10.0, compile_s=4.0, n=50)
+    est.learn(done, wall_s=4.0 + 2.0 + done.latencies("eager").sum() / 1000 + done.latencies("compiled").sum() / 1000)
+    assert est.inductor_s == 4.0 and abs(est.call_ms - 20.0) < 0.5 and abs(est.overhead_s - 2.0) < 0.5
+    after = est.estimate(spec)
+    assert after < before and after > 4.0 * 1.5
+
+
+def test_the_budget_skips_what_does_not_fit_and_stops_what_runs_past_it(write_model):
+    slow = write_model(SLOW_MODEL, "slow.py")
+    fits = CompileConfig("eager")
+    too_big = CompileConfig("aot_eager")
+    est = Estimator({fits: Candidate(fits, "", compile_s=0.1), too_big: Candidate(too_big, "", compile_s=10_000.0)})
+    est.overhead_s, est.call_ms = 0.0, 1.0
+    listener = BudgetListener(RunListener(), budget_s=20.0, estimator=est, quiet=True)  # a loaded machine starts a job slowly
+    runner = JobRunner(listener=listener)
+    listener.attach(runner)
+    specs = [make_spec(slow, config=fits, iters=200, warmup=1), make_spec(slow, config=too_big, iters=2)]
+    try:
+        results = runner.run_all(specs)
+    finally:
+        runner.close()
+        listener.close()
+    running, skipped = results
+    assert running.status == rec.JobStatus.CANCELLED and listener.budget_over
+    assert listener.notes[running.job_id].startswith("stopped while running: the budget ran out during its")
+    assert skipped.status == rec.JobStatus.CANCELLED
+    assert listener.notes[skipped.job_id] == "not started: the budget had run out"
+    assert listener.expected(running) and listener.expected(skipped)
+    assert len(running.latencies("eager", include_warmup=True)) > 0  # what it measured before the budget ended stays
+
+
+def test_tune_command_on_a_tiny_model_stays_in_budget_and_recommends(write_model, tmp_path):
+    path = write_model(MLP_MODEL)
+    out = tmp_path / "tune"
+    proc = subprocess.run([sys.executable, "main.py", "tune", path, "--budget", "0.5", "--iters", "5", "--processes", "1",
+                           "--warmup", "1", "--op-profile", "0", "--calls", "100", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads((out / "report.json").read_text())
+    tune = doc["tune"]
+    fates = {row["config"]: row["fate"] for row in tune["candidates"]}
+    assert fates["eager"] == "ran" and fates["inductor/max-autotune-no-cudagraphs"] == "cut by the budget"
+    assert tune["elapsed_s"] <= 30 + 15  # the budget, and the time to write the report
+    assert doc["recommendation"]["calls"] == 100 and doc["recommendation"]["sentence"]
+    assert (out / "recommendation.txt").read_text().startswith(doc["recommendation"]["sentence"])
+    assert "Candidates (budget 0.5 min" in proc.stdout and "Recommendation for 100 calls" in proc.stdout
+    assert "cut by the budget" in proc.stderr
+
+
+def test_tune_refuses_profile_only_options():
+    proc = subprocess.run([sys.executable, "main.py", "tune", "resnet18", "--backend", "eager", "--out", "/tmp/x"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "unrecognized arguments: --backend" in proc.stderr
+
+
+def test_candidate_specs_keep_the_template_but_the_compile_settings():
+    template = make_spec("resnet18", config=CompileConfig("eager", mode="default",
+                                                          dynamo_config=(("recompile_limit", 16),)), iters=33)
+    pairs = candidate_specs(template, has_variants=True)
+    assert [c.config.label.split("/")[0] for _, c in pairs][:3] == ["eager", "aot_eager", "inductor"]
+    assert all(s.iters == 33 and s.sweep_shapes and s.config.dynamo_config == (("recompile_limit", 16),)
+               for s, _ in pairs)
+    assert len({s.job_id for s, _ in pairs}) == len(pairs)

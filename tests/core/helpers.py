@@ -1,0 +1,191 @@
+"""What the core tests share: tiny model files as text, a job spec for them, running a job in
+this process or `main.py profile` in a child, and a handler that collects what torch itself
+logs on its graph_breaks artifact. Imported by the tests; fixtures are in conftest.py."""
+from __future__ import annotations
+
+import logging
+import re
+import subprocess
+import sys
+
+from core import PROJECT_ROOT as ROOT
+from core.analysis.results import JobResult
+from core.measure.job import run_job
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+
+
+BREAKS_MODEL = '''\
+"""Three graph breaks: a data-dependent branch, .item() and an explicit graph_break()."""
+import torch
+import torch.nn.functional as F
+
+
+class Breaks(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.lin(x)
+        if y.sum() > 0:                      # line 13
+            y = F.relu(y)
+        else:
+            y = -F.relu(-y)
+        n = y.sum().item()                   # line 17
+        y = y + n
+        torch._dynamo.graph_break()          # line 19
+        return y.cos()
+
+
+def get_model():
+    return Breaks()
+
+
+def get_example_inputs():
+    return (torch.randn(4, 8),)
+'''
+
+
+MLP_MODEL = '''\
+"""A small MLP with no graph breaks."""
+import torch
+
+
+def get_model():
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+
+
+def get_example_inputs():
+    return (torch.randn(2, 16),)
+'''
+
+
+# The disabled function runs eagerly, so dynamo cannot see the counter: the code after it
+# receives a tensor whose size alternates, and with dynamic=false that forces a recompile.
+SHAPE_CHANGE_MODEL = '''\
+import torch
+
+CALLS = [0]
+
+
+@torch.compiler.disable
+def grow(x):
+    CALLS[0] += 1
+    return x.repeat(1 + CALLS[0] % 2, 1)
+
+
+class ShapeChange(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = grow(x)
+        return self.lin(y).relu()
+
+
+def get_model():
+    return ShapeChange()
+
+
+def get_example_inputs():
+    return (torch.randn(4, 8),)
+'''
+
+
+LSTM_MODEL = '''\
+import torch
+
+
+def get_model():
+    return torch.nn.LSTM(input_size=8, hidden_size=16, num_layers=2)
+
+
+def get_example_inputs():
+    return (torch.randn(5, 1, 8),)
+'''
+
+
+def make_spec(source: str, backend: str = "eager", iters: int = 6, warmup: int = 2, **kwargs) -> JobSpec:
+    config = kwargs.pop("config", None) or CompileConfig(backend=backend, dynamic=kwargs.pop("dynamic", "auto"),
+                                                         dynamo_config=kwargs.pop("dynamo_config", ()))
+    import uuid
+
+    return JobSpec(job_id=uuid.uuid4().hex[:8], model=ModelSpec(source), config=config, iters=iters,
+                   warmup=warmup, **kwargs)
+
+
+def run_in_process(spec, should_stop=lambda: False):
+    result = JobResult(spec)
+    events = []
+
+    def emit(event):
+        events.append(event)
+        assert result.apply(event)
+
+    outcome = run_job(spec, emit, should_stop)
+    return outcome, result, events
+
+
+def profile_command(*args, timeout=240, processes="1"):
+    """The command as typed; one timing process unless a test asks for more (the default, 3,
+    is tested once below)."""
+    more = ["--processes", processes] if processes else []
+    return subprocess.run([sys.executable, "main.py", "profile", *args, *more], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def default_sigint() -> None:
+    """For a child that a test interrupts: Ctrl+C as in a terminal. A test run started in the
+    background of a non-interactive shell inherits SIGINT ignored, and Python keeps it so."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+SCALED_WHEN_COMPILED = '''\
+"""Computes something else when compiled (torch.compiler.is_compiling() is True while tracing)."""
+import torch
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        y = self.lin(x)
+        if torch.compiler.is_compiling():
+            y = y * 1.05
+        return {"logits": y, "top": y.argmax(-1)}
+
+
+def get_model():
+    return Scaled()
+
+
+def get_example_inputs():
+    return (torch.randn(4, 16),)
+'''
+
+
+TINY_GPT2 = ("num_hidden_layers=1", "hidden_size=32", "num_attention_heads=2", "vocab_size=100",
+             "max_position_embeddings=64")
+
+
+class TorchLog(logging.Handler):
+    """What torch logged on its graph_breaks artifact: (file, line) per record, read from the
+    first line of the message ("Graph break ... in user code at FILE:LINE")."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.sites: list[tuple[str, int]] = []
+
+    def emit(self, record):
+        text = record.getMessage()
+        m = re.match(r"Graph break.*? in user code at (.*):(\d+)$", text.splitlines()[0])
+        if m:
+            self.sites.append((m.group(1), int(m.group(2))))
+        else:  # a frame torch skips: the location is the last frame of the user code it shows
+            frames = re.findall(r'File "(.*)", line (\d+)', text)
+            self.sites.append((frames[-1][0], int(frames[-1][1])) if frames else ("?", 0))
