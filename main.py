@@ -12,6 +12,7 @@
 On first use this creates a virtual environment in .venv/ next to this file, installs the
 dependencies from pyproject.toml into it, and re-runs itself with that interpreter.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,16 +43,20 @@ def ensure_environment() -> None:
     stamp = hashlib.sha256("\n".join(deps).encode()).hexdigest()[:16]
     marker = os.path.join(VENV, f".installed-{stamp}")
     if not os.path.exists(marker):
-        print("First run: installing the dependencies into .venv/ (a few minutes, once)...",
-              file=sys.stderr, flush=True)
+        print(
+            "First run: installing the dependencies into .venv/ (a few minutes, once)...", file=sys.stderr, flush=True
+        )
         try:
             if not os.path.exists(VENV_PYTHON):
                 subprocess.check_call([sys.executable, "-m", "venv", VENV])
-            subprocess.check_call([VENV_PYTHON, "-m", "pip", "install", "--disable-pip-version-check",
-                                   "--progress-bar", "off", *deps])
+            subprocess.check_call(
+                [VENV_PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", *deps]
+            )
         except (subprocess.CalledProcessError, OSError) as exc:
-            sys.exit(f"Setting up .venv/ failed ({exc}). Fix the error above and run the command again; "
-                     "delete .venv/ to start over.")
+            sys.exit(
+                f"Setting up .venv/ failed ({exc}). Fix the error above and run the command again; "
+                "delete .venv/ to start over."
+            )
         for name in os.listdir(VENV):
             if name.startswith(".installed-"):
                 os.unlink(os.path.join(VENV, name))

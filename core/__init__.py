@@ -22,6 +22,7 @@ tests/test_architecture.py, function-level imports included):
 
 This package never imports PySide6, pyqtgraph or `gui` (tests/core/test_headless.py).
 """
+
 import os
 
 CORE_DIR = os.path.dirname(os.path.abspath(__file__))

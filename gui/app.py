@@ -13,6 +13,7 @@ created, a missing library of Qt's xcb plugin is named with the command that ins
 
 Call `main` on the process's main thread.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,11 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = build_run_parser("app")
     p.add_argument("--run", action="store_true", help="start profiling at once")
     p.add_argument("--session", metavar="REPORT_JSON", help="open a saved session (report.json)")
-    p.add_argument("--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has "
-                                                       "finished, then exit")
+    p.add_argument(
+        "--screenshot", metavar="PNG", help="save a picture of the window once the run (if any) has finished, then exit"
+    )
     p.add_argument("--tab", choices=tab_names(), help="tab to show")
-    p.add_argument("--size", type=_window_size, metavar="WxH",
-                   help="window size, e.g. 1400x900 (default for --screenshot)")
+    p.add_argument(
+        "--size", type=_window_size, metavar="WxH", help="window size, e.g. 1400x900 (default for --screenshot)"
+    )
     p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
     return p
@@ -55,8 +58,9 @@ def tab_names() -> tuple[str, ...]:
 
 def _window_size(text: str) -> str:
     width, sep, height = text.partition("x")
-    if not (sep and width.isdigit() and height.isdigit()
-            and 100 <= int(width) <= 20000 and 100 <= int(height) <= 20000):
+    if not (
+        sep and width.isdigit() and height.isdigit() and 100 <= int(width) <= 20000 and 100 <= int(height) <= 20000
+    ):
         raise argparse.ArgumentTypeError(f"{text!r} is not a window size WIDTHxHEIGHT in pixels, e.g. 1400x900")
     return text
 
@@ -66,11 +70,17 @@ def command_line_problem(args) -> str:
     outside core's accepted ranges (`core.vocab.limits.check_limits`, as `profile` checks them)
     and --dynamo-config items that are not KEY=VALUE. Backends, modes, dynamo keys, the
     device and the model are checked against torch once it has loaded (`Automation`)."""
-    from core.vocab.limits import ConfigError, check_limits
     from core.vocab import dynamo_overrides
+    from core.vocab.limits import ConfigError, check_limits
+
     try:
-        check_limits(warmup=args.warmup, iters=None if args.iters == "auto" else args.iters,
-                     processes=args.processes, batch_size=args.batch_size, image_size=args.image_size)
+        check_limits(
+            warmup=args.warmup,
+            iters=None if args.iters == "auto" else args.iters,
+            processes=args.processes,
+            batch_size=args.batch_size,
+            image_size=args.image_size,
+        )
         if args.dynamo_config:
             dynamo_overrides.parse(args.dynamo_config, None)
     except ConfigError as exc:
@@ -82,6 +92,7 @@ def xcb_problem() -> str:
     """Why Qt's xcb platform plugin would fail to load here ('' when it would load, or when
     the platform will not be xcb): the missing libraries and the command that installs them."""
     from core.cli import platform_check
+
     if not platform_check.platform_would_be_xcb():
         return ""
     try:
@@ -139,8 +150,8 @@ def main(argv: list[str]) -> int:
     app.setApplicationDisplayName("compile-profiler")
     qt_compat.collect_garbage_on_gui_thread()
 
-    from gui.window.main_window import MainWindow
     from gui.widgets.theme import apply_chart_theme
+    from gui.window.main_window import MainWindow
 
     apply_chart_theme()
     window = MainWindow()
@@ -170,8 +181,9 @@ class Automation:
     def setup(self) -> None:
         w, a = self.window, self.args
         Automation.exit_code = None
-        from core.vocab.config import expand_configs
         from core.vocab import dynamo_overrides
+        from core.vocab.config import expand_configs
+
         if a.size or a.screenshot:
             width, _, height = (a.size or "1400x900").partition("x")
             w.resize(int(width), int(height))
@@ -182,16 +194,21 @@ class Automation:
         # values against torch's settings once it has loaded (`_on_torch_info_loaded`).
         dynamo = dynamo_overrides.parse(a.dynamo_config, None) if a.dynamo_config else ()
         if a.backend or a.mode or a.dynamic or a.fullgraph or dynamo:
-            configs = expand_configs(a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"],
-                                     a.fullgraph, dynamo)
+            configs = expand_configs(
+                a.backend or ["inductor"], a.mode or ["default"], a.dynamic or ["auto"], a.fullgraph, dynamo
+            )
             panel.set_config(configs[0])
             panel.queue.clear()
             if len(configs) > 1:
                 for config in configs:
                     panel.queue.add(config)
-        for value, box in ((0 if a.iters == "auto" else a.iters, panel.iters), (a.warmup, panel.warmup),
-                           (a.processes, panel.processes),
-                           (a.batch_size, w.model_panel.batch), (a.image_size, w.model_panel.image)):
+        for value, box in (
+            (0 if a.iters == "auto" else a.iters, panel.iters),
+            (a.warmup, panel.warmup),
+            (a.processes, panel.processes),
+            (a.batch_size, w.model_panel.batch),
+            (a.image_size, w.model_panel.image),
+        ):
             if value is not None:
                 box.setValue(value)
         mp = w.model_panel
@@ -236,8 +253,23 @@ class Automation:
         `profile` command's own checks (`core.cli.args.build_specs`). Only what the command line
         named is checked; '' when torch could not be loaded (the window says why)."""
         a = self.args
-        named = (a.model, a.backend, a.mode, a.dynamic, a.fullgraph, a.dynamo_config, a.sweep_shapes, a.device,
-                 a.iters, a.warmup, a.batch_size, a.image_size, a.task, a.sweep_batch, a.hf_config)
+        named = (
+            a.model,
+            a.backend,
+            a.mode,
+            a.dynamic,
+            a.fullgraph,
+            a.dynamo_config,
+            a.sweep_shapes,
+            a.device,
+            a.iters,
+            a.warmup,
+            a.batch_size,
+            a.image_size,
+            a.task,
+            a.sweep_batch,
+            a.hf_config,
+        )
         if not catalog.backends or not any(v not in (None, False, []) for v in named):
             return ""
         from core.cli.args import build_parser, build_specs
@@ -245,8 +277,21 @@ class Automation:
 
         model = a.model or self.window.model_panel.source() or "resnet18"
         spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults
-        for key in ("backend", "mode", "dynamic", "device", "iters", "warmup", "batch_size", "image_size", "task",
-                    "optimizer", "sweep_batch", "seq_len", "hf_config"):
+        for key in (
+            "backend",
+            "mode",
+            "dynamic",
+            "device",
+            "iters",
+            "warmup",
+            "batch_size",
+            "image_size",
+            "task",
+            "optimizer",
+            "sweep_batch",
+            "seq_len",
+            "hf_config",
+        ):
             if getattr(a, key) is not None:
                 setattr(spec_args, key, getattr(a, key))
         spec_args.fullgraph, spec_args.sweep_shapes = a.fullgraph, a.sweep_shapes
@@ -302,8 +347,11 @@ class Automation:
         path = os.path.abspath(self.args.screenshot)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         ok = self.window.grab().save(path)
-        print(f"screenshot: {path}" if ok else f"compile-profiler: could not write {path}",
-              file=sys.stdout if ok else sys.stderr, flush=True)
+        print(
+            f"screenshot: {path}" if ok else f"compile-profiler: could not write {path}",
+            file=sys.stdout if ok else sys.stderr,
+            flush=True,
+        )
         for r in self.window.session.results:
             if r.status == "failed":
                 print(f"job {r.config.label} failed: {r.failure_reason}", file=sys.stderr)

@@ -8,6 +8,7 @@ does not have it. Measured here: 1,000 QLabel.setText calls â†’ refcount(None) â
 the counts of None, True and False far from zero by holding extra references in a list. That costs 8 bytes per
 leaked reference, far better than a crash. Any thread may call `install`; it is idempotent.
 """
+
 from __future__ import annotations
 
 import sys

@@ -37,6 +37,7 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
 The machine is shared and noisy: compare ratios measured side by side, quote medians with their
 spread, not single absolute times.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,7 +71,6 @@ def say(name: str, value) -> None:
     print(f"{name}: {value}", flush=True)
 
 
-
 def median_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
     """Distribution-free interval for the median of `values`: the order statistics
     (x_(j), x_(n+1-j)) with the largest j whose coverage, 1 - 2·P(Binomial(n, 1/2) < j), is
@@ -80,10 +80,10 @@ def median_interval(values, confidence: float = 0.95) -> tuple[float, float, flo
 
     x = sorted(values)
     n = len(x)
-    best = (x[0], x[-1], 1 - 2 * 0.5 ** n)
+    best = (x[0], x[-1], 1 - 2 * 0.5**n)
     below = 0.0  # P(B <= j - 1)
     for j in range(1, (n + 1) // 2 + 1):
-        below += comb(n, j - 1) / 2 ** n
+        below += comb(n, j - 1) / 2**n
         coverage = 1 - 2 * below
         if coverage < confidence:
             break
@@ -171,8 +171,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     import torch
     import torchvision
 
-    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
     from core.run.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
     rounds = int(_opt(args, "--rounds", FIDELITY_ROUNDS))
     iters = int(_opt(args, "--iters", FIDELITY_ITERS))
@@ -188,8 +188,11 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     x = torch.randn(1, 3, 224, 224)
     started = time.perf_counter()
     say("threads", threads)
-    say("fidelity_settings", f"{rounds} rounds (at least {min_rounds}, none started after {budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; "
-                             f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}")
+    say(
+        "fidelity_settings",
+        f"{rounds} rounds (at least {min_rounds}, none started after {budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; "
+        f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}",
+    )
 
     with torch.inference_mode():
         compiled = torch.compile(model)
@@ -199,8 +202,13 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
 
         def timer(order) -> tuple[dict[str, float], float]:
             watch = CpuWatch()  # counts the waited-for child as this process's own
-            proc = subprocess.run([sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
-                                  cwd=ROOT, capture_output=True, text=True, check=True)
+            proc = subprocess.run(
+                [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             found = json.loads(proc.stdout.strip().splitlines()[-1])
             out = {}
             for side in order:
@@ -210,16 +218,26 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             return out, watch.others_cores()
 
         def engine():
-            spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18"), CompileConfig(), warmup=WARMUP,
-                           iters=iters, threads=threads)
+            spec = JobSpec(
+                uuid.uuid4().hex[:8],
+                ModelSpec("resnet18"),
+                CompileConfig(),
+                warmup=WARMUP,
+                iters=iters,
+                threads=threads,
+            )
             t0 = time.perf_counter()
             watch = CpuWatch()  # the whole job: start-up and compile included (the benchmark is most of it)
             result = JobRunner().run(spec)
             others = watch.others_cores()
             assert result.status == "completed", result.failure_reason
             s = result.summary(ci=False)
-            return ({side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
-                    s["cache_state"], time.perf_counter() - t0, others)
+            return (
+                {side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
+                s["cache_state"],
+                time.perf_counter() - t0,
+                others,
+            )
 
         ratios: dict[str, list[float]] = {"eager": [], "compiled": []}
         others: list[float] = []
@@ -240,12 +258,17 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             cells = []
             for side in ("eager", "compiled"):
                 ratios[side].append(eng[side] / ref[side])
-                cells.append(f"{side} timer {ref[side]:.2f} (x{calls_per_block[side]}) engine {eng[side]:.2f} ms "
-                             f"ratio {ratios[side][-1]:.3f}")
-            say(f"fidelity_round{r:02d}", f"{'timer,engine' if timer_first else 'engine,timer'}: "
-                                       f"{'; '.join(cells)}; job {job_s:.1f} s, FX cache {cache}; other processes "
-                                       f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
-                                       f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}")
+                cells.append(
+                    f"{side} timer {ref[side]:.2f} (x{calls_per_block[side]}) engine {eng[side]:.2f} ms "
+                    f"ratio {ratios[side][-1]:.3f}"
+                )
+            say(
+                f"fidelity_round{r:02d}",
+                f"{'timer,engine' if timer_first else 'engine,timer'}: "
+                f"{'; '.join(cells)}; job {job_s:.1f} s, FX cache {cache}; other processes "
+                f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
+                f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}",
+            )
 
     def verdict(low: float, high: float, coverage: float) -> str:
         if coverage < 0.95:
@@ -257,17 +280,20 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         return "undecided: the interval reaches beyond ±3%"
 
     for side in ("eager", "compiled"):
-        for subset, v in (("", ratios[side]),
-                          ("_quiet_rounds", [x for x, o in zip(ratios[side], others) if o < QUIET_OTHERS_CORES]),
-                          ("_core_left_rounds",
-                           [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES])):
+        for subset, v in (
+            ("", ratios[side]),
+            ("_quiet_rounds", [x for x, o in zip(ratios[side], others) if o < QUIET_OTHERS_CORES]),
+            ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
+        ):
             if not v:
                 say(f"fidelity_{side}{subset}", "no such round")
                 continue
             low, high, coverage = median_interval(v)
             say(f"fidelity_{side}{subset}_ratio_engine_over_timer_median", statistics.median(v))
-            say(f"fidelity_{side}{subset}_ratio_order_statistic_interval",
-                f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})")
+            say(
+                f"fidelity_{side}{subset}_ratio_order_statistic_interval",
+                f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})",
+            )
             if len(v) >= 3:
                 b_low, b_high = bootstrap_median_interval(v)
                 say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
@@ -285,13 +311,13 @@ def bench_overhead(args: list[str] = ()) -> None:
     write's share. Interleaved rounds (order flipped every round), medians of the per-round
     differences, by wall time and by this process's CPU time (which leaves out the time other
     processes on a shared machine take from it)."""
-    import torch
-
     from multiprocessing.connection import Connection
 
-    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    import torch
+
     from core.measure.job import Job
     from core.models import LoadedModel
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
     from core.vocab.samples import SampleLog, read_sample_log
 
     n = int(_opt(args, "--iters", 20000))  # per side: 2n timed calls per measurement
@@ -343,8 +369,11 @@ def bench_overhead(args: list[str] = ()) -> None:
     conn.close()
     drain.stdin.close()
     drain.wait()
-    say("overhead_settings", f"{rounds} interleaved rounds x {2 * n} timed calls (no-op model, blocks of 25); "
-                             f"other processes used {others:.2f} cores meanwhile")
+    say(
+        "overhead_settings",
+        f"{rounds} interleaved rounds x {2 * n} timed calls (no-op model, blocks of 25); "
+        f"other processes used {others:.2f} cores meanwhile",
+    )
     # Wall time is what a job's timed calls pay; this process's CPU time (user + system, the
     # write syscall included) is the same work without the time other processes took from it.
     for clock, k in (("", 0), ("_cpu", 1)):
@@ -384,17 +413,23 @@ def bench_alternation(args: list[str] = ()) -> None:
         for _ in range(WARMUP):
             model(x), compiled(x)
         for r in range(rounds):
-            ref = {name: Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=threads)
-                   .blocked_autorange(min_run_time=2).median * 1000
-                   for name, fn in (("eager", model), ("compiled", compiled))}
+            ref = {
+                name: Timer("fn(x)", globals={"fn": fn, "x": x}, num_threads=threads)
+                .blocked_autorange(min_run_time=2)
+                .median
+                * 1000
+                for name, fn in (("eager", model), ("compiled", compiled))
+            }
             for block in (1, 5, 25):
                 times = {"eager": [], "compiled": []}
                 for _ in range(ITERS // block):
                     for name, fn in (("eager", model), ("compiled", compiled)):
                         times[name] += [one(fn) for _ in range(block)]
                 for name in times:
-                    say(f"alternation_round{r}_{name}_block{block}_ratio_over_timer",
-                        statistics.median(times[name]) / ref[name])
+                    say(
+                        f"alternation_round{r}_{name}_block{block}_ratio_over_timer",
+                        statistics.median(times[name]) / ref[name],
+                    )
 
 
 BARE_SCRIPT = f"""
@@ -419,8 +454,20 @@ print(statistics.median(e) * 1000, statistics.median(c) * 1000)
 def bench_wall(args: list[str] = ()) -> None:
     rounds = int(_opt(args, "--rounds", 3))
     out = tempfile.mkdtemp(prefix="bench-wall-")
-    profile = [sys.executable, "main.py", "profile", "resnet18", "--iters", str(ITERS), "--warmup", str(WARMUP),
-               "--out", out, "--overwrite", "--quiet"]  # one folder, every round
+    profile = [
+        sys.executable,
+        "main.py",
+        "profile",
+        "resnet18",
+        "--iters",
+        str(ITERS),
+        "--warmup",
+        str(WARMUP),
+        "--out",
+        out,
+        "--overwrite",
+        "--quiet",
+    ]  # one folder, every round
     bare = [sys.executable, "-c", BARE_SCRIPT]
     subprocess.run(bare, cwd=ROOT, capture_output=True, check=True)  # warm the inductor cache for both
     walls: dict[str, list[float]] = {"profile": [], "bare": []}
@@ -479,13 +526,16 @@ def bench_freezing(args: list[str] = ()) -> None:
         return statistics.median(times)
 
     with torch.inference_mode():
-        fns = {"eager": model, "inductor": torch.compile(model),
-               "freezing": torch.compile(model, options={"freezing": True})}
+        fns = {
+            "eager": model,
+            "inductor": torch.compile(model),
+            "freezing": torch.compile(model, options={"freezing": True}),
+        }
         fns["inductor"](x), fns["freezing"](x)  # compiled here, before any timing
         ratios: dict[str, list[float]] = {"inductor": [], "freezing": []}
         names = list(fns)
         for r in range(rounds):
-            order = names[r % 3:] + names[:r % 3]
+            order = names[r % 3 :] + names[: r % 3]
             ms = {name: median_ms(fns[name]) for name in order}
             say(f"freezing_round{r}", ", ".join(f"{n} {ms[n]:.2f} ms" for n in names) + f" (threads {threads})")
             for name in ratios:
@@ -501,9 +551,17 @@ def main(argv: list[str]) -> int:
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     from tests.bench_trust import BENCHES as TRUST
 
-    benches = {"overhead": bench_overhead, "fidelity": bench_fidelity, "wall": bench_wall, "gui": bench_gui,
-               "alternation": bench_alternation, "report": bench_report, "stats": bench_stats,
-               "freezing": bench_freezing, **TRUST}
+    benches = {
+        "overhead": bench_overhead,
+        "fidelity": bench_fidelity,
+        "wall": bench_wall,
+        "gui": bench_gui,
+        "alternation": bench_alternation,
+        "report": bench_report,
+        "stats": bench_stats,
+        "freezing": bench_freezing,
+        **TRUST,
+    }
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
     names = groups.get(which, [which])
     if not set(names) <= set(benches):

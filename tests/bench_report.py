@@ -28,6 +28,7 @@ It also times `main.py profile TINY.py --iters 1000000 --backend eager --block 2
 limit: 10^6 timed calls per side), reading the CLI's progress lines on stderr: the time after
 the job ended (its "completed" line) until the process exits is the statistics + writing.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,15 +76,16 @@ def build_result(total: int, seed: int = 0):
     run at ~50 µs a call, as `--iters total/2` of a tiny model would produce."""
     import numpy as np
 
+    from core.analysis.results import JobResult
     from core.vocab import events as ev
     from core.vocab import records as rec
     from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-    from core.analysis.results import JobResult
 
     iters = total // 2
     block = 25
-    spec = JobSpec(f"bench{total}", ModelSpec("resnet18"), CompileConfig(backend="eager"), warmup=0,
-                   iters=iters, block_size=block)
+    spec = JobSpec(
+        f"bench{total}", ModelSpec("resnet18"), CompileConfig(backend="eager"), warmup=0, iters=iters, block_size=block
+    )
     result = JobResult(spec)
     # side codes 0 = eager, 1 = compiled: blocks of 25 of each in turn
     pos = np.arange(total)
@@ -92,19 +94,34 @@ def build_result(total: int, seed: int = 0):
     iteration = (blk * block + within % block).astype(np.uint32)
     rng = np.random.default_rng(seed)
     latency = np.where(side == 0, 0.020, 0.035) * rng.lognormal(0.0, 0.15, total)
-    result.samples.extend_columns(side=side, iteration=iteration, warmup=np.zeros(total, dtype=bool),
-                                  latency_ms=latency)
+    result.samples.extend_columns(
+        side=side, iteration=iteration, warmup=np.zeros(total, dtype=bool), latency_ms=latency
+    )
     # everything else as the job's events would bring it (JobResult.apply sets the status)
     job = spec.job_id
     run_s = total * 50e-6
-    events = [ev.JobStarted(job, pid=1, environment={"python": "3.11", "torch": "2.14.1", "threads": 2,
-                                                     "device": "cpu", "cpu": "bench"}),
-              ev.CompileFinished(job, result=rec.CompileResult(compile_time_s=0.4, dynamo_s=0.3, cache_state="n/a",
-                                                              frames_compiled=1, graph_count=1, op_count=1,
-                                                              guard_count=5))]
+    events = [
+        ev.JobStarted(
+            job, pid=1, environment={"python": "3.11", "torch": "2.14.1", "threads": 2, "device": "cpu", "cpu": "bench"}
+        ),
+        ev.CompileFinished(
+            job,
+            result=rec.CompileResult(
+                compile_time_s=0.4,
+                dynamo_s=0.3,
+                cache_state="n/a",
+                frames_compiled=1,
+                graph_count=1,
+                op_count=1,
+                guard_count=5,
+            ),
+        ),
+    ]
     events += [ev.MemoryMeasured(job, peak=rec.MemoryPeak(p, 400.0)) for p in ("eager", "compile", "compiled")]
-    events += [ev.ResourceSampled(job, sample=rec.ResourceSample(round(i * 0.2, 3), "benchmark", 100.0, 420.0))
-               for i in range(int(run_s / 0.2))]
+    events += [
+        ev.ResourceSampled(job, sample=rec.ResourceSample(round(i * 0.2, 3), "benchmark", 100.0, 420.0))
+        for i in range(int(run_s / 0.2))
+    ]
     completed = getattr(ev, "JobCompleted", None) or getattr(ev, "JobFinished")
     events.append(completed(job, wall_time_s=run_s))
     for event in events:
@@ -147,8 +164,11 @@ def _measure(step: str, total: int, folder: str, use_tracemalloc: bool) -> dict:
         from core.report.files import write_report
 
         write_report([build_result(total)], folder)
-        return {"step": step, "n": total, **{name: os.path.getsize(os.path.join(folder, name)) / MB
-                                              for name in ("report.json", "latency.csv")}}
+        return {
+            "step": step,
+            "n": total,
+            **{name: os.path.getsize(os.path.join(folder, name)) / MB for name in ("report.json", "latency.csv")},
+        }
     if step in ("summary", "write"):
         result = build_result(total)
         from core.report.files import write_report
@@ -205,13 +225,14 @@ def _gui_action(report_json: str):
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from gui.window.main_window import MainWindow
     from gui.widgets.theme import apply_chart_theme
+    from gui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     apply_chart_theme()
-    settings = QSettings(os.path.join(tempfile.mkdtemp(prefix="bench-report-gui-"), "s.ini"),
-                         QSettings.Format.IniFormat)
+    settings = QSettings(
+        os.path.join(tempfile.mkdtemp(prefix="bench-report-gui-"), "s.ini"), QSettings.Format.IniFormat
+    )
     window = MainWindow(settings)
     window.resize(1400, 900)
     window.show()
@@ -222,8 +243,11 @@ def _gui_action(report_json: str):
     for _ in range(20):
         app.processEvents()
     detail: dict = {}
-    timers = [getattr(window.latency_chart, "_redraw", None), getattr(window.distribution_chart, "_timer", None),
-              getattr(window.summary_panel.model, "_timer", None)]
+    timers = [
+        getattr(window.latency_chart, "_redraw", None),
+        getattr(window.distribution_chart, "_timer", None),
+        getattr(window.summary_panel.model, "_timer", None),
+    ]
     timers = [t for t in timers if t is not None]
     png = os.path.join(tempfile.mkdtemp(prefix="bench-report-png-"), "x.png")
 
@@ -242,8 +266,12 @@ def _gui_action(report_json: str):
         image = window.grab()
         t3 = time.perf_counter()
         image.save(png)
-        detail["detail"] = {"open_session_s": t1 - t0, "events_s": t2 - t1, "grab_s": t3 - t2,
-                            "png_bytes": os.path.getsize(png)}
+        detail["detail"] = {
+            "open_session_s": t1 - t0,
+            "events_s": t2 - t1,
+            "grab_s": t3 - t2,
+            "png_bytes": os.path.getsize(png),
+        }
         return ok
 
     return action, detail
@@ -277,8 +305,13 @@ def _gui_cli(report_json: str, timeout: float = 900) -> dict:
     png = os.path.join(tempfile.mkdtemp(prefix="bench-report-cli-"), "x.png")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-report-cfg-"))
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "main.py", "--session", report_json, "--screenshot", png], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "main.py", "--session", report_json, "--screenshot", png],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     shot = None
     done = None
     while done is None:
@@ -296,8 +329,12 @@ def _gui_cli(report_json: str, timeout: float = 900) -> dict:
     err = proc.stderr.read().decode(errors="replace")
     if proc.returncode != 0 or not os.path.exists(png):
         raise RuntimeError(f"main.py --session failed ({proc.returncode}): {err[-2000:]}")
-    return {"step": "gui_cli", "seconds_to_screenshot": shot if shot is not None else wall, "seconds": wall,
-            "ru_maxrss_mb": done[1].ru_maxrss / 1024}
+    return {
+        "step": "gui_cli",
+        "seconds_to_screenshot": shot if shot is not None else wall,
+        "seconds": wall,
+        "ru_maxrss_mb": done[1].ru_maxrss / 1024,
+    }
 
 
 def _spread(values: list[float]) -> str:
@@ -326,8 +363,10 @@ def measure_reports(repeats: int = 3, steps=STEPS, sizes=SIZES, cli: bool = True
             else:
                 row = _child(step, total, folders[total])
             rows.setdefault((step, total), []).append(row)
-            say(f"report_{total}_{step}_run{r}", json.dumps({k: (round(v, 4) if isinstance(v, float) else v)
-                                                             for k, v in row.items()}))
+            say(
+                f"report_{total}_{step}_run{r}",
+                json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}),
+            )
     for step, total in [(s, n) for n in sizes for s in steps if s != "gui_cli"]:
         row = _child(step, total, folders[total], use_tracemalloc=True)
         rows[(step, total)][0]["tracemalloc_peak_mb"] = row["tracemalloc_peak_mb"]
@@ -368,8 +407,22 @@ def measure_profile(iters: int = 1_000_000, timeout_s: int = 3600) -> dict:
     with open(model, "w") as fh:
         fh.write(TINY_MODEL)
     out = os.path.join(work, "out")
-    cmd = [sys.executable, "main.py", "profile", model, "--iters", str(iters), "--backend", "eager", "--block", "25",
-           "--timeout", str(timeout_s), "--out", out]
+    cmd = [
+        sys.executable,
+        "main.py",
+        "profile",
+        model,
+        "--iters",
+        str(iters),
+        "--backend",
+        "eager",
+        "--block",
+        "25",
+        "--timeout",
+        str(timeout_s),
+        "--out",
+        out,
+    ]
     say("profile_command", " ".join(["python3", "main.py", "profile", "tiny.py", *cmd[4:-2], "--out", "DIR"]))
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -401,11 +454,18 @@ def measure_profile(iters: int = 1_000_000, timeout_s: int = 3600) -> dict:
     t_written = when(r"^report written to ")
     with open(os.path.join(out, "report.json")) as fh:
         job_wall = json.load(fh)["jobs"][0]["wall_time_s"]
-    row = {"wall_s": wall, "benchmark_started_s": t_bench, "job_completed_line_s": t_done,
-           "report_written_s": t_written, "after_job_s": wall - t_done, "stats_and_write_s": t_written - t_done,
-           "child_wall_time_s": job_wall, "parent_peak_rss_mb": hwm,
-           "report_json_mb": os.path.getsize(os.path.join(out, "report.json")) / MB,
-           "latency_csv_mb": os.path.getsize(os.path.join(out, "latency.csv")) / MB}
+    row = {
+        "wall_s": wall,
+        "benchmark_started_s": t_bench,
+        "job_completed_line_s": t_done,
+        "report_written_s": t_written,
+        "after_job_s": wall - t_done,
+        "stats_and_write_s": t_written - t_done,
+        "child_wall_time_s": job_wall,
+        "parent_peak_rss_mb": hwm,
+        "report_json_mb": os.path.getsize(os.path.join(out, "report.json")) / MB,
+        "latency_csv_mb": os.path.getsize(os.path.join(out, "latency.csv")) / MB,
+    }
     for line in stdout.splitlines():
         if "median" in line:
             row["summary_line"] = line.strip()

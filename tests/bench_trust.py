@@ -15,6 +15,7 @@
 Every run is a real `main.py profile` (its own processes); the machine's load is recorded
 with every figure (core.analysis.quality's others_cores, from the runner's own readings).
 """
+
 from __future__ import annotations
 
 import json
@@ -75,9 +76,25 @@ def model_source(name: str, folder: str) -> str:
 def profile(source: str, out: str, *extra: str) -> tuple[dict, float]:
     """One real `main.py profile`; (its report.json, the wall time)."""
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "main.py", "profile", source, "--op-profile", "0", "--out", out,
-                           "--overwrite", "--quiet", *extra], cwd=ROOT, capture_output=True, text=True,
-                          timeout=3600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "main.py",
+            "profile",
+            source,
+            "--op-profile",
+            "0",
+            "--out",
+            out,
+            "--overwrite",
+            "--quiet",
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     wall = time.monotonic() - t0
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"profile {source} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -88,13 +105,25 @@ def profile(source: str, out: str, *extra: str) -> tuple[dict, float]:
 def _job_line(doc: dict) -> dict:
     job = doc["jobs"][0]
     s, q = job["summary"], job["quality"]
-    return {"grade": q["grade"], "reason": (q["reasons"] or [""])[0], "others": q["others_cores"],
-            "iqr_e": s["eager_iqr_pct"], "iqr_c": s["compiled_iqr_pct"], "p90_e": s["eager_p90_over_median"],
-            "p90_c": s["compiled_p90_over_median"], "drift_e": s["eager_drift_pct"], "drift_c": s["compiled_drift_pct"],
-            "procs": s["process_speedups"], "spread": s["process_spread_pct"], "speedup": s["speedup"],
-            "ci": (s["speedup_ci_low"], s["speedup_ci_high"]), "precision": s["precision_pct"],
-            "calls": s["iterations"], "confidence": doc["recommendation"]["confidence"],
-            "choice": doc["recommendation"]["choice"]}
+    return {
+        "grade": q["grade"],
+        "reason": (q["reasons"] or [""])[0],
+        "others": q["others_cores"],
+        "iqr_e": s["eager_iqr_pct"],
+        "iqr_c": s["compiled_iqr_pct"],
+        "p90_e": s["eager_p90_over_median"],
+        "p90_c": s["compiled_p90_over_median"],
+        "drift_e": s["eager_drift_pct"],
+        "drift_c": s["compiled_drift_pct"],
+        "procs": s["process_speedups"],
+        "spread": s["process_spread_pct"],
+        "speedup": s["speedup"],
+        "ci": (s["speedup_ci_low"], s["speedup_ci_high"]),
+        "precision": s["precision_pct"],
+        "calls": s["iterations"],
+        "confidence": doc["recommendation"]["confidence"],
+        "choice": doc["recommendation"]["choice"],
+    }
 
 
 def _fmt(x, spec=".3g"):
@@ -110,26 +139,36 @@ def bench_quality(args=()) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for rnd in range(rounds):
-            order = loads[rnd % len(loads):] + loads[:rnd % len(loads)]  # rotate so no load always goes first
+            order = loads[rnd % len(loads) :] + loads[: rnd % len(loads)]  # rotate so no load always goes first
             for load in order:
                 for name in models:
                     source = model_source(name, tmp)
                     procs = burners(load)
                     try:
                         time.sleep(1.0 if load else 0.0)
-                        doc, wall = profile(source, os.path.join(tmp, "r"), "--backend", "inductor",
-                                            "--max-time", max_time, "--processes", processes)
+                        doc, wall = profile(
+                            source,
+                            os.path.join(tmp, "r"),
+                            "--backend",
+                            "inductor",
+                            "--max-time",
+                            max_time,
+                            "--processes",
+                            processes,
+                        )
                     finally:
                         stop(procs)
                     line = {"round": rnd, "load": load, "model": name, "wall_s": wall, **_job_line(doc)}
                     rows.append(line)
-                    say(f"quality_run[{rnd}/{load} burners/{name}]",
+                    say(
+                        f"quality_run[{rnd}/{load} burners/{name}]",
                         f"{line['grade']} (others {_fmt(line['others'])} cores; iqr e/c {_fmt(line['iqr_e'])}/"
                         f"{_fmt(line['iqr_c'])}%; p90/med e/c {_fmt(line['p90_e'])}/{_fmt(line['p90_c'])}; drift e/c "
                         f"{_fmt(line['drift_e'])}/{_fmt(line['drift_c'])}%; processes {line['procs']} spread "
                         f"{_fmt(line['spread'])}%; speedup {_fmt(line['speedup'])} [{_fmt(line['ci'][0])}-"
                         f"{_fmt(line['ci'][1])}] ±{_fmt(line['precision'])}%; {line['calls']} calls; decision "
-                        f"{line['confidence']}: {line['choice'] or '-'}; {wall:.0f} s) {line['reason']}")
+                        f"{line['confidence']}: {line['choice'] or '-'}; {wall:.0f} s) {line['reason']}",
+                    )
     for load in loads:
         mine = [r for r in rows if r["load"] == load]
         grades = {g: sum(r["grade"] == g for r in mine) for g in ("quiet", "noisy", "unusable", "unknown")}
@@ -138,11 +177,19 @@ def bench_quality(args=()) -> None:
     for name in models:
         quiet = [r for r in rows if r["model"] == name and r["load"] == 0 and r["confidence"] in FIRM]
         for r in rows:
-            if r["model"] == name and r["load"] and r["confidence"] in FIRM and quiet and \
-                    r["choice"] not in {q["choice"] for q in quiet}:
+            if (
+                r["model"] == name
+                and r["load"]
+                and r["confidence"] in FIRM
+                and quiet
+                and r["choice"] not in {q["choice"] for q in quiet}
+            ):
                 contradictions += 1
-                say("quality_contradiction", f"{name} under {r['load']} burners: {r['choice']} (quiet: "
-                    f"{', '.join(sorted({q['choice'] for q in quiet}))})")
+                say(
+                    "quality_contradiction",
+                    f"{name} under {r['load']} burners: {r['choice']} (quiet: "
+                    f"{', '.join(sorted({q['choice'] for q in quiet}))})",
+                )
     say("quality_firm_contradictions_under_load", contradictions)
     quiet_rows = [r for r in rows if r["load"] == 0]
     for key in ("others", "iqr_e", "iqr_c", "p90_e", "p90_c", "drift_e", "drift_c", "spread"):
@@ -157,18 +204,29 @@ def bench_auto(args=()) -> None:
     max_time = _opt(args, "--max-time", "60")
     with tempfile.TemporaryDirectory() as tmp:
         for name in models:
-            doc, wall = profile(model_source(name, tmp), os.path.join(tmp, "r"), "--backend", "inductor",
-                                "--precision", precision, "--max-time", max_time)
+            doc, wall = profile(
+                model_source(name, tmp),
+                os.path.join(tmp, "r"),
+                "--backend",
+                "inductor",
+                "--precision",
+                precision,
+                "--max-time",
+                max_time,
+            )
             job = doc["jobs"][0]
             line = _job_line(doc)
             from core.vocab.samples import SampleStore
 
             store = SampleStore.from_json(job["samples"])
             per_process = {p: len(v) for p, v in store.by_process("compiled").items()}
-            say(f"auto[{name}]", f"{line['calls']} calls a side in all, per process {per_process}; speedup "
+            say(
+                f"auto[{name}]",
+                f"{line['calls']} calls a side in all, per process {per_process}; speedup "
                 f"{_fmt(line['speedup'])} [{_fmt(line['ci'][0])}-{_fmt(line['ci'][1])}] ±{_fmt(line['precision'])}% "
                 f"(asked ±{precision}%, reached {job['quality']['precision_reached']}); grade {line['grade']}, "
-                f"others {_fmt(line['others'])} cores; wall {wall:.0f} s")
+                f"others {_fmt(line['others'])} cores; wall {wall:.0f} s",
+            )
 
 
 def _config_args(config: dict) -> list[str]:
@@ -184,8 +242,8 @@ def _config_args(config: dict) -> list[str]:
 
 def bench_advice(args=()) -> None:
     from core.decide.compare import change_effect
-    from core.report.files import load_report
     from core.decide.suggestions import suggest
+    from core.report.files import load_report
 
     models = _opt(args, "--models", "resnet18,mobilenet_v3_small,timm:resnet18,hf:bert").split(",")
     max_time = _opt(args, "--max-time", "20")
@@ -197,9 +255,12 @@ def bench_advice(args=()) -> None:
             profile(name, before_dir, "--backend", "inductor", "--max-time", max_time, *extra)
             (before,), _ = load_report(before_dir)
             found = [s for s in suggest([before]) if s.changes and not s.changes[0].rerun_only]
-            say(f"advice_before[{name}]", f"speedup {before.summary()['speedup']:.3f} "
+            say(
+                f"advice_before[{name}]",
+                f"speedup {before.summary()['speedup']:.3f} "
                 f"[{before.summary()['speedup_ci_low']:.3f}-{before.summary()['speedup_ci_high']:.3f}], "
-                f"timing {before.quality().grade}; suggestions: {', '.join(s.rule for s in suggest([before])) or '-'}")
+                f"timing {before.quality().grade}; suggestions: {', '.join(s.rule for s in suggest([before])) or '-'}",
+            )
             if not found:
                 continue
             top = found[0]

@@ -1,6 +1,7 @@
 """Test-wide setup: Qt renders offscreen (no display needed), before any test imports Qt; the
 product's caches (core.run.torch_info.cache_folder) go to a folder of this test session, never the
 user's."""
+
 import os
 import tempfile
 

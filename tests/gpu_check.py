@@ -12,6 +12,7 @@ Prints one `name: value` line per figure, for docs/BENCHMARKS.md:
     names it;
 Exits 0 with "gpu: none" where there is no GPU.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -24,11 +25,18 @@ def say(name, value):
 
 
 def run_job(mode: str, iters: int = 100):
-    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
     from core.run.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
-    spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec("resnet18", batch_size=32), CompileConfig(mode=mode),
-                   warmup=10, iters=iters, device="cuda", timeout_s=900)
+    spec = JobSpec(
+        uuid.uuid4().hex[:8],
+        ModelSpec("resnet18", batch_size=32),
+        CompileConfig(mode=mode),
+        warmup=10,
+        iters=iters,
+        device="cuda",
+        timeout_s=900,
+    )
     runner = JobRunner(sample_interval_s=0.1)
     result = runner.run(spec)
     return runner, result
@@ -64,14 +72,21 @@ def check_cudagraph_skip() -> int:
     import tempfile
     from pathlib import Path
 
-    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-    from core.run.runner import JobRunner
     from core.decide.suggestions import suggest
+    from core.run.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
     path = Path(tempfile.mkdtemp()) / "in_place.py"
     path.write_text(SKIP_MODEL)
-    spec = JobSpec(uuid.uuid4().hex[:8], ModelSpec(str(path)), CompileConfig(mode="reduce-overhead"),
-                   warmup=3, iters=20, device="cuda", timeout_s=600)
+    spec = JobSpec(
+        uuid.uuid4().hex[:8],
+        ModelSpec(str(path)),
+        CompileConfig(mode="reduce-overhead"),
+        warmup=3,
+        iters=20,
+        device="cuda",
+        timeout_s=600,
+    )
     r = JobRunner(sample_interval_s=0.5).run(spec)
     say("skip_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
     say("skip_count", len(r.cudagraph_skips))
@@ -97,9 +112,21 @@ def main() -> int:
         tag = mode.replace("-", "_")
         say(f"{tag}_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
         failures += r.status != "completed"
-        for key in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high",
-                    "compile_time_s", "cache_state", "graph_count", "graph_break_sites", "graph_break_per_call",
-                    "memory_ratio", "cuda_eager_max_allocated_mb", "cuda_compiled_max_allocated_mb"):
+        for key in (
+            "eager_median_ms",
+            "compiled_median_ms",
+            "speedup",
+            "speedup_ci_low",
+            "speedup_ci_high",
+            "compile_time_s",
+            "cache_state",
+            "graph_count",
+            "graph_break_sites",
+            "graph_break_per_call",
+            "memory_ratio",
+            "cuda_eager_max_allocated_mb",
+            "cuda_compiled_max_allocated_mb",
+        ):
             say(f"{tag}_{key}", s[key])
         for phase, peak in r.memory.items():
             say(f"{tag}_{phase}_cuda_max_reserved_mb", peak.cuda_max_reserved_mb)

@@ -2,6 +2,7 @@
 function-level ones included, follows the declared layer order, and no module takes part in an
 import cycle. The checker is also run on a small tree with injected violations, to show it
 sees them."""
+
 from __future__ import annotations
 
 import ast
@@ -9,10 +10,28 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Lowest first: a module may import modules of its own layer or of the layers before it.
-CORE_LAYERS = ("core.vocab", "core.analysis", "core.models", "core.capture", "core.measure", "core.run",
-               "core.decide", "core.report", "core.zoo", "core.cli")
-GUI_LAYERS = ("gui.qt_compat", "gui.widgets", "gui.charts", "gui.panels", "gui.form", "gui.run", "gui.window",
-              "gui.app")
+CORE_LAYERS = (
+    "core.vocab",
+    "core.analysis",
+    "core.models",
+    "core.capture",
+    "core.measure",
+    "core.run",
+    "core.decide",
+    "core.report",
+    "core.zoo",
+    "core.cli",
+)
+GUI_LAYERS = (
+    "gui.qt_compat",
+    "gui.widgets",
+    "gui.charts",
+    "gui.panels",
+    "gui.form",
+    "gui.run",
+    "gui.window",
+    "gui.app",
+)
 QT = ("PySide6", "pyqtgraph", "shiboken6")
 
 
@@ -55,7 +74,7 @@ def imports_of(path: str, name: str, known: dict[str, str], runtime_only: bool =
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
             found.add(base)
             found |= {f"{base}.{a.name}" for a in node.names}
     out = set()
@@ -100,7 +119,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         state[m] = 1
         for d in sorted(graph[m]):
             if state.get(d) == 1:
-                found.append(stack[stack.index(d):] + [d])
+                found.append(stack[stack.index(d) :] + [d])
             elif d not in state:
                 visit(d, stack + [d])
         state[m] = 2
@@ -113,8 +132,11 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def unlayered(root: str) -> list[str]:
     """Modules of core/ and gui/ in no declared layer (the root packages themselves aside)."""
-    return sorted(m for m in modules(root) if m not in ("core", "gui") and
-                  layer_of(m, CORE_LAYERS) is None and layer_of(m, GUI_LAYERS) is None)
+    return sorted(
+        m
+        for m in modules(root)
+        if m not in ("core", "gui") and layer_of(m, CORE_LAYERS) is None and layer_of(m, GUI_LAYERS) is None
+    )
 
 
 def test_every_import_follows_the_layer_order_and_nothing_is_cyclic():

@@ -1,5 +1,6 @@
 """The README and the manual in docs/: every link and image points at a file that exists (and an
 anchor at a heading there), and every project path written in backquotes exists."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,9 @@ MADE_UP = ("tests/test_architecture.py", "tests/test_docs.py")  # they name made
 
 def documents() -> list[str]:
     docs = os.path.join(ROOT, "docs")
-    return [os.path.join(ROOT, "README.md")] + sorted(os.path.join(docs, n) for n in os.listdir(docs)
-                                                       if n.endswith(".md"))
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        os.path.join(docs, n) for n in os.listdir(docs) if n.endswith(".md")
+    )
 
 
 def anchors(path: str) -> set[str]:
@@ -88,6 +90,9 @@ def test_every_module_the_code_names_exists():
                 path = os.path.join(folder, name)
                 if name.endswith(".py") and os.path.relpath(path, ROOT) not in MADE_UP:
                     for i, line in enumerate(open(path, encoding="utf-8"), 1):
-                        stale += [f"{os.path.relpath(path, ROOT)}:{i}: {d}" for d in MODULE.findall(line)
-                                  if not _module_exists(d)]
+                        stale += [
+                            f"{os.path.relpath(path, ROOT)}:{i}: {d}"
+                            for d in MODULE.findall(line)
+                            if not _module_exists(d)
+                        ]
     assert stale == []

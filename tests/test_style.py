@@ -1,5 +1,6 @@
 """Style is not a review topic: ruff's linter and formatter (configured in pyproject.toml) pass on
 the whole tree; a lint error or an unformatted file fails the suite."""
+
 import os
 import subprocess
 import sys

@@ -17,6 +17,7 @@ those processes agree. From these figures a job's timing is graded:
 The thresholds below are the only place these limits live; docs/BENCHMARKS.md ("Measurement
 quality") has the measurements they were chosen from. No Qt; any thread.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -98,7 +99,7 @@ class MeasurementQuality:
         return self.precision_pct <= self.precision_target_pct
 
     def sentence(self, most: int = 2) -> str:
-        """"quiet", or the grade with its first reasons (the rest counted): for tables, banners
+        """ "quiet", or the grade with its first reasons (the rest counted): for tables, banners
         and the one line the CLI prints."""
         if not self.reasons:
             return self.grade
@@ -110,16 +111,21 @@ class MeasurementQuality:
         """Every reason, one per line, with the figures behind the grade (a tooltip)."""
         lines = [f"Timing {self.grade}."] + [f"- {r}" for r in self.reasons] + [f"- {n}" for n in self.notes]
         if self.others_cores is not None:
-            lines.append(f"Other processes: {self.others_cores:.2f} cores (median while timing), "
-                         f"{self.others_cores_p90:.2f} at the 90th percentile.")
+            lines.append(
+                f"Other processes: {self.others_cores:.2f} cores (median while timing), "
+                f"{self.others_cores_p90:.2f} at the 90th percentile."
+            )
         for side, f in (("eager", self.eager), ("compiled", self.compiled)):
             if f is not None:
-                lines.append(f"{side.capitalize()}: interquartile range {100 * f.iqr_ratio:.1f}% of the median, p90 "
-                             f"{f.p90_ratio:.2f}x the median, {f.outliers} far-out calls, drift "
-                             f"{100 * f.drift:+.1f}%.")
+                lines.append(
+                    f"{side.capitalize()}: interquartile range {100 * f.iqr_ratio:.1f}% of the median, p90 "
+                    f"{f.p90_ratio:.2f}x the median, {f.outliers} far-out calls, drift "
+                    f"{100 * f.drift:+.1f}%."
+                )
         if self.process_speedups:
-            lines.append(f"{self.processes} processes: speedups " +
-                         ", ".join(f"{s:.3f}x" for s in self.process_speedups) + ".")
+            lines.append(
+                f"{self.processes} processes: speedups " + ", ".join(f"{s:.3f}x" for s in self.process_speedups) + "."
+            )
         if self.precision_pct is not None:
             target = f" (asked for ±{self.precision_target_pct:g}%)" if self.precision_target_pct is not None else ""
             lines.append(f"The speedup's 95% interval is ±{self.precision_pct:.1f}%{target}.")
@@ -200,9 +206,13 @@ def side_spread(by_process: dict[int, np.ndarray]) -> SideSpread | None:
         figures.append(SideSpread(float(iqr / med), float(p90 / med), outliers, outliers / v.size, drift))
     if not figures:
         return None
-    return SideSpread(max(f.iqr_ratio for f in figures), max(f.p90_ratio for f in figures),
-                      sum(f.outliers for f in figures), max(f.outlier_share for f in figures),
-                      max((f.drift for f in figures), key=abs))
+    return SideSpread(
+        max(f.iqr_ratio for f in figures),
+        max(f.p90_ratio for f in figures),
+        sum(f.outliers for f in figures),
+        max(f.outlier_share for f in figures),
+        max((f.drift for f in figures), key=abs),
+    )
 
 
 def others_during_benchmark(resources) -> list[float]:
@@ -219,8 +229,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
     eager_by, compiled_by = result.samples.by_process("eager"), result.samples.by_process("compiled")
     if sweep:
         eager_by = {0: np.concatenate([np.asarray(v.eager_ms, float) for v in result.variants] or [np.empty(0)])}
-        compiled_by = {0: np.concatenate([np.asarray(v.compiled_ms, float) for v in result.variants]
-                                         or [np.empty(0)])}
+        compiled_by = {0: np.concatenate([np.asarray(v.compiled_ms, float) for v in result.variants] or [np.empty(0)])}
     n_e = int(sum(len(v) for v in eager_by.values()))
     n_c = int(sum(len(v) for v in compiled_by.values()))
     cores = result.environment.get("cpu_count")
@@ -256,31 +265,50 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         elif figures.p90_ratio >= P90_NOISY:
             problems.append((NOISY, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
         if figures.iqr_ratio >= IQR_UNUSABLE:
-            problems.append((UNUSABLE, f"{side} calls spread widely (interquartile range "
-                                       f"{100 * figures.iqr_ratio:.0f}% of the median)"))
+            problems.append(
+                (
+                    UNUSABLE,
+                    f"{side} calls spread widely (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)",
+                )
+            )
         elif figures.iqr_ratio >= IQR_NOISY:
-            problems.append((NOISY, f"{side} calls spread (interquartile range {100 * figures.iqr_ratio:.0f}% "
-                                    "of the median)"))
+            problems.append(
+                (NOISY, f"{side} calls spread (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)")
+            )
         if figures.outlier_share >= OUTLIERS_NOISY:
             problems.append((NOISY, f"{figures.outliers} {side} calls far slower than the rest ({OUTLIER_RULE})"))
         if abs(figures.drift) >= DRIFT_UNUSABLE:
-            problems.append((UNUSABLE, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of "
-                                       "the run to the last"))
+            problems.append(
+                (
+                    UNUSABLE,
+                    f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last",
+                )
+            )
         elif abs(figures.drift) >= DRIFT_NOISY:
-            problems.append((NOISY, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the "
-                                    "run to the last"))
+            problems.append(
+                (NOISY, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last")
+            )
     if spread is not None:
         listed = ", ".join(f"{s:.2f}x" for s in speeds)
         if spread >= PROCESS_SPREAD_UNUSABLE:
-            problems.append((UNUSABLE, f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
-                                       "depends on the process, so one run cannot tell"))
+            problems.append(
+                (
+                    UNUSABLE,
+                    f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
+                    "depends on the process, so one run cannot tell",
+                )
+            )
         elif spread >= PROCESS_SPREAD_NOISY:
             problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed})"))
     if target is not None and precision is not None and precision > target:
-        problems.append((NOISY, f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked "
-                                f"for (--max-time ran out)"))
-    notes = [f"process {p.process + 1} failed: {p.reason}" for p in result.processes_ended
-             if p.status != "completed"]
+        problems.append(
+            (
+                NOISY,
+                f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked "
+                f"for (--max-time ran out)",
+            )
+        )
+    notes = [f"process {p.process + 1} failed: {p.reason}" for p in result.processes_ended if p.status != "completed"]
     if others_median is None and result.resources:
         notes.append("the machine's load was not recorded (a report from before it was)")
     if min(n_e, n_c) < MIN_CALLS:
@@ -290,10 +318,22 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         problems.sort(key=lambda p: -_ORDER[p[0]])
         level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
         reasons = tuple(r for _, r in problems)
-    return MeasurementQuality(level, reasons, others_median, others_p90, cores, eager, compiled,
-                              processes=max(1, len(eager_by)), process_speedups=tuple(speeds),
-                              process_spread=spread, precision_pct=precision, precision_target_pct=target,
-                              samples_per_side=(n_e, n_c), notes=tuple(notes))
+    return MeasurementQuality(
+        level,
+        reasons,
+        others_median,
+        others_p90,
+        cores,
+        eager,
+        compiled,
+        processes=max(1, len(eager_by)),
+        process_speedups=tuple(speeds),
+        process_spread=spread,
+        precision_pct=precision,
+        precision_target_pct=target,
+        samples_per_side=(n_e, n_c),
+        notes=tuple(notes),
+    )
 
 
 def process_speedups_of(eager_by: dict, compiled_by: dict) -> list[float]:
@@ -322,6 +362,9 @@ def banner(results) -> str:
             worst_grade = max(worst_grade, q.grade, key=_ORDER.get)
     if not shown:
         return ""
-    tail = ("no verdict is drawn from an unusable timing: re-run on a quiet machine" if worst_grade == UNUSABLE
-            else "its figures stand with their intervals; a quiet re-run narrows them")
+    tail = (
+        "no verdict is drawn from an unusable timing: re-run on a quiet machine"
+        if worst_grade == UNUSABLE
+        else "its figures stand with their intervals; a quiet re-run narrows them"
+    )
     return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}."

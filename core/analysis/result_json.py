@@ -1,6 +1,7 @@
 """A JobResult as report.json holds it and back: everything a job measured, and on reading,
 every value type-checked (core.vocab.schema) so that a report from anyone cannot put a wrong
 type in front of the app; reports of version 1 read too."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,8 +37,9 @@ def result_to_dict(result: JobResult) -> dict[str, Any]:
         "accuracy": dataclasses.asdict(result.accuracy) if result.accuracy else None,
         "graphs": [dataclasses.asdict(g) for g in result.graphs],
         "op_profile": dataclasses.asdict(result.op_profile) if result.op_profile else None,
-        "processes_ended": [{k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"}
-                            for p in result.processes_ended],
+        "processes_ended": [
+            {k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"} for p in result.processes_ended
+        ],
         "quality": result.quality().to_dict(),
         "wall_time_s": result.wall_time_s,
         "summary": result.summary(),
@@ -60,16 +62,18 @@ def result_from_dict(d: dict[str, Any], where: str = "job") -> JobResult:
     c = s.get("config", {})
     if not isinstance(c, dict):
         raise SchemaError(f"{where}.spec.config must be an object")
-    overrides = {k: check(dict | None, c.get(k), f"{where}.spec.config.{k}") or {}
-                 for k in ("dynamo_config", "inductor_options")}
-    config = build(CompileConfig, c, f"{where}.spec.config",
-                   **{k: tuple(sorted(v.items())) for k, v in overrides.items()})
-    spec = build(JobSpec, s, f"{where}.spec", config=config,
-                 model=build(ModelSpec, s.get("model"), f"{where}.spec.model"))
+    overrides = {
+        k: check(dict | None, c.get(k), f"{where}.spec.config.{k}") or {} for k in ("dynamo_config", "inductor_options")
+    }
+    config = build(
+        CompileConfig, c, f"{where}.spec.config", **{k: tuple(sorted(v.items())) for k, v in overrides.items()}
+    )
+    spec = build(
+        JobSpec, s, f"{where}.spec", config=config, model=build(ModelSpec, s.get("model"), f"{where}.spec.model")
+    )
     status = check(str, d.get("status", "pending"), f"{where}.status")
     if status not in {s.value for s in JobStatus}:
-        raise SchemaError(f"{where}.status must be one of {', '.join(s.value for s in JobStatus)}, "
-                          f"not {status!r}")
+        raise SchemaError(f"{where}.status must be one of {', '.join(s.value for s in JobStatus)}, not {status!r}")
     status = JobStatus(status)
     try:
         samples = SampleStore.from_json(d.get("samples", []))
@@ -85,8 +89,7 @@ def result_from_dict(d: dict[str, Any], where: str = "job") -> JobResult:
     breaks = []
     for i, g in enumerate(items("graph_breaks")):
         if isinstance(g, dict) and "count" in g:  # version 1: one count
-            g = {**{k: v for k, v in g.items() if k != "count"},
-                 "logged": g["count"], "per_call": g["count"]}
+            g = {**{k: v for k, v in g.items() if k != "count"}, "logged": g["count"], "per_call": g["count"]}
         breaks.append(build(rec.GraphBreak, g, f"{where}.graph_breaks[{i}]"))
     memory = d.get("memory") or {}
     if not isinstance(memory, dict):
@@ -98,26 +101,23 @@ def result_from_dict(d: dict[str, Any], where: str = "job") -> JobResult:
         failure_reason=check(str, d.get("failure_reason", ""), f"{where}.failure_reason"),
         failure_detail=check(str, d.get("failure_detail", ""), f"{where}.failure_detail"),
         environment=check(dict, d.get("environment") or {}, f"{where}.environment"),
-        model_info=(build(ev.ModelLoaded, d["model_info"], f"{where}.model_info")
-                    if d.get("model_info") else None),
+        model_info=(build(ev.ModelLoaded, d["model_info"], f"{where}.model_info") if d.get("model_info") else None),
         samples=samples,
         compile=build(rec.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
         graph_breaks=breaks,
-        recompiles=[build(rec.Recompile, r, f"{where}.recompiles[{i}]")
-                    for i, r in enumerate(items("recompiles"))],
-        cudagraph_skips=[build(rec.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]")
-                         for i, k in enumerate(items("cudagraph_skips"))],
+        recompiles=[build(rec.Recompile, r, f"{where}.recompiles[{i}]") for i, r in enumerate(items("recompiles"))],
+        cudagraph_skips=[
+            build(rec.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]") for i, k in enumerate(items("cudagraph_skips"))
+        ],
         memory={k: build(rec.MemoryPeak, v, f"{where}.memory.{k}") for k, v in memory.items()},
-        resources=[build(rec.ResourceSample, x, f"{where}.resources[{i}]")
-                   for i, x in enumerate(items("resources"))],
-        variants=[build(rec.VariantResult, v, f"{where}.variants[{i}]")
-                  for i, v in enumerate(items("variants"))],
-        accuracy=(build(rec.AccuracyResult, d["accuracy"], f"{where}.accuracy")
-                  if d.get("accuracy") else None),
+        resources=[build(rec.ResourceSample, x, f"{where}.resources[{i}]") for i, x in enumerate(items("resources"))],
+        variants=[build(rec.VariantResult, v, f"{where}.variants[{i}]") for i, v in enumerate(items("variants"))],
+        accuracy=(build(rec.AccuracyResult, d["accuracy"], f"{where}.accuracy") if d.get("accuracy") else None),
         graphs=[build(rec.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
-        op_profile=(build(oprec.OpProfile, d["op_profile"], f"{where}.op_profile")
-                    if d.get("op_profile") else None),
-        processes_ended=[build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
-                         for i, p in enumerate(items("processes_ended"))],
+        op_profile=(build(oprec.OpProfile, d["op_profile"], f"{where}.op_profile") if d.get("op_profile") else None),
+        processes_ended=[
+            build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
+            for i, p in enumerate(items("processes_ended"))
+        ],
         wall_time_s=check(float, d.get("wall_time_s", 0.0), f"{where}.wall_time_s"),
     )

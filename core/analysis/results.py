@@ -4,22 +4,21 @@
 command line, the desktop app and report loading; `JobResult.summary()` derives every
 figure a table shows, so no front end computes its own.
 """
+
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.vocab import events as ev
-from core.vocab import records as rec
-from core.vocab import op_records as oprec
-from core.vocab.records import JobStatus
-from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.vocab.source_paths import display_path
-from core.vocab.samples import SampleStore
 from core.analysis.stats import LatencyStats, break_even_iterations, process_speedups, speedup_over_processes, summarize
-
-
+from core.vocab import events as ev
+from core.vocab import op_records as oprec
+from core.vocab import records as rec
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.vocab.records import JobStatus
+from core.vocab.samples import SampleStore
+from core.vocab.source_paths import display_path
 
 
 @dataclass
@@ -148,16 +147,23 @@ class JobResult:
                     else:
                         others = [cid for cid, rows in by_compile.items() if any(r[0] == key for r in rows)]
                         self.graph_breaks[i] = dataclasses.replace(
-                            known, logged=known.logged - logged, per_call=max(0, known.per_call - per_call),
-                            compile_id=others[0] if others else known.compile_id)
+                            known,
+                            logged=known.logged - logged,
+                            per_call=max(0, known.per_call - per_call),
+                            compile_id=others[0] if others else known.compile_id,
+                        )
                     break
         elif not gb.frame_skipped and gb.compile_id:
             by_compile.setdefault(gb.compile_id, []).append((gb.key, gb.logged, gb.per_call))
         for i, known in enumerate(self.graph_breaks):
-            if known.key == gb.key and known.frame_skipped == gb.frame_skipped and (
-                    not gb.frame_skipped or known.eager_function == gb.eager_function):
-                self.graph_breaks[i] = dataclasses.replace(known, logged=known.logged + gb.logged,
-                                                           per_call=known.per_call + gb.per_call)
+            if (
+                known.key == gb.key
+                and known.frame_skipped == gb.frame_skipped
+                and (not gb.frame_skipped or known.eager_function == gb.eager_function)
+            ):
+                self.graph_breaks[i] = dataclasses.replace(
+                    known, logged=known.logged + gb.logged, per_call=known.per_call + gb.per_call
+                )
                 return
         self.graph_breaks.append(gb)
 
@@ -175,9 +181,11 @@ class JobResult:
         from core.analysis.variants import best_batch
 
         best = best_batch(self.variants)
-        return {"best_batch_size": best and best["batch_size"],
-                "best_batch_items_per_s": best and best["compiled_items_per_s"],
-                "best_batch_speedup": best and best["speedup"]}
+        return {
+            "best_batch_size": best and best["batch_size"],
+            "best_batch_items_per_s": best and best["compiled_items_per_s"],
+            "best_batch_speedup": best and best["speedup"],
+        }
 
     def summary(self, ci: bool = True) -> dict[str, Any]:
         """One row of summary.csv: the figures every front end shows for this config.
@@ -228,9 +236,11 @@ class JobResult:
             # distinct places, and breaks one call passes (restarts removed); skipped frames
             # are not breaks (frames_skipped); known before the compile ends (cancel, timeout)
             "graph_break_sites": len({g.key for g in self.graph_breaks if not g.frame_skipped})
-            if c or self.graph_breaks else None,
+            if c or self.graph_breaks
+            else None,
             "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if not g.frame_skipped)
-            if c or self.graph_breaks else None,
+            if c or self.graph_breaks
+            else None,
             "recompile_count": len(self.recompiles),
             # graphs torch did not record as CUDA graphs (None: the config records none)
             "cudagraph_skips": len(self.cudagraph_skips) if self.config.records_cudagraphs and c else None,
@@ -255,11 +265,15 @@ class JobResult:
             return "", ""
         n = len(self.cudagraph_skips)
         if self.spec.device == "cpu":
-            return "none (CPU)", ("CUDA graphs exist on a GPU only; this ran on the CPU"
-                                  + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else "."))
+            return "none (CPU)", (
+                "CUDA graphs exist on a GPU only; this ran on the CPU"
+                + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else ".")
+            )
         if not n:
-            return "no skip reported", ("torch reported no CUDA-graph skip for this config (with graph partitioning, "
-                               "torch's default, some graphs are left out of CUDA graphs without a report).")
+            return "no skip reported", (
+                "torch reported no CUDA-graph skip for this config (with graph partitioning, "
+                "torch's default, some graphs are left out of CUDA graphs without a report)."
+            )
         lines = [f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
         for k in self.cudagraph_skips:
             where = f" ({display_path(k.file)}:{k.line})" if k.file else ""
@@ -283,13 +297,20 @@ class JobResult:
         by_id = {g.graph: g for g in self.graphs}
         cost = self.break_cost(gb)
         if cost is not None:
-            return ([by_id[i] for i in cost.graphs_before if i in by_id],
-                    [by_id[i] for i in cost.graphs_after if i in by_id])
+            return (
+                [by_id[i] for i in cost.graphs_before if i in by_id],
+                [by_id[i] for i in cost.graphs_after if i in by_id],
+            )
         if gb.frame_skipped:
             return [], []
         before = [g for g in self.graphs if g.graph == gb.compile_id]
-        after = [g for g in self.graphs if g.file == gb.file and g.function.startswith("torch_dynamo_resume_in_")
-                 and g.function.endswith(f"_at_{gb.line}")]
+        after = [
+            g
+            for g in self.graphs
+            if g.file == gb.file
+            and g.function.startswith("torch_dynamo_resume_in_")
+            and g.function.endswith(f"_at_{gb.line}")
+        ]
         return before, after
 
     def graph_time(self, graph: str) -> oprec.GraphTime | None:
@@ -314,12 +335,14 @@ class JobResult:
     def _op_profile_columns(self) -> dict[str, Any]:
         p = self.op_profile
         e, c = (p.eager, p.compiled) if p else (None, None)
-        return {"eager_operators_per_call": e and e.operators_per_call,
-                "compiled_operators_per_call": c and c.operators_per_call,
-                "compiled_kernels_per_call": c and c.kernels_per_call,
-                "outside_graphs_ms": c and c.outside_graphs_ms,
-                "guard_checks_ms": c and c.guard_checks_ms,
-                "time_verdict": self.time_verdict() if p else None}
+        return {
+            "eager_operators_per_call": e and e.operators_per_call,
+            "compiled_operators_per_call": c and c.operators_per_call,
+            "compiled_kernels_per_call": c and c.kernels_per_call,
+            "outside_graphs_ms": c and c.outside_graphs_ms,
+            "guard_checks_ms": c and c.guard_checks_ms,
+            "time_verdict": self.time_verdict() if p else None,
+        }
 
     def accuracy_verdict(self) -> rec.AccuracyResult | None:
         """The accuracy check's result; for a job that ended without one, "not checked" with
@@ -336,9 +359,13 @@ class JobResult:
 
     def _accuracy_columns(self) -> dict[str, Any]:
         a = self.accuracy_verdict()
-        return {"accuracy": a and a.status, "accuracy_reason": a and a.reason,
-                "max_abs_error": a and a.max_abs_error, "max_rel_error": a and a.max_rel_error,
-                "cosine": a and a.cosine}
+        return {
+            "accuracy": a and a.status,
+            "accuracy_reason": a and a.reason,
+            "max_abs_error": a and a.max_abs_error,
+            "max_rel_error": a and a.max_rel_error,
+            "cosine": a and a.cosine,
+        }
 
     def _speedup(self, eager, compiled, ci: bool):
         """The speedup over the job's processes (core.analysis.stats.speedup_over_processes; one process:
@@ -386,8 +413,10 @@ class JobResult:
 
 
 # A skip torch counted without logging why (see core.capture.live).
-UNLOGGED_CUDAGRAPH_SKIP = ("counted by torch without a logged reason (it counts so for graphs with no GPU device, "
-                           "and replays a cached compile's counts)")
+UNLOGGED_CUDAGRAPH_SKIP = (
+    "counted by torch without a logged reason (it counts so for graphs with no GPU device, "
+    "and replays a cached compile's counts)"
+)
 
 STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
 

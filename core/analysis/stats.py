@@ -2,6 +2,7 @@
 
 numpy does the arithmetic; nothing here knows about torch.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -82,8 +83,23 @@ def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Spee
     return Speedup(point, float(low), float(high))
 
 
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 50: 2.009}
+T_975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    12: 2.179,
+    15: 2.131,
+    20: 2.086,
+    30: 2.042,
+    50: 2.009,
+}
 """Student's t, two-sided 95%, by degrees of freedom (the table's next lower entry is used)."""
 
 
@@ -91,8 +107,9 @@ def t_975(dof: int) -> float:
     return T_975[max(k for k in T_975 if k <= max(1, dof))]
 
 
-def speedup_over_processes(eager_by_process: dict, compiled_by_process: dict, resamples: int = 2000,
-                           seed: int = 0) -> Speedup | None:
+def speedup_over_processes(
+    eager_by_process: dict, compiled_by_process: dict, resamples: int = 2000, seed: int = 0
+) -> Speedup | None:
     """The speedup of a config timed in several fresh processes (one process is one draw: its
     memory layout and placement can shift its speed for its whole life).
 
@@ -101,8 +118,11 @@ def speedup_over_processes(eager_by_process: dict, compiled_by_process: dict, re
     itself, as `speedup` does for one), the noise of the calls, and (b) Student's t interval of
     the processes' log speedups, the spread between processes (with 3 processes t = 4.3, so
     processes that disagree widen it a lot, as they should). One process: `speedup` itself."""
-    pairs = [(np.asarray(eager_by_process[p], float), np.asarray(compiled_by_process[p], float))
-             for p in sorted(eager_by_process) if p in compiled_by_process]
+    pairs = [
+        (np.asarray(eager_by_process[p], float), np.asarray(compiled_by_process[p], float))
+        for p in sorted(eager_by_process)
+        if p in compiled_by_process
+    ]
     pairs = [(e, c) for e, c in pairs if e.size and c.size]
     if not pairs:
         return None
@@ -113,8 +133,16 @@ def speedup_over_processes(eager_by_process: dict, compiled_by_process: dict, re
     if resamples <= 0:
         return Speedup(point, float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    boot = np.mean([np.log(bootstrap_medians(e, float(np.median(e)), resamples, rng)
-                           / bootstrap_medians(c, float(np.median(c)), resamples, rng)) for e, c in pairs], axis=0)
+    boot = np.mean(
+        [
+            np.log(
+                bootstrap_medians(e, float(np.median(e)), resamples, rng)
+                / bootstrap_medians(c, float(np.median(c)), resamples, rng)
+            )
+            for e, c in pairs
+        ],
+        axis=0,
+    )
     low, high = np.exp(np.percentile(boot, [2.5, 97.5]))
     half = t_975(len(pairs) - 1) * float(logs.std(ddof=1)) / np.sqrt(len(pairs))
     return Speedup(point, float(min(low, np.exp(logs.mean() - half))), float(max(high, np.exp(logs.mean() + half))))
@@ -159,8 +187,9 @@ def median_or_none(values) -> float | None:
     return float(np.median(values)) if len(values) else None
 
 
-def break_even_iterations(compile_time_s: float | None, eager_median_ms: float | None,
-                          compiled_median_ms: float | None) -> float | None:
+def break_even_iterations(
+    compile_time_s: float | None, eager_median_ms: float | None, compiled_median_ms: float | None
+) -> float | None:
     """Calls after which compiling has paid for itself; None means never (no saving)."""
     if compile_time_s is None or eager_median_ms is None or compiled_median_ms is None:
         return None
@@ -185,8 +214,9 @@ class Histograms:
     outside: int
 
 
-def histograms(series: dict, max_bins: int = HISTOGRAM_MAX_BINS,
-               percentiles: tuple[float, float] = HISTOGRAM_PERCENTILES) -> Histograms | None:
+def histograms(
+    series: dict, max_bins: int = HISTOGRAM_MAX_BINS, percentiles: tuple[float, float] = HISTOGRAM_PERCENTILES
+) -> Histograms | None:
     """Histograms of `series` (key → latencies) on shared bins, or None when all are empty:
     about √n bins, at least 10 and at most `max_bins`."""
     series = {k: np.asarray(v, dtype=float) for k, v in series.items()}

@@ -17,6 +17,7 @@ happened). In the simple case that is the first graph's own frame (its resume fu
 runs inside it); when the first graph sits in a function the frame called (a frame that
 broke at that call), the gap after the function returns belongs to the caller's break.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,8 +35,12 @@ REGION_PREFIX = "Torch-Compiled Region: "
 GUARD_CHECK = "TorchDynamo Cache Lookup"
 GRAPH_MARK = "## Compiled graph "  # set by core.measure.op_profile around each compiled graph's call
 INDUCTOR_GRAPH_CALL = "## Call CompiledFxGraph"
-RUNTIME_WRAPPERS = ("AOTDispatcher Runtime Wrapper Prologue", "Pregraph bytecode", "CompiledFunction",
-                    "CompiledFunctionBackward")
+RUNTIME_WRAPPERS = (
+    "AOTDispatcher Runtime Wrapper Prologue",
+    "Pregraph bytecode",
+    "CompiledFunction",
+    "CompiledFunctionBackward",
+)
 _KERNEL = re.compile(r"^(graph_\d+_)?(cpp_|triton_)")
 STEP_PREFIX = "ProfilerStep"  # "ProfilerStep*" in events(), "ProfilerStep#3" in traces
 
@@ -74,7 +79,7 @@ def classify(name: str, kernels: frozenset[str] | set[str] = frozenset()) -> str
 
 
 def region_id(name: str) -> str:
-    return name[len(REGION_PREFIX):].strip() if name.startswith(REGION_PREFIX) else ""
+    return name[len(REGION_PREFIX) :].strip() if name.startswith(REGION_PREFIX) else ""
 
 
 @dataclass
@@ -104,8 +109,9 @@ class _Side:
         self._walk(step, (), False, False, spans, root=True)
         self.spans.append(spans)
 
-    def _walk(self, node: Node, regions: tuple, in_graph: bool, in_op: bool, spans: list, root: bool = False,
-              chosen: str = "") -> None:
+    def _walk(
+        self, node: Node, regions: tuple, in_graph: bool, in_op: bool, spans: list, root: bool = False, chosen: str = ""
+    ) -> None:
         cat = "other" if root else classify(node.name, self.kernels)
         if cat == "compiled_region":
             regions = regions + ((region_id(node.name), node.start),)
@@ -156,17 +162,24 @@ class _Side:
         n = max(1, self.calls)
         ms = {c: self.time.get(c, 0.0) / n / 1000 for c in TIME_CATEGORIES}
         in_graphs = sum(s.end - s.start for call in self.spans for s in call) / n / 1000
-        rows = [OpStat(name, cat, graph, calls / n, own / n / 1000, total / n / 1000,
-                       (dev / n / 1000) if cuda else None)
-                for (name, cat, graph), (calls, own, total, dev) in self.ops.items()]
+        rows = [
+            OpStat(name, cat, graph, calls / n, own / n / 1000, total / n / 1000, (dev / n / 1000) if cuda else None)
+            for (name, cat, graph), (calls, own, total, dev) in self.ops.items()
+        ]
         rows.sort(key=lambda o: o.self_ms_per_call, reverse=True)
         return SideOpProfile(
-            side=self.side, calls=self.calls, ms_per_call=self.wall / n / 1000,
+            side=self.side,
+            calls=self.calls,
+            ms_per_call=self.wall / n / 1000,
             **{f"{c}_ms": ms[c] for c in TIME_CATEGORIES},
-            in_graphs_ms=in_graphs, outside_graphs_ms=max(0.0, self.wall / n / 1000 - in_graphs),
-            operators_per_call=self.counts["operators"] / n, kernels_per_call=self.counts["kernels"] / n,
-            graphs_per_call=self.counts["graphs"] / n, device_ms_per_call=(self.device / n / 1000) if cuda else None,
-            ops=tuple(rows[:max_ops]))
+            in_graphs_ms=in_graphs,
+            outside_graphs_ms=max(0.0, self.wall / n / 1000 - in_graphs),
+            operators_per_call=self.counts["operators"] / n,
+            kernels_per_call=self.counts["kernels"] / n,
+            graphs_per_call=self.counts["graphs"] / n,
+            device_ms_per_call=(self.device / n / 1000) if cuda else None,
+            ops=tuple(rows[:max_ops]),
+        )
 
 
 OUTLIER_FACTOR = 2.0
@@ -184,8 +197,14 @@ def steady_calls(steps: list[Node]) -> tuple[list[Node], int]:
     return kept, len(steps) - len(kept)
 
 
-def analyse(side: str, steps: list[Node], kernels: frozenset = frozenset(), cuda: bool = False,
-            max_ops: int = 5000, outlier_calls: int = 0) -> tuple[SideOpProfile, list[list[GraphSpan]]]:
+def analyse(
+    side: str,
+    steps: list[Node],
+    kernels: frozenset = frozenset(),
+    cuda: bool = False,
+    max_ops: int = 5000,
+    outlier_calls: int = 0,
+) -> tuple[SideOpProfile, list[list[GraphSpan]]]:
     """One side's profile from its calls (one Node per call, e.g. a ProfilerStep; see
     steady_calls), and the compiled graphs each call ran, in order."""
     acc = _Side(side, frozenset(kernels))
@@ -203,8 +222,9 @@ class BreakAttribution:
     graph_times: tuple[GraphTime, ...]
 
 
-def attribute_breaks(steps: list[Node], spans: list[list[GraphSpan]],
-                     break_at: dict[str, tuple[str, str, int]]) -> BreakAttribution:
+def attribute_breaks(
+    steps: list[Node], spans: list[list[GraphSpan]], break_at: dict[str, tuple[str, str, int]]
+) -> BreakAttribution:
     """Price each break: in every call, the gap between consecutive graphs goes to the
     break logged in the innermost region holding both (`break_at`: compile id → the
     break's (reason, file, line)); a gap with no such break is unattributed. The time before the
@@ -235,15 +255,23 @@ def attribute_breaks(steps: list[Node], spans: list[list[GraphSpan]],
             passes[key] += 1
             before[key][a.graph] = None
             after[key][b.graph] = None
-    costs = tuple(sorted((BreakCost(k[0], k[1], k[2], cost[k] / n / 1000, passes[k] / n,
-                                    tuple(before[k]), tuple(after[k])) for k in cost),
-                         key=lambda b: b.cost_ms_per_call, reverse=True))
+    costs = tuple(
+        sorted(
+            (
+                BreakCost(k[0], k[1], k[2], cost[k] / n / 1000, passes[k] / n, tuple(before[k]), tuple(after[k]))
+                for k in cost
+            ),
+            key=lambda b: b.cost_ms_per_call,
+            reverse=True,
+        )
+    )
     times = tuple(GraphTime(g, us / n / 1000, graph_calls[g] / n) for g, us in graph_us.items())
     return BreakAttribution(costs, unattributed / n / 1000, entry_exit / n / 1000, times)
 
 
-def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | None = None,
-                 graph_breaks=(), tied: bool = False) -> str:
+def time_verdict(
+    profile, eager_ms: float | None = None, compiled_ms: float | None = None, graph_breaks=(), tied: bool = False
+) -> str:
     """One sentence on why compiled is faster or slower, from an OpProfile; `eager_ms` and
     `compiled_ms` are the timed medians when known (the profile's own figures otherwise),
     `graph_breaks` the job's GraphBreak rows (to name a break by the user's line), `tied`
@@ -254,15 +282,19 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
     if eager_ms is None or compiled_ms is None:
         eager_ms, compiled_ms = (e.ms_per_call if e else None), c.ms_per_call
     if c.graphs_per_call == 0:
-        return ("Nothing ran in a compiled graph: every profiled call ran eagerly, so compiling cannot help "
-                "(see the coverage and the graph breaks).")
+        return (
+            "Nothing ran in a compiled graph: every profiled call ran eagerly, so compiling cannot help "
+            "(see the coverage and the graph breaks)."
+        )
     total = c.ms_per_call
     if eager_ms and compiled_ms and tied:
         head = f"Compiled and eager are within the noise ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
     elif eager_ms and compiled_ms and compiled_ms > eager_ms:
         head = f"Compiled is slower ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
     elif eager_ms and compiled_ms:
-        head = f"Compiled is {eager_ms / compiled_ms:.2f}× faster ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
+        head = (
+            f"Compiled is {eager_ms / compiled_ms:.2f}× faster ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
+        )
     else:
         head = "Compiled"
     between = profile.between_graphs_ms
@@ -277,12 +309,16 @@ def time_verdict(profile, eager_ms: float | None = None, compiled_ms: float | No
     elif c.guard_checks_ms >= 0.2 * total:
         why = f"guard checks cost {fmt_ms(c.guard_checks_ms)} a call ({c.guard_checks_ms / total:.0%} of its time)"
     elif overhead >= 0.3 * total:
-        why = (f"{fmt_ms(overhead)} of {fmt_ms(total)} per call is the compiled code's own overhead "
-               f"(guard checks {fmt_ms(c.guard_checks_ms)}, runtime wrappers {fmt_ms(c.runtime_wrappers_ms)})")
+        why = (
+            f"{fmt_ms(overhead)} of {fmt_ms(total)} per call is the compiled code's own overhead "
+            f"(guard checks {fmt_ms(c.guard_checks_ms)}, runtime wrappers {fmt_ms(c.runtime_wrappers_ms)})"
+        )
     else:
         launched = f"{count(c.kernels_per_call, 'kernel')} and {count(c.operators_per_call, 'operator')}"
         eager_ops = f", against {count(e.operators_per_call, 'operator')} eager" if e else ""
-        why = f"{fmt_ms(c.in_graphs_ms)} of {fmt_ms(total)} per call runs inside compiled graphs ({launched}{eager_ops})"
+        why = (
+            f"{fmt_ms(c.in_graphs_ms)} of {fmt_ms(total)} per call runs inside compiled graphs ({launched}{eager_ops})"
+        )
         if worst and between >= 0.05 * total:
             why += f"; the graph breaks cost {fmt_ms(between)}{fix}"
     return f"{head}: {why}.{disturbed_profile(total, compiled_ms)}"
@@ -296,9 +332,11 @@ def disturbed_profile(profiled_ms: float, timed_ms: float | None) -> str:
     more): the machine was busy while they ran, so the shares above may be off."""
     if not timed_ms or profiled_ms < DISTURBED_RATIO * timed_ms or profiled_ms - timed_ms < DISTURBED_MIN_MS:
         return ""
-    return (f" Caution: the profiled calls took {fmt_ms(profiled_ms)} against {fmt_ms(timed_ms)} timed "
-            f"({profiled_ms / timed_ms:.0f}x): something else used the machine while they ran, so these shares "
-            "may not hold for the timed calls; run again on a quieter machine.")
+    return (
+        f" Caution: the profiled calls took {fmt_ms(profiled_ms)} against {fmt_ms(timed_ms)} timed "
+        f"({profiled_ms / timed_ms:.0f}x): something else used the machine while they ran, so these shares "
+        "may not hold for the timed calls; run again on a quieter machine."
+    )
 
 
 def _where(cost: BreakCost, graph_breaks) -> str:

@@ -5,12 +5,13 @@ recompiles and, when it was hit, the recompile limit and what torch did then.
 
 No Qt; any thread.
 """
+
 from __future__ import annotations
 
 import re
 
-from core.vocab.records import VariantOutcome
 from core.analysis.stats import median_or_none
+from core.vocab.records import VariantOutcome
 
 _SHAPE = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
@@ -97,20 +98,27 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
     summary = summary if summary is not None else result.summary(ci=False)
     total = summary.get("compile_time_s") or 0.0
     recompiles = recompile_count(variants)
-    parts = [f"{len(variants)} variant{'s' if len(variants) != 1 else ''}, compile time {total:.2f} s in all",
-             f"{recompiles} recompile{'s' if recompiles != 1 else ''}"]
+    parts = [
+        f"{len(variants)} variant{'s' if len(variants) != 1 else ''}, compile time {total:.2f} s in all",
+        f"{recompiles} recompile{'s' if recompiles != 1 else ''}",
+    ]
     if recompiles == 0 and any(v.compiles for v in variants):
         parts[-1] += " (one compile served every shape)"
     hit = next((v for v in variants if v.recompile_limit_hit), None)
     if hit is not None:
         limit = recompile_limit(result.config, dynamo_defaults)
         eager_after = [v.index for v in variants if v.ran_eagerly]
-        span = (f" (variant{'s' if len(eager_after) > 1 else ''} "
-                f"{eager_after[0]}{'–' + str(eager_after[-1]) if len(eager_after) > 1 else ''})"
-                if eager_after else "")
-        parts.append(f"recompile limit{f' ({limit})' if limit is not None else ''} hit at variant {hit.index} "
-                     f"({', '.join(hit.input_shapes)}): torch stopped compiling new shapes of this frame and ran "
-                     f"them eagerly{span}")
+        span = (
+            f" (variant{'s' if len(eager_after) > 1 else ''} "
+            f"{eager_after[0]}{'–' + str(eager_after[-1]) if len(eager_after) > 1 else ''})"
+            if eager_after
+            else ""
+        )
+        parts.append(
+            f"recompile limit{f' ({limit})' if limit is not None else ''} hit at variant {hit.index} "
+            f"({', '.join(hit.input_shapes)}): torch stopped compiling new shapes of this frame and ran "
+            f"them eagerly{span}"
+        )
     if not result.ended:
         parts.append("running…")
     elif result.status != "completed":
@@ -143,11 +151,19 @@ def throughput_rows(variants) -> list[dict]:
         if v.batch_size is None:
             continue
         eager, compiled = items_per_s(v.batch_size, v.eager_ms), items_per_s(v.batch_size, v.compiled_ms)
-        rows.append({"batch_size": v.batch_size, "eager_median_ms": median_or_none(v.eager_ms),
-                     "compiled_median_ms": median_or_none(v.compiled_ms), "eager_items_per_s": eager,
-                     "compiled_items_per_s": compiled,
-                     "speedup": compiled / eager if eager and compiled else None,
-                     "peak_mb": v.peak_mb, "outcome": variant_outcome(v), "error": v.error})
+        rows.append(
+            {
+                "batch_size": v.batch_size,
+                "eager_median_ms": median_or_none(v.eager_ms),
+                "compiled_median_ms": median_or_none(v.compiled_ms),
+                "eager_items_per_s": eager,
+                "compiled_items_per_s": compiled,
+                "speedup": compiled / eager if eager and compiled else None,
+                "peak_mb": v.peak_mb,
+                "outcome": variant_outcome(v),
+                "error": v.error,
+            }
+        )
     return rows
 
 

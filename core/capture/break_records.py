@@ -1,6 +1,7 @@
 """Reading torch's graph-break, frame-skip and recompile log records into GraphBreak and
 Recompile: from the objects torch formatted the message from where they are found (see
 core.capture.live), from the message text otherwise."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +13,6 @@ import sys
 
 from core.vocab.records import GraphBreak, Recompile
 from core.vocab.source_paths import CORE_DIR, is_under, is_user_code, source_context, source_line, torch_dir
-
 
 _GB_URL = re.compile(r"(https://\S+/gb/(gb\d{4})\.html)", re.I)
 # Text fallback only. "(.+?)" with DOTALL: a path may hold a newline or a colon.
@@ -63,9 +63,6 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
-
-
-
 def parse_break_message(text: str) -> dict:
     """Reason, GB code, documentation link, explanation and hints of one graph-break message:
     the text of torch's Unsupported exception (first line: its gb_type), or a whole
@@ -76,7 +73,7 @@ def parse_break_message(text: str) -> dict:
     lines = text.splitlines()
     if any(s.startswith("Graph Break Reason:") for s in lines):
         idx = next(i for i, s in enumerate(lines) if s.startswith("Graph Break Reason:"))
-        lines = [lines[idx].split(":", 1)[1].strip()] + lines[idx + 1:]
+        lines = [lines[idx].split(":", 1)[1].strip()] + lines[idx + 1 :]
     reason_lines: list[str] = []
     explanation: list[str] = []
     hints: list[str] = []
@@ -91,8 +88,14 @@ def parse_break_message(text: str) -> dict:
             section = "hint"
             hints.append(s.split(":", 1)[1].strip())
             continue
-        if s.startswith(("Developer debug context:", "For more details", "User code traceback:",
-                         "Stack variable source attribution:")):
+        if s.startswith(
+            (
+                "Developer debug context:",
+                "For more details",
+                "User code traceback:",
+                "Stack variable source attribution:",
+            )
+        ):
             section = ""
             continue
         if section == "reason" and s:
@@ -110,8 +113,13 @@ def parse_break_message(text: str) -> dict:
         reason = _registry_type(code)
     if reason and not code:
         code = registry_code(reason)
-    return {"reason": reason, "gb_code": code, "doc_url": url,
-            "explanation": _dedent("\n".join(explanation)), "hints": tuple(hints)}
+    return {
+        "reason": reason,
+        "gb_code": code,
+        "doc_url": url,
+        "explanation": _dedent("\n".join(explanation)),
+        "hints": tuple(hints),
+    }
 
 
 def parse_graph_break(text: str) -> GraphBreak | None:
@@ -137,9 +145,19 @@ def parse_graph_break(text: str) -> GraphBreak | None:
 
 def make_break(info: dict, file: str, line: int, **extra) -> GraphBreak:
     start, context = source_context(file, line)
-    return GraphBreak(reason=info["reason"], gb_code=info["gb_code"], doc_url=info["doc_url"],
-                      explanation=info["explanation"], hints=info["hints"], file=file or "", line=line or 0,
-                      source=source_line(file, line), context_start=start, context=context, **extra)
+    return GraphBreak(
+        reason=info["reason"],
+        gb_code=info["gb_code"],
+        doc_url=info["doc_url"],
+        explanation=info["explanation"],
+        hints=info["hints"],
+        file=file or "",
+        line=line or 0,
+        source=source_line(file, line),
+        context_start=start,
+        context=context,
+        **extra,
+    )
 
 
 def parse_recompile(text: str, compile_id: str = "") -> Recompile | None:
@@ -148,9 +166,6 @@ def parse_recompile(text: str, compile_id: str = "") -> Recompile | None:
         return None
     reasons = tuple(s.strip()[2:].strip() for s in text.splitlines() if s.strip().startswith("- "))
     return Recompile(function=m.group(1), location=m.group(2), reasons=reasons, compile_id=compile_id)
-
-
-
 
 
 Frame = tuple  # (filename, lineno, name)
@@ -171,7 +186,7 @@ def _model_frames(frames: list[Frame]) -> list[Frame]:
     """The frames below the job's own call into the model: frames up to and including the
     last one in this project's core/ are the caller's (the job, a test, the command line)."""
     last_core = max((i for i, f in enumerate(frames) if is_under(f[0], CORE_DIR)), default=-1)
-    return frames[last_core + 1:]
+    return frames[last_core + 1 :]
 
 
 def user_frame(frames: list[Frame]) -> tuple[str, int]:
@@ -197,9 +212,6 @@ def metric_stack(metric) -> list[Frame]:
         if m:
             frames.append((m.group(3), int(m.group(1)), m.group(2)))
     return frames
-
-
-
 
 
 @dataclasses.dataclass
@@ -287,8 +299,9 @@ def read_break_record(record: logging.LogRecord) -> _BreakRecord:
     exc = record.exc_info[1] if record.exc_info else None
     real_stack = _frames_of(getattr(exc, "real_stack", None))
     if exc is not None and real_stack:  # dynamo skipping a frame it cannot resume (convert_frame)
-        return _BreakRecord(_exception_text(exc), real_stack[-1][0], real_stack[-1][1],
-                            _full_stack(exc) or real_stack, True)
+        return _BreakRecord(
+            _exception_text(exc), real_stack[-1][0], real_stack[-1][1], _full_stack(exc) or real_stack, True
+        )
     gb = parse_graph_break(text)
     frames = [(f, int(n), name) for f, n, name in _TB_FILE.findall(text)]
     return _BreakRecord(text, gb.file if gb else "", gb.line if gb else 0, frames, False)
@@ -301,8 +314,12 @@ def read_recompile_record(record: logging.LogRecord, compile_id: str) -> Recompi
         code = getattr(code, "f_code", None)
         if code is not None and reasons is not None:
             flat = tuple(r.strip() for reason in reasons for r in str(reason).splitlines() if r.strip())
-            return Recompile(function=code.co_name, location=f"{code.co_filename}:{code.co_firstlineno}",
-                             reasons=flat, compile_id=compile_id)
+            return Recompile(
+                function=code.co_name,
+                location=f"{code.co_filename}:{code.co_firstlineno}",
+                reasons=flat,
+                compile_id=compile_id,
+            )
     return parse_recompile(record.getMessage(), compile_id)
 
 

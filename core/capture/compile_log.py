@@ -11,13 +11,13 @@ recompiles artifacts are always on: the job's capture reads them (core.capture.l
 view with search and a level filter (core.report.tlparse makes tlparse's HTML from a job's
 structured trace, which core.capture.graphs writes).
 """
+
 from __future__ import annotations
 
 import logging
 import os
 import re
 from dataclasses import dataclass
-
 
 ALWAYS_ON = ("graph_breaks", "recompiles")  # the capture needs them, whatever the user asks
 LEVELS = {"V": "debug", "I": "info", "W": "warning", "E": "error", "C": "critical"}
@@ -45,8 +45,9 @@ def parse_settings(settings: str) -> dict[str, int | bool]:
             name = "torch"
         if log_registry.is_artifact(name):
             if raw[0] in "+-":
-                raise CompileLogError(f"--compile-log: {name!r} is an artifact (on or off); write it without "
-                                      f"'{raw[0]}'.")
+                raise CompileLogError(
+                    f"--compile-log: {name!r} is an artifact (on or off); write it without '{raw[0]}'."
+                )
             out[name] = True
         elif log_registry.is_log(name) or name == "torch" or _is_module(name):
             out[name] = level
@@ -54,7 +55,8 @@ def parse_settings(settings: str) -> dict[str, int | bool]:
             names = sorted(set(log_registry.log_alias_to_log_qnames) | set(log_registry.visible_artifacts))
             raise CompileLogError(
                 f"--compile-log: {name!r} is neither a torch log nor a log artifact. Use torch's TORCH_LOGS "
-                f"names, comma separated, '+' for debug level (e.g. {EXAMPLE}). Valid names: {', '.join(names)}.")
+                f"names, comma separated, '+' for debug level (e.g. {EXAMPLE}). Valid names: {', '.join(names)}."
+            )
     return out
 
 
@@ -114,8 +116,10 @@ class LogEntry:
     text: str
 
 
-_LINE = re.compile(r"^(?:\[rank\d+\]:)?([VIWEC])(\d{4} \d\d:\d\d:\d\d\.\d+) (\d+) (\S+?:\d+)\]"
-                   r"(?: \[([^\]\s]+)\])?(?: \[__(\w+)\])? ?(.*)$")
+_LINE = re.compile(
+    r"^(?:\[rank\d+\]:)?([VIWEC])(\d{4} \d\d:\d\d:\d\d\.\d+) (\d+) (\S+?:\d+)\]"
+    r"(?: \[([^\]\s]+)\])?(?: \[__(\w+)\])? ?(.*)$"
+)
 
 
 MAX_LOG_BYTES = 64 * 2**20  # what a log view reads of a compile log (the rest is named, not read)
@@ -152,9 +156,18 @@ def read_log(path: str, max_entries: int = 200_000, max_bytes: int = MAX_LOG_BYT
             if read > max_bytes:
                 close()
                 key = None
-                entries.append(LogEntry("warning", "", "", "", "", f"[the log goes on: {size / 2**20:,.0f} MB in all, "
-                                        f"only the first {max_bytes / 2**20:,.0f} MB are shown; the whole file is "
-                                        f"{path}]"))
+                entries.append(
+                    LogEntry(
+                        "warning",
+                        "",
+                        "",
+                        "",
+                        "",
+                        f"[the log goes on: {size / 2**20:,.0f} MB in all, "
+                        f"only the first {max_bytes / 2**20:,.0f} MB are shown; the whole file is "
+                        f"{path}]",
+                    )
+                )
                 return entries
             if not raw.endswith("\n") and len(raw) >= MAX_LINE_CHARS:
                 while True:  # the rest of a line too long to show
@@ -195,7 +208,9 @@ def filter_log(entries: list[LogEntry], min_level: str = "debug", text: str = ""
     (case-insensitive): the log view's level filter and search."""
     low = LEVEL_ORDER.index(min_level)
     needle = text.lower()
-    return [e for e in entries if LEVEL_ORDER.index(e.level) >= low and
-            (not needle or needle in e.text.lower() or needle in e.compile_id or needle in e.artifact.lower())]
-
-
+    return [
+        e
+        for e in entries
+        if LEVEL_ORDER.index(e.level) >= low
+        and (not needle or needle in e.text.lower() or needle in e.compile_id or needle in e.artifact.lower())
+    ]

@@ -1,8 +1,8 @@
 """torch's compilation metrics turned into our figures: compile times and their breakdown, FX
 cache state, graphs, ops, guards, skipped frames, the recompile limit, and the coverage
 sentence (how much of the model really runs compiled)."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 from core.capture.break_records import RECOMPILE_LIMIT_TYPE, parse_break_message, registry_code
 from core.vocab.records import CompileResult
@@ -30,7 +30,8 @@ def is_recompile_limit(metric) -> bool:
         return True
     info = parse_break_message(metric.fail_reason or "")
     return info["reason"] == RECOMPILE_LIMIT_TYPE or (
-        bool(info["gb_code"]) and info["gb_code"] == registry_code(RECOMPILE_LIMIT_TYPE))
+        bool(info["gb_code"]) and info["gb_code"] == registry_code(RECOMPILE_LIMIT_TYPE)
+    )
 
 
 def skipped_frames(metrics: list) -> list:
@@ -38,8 +39,9 @@ def skipped_frames(metrics: list) -> list:
     return [m for m in metrics if m.fail_type]
 
 
-def summarize_compile(metrics: list, compile_time_s: float, backend: str, graph_breaks: int,
-                      partial: bool = False) -> CompileResult:
+def summarize_compile(
+    metrics: list, compile_time_s: float, backend: str, graph_breaks: int, partial: bool = False
+) -> CompileResult:
     from torch._dynamo.utils import counters
 
     def total_s(attr):
@@ -47,10 +49,12 @@ def summarize_compile(metrics: list, compile_time_s: float, backend: str, graph_
 
     compiled = [m for m in metrics if not m.fail_type and m.graph_op_count is not None]
     skipped = skipped_frames(metrics)
-    hits = sum((m.inductor_fx_local_cache_hit_count or 0) + (m.inductor_fx_remote_cache_hit_count or 0)
-               for m in metrics)
-    misses = sum((m.inductor_fx_local_cache_miss_count or 0) + (m.inductor_fx_remote_cache_miss_count or 0)
-                 for m in metrics)
+    hits = sum(
+        (m.inductor_fx_local_cache_hit_count or 0) + (m.inductor_fx_remote_cache_hit_count or 0) for m in metrics
+    )
+    misses = sum(
+        (m.inductor_fx_local_cache_miss_count or 0) + (m.inductor_fx_remote_cache_miss_count or 0) for m in metrics
+    )
     if backend != "inductor" or hits + misses == 0:
         cache = "n/a"
     else:
@@ -60,20 +64,28 @@ def summarize_compile(metrics: list, compile_time_s: float, backend: str, graph_
     coverage, full = describe_coverage(graph_count, op_count, graph_breaks, skipped)
     forward_s, backward_s = forward_backward_s(metrics)
     if partial:
-        coverage += (" (Partial figures: torch dropped compilation metrics before they were read, so "
-                     "compile times and op counts miss some compiles.)")
+        coverage += (
+            " (Partial figures: torch dropped compilation metrics before they were read, so "
+            "compile times and op counts miss some compiles.)"
+        )
     return CompileResult(
         compile_time_s=compile_time_s,
         dynamo_s=total_s("dynamo_cumulative_compile_time_us"),
         aot_autograd_s=total_s("aot_autograd_cumulative_compile_time_us"),
         inductor_s=total_s("inductor_cumulative_compile_time_us"),
         codegen_s=total_s("inductor_code_gen_cumulative_compile_time_us"),
-        cache_state=cache, fx_cache_hits=hits, fx_cache_misses=misses,
-        frames_compiled=len(compiled), frames_skipped=len(skipped),
-        graph_count=graph_count, op_count=op_count,
+        cache_state=cache,
+        fx_cache_hits=hits,
+        fx_cache_misses=misses,
+        frames_compiled=len(compiled),
+        frames_skipped=len(skipped),
+        graph_count=graph_count,
+        op_count=op_count,
         guard_count=sum(m.guard_count or 0 for m in compiled),
-        coverage=coverage, fully_compiled=full and not partial,
-        forward_compile_s=forward_s, backward_compile_s=backward_s,
+        coverage=coverage,
+        fully_compiled=full and not partial,
+        forward_compile_s=forward_s,
+        backward_compile_s=backward_s,
     )
 
 
@@ -86,8 +98,10 @@ def forward_backward_s(metrics: list) -> tuple[float | None, float | None]:
     if not backward:
         return None, None
     back_s = sum(((m.end_time_us or 0) - (m.start_time_us or 0)) for m in backward) / 1e6
-    fwd_s = sum((m.dynamo_cumulative_compile_time_us or 0) for m in metrics
-                if getattr(m, "is_forward", None) is not False) / 1e6
+    fwd_s = (
+        sum((m.dynamo_cumulative_compile_time_us or 0) for m in metrics if getattr(m, "is_forward", None) is not False)
+        / 1e6
+    )
     return fwd_s, back_s
 
 
@@ -96,10 +110,15 @@ def describe_coverage(graph_count: int, op_count: int, graph_breaks: int, skippe
     `graph_breaks` is the number of breaks one call passes (skipped frames not included)."""
     if graph_count == 0 or op_count == 0:
         if skipped:
-            why = parse_break_message(skipped[0].fail_reason or "")["reason"] or \
-                (skipped[0].fail_reason or "").split("\n", 1)[0]
-            return (f"Nothing was compiled: dynamo skipped the model's frame ({why}), so it runs eagerly "
-                    "and compiling changes nothing.", False)
+            why = (
+                parse_break_message(skipped[0].fail_reason or "")["reason"]
+                or (skipped[0].fail_reason or "").split("\n", 1)[0]
+            )
+            return (
+                f"Nothing was compiled: dynamo skipped the model's frame ({why}), so it runs eagerly "
+                "and compiling changes nothing.",
+                False,
+            )
         return ("Nothing was compiled: dynamo captured no operations, so the model runs eagerly.", False)
     if graph_breaks == 0 and not skipped and graph_count == 1:
         return (f"Fully compiled: one graph of {op_count} ops, no graph breaks.", True)

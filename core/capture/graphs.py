@@ -17,6 +17,7 @@ and payload, no text parsing of logs) while torch compiles:
 At each compile's end, the graph's files go to `graphs/<config>/` and a small
 `CompiledGraph` event is sent, so a job that later fails or is cancelled keeps them.
 """
+
 from __future__ import annotations
 
 import logging
@@ -27,8 +28,20 @@ from typing import Callable
 from core.vocab.artifacts import JobArtifacts, write_text
 from core.vocab.records import CompiledGraph
 
-_RESERVED = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "severity", "timestamp",
-             "pathname", "thread", "subgraph_name", "has_payload", "stack"}
+_RESERVED = {
+    "rank",
+    "compiled_autograd_id",
+    "frame_id",
+    "frame_compile_id",
+    "attempt",
+    "severity",
+    "timestamp",
+    "pathname",
+    "thread",
+    "subgraph_name",
+    "has_payload",
+    "stack",
+}
 _KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.(\w+)\(", re.M)
 _ARG = re.compile(r'(\w+): "([^"]*)"')
 
@@ -41,8 +54,7 @@ def kernel_names(output_code: str) -> tuple[str, ...]:
 
 def cpu_kernel_names(output_code: str) -> tuple[str, ...]:
     """The C++ kernels of an output module: the ones the profiler cannot see by itself."""
-    return tuple(dict.fromkeys(m.group(1) for m in _KERNEL_DEF.finditer(output_code)
-                               if m.group(2).startswith("cpp")))
+    return tuple(dict.fromkeys(m.group(1) for m in _KERNEL_DEF.finditer(output_code) if m.group(2).startswith("cpp")))
 
 
 def graph_inputs(code: str) -> tuple[str, ...]:
@@ -52,7 +64,7 @@ def graph_inputs(code: str) -> tuple[str, ...]:
     if start < 0:
         return ()
     end = code.find("):", start)
-    signature = code[start:end if end > 0 else None]
+    signature = code[start : end if end > 0 else None]
     out = []
     for name, annotation in _ARG.findall(signature):
         m = re.match(r"^(\w+\[[^\]]*\])(?:\[[^\]]*\])?(\w*)$", annotation)
@@ -134,13 +146,20 @@ class GraphCapture(logging.Handler):
                     rel = ""
             paths[kind] = rel
         graph = CompiledGraph(
-            graph=cid, function=str(metrics.get("co_name") or ""), file=str(metrics.get("co_filename") or ""),
-            line=int(metrics.get("co_firstlineno") or 0), ops=int(metrics.get("graph_op_count") or 0),
+            graph=cid,
+            function=str(metrics.get("co_name") or ""),
+            file=str(metrics.get("co_filename") or ""),
+            line=int(metrics.get("co_firstlineno") or 0),
+            ops=int(metrics.get("graph_op_count") or 0),
             guards=int(metrics.get("guard_count") or 0),
             compile_s=float(metrics.get("entire_frame_compile_time_s") or 0.0),
-            inputs=graph_inputs(code), kernels=kernel_names(output_code),
+            inputs=graph_inputs(code),
+            kernels=kernel_names(output_code),
             recompile_reason=str(metrics.get("recompile_reason") or ""),
-            code_file=paths["code.py"], guards_file=paths["guards.txt"], output_code_file=paths["output_code.py"])
+            code_file=paths["code.py"],
+            guards_file=paths["guards.txt"],
+            output_code_file=paths["output_code.py"],
+        )
         self.graphs.append(graph)
         self._on_graph(graph)
 
@@ -202,8 +221,8 @@ class JobRecording:
     without one, graphs are still reported (no files) and torch logs to stderr only."""
 
     def __init__(self, spec, on_graph: Callable[[CompiledGraph], None]):
-        from core.vocab.artifacts import make_dirs
         from core.capture.compile_log import CompileLog
+        from core.vocab.artifacts import make_dirs
 
         root = spec.artifacts_dir
         self.artifacts = JobArtifacts.for_label(spec.config.label)

@@ -28,6 +28,7 @@ every graph break, recompile and compiled call, with torch's limit raised (set_c
 metrics_limit), so past 64 compiles every figure is still counted; should torch drop records
 before they are read anyway, `Capture.partial` says so.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,8 +36,17 @@ import logging
 import re
 from typing import Callable
 
-from core.capture.break_records import (current_compile_id, current_trace, make_break, metric_stack, parse_break_message,
-                                read_break_record, read_recompile_record, stack_key, user_frame)
+from core.capture.break_records import (
+    current_compile_id,
+    current_trace,
+    make_break,
+    metric_stack,
+    parse_break_message,
+    read_break_record,
+    read_recompile_record,
+    stack_key,
+    user_frame,
+)
 from core.vocab.records import CudagraphSkip, GraphBreak, Recompile
 from core.vocab.source_paths import describe_function, is_user_code
 
@@ -44,7 +54,6 @@ METRICS_LIMIT = 100_000  # torch's deque between two reads; we read (and clear) 
 CUDAGRAPH_SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"  # torch/_inductor/cudagraph_utils.py
 STACK_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 SKIP_PREFIX = re.compile(r"(?:skipping|disabling) cudagraphs? (?:for backward )?due to\s+")
-
 
 
 class _Handler(logging.Handler):
@@ -79,8 +88,13 @@ class Capture:
     and a break's per_call is the most passes any one call made.
     """
 
-    def __init__(self, on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable[[Recompile], None],
-                 fullgraph: bool = False, on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None):
+    def __init__(
+        self,
+        on_graph_break: Callable[[GraphBreak], None],
+        on_recompile: Callable[[Recompile], None],
+        fullgraph: bool = False,
+        on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None,
+    ):
         self._on_break, self._on_recompile, self.fullgraph = on_graph_break, on_recompile, fullgraph
         self._on_cudagraph_skip = on_cudagraph_skip
         self.cudagraph_skips: list[CudagraphSkip] = []
@@ -165,8 +179,16 @@ class Capture:
             if calls[self._call] > self._credited.get(site, 0):
                 per_call = 1
                 self._credited[site] = self._credited.get(site, 0) + 1
-        gb = make_break(info, rec.file, rec.line, logged=1, per_call=per_call, compile_id=compile_id,
-                         user_file=user[0], user_line=user[1])
+        gb = make_break(
+            info,
+            rec.file,
+            rec.line,
+            logged=1,
+            per_call=per_call,
+            compile_id=compile_id,
+            user_file=user[0],
+            user_line=user[1],
+        )
         self._emitted.setdefault(compile_id, []).append((gb, path, is_pass, self._call))
         counts = self.ordinary.setdefault(gb.key, [0, 0])
         counts[0] += 1
@@ -211,11 +233,21 @@ class Capture:
         info = parse_break_message(m.fail_reason or "") if m.fail_reason else None
         if (info is None or not info["reason"]) and records:
             first = records[0][0]
-            info = {"reason": first.reason, "gb_code": first.gb_code, "doc_url": first.doc_url,
-                    "explanation": first.explanation, "hints": first.hints}
+            info = {
+                "reason": first.reason,
+                "gb_code": first.gb_code,
+                "doc_url": first.doc_url,
+                "explanation": first.explanation,
+                "hints": first.hints,
+            }
         if info is None or not info["reason"]:
-            info = {"reason": m.fail_type, "gb_code": "", "doc_url": "", "explanation": m.fail_reason or "",
-                    "hints": ()}
+            info = {
+                "reason": m.fail_type,
+                "gb_code": "",
+                "doc_url": "",
+                "explanation": m.fail_reason or "",
+                "hints": (),
+            }
         file, line = m.fail_user_frame_filename or "", m.fail_user_frame_lineno or 0
         if not file and records:
             file, line = records[-1][0].file, records[-1][0].line
@@ -252,9 +284,20 @@ class Capture:
         row = (info["reason"], file, line, eager)
         per_call = 0 if row in self._skipped_rows else 1
         self._skipped_rows.add(row)
-        self._on_break(make_break(info, file, line, logged=max(1, len(records)), per_call=per_call,
-                                   frame_skipped=True, compile_id=compile_id, eager_function=eager,
-                                   user_file=user[0], user_line=user[1]))
+        self._on_break(
+            make_break(
+                info,
+                file,
+                line,
+                logged=max(1, len(records)),
+                per_call=per_call,
+                frame_skipped=True,
+                compile_id=compile_id,
+                eager_function=eager,
+                user_file=user[0],
+                user_line=user[1],
+            )
+        )
 
     # ---- figures
     def sites(self) -> int:
@@ -267,8 +310,9 @@ class Capture:
 def _slim(m):
     """A compilation metric without its config dumps (~30 kB each): we keep every one."""
     try:
-        return dataclasses.replace(m, dynamo_config=None, inductor_config=None, compiler_config=None,
-                                   functorch_config=None)
+        return dataclasses.replace(
+            m, dynamo_config=None, inductor_config=None, compiler_config=None, functorch_config=None
+        )
     except (TypeError, ValueError):
         return m
 
@@ -281,16 +325,19 @@ def read_cudagraph_skip(message: str, compile_id: str = "") -> CudagraphSkip:
     # torch may wrap a reason that has its prefix already: "skipping cudagraphs due to skipping ..."
     prefixes = re.match(f"(?:{SKIP_PREFIX.pattern})+", reason)
     if prefixes:
-        reason = SKIP_PREFIX.findall(prefixes.group(0))[-1] + reason[prefixes.end():]
+        reason = SKIP_PREFIX.findall(prefixes.group(0))[-1] + reason[prefixes.end() :]
     frames = [(f, int(n)) for f, n in STACK_FRAME.findall(message)]
     user = [fr for fr in frames if is_user_code(fr[0])]
     file, line = (user or frames or [("", 0)])[-1]
     return CudagraphSkip(reason, file, line, compile_id)
 
 
-def install(on_graph_break: Callable[[GraphBreak], None], on_recompile: Callable[[Recompile], None],
-            fullgraph: bool = False,
-            on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None) -> Capture:
+def install(
+    on_graph_break: Callable[[GraphBreak], None],
+    on_recompile: Callable[[Recompile], None],
+    fullgraph: bool = False,
+    on_cudagraph_skip: Callable[[CudagraphSkip], None] | None = None,
+) -> Capture:
     """Turn on torch's graph_breaks and recompiles artifacts and route them to a new Capture;
     with `on_cudagraph_skip` (a CUDA-graph mode), route torch's CUDA-graph skips there too."""
     import torch._dynamo.convert_frame  # noqa: F401  (creates the artifact loggers)

@@ -1,38 +1,68 @@
 """The command lines of `profile`, `tune`, `zoo` and the desktop app, defined once
 (`build_parser(command)`), and their checks: every value is validated against the installed
 torch and the accepted ranges before any work starts (`build_specs`)."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import argparse
 import dataclasses
 import os
 
-from core.vocab.config import DEFAULT_COMPILE_LOG, DEVICE_CHOICES, DYNAMIC_CHOICES, JobSpec, ModelSpec, make_jobs, dynamo_config_defaults, expand_configs, inductor_config_defaults, parse_key_values, validate_config
-from core.vocab.limits import LIMITS, ConfigError, iteration_fields, check_limits
 from core.capture.compile_log import CompileLogError
 from core.capture.compile_log import parse_settings as parse_compile_log
 from core.measure.training import OPTIMIZERS, TASKS
-
+from core.vocab.config import (
+    DEFAULT_COMPILE_LOG,
+    DEVICE_CHOICES,
+    DYNAMIC_CHOICES,
+    JobSpec,
+    ModelSpec,
+    dynamo_config_defaults,
+    expand_configs,
+    inductor_config_defaults,
+    make_jobs,
+    parse_key_values,
+    validate_config,
+)
+from core.vocab.limits import LIMITS, ConfigError, check_limits, iteration_fields
 
 DESCRIPTIONS = {
     "profile": "Profile a model eager against torch.compile'd, for every combination of the given "
-               "backends, modes and dynamic settings, and write CSV/JSON reports.",
+    "backends, modes and dynamic settings, and write CSV/JSON reports.",
     "tune": "Find the best torch.compile settings for a model on this machine: run a candidate set suited "
-            "to the device, cheapest first, each as a normal profiling job, stop at the time budget, and "
-            "recommend one (with the code for it).",
+    "to the device, cheapest first, each as a normal profiling job, stop at the time budget, and "
+    "recommend one (with the code for it).",
     "app": "compile-profiler desktop app: profile torch.compile against eager for a model.",
     "zoo": "Profile many models under the same configs, on this machine or a Ray cluster: one report folder per "
-           "model and zoo.csv / zoo_summary.csv for all of them (see core/zoo.py).",
+    "model and zoo.csv / zoo_summary.csv for all of them (see core/zoo.py).",
 }
-SOURCE_HELP = ("a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or "
-               "hf:FOLDER (saved with save_pretrained; hf:SOURCE#HeadClass picks a head), or a path to a .py model "
-               "file, a .pt2 (torch.export) or a TorchScript file")
+SOURCE_HELP = (
+    "a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or "
+    "hf:FOLDER (saved with save_pretrained; hf:SOURCE#HeadClass picks a head), or a path to a .py model "
+    "file, a .pt2 (torch.export) or a TorchScript file"
+)
 COMPILE_OPTION_COMMANDS = ("profile", "zoo")  # the commands that take --backend/--mode/--dynamic/...
 # What the desktop app's command line takes (its form has these): the same definitions as profile.
-APP_OPTIONS = ("--backend", "--mode", "--dynamic", "--fullgraph", "--dynamo-config", "--sweep-shapes", "--device",
-               "--iters", "--processes", "--warmup", "--batch-size", "--image-size", "--task", "--optimizer", "--compile-optimizer",
-               "--seq-len", "--hf-config", "--sweep-batch")
+APP_OPTIONS = (
+    "--backend",
+    "--mode",
+    "--dynamic",
+    "--fullgraph",
+    "--dynamo-config",
+    "--sweep-shapes",
+    "--device",
+    "--iters",
+    "--processes",
+    "--warmup",
+    "--batch-size",
+    "--image-size",
+    "--task",
+    "--optimizer",
+    "--compile-optimizer",
+    "--seq-len",
+    "--hf-config",
+    "--sweep-batch",
+)
 
 
 def build_parser(command: str = "profile") -> argparse.ArgumentParser:
@@ -41,9 +71,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     --fullgraph/--inductor-option/--sweep-shapes, and a --budget; or of `zoo`, which takes
     many models and the compile options but no --sweep-shapes, and adds its own in core.zoo.results)."""
     if command == "app":  # the desktop app's command line: the options its form has, nothing preset
-        p = argparse.ArgumentParser(prog="main.py", description=DESCRIPTIONS[command],
-                                    epilog="Headless profiling: python3 main.py profile MODEL --out DIR. "
-                                           "Tests: python3 main.py test.")
+        p = argparse.ArgumentParser(
+            prog="main.py",
+            description=DESCRIPTIONS[command],
+            epilog="Headless profiling: python3 main.py profile MODEL --out DIR. Tests: python3 main.py test.",
+        )
     else:
         p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
     full = p
@@ -68,97 +100,198 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     if command in COMPILE_OPTION_COMMANDS + ("app",):
         add("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
         add("--mode", action="append", help="inductor mode (repeatable; default 'default')")
-        add("--dynamic", action="append", choices=DYNAMIC_CHOICES,
-                       help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)")
+        add(
+            "--dynamic",
+            action="append",
+            choices=DYNAMIC_CHOICES,
+            help="dynamic shapes: auto (torch decides), true or false (repeatable; default auto)",
+        )
         add("--fullgraph", action="store_true", help="fail instead of breaking the graph")
-    add("--dynamo-config", action="append", default=[], metavar="KEY=VALUE",
-                   help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)")
+    add(
+        "--dynamo-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)",
+    )
     if command in COMPILE_OPTION_COMMANDS + ("app",):
-        add("--inductor-option", action="append", default=[], metavar="KEY=VALUE",
-                       help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)")
+        add(
+            "--inductor-option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)",
+        )
     d = {key: lim.default for key, lim in LIMITS.items()}
     add("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
-    add("--iters", type=parse_iters, default=AUTO,
-                   help=f"timed calls per side: a number (at most {LIMITS['iters'].high:,.0f}), or auto (the default): "
-                        "blocks of calls until the speedup's 95%% interval is within --precision, or --max-time runs out")
-    add("--precision", type=float, default=d["precision"], metavar="PCT",
-        help=f"--iters auto: stop when the speedup is known within ±PCT %% (default {d['precision']:g})")
-    add("--max-time", type=float, default=d["max_time"], metavar="S",
+    add(
+        "--iters",
+        type=parse_iters,
+        default=AUTO,
+        help=f"timed calls per side: a number (at most {LIMITS['iters'].high:,.0f}), or auto (the default): "
+        "blocks of calls until the speedup's 95%% interval is within --precision, or --max-time runs out",
+    )
+    add(
+        "--precision",
+        type=float,
+        default=d["precision"],
+        metavar="PCT",
+        help=f"--iters auto: stop when the speedup is known within ±PCT %% (default {d['precision']:g})",
+    )
+    add(
+        "--max-time",
+        type=float,
+        default=d["max_time"],
+        metavar="S",
         help=f"--iters auto: at most S seconds of timed calls per config, over all its processes "
-             f"(default {d['max_time']:g})")
-    add("--processes", type=int, default=int(d["processes"]), metavar="N",
+        f"(default {d['max_time']:g})",
+    )
+    add(
+        "--processes",
+        type=int,
+        default=int(d["processes"]),
+        metavar="N",
         help=f"time each config in N fresh processes (default {d['processes']:g}): one process is one draw, its "
-             "memory layout and placement can shift its speed for its whole life; the speedup's interval "
-             "includes the spread between them (shape and batch sweeps run in one)")
-    add("--block", type=int, default=d["block"], metavar="N",
-                   help=f"alternate eager and compiled timed calls in blocks of N (default {d['block']}, shortened "
-                        "so the sides alternate at least 4 times; 1 = strict "
-                        "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
-                        "see docs/BENCHMARKS.md)")
-    add("--batch-size", type=int, default=d["batch_size"],
-                   help=f"batch size of torchvision inputs (default {d['batch_size']})")
-    add("--image-size", type=int, default=d["image_size"],
-                   help=f"image size of torchvision inputs (default {d['image_size']})")
+        "memory layout and placement can shift its speed for its whole life; the speedup's interval "
+        "includes the spread between them (shape and batch sweeps run in one)",
+    )
+    add(
+        "--block",
+        type=int,
+        default=d["block"],
+        metavar="N",
+        help=f"alternate eager and compiled timed calls in blocks of N (default {d['block']}, shortened "
+        "so the sides alternate at least 4 times; 1 = strict "
+        "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
+        "see docs/BENCHMARKS.md)",
+    )
+    add(
+        "--batch-size",
+        type=int,
+        default=d["batch_size"],
+        help=f"batch size of torchvision inputs (default {d['batch_size']})",
+    )
+    add(
+        "--image-size",
+        type=int,
+        default=d["image_size"],
+        help=f"image size of torchvision inputs (default {d['image_size']})",
+    )
     add("--weights", help="local state_dict for a torchvision or timm model (torch.load weights_only=True)")
-    add("--seq-len", type=int, default=d["seq_len"], metavar="N",
-                   help=f"tokens per sequence of hf: text models, frames of speech_to_text-style audio models "
-                        f"(default {d['seq_len']})")
-    add("--hf-class", default="", metavar="CLASS",
-                   help="the transformers class that builds an hf: model, e.g. AutoModelForCausalLM or "
-                        "BertForMaskedLM (default: AutoModel for a type, the saved class for a folder)")
-    add("--hf-config", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a field of an hf: model's config, typed like it, e.g. num_hidden_layers=2 "
-                        "(repeatable)")
+    add(
+        "--seq-len",
+        type=int,
+        default=d["seq_len"],
+        metavar="N",
+        help=f"tokens per sequence of hf: text models, frames of speech_to_text-style audio models "
+        f"(default {d['seq_len']})",
+    )
+    add(
+        "--hf-class",
+        default="",
+        metavar="CLASS",
+        help="the transformers class that builds an hf: model, e.g. AutoModelForCausalLM or "
+        "BertForMaskedLM (default: AutoModel for a type, the saved class for a folder)",
+    )
+    add(
+        "--hf-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field of an hf: model's config, typed like it, e.g. num_hidden_layers=2 (repeatable)",
+    )
     add("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
     add("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
-    add("--timeout", type=float, default=d["timeout"],
-                   help=f"seconds before a job is ended as hung (default {d['timeout']:g})")
+    add(
+        "--timeout",
+        type=float,
+        default=d["timeout"],
+        help=f"seconds before a job is ended as hung (default {d['timeout']:g})",
+    )
     if command in ("profile", "app"):
-        add("--sweep-shapes", action="store_true",
-                       help="run every input of the model file's get_input_variants() against one compiled model "
-                            "per config, recording recompiles and their reasons (writes variants.csv)")
+        add(
+            "--sweep-shapes",
+            action="store_true",
+            help="run every input of the model file's get_input_variants() against one compiled model "
+            "per config, recording recompiles and their reasons (writes variants.csv)",
+        )
     add("--no-inference-mode", action="store_true", help="run under no_grad instead of inference_mode")
     if command in ("profile", "app"):
-        add("--sweep-batch", metavar="B1,B2,...", type=parse_batch_sizes,
+        add(
+            "--sweep-batch",
+            metavar="B1,B2,...",
+            type=parse_batch_sizes,
             help="profile each config at each of these batch sizes against one compiled model (e.g. 1,8,32): "
-                 "items per second eager and compiled, latency per batch, peak memory, recompiles; a batch size "
-                 "that runs out of memory ends that size, not the run (variants.csv: one row per batch size)")
-    add("--task", choices=TASKS, default="inference",
+            "items per second eager and compiled, latency per batch, peak memory, recompiles; a batch size "
+            "that runs out of memory ends that size, not the run (variants.csv: one row per batch size)",
+        )
+    add(
+        "--task",
+        choices=TASKS,
+        default="inference",
         help="inference (default): one call is a forward; training: forward, loss (the model's own, else the mean "
-             "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
-             "for eager and compiled (see core/training.py)")
+        "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
+        "for eager and compiled (see core/training.py)",
+    )
     add("--optimizer", choices=OPTIMIZERS, default="sgd", help="training: the optimizer (default sgd)")
     if command in COMPILE_OPTION_COMMANDS + ("app",):
-        add("--compile-optimizer", action="store_true",
-            help="training: compile the optimizer step too (torch.compile(optimizer.step))")
-    add("--out", required=True, metavar="DIR", help="folder for summary.csv, latency.csv, "
-                   "graph_breaks.csv, resources.csv, recompiles.csv and report.json" if command != "zoo" else
-                   "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)")
-    add("--overwrite", action="store_true",
-                   help="replace a report already in --out (by default a folder holding a report is refused)")
+        add(
+            "--compile-optimizer",
+            action="store_true",
+            help="training: compile the optimizer step too (torch.compile(optimizer.step))",
+        )
+    add(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="folder for summary.csv, latency.csv, graph_breaks.csv, resources.csv, recompiles.csv and report.json"
+        if command != "zoo"
+        else "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)",
+    )
+    add(
+        "--overwrite",
+        action="store_true",
+        help="replace a report already in --out (by default a folder holding a report is refused)",
+    )
     add("--quiet", action="store_true", help="no progress bar")
-    add("--op-profile", type=int, default=d["op_profile"], metavar="N",
-                   help=f"after the timed benchmark, profile N eager and N compiled calls op by op with "
-                        f"torch.profiler: time by category, operators and kernels, the cost of each graph break "
-                        f"(ops.csv, time_breakdown.csv, traces/; default {d['op_profile']}, 0 = off)")
-    add("--compile-log", default=DEFAULT_COMPILE_LOG, metavar="LEVEL",
-                   help=f"torch's compile log kept per config as compile_log/<config>.log, in TORCH_LOGS syntax "
-                        f"(default {DEFAULT_COMPILE_LOG}; e.g. +dynamo,inductor,guards,output_code for everything "
-                        f"the compiler does). Replaces a TORCH_LOGS set in the environment")
-    add("--tlparse", action="store_true",
-                   help="run tlparse (pip package tlparse) on each config's structured trace (torch_trace/) "
-                        "into tlparse/<config>/index.html")
+    add(
+        "--op-profile",
+        type=int,
+        default=d["op_profile"],
+        metavar="N",
+        help=f"after the timed benchmark, profile N eager and N compiled calls op by op with "
+        f"torch.profiler: time by category, operators and kernels, the cost of each graph break "
+        f"(ops.csv, time_breakdown.csv, traces/; default {d['op_profile']}, 0 = off)",
+    )
+    add(
+        "--compile-log",
+        default=DEFAULT_COMPILE_LOG,
+        metavar="LEVEL",
+        help=f"torch's compile log kept per config as compile_log/<config>.log, in TORCH_LOGS syntax "
+        f"(default {DEFAULT_COMPILE_LOG}; e.g. +dynamo,inductor,guards,output_code for everything "
+        f"the compiler does). Replaces a TORCH_LOGS set in the environment",
+    )
+    add(
+        "--tlparse",
+        action="store_true",
+        help="run tlparse (pip package tlparse) on each config's structured trace (torch_trace/) "
+        "into tlparse/<config>/index.html",
+    )
     if command != "app":
         add_decision_arguments(p)
     if command == "tune":
         from core.decide.tune import DEFAULT_BUDGET_MIN
 
-        add("--budget", type=float, default=DEFAULT_BUDGET_MIN, metavar="MINUTES",
-                       help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
-                            "whose estimated time no longer fits is not started, one still running when the "
-                            "budget ends is cancelled; the report says which the budget cut")
-        p.set_defaults(backend=None, mode=None, dynamic=None, fullgraph=False, inductor_option=[],
-                       sweep_shapes=False)
+        add(
+            "--budget",
+            type=float,
+            default=DEFAULT_BUDGET_MIN,
+            metavar="MINUTES",
+            help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
+            "whose estimated time no longer fits is not started, one still running when the "
+            "budget ends is cancelled; the report says which the budget cut",
+        )
+        p.set_defaults(backend=None, mode=None, dynamic=None, fullgraph=False, inductor_option=[], sweep_shapes=False)
     return p
 
 
@@ -177,12 +310,11 @@ def parse_iters(text: str) -> int | str:
 
 def iteration_settings(args: argparse.Namespace) -> dict:
     """The JobSpec fields of --iters/--precision/--max-time/--processes, checked."""
-    return iteration_fields(None if args.iters == AUTO else args.iters, args.precision, args.max_time,
-                            args.processes)
+    return iteration_fields(None if args.iters == AUTO else args.iters, args.precision, args.max_time, args.processes)
 
 
 def parse_batch_sizes(text: str) -> tuple[int, ...]:
-    """"1,8,32" → (1, 8, 32): whole numbers within --batch-size's range, each once."""
+    """ "1,8,32" → (1, 8, 32): whole numbers within --batch-size's range, each once."""
     try:
         sizes = tuple(int(t) for t in text.replace(" ", "").split(",") if t)
     except ValueError:
@@ -201,12 +333,21 @@ def add_decision_arguments(p: argparse.ArgumentParser) -> None:
     """--calls and --fail-on: what the recommendation is for and what makes the run fail."""
     from core.decide.recommend import DEFAULT_CALLS
 
-    p.add_argument("--calls", type=int, default=DEFAULT_CALLS, metavar="N",
-                   help=f"how many calls the compiled model will serve, for the recommendation: total time = "
-                        f"compile time + N x time per call (default {DEFAULT_CALLS:,}; yours to choose)")
-    p.add_argument("--fail-on", action="append", default=[], choices=["accuracy"],
-                   help="exit non-zero when a config fails the accuracy check (compiled outputs differ from "
-                        "eager's)")
+    p.add_argument(
+        "--calls",
+        type=int,
+        default=DEFAULT_CALLS,
+        metavar="N",
+        help=f"how many calls the compiled model will serve, for the recommendation: total time = "
+        f"compile time + N x time per call (default {DEFAULT_CALLS:,}; yours to choose)",
+    )
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        choices=["accuracy"],
+        help="exit non-zero when a config fails the accuracy check (compiled outputs differ from eager's)",
+    )
 
 
 def build_specs(args: argparse.Namespace, configs: list | None = None, device_here: bool = True) -> list[JobSpec]:
@@ -215,16 +356,23 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     False: the jobs run on other machines (zoo on a Ray cluster), so --device cuda and a
     model's memory fit are not checked against this one."""
     device = args.device if device_here else "cpu"
-    from core.models import defines_variants
-    from core.models import ModelLoadError, check_source, normalize_source, source_kind
+    from core.models import ModelLoadError, check_source, defines_variants, normalize_source, source_kind
 
-    check_limits(warmup=args.warmup, block=args.block, batch_size=args.batch_size,
-                 image_size=args.image_size, threads=args.threads, timeout=args.timeout, seq_len=args.seq_len)
+    check_limits(
+        warmup=args.warmup,
+        block=args.block,
+        batch_size=args.batch_size,
+        image_size=args.image_size,
+        threads=args.threads,
+        timeout=args.timeout,
+        seq_len=args.seq_len,
+    )
     iterations = iteration_settings(args)
     _check_source_options(args, source_kind(args.model))
     if args.sweep_shapes and not defines_variants(args.model):
-        raise ConfigError(f"--sweep-shapes needs a Python model file that defines get_input_variants(); "
-                          f"{args.model} does not.")
+        raise ConfigError(
+            f"--sweep-shapes needs a Python model file that defines get_input_variants(); {args.model} does not."
+        )
     task = getattr(args, "task", "inference")
     sweep_batch = tuple(getattr(args, "sweep_batch", None) or ())
     if sweep_batch and args.sweep_shapes:
@@ -241,8 +389,15 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     except CompileLogError as exc:
         raise ConfigError(str(exc)) from None
     try:
-        model = ModelSpec(normalize_source(args.model), args.batch_size, args.image_size, args.weights,
-                          seq_len=args.seq_len, hf_class=args.hf_class, hf_config=tuple(args.hf_config))
+        model = ModelSpec(
+            normalize_source(args.model),
+            args.batch_size,
+            args.image_size,
+            args.weights,
+            seq_len=args.seq_len,
+            hf_class=args.hf_class,
+            hf_config=tuple(args.hf_config),
+        )
         check_source(model, device)  # unknown names, missing packages, configs too big: before any work
     except ModelLoadError as exc:
         raise ConfigError(str(exc)) from None
@@ -251,34 +406,68 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if args.calls < 1:
         raise ConfigError(f"--calls must be at least 1, not {args.calls}.")
     if configs is None:
-        configs = expand_configs(args.backend or ["inductor"], args.mode or ["default"], args.dynamic or ["auto"],
-                                 args.fullgraph, dynamo, inductor)
+        configs = expand_configs(
+            args.backend or ["inductor"],
+            args.mode or ["default"],
+            args.dynamic or ["auto"],
+            args.fullgraph,
+            dynamo,
+            inductor,
+        )
         if getattr(args, "compile_optimizer", False):
             configs = [dataclasses.replace(c, compile_optimizer=True) for c in configs]
     else:
-        configs = [dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
-                   for c in configs]
+        configs = [
+            dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
+            for c in configs
+        ]
     for cfg in configs:
         validate_config(cfg, device)
-    return make_jobs(model, configs, warmup=args.warmup, **iterations, device=args.device, threads=args.threads,
-                     inference_mode=not args.no_inference_mode, timeout_s=args.timeout, sweep_shapes=args.sweep_shapes,
-                     block_size=args.block, op_profile_calls=args.op_profile, compile_log=args.compile_log,
-                     task=task, optimizer=getattr(args, "optimizer", "sgd"), sweep_batch=sweep_batch)
+    return make_jobs(
+        model,
+        configs,
+        warmup=args.warmup,
+        **iterations,
+        device=args.device,
+        threads=args.threads,
+        inference_mode=not args.no_inference_mode,
+        timeout_s=args.timeout,
+        sweep_shapes=args.sweep_shapes,
+        block_size=args.block,
+        op_profile_calls=args.op_profile,
+        compile_log=args.compile_log,
+        task=task,
+        optimizer=getattr(args, "optimizer", "sgd"),
+        sweep_batch=sweep_batch,
+    )
 
 
 def _check_source_options(args: argparse.Namespace, kind: str) -> None:
     """Refuse options the model source would ignore, rather than ignore them silently."""
     image_default = LIMITS["image_size"].default
     if kind != "hf":
-        given = [flag for flag, value in (("--hf-class", args.hf_class), ("--hf-config", args.hf_config),
-                                          ("--seq-len", args.seq_len != LIMITS["seq_len"].default)) if value]
+        given = [
+            flag
+            for flag, value in (
+                ("--hf-class", args.hf_class),
+                ("--hf-config", args.hf_config),
+                ("--seq-len", args.seq_len != LIMITS["seq_len"].default),
+            )
+            if value
+        ]
         if given:
-            raise ConfigError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to Hugging Face "
-                              f"models (hf:TYPE or hf:FOLDER), not {args.model}.")
+            raise ConfigError(
+                f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to Hugging Face "
+                f"models (hf:TYPE or hf:FOLDER), not {args.model}."
+            )
     else:
         if args.image_size != image_default:
-            raise ConfigError("--image-size does not apply to hf: models: their image size comes from the config; "
-                              "set it with --hf-config image_size=N.")
+            raise ConfigError(
+                "--image-size does not apply to hf: models: their image size comes from the config; "
+                "set it with --hf-config image_size=N."
+            )
         if args.weights:
-            raise ConfigError("--weights does not apply to hf: models; give a folder saved with save_pretrained "
-                              "(hf:./folder) to profile trained weights.")
+            raise ConfigError(
+                "--weights does not apply to hf: models; give a folder saved with save_pretrained "
+                "(hf:./folder) to profile trained weights."
+            )

@@ -2,6 +2,7 @@
 against a saved baseline (the comparison itself is core.decide.compare). Exit code 0 when no
 config regressed, 1 when one did, 3 when none did but some config's speed could not be judged,
 2 for a refused command line or an unreadable report."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,16 +16,27 @@ from core.report.safety import terminal_text
 def main(argv: list[str]) -> int:
     from core.report.files import ReportError, atomic_write, csv_text, load_report
 
-    p = argparse.ArgumentParser(prog="main.py compare", description="Compare a report with a saved baseline, "
-                                "config by config; exit 1 when a config regressed beyond the threshold and the noise.")
+    p = argparse.ArgumentParser(
+        prog="main.py compare",
+        description="Compare a report with a saved baseline, "
+        "config by config; exit 1 when a config regressed beyond the threshold and the noise.",
+    )
     p.add_argument("baseline", metavar="BASELINE", help="report folder or report.json of the baseline")
     p.add_argument("new", metavar="NEW", help="report folder or report.json to check against it")
-    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PCT, metavar="PCT",
-                   help=f"a compiled median this many percent slower (and outside the noise) is a regression "
-                        f"(default {DEFAULT_THRESHOLD_PCT:g})")
-    p.add_argument("--relative", action="store_true",
-                   help="judge the compiled side against the eager side of its own run (the speedup), so a slower "
-                        "or busier machine as a whole is not a regression (for shared CI runners)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD_PCT,
+        metavar="PCT",
+        help=f"a compiled median this many percent slower (and outside the noise) is a regression "
+        f"(default {DEFAULT_THRESHOLD_PCT:g})",
+    )
+    p.add_argument(
+        "--relative",
+        action="store_true",
+        help="judge the compiled side against the eager side of its own run (the speedup), so a slower "
+        "or busier machine as a whole is not a regression (for shared CI runners)",
+    )
     p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
     args = p.parse_args(argv)
     if not 0 <= args.threshold <= 1000:
@@ -52,7 +64,9 @@ def main(argv: list[str]) -> int:
     if args.out:
         try:
             os.makedirs(args.out, exist_ok=True)
-            atomic_write(os.path.join(args.out, "compare.csv"), csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs]))
+            atomic_write(
+                os.path.join(args.out, "compare.csv"), csv_text(COMPARE_COLUMNS, [c.row() for c in result.configs])
+            )
         except OSError as exc:
             print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
             return 2
@@ -62,7 +76,12 @@ def main(argv: list[str]) -> int:
         print(terminal_text(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}"), file=sys.stderr)
         return 1
     if result.undecided:  # a gate must not pass what it could not judge
-        print(terminal_text(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit "
-                            f"code {CANNOT_TELL_EXIT}"), file=sys.stderr)
+        print(
+            terminal_text(
+                f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit "
+                f"code {CANNOT_TELL_EXIT}"
+            ),
+            file=sys.stderr,
+        )
         return CANNOT_TELL_EXIT
     return 0

@@ -1,22 +1,22 @@
 """What the commands print: progress on stderr (a tqdm bar on a terminal, a line per phase
 otherwise) and each config's figures, time breakdown, throughput and the decision on stdout."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import signal
 import sys
 from typing import Callable
 
-from core.vocab import events as ev
-from core.vocab.source_paths import display_path
-from core.vocab.config import JobSpec
-from core.vocab.op_records import TIME_CATEGORY_LABELS
-from core.vocab.formatting import cell, count, fmt_ms
-from core.run.runner import RunListener
 from core.analysis.results import JobResult
-from core.vocab.records import JobStatus
 from core.analysis.stats import median_or_none
 from core.analysis.variants import variant_outcome
+from core.run.runner import RunListener
+from core.vocab import events as ev
+from core.vocab.config import JobSpec
+from core.vocab.formatting import cell, count, fmt_ms
+from core.vocab.op_records import TIME_CATEGORY_LABELS
+from core.vocab.records import JobStatus
+from core.vocab.source_paths import display_path
 
 
 class Progress(RunListener):
@@ -39,10 +39,12 @@ class Progress(RunListener):
             from tqdm import tqdm
 
             planned = spec.planned_calls()
-            count = None if planned is None else spec.timed_processes() * (
-                spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * planned)
-            self.bar = tqdm(total=count, desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True,
-                            leave=True)
+            count = (
+                None
+                if planned is None
+                else spec.timed_processes() * (spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * planned)
+            )
+            self.bar = tqdm(total=count, desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
         elif not self.quiet:
             print(f"{self._label}: starting", file=sys.stderr, flush=True)
 
@@ -51,8 +53,11 @@ class Progress(RunListener):
 
         if isinstance(event, ev.PhaseChanged):
             if self.bar is not None:
-                detail = event.detail if event.phase == "benchmark" and " calls a side, speedup " in event.detail \
+                detail = (
+                    event.detail
+                    if event.phase == "benchmark" and " calls a side, speedup " in event.detail
                     else event.phase
+                )
                 self.bar.set_description(f"{self._label}: {detail}")
             elif not self.quiet:
                 now, (last, phase) = time.monotonic(), self._last_line
@@ -75,8 +80,11 @@ class Progress(RunListener):
     def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
         if not self.quiet and self.bar is None:
             self._flush_held()
-        status = {ev.JobCompleted: JobStatus.COMPLETED, ev.JobFailed: JobStatus.FAILED,
-                  ev.JobCancelled: JobStatus.CANCELLED}[type(terminal)]
+        status = {
+            ev.JobCompleted: JobStatus.COMPLETED,
+            ev.JobFailed: JobStatus.FAILED,
+            ev.JobCancelled: JobStatus.CANCELLED,
+        }[type(terminal)]
         if self.bar is not None:
             self.bar.set_description(f"{self._label}: {status}")
             self.bar.close()
@@ -94,25 +102,36 @@ def print_summary(results: list[JobResult]) -> None:
         if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
             continue
         if not r.spec.sweep_shapes and not r.spec.sweep_batch:
-            print(f"  eager median {cell(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
-                  f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
-                  f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]")
+            print(
+                f"  eager median {cell(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+                f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
+                f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]"
+            )
         print(f"  timing: {r.quality().line()}")
         if s["accuracy"]:
-            errors = (f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "
-                      f"{cell(s['max_rel_error'], '.3g')}, cosine {cell(s['cosine'], '.6f')})"
-                      if s["max_abs_error"] is not None else "")
+            errors = (
+                f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "
+                f"{cell(s['max_rel_error'], '.3g')}, cosine {cell(s['cosine'], '.6f')})"
+                if s["max_abs_error"] is not None
+                else ""
+            )
             print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
         if s["backward_compile_s"] is not None:
-            print(f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
-                  f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}")
-        print(f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
-              f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
-              f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
-              f"({cell(s['graph_break_per_call'], 'd')} per call), "
-              f"recompiles {s['recompile_count']}")
-        print(f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
-              f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}")
+            print(
+                f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
+                f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}"
+            )
+        print(
+            f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
+            f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
+            f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
+            f"({cell(s['graph_break_per_call'], 'd')} per call), "
+            f"recompiles {s['recompile_count']}"
+        )
+        print(
+            f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+            f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}"
+        )
         if s["coverage"]:
             print(f"  {s['coverage']}")
         word, story = r.cudagraph_state()
@@ -121,11 +140,13 @@ def print_summary(results: list[JobResult]) -> None:
         print_time_breakdown(r)
         if r.spec.sweep_batch:
             print_throughput(r)
-        for v in ([] if r.spec.sweep_batch else r.variants):
+        for v in [] if r.spec.sweep_batch else r.variants:
             what = variant_outcome(v, with_time=True)
             eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
-            print(f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
-                  f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}")
+            print(
+                f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
+                f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}"
+            )
         for g in r.graph_breaks:
             where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
             if g.frame_skipped:
@@ -133,8 +154,10 @@ def print_summary(results: list[JobResult]) -> None:
             else:
                 cost = r.break_cost(g)
                 costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
-                print(f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
-                      f"{g.logged}x{costs}): {g.reason}")
+                print(
+                    f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
+                    f"{g.logged}x{costs}): {g.reason}"
+                )
 
 
 def print_throughput(r: JobResult) -> None:
@@ -146,14 +169,18 @@ def print_throughput(r: JobResult) -> None:
         if row["error"]:
             print(f"  {row['batch_size']:>5}  {row['error']}")
             continue
-        print(f"  {row['batch_size']:>5} {cell(row['eager_median_ms'], '10.3f')} {cell(row['compiled_median_ms'], '12.3f')} "
-              f"{cell(row['eager_items_per_s'], '15.1f')} {cell(row['compiled_items_per_s'], '17.1f')} "
-              f"{cell(row['speedup'], '7.2f', 'x')} {cell(row['peak_mb'], '8.0f')}  "
-              f"{variant_outcome(r.variants[[v.batch_size for v in r.variants].index(row['batch_size'])], True)}")
+        print(
+            f"  {row['batch_size']:>5} {cell(row['eager_median_ms'], '10.3f')} {cell(row['compiled_median_ms'], '12.3f')} "
+            f"{cell(row['eager_items_per_s'], '15.1f')} {cell(row['compiled_items_per_s'], '17.1f')} "
+            f"{cell(row['speedup'], '7.2f', 'x')} {cell(row['peak_mb'], '8.0f')}  "
+            f"{variant_outcome(r.variants[[v.batch_size for v in r.variants].index(row['batch_size'])], True)}"
+        )
     best = best_batch(r.variants)
     if best:
-        print(f"  best compiled throughput at batch size {best['batch_size']}: "
-              f"{best['compiled_items_per_s']:,.1f} items/s, speedup {cell(best['speedup'], '.2f', 'x')} there")
+        print(
+            f"  best compiled throughput at batch size {best['batch_size']}: "
+            f"{best['compiled_items_per_s']:,.1f} items/s, speedup {cell(best['speedup'], '.2f', 'x')} there"
+        )
 
 
 def print_time_breakdown(r: JobResult, top: int = 5) -> None:
@@ -168,17 +195,22 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
     for side in (p.eager, p.compiled):
         if side is None or not side.calls:
             continue
-        parts = ", ".join(f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items()
-                          if ms >= 0.0005)
+        parts = ", ".join(
+            f"{TIME_CATEGORY_LABELS[c]} {fmt_ms(ms)}" for c, ms in side.time_by_category().items() if ms >= 0.0005
+        )
         launched = count(side.operators_per_call, "operator") + (
             f", {count(side.kernels_per_call, 'kernel')}, {count(side.graphs_per_call, 'graph')}"
-            if side.side == "compiled" else "")
+            if side.side == "compiled"
+            else ""
+        )
         left_out = f"; {count(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
         print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
-        tops = ", ".join(f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}"
-                         for o in side.top_ops(top))
+        tops = ", ".join(
+            f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}" for o in side.top_ops(top)
+        )
         if tops:
             print(f"    top: {tops}")
+
 
 def print_decision(results: list[JobResult], calls: int) -> None:
     """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""

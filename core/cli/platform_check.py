@@ -6,6 +6,7 @@ platform plugin xcb" and a list of plugins, which tells nobody what to install. 
 finds which shared libraries the plugin (`libqxcb.so`) cannot resolve and says which
 Debian/Ubuntu packages provide them. No Qt: the caller passes the plugin's path. Any thread.
 """
+
 from __future__ import annotations
 
 import ctypes.util
@@ -52,10 +53,25 @@ XCB_PACKAGES: dict[str, str] = {
 
 # What Qt 6's libqxcb.so links beyond Qt (ldd of PySide6 6.11's plugin): looked up by name
 # when ldd is not there to ask.
-XCB_REQUIRED = ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libxcb-image.so.0",
-                "libxcb-render-util.so.0", "libxcb-util.so.1", "libxkbcommon-x11.so.0", "libxkbcommon.so.0",
-                "libxcb-xkb.so.1", "libxcb-randr.so.0", "libxcb-shape.so.0", "libxcb-shm.so.0",
-                "libxcb-sync.so.1", "libxcb-xfixes.so.0", "libxcb-render.so.0", "libxcb.so.1", "libX11-xcb.so.1")
+XCB_REQUIRED = (
+    "libxcb-cursor.so.0",
+    "libxcb-icccm.so.4",
+    "libxcb-keysyms.so.1",
+    "libxcb-image.so.0",
+    "libxcb-render-util.so.0",
+    "libxcb-util.so.1",
+    "libxkbcommon-x11.so.0",
+    "libxkbcommon.so.0",
+    "libxcb-xkb.so.1",
+    "libxcb-randr.so.0",
+    "libxcb-shape.so.0",
+    "libxcb-shm.so.0",
+    "libxcb-sync.so.1",
+    "libxcb-xfixes.so.0",
+    "libxcb-render.so.0",
+    "libxcb.so.1",
+    "libX11-xcb.so.1",
+)
 
 _NOT_FOUND = re.compile(r"^\s*(\S+)\s*=>\s*not found", re.MULTILINE)
 
@@ -83,6 +99,7 @@ def ldd_missing(library: str, run: Callable[[list[str]], str] | None = None) -> 
 
         def run(cmd: list[str]) -> str:
             return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout
+
     try:
         output = run(["ldd", library])
     except (OSError, subprocess.SubprocessError):
@@ -90,8 +107,9 @@ def ldd_missing(library: str, run: Callable[[list[str]], str] | None = None) -> 
     return list(dict.fromkeys(_NOT_FOUND.findall(output)))
 
 
-def find_library_missing(names: Iterable[str] = XCB_REQUIRED,
-                         find: Callable[[str], str | None] = ctypes.util.find_library) -> list[str]:
+def find_library_missing(
+    names: Iterable[str] = XCB_REQUIRED, find: Callable[[str], str | None] = ctypes.util.find_library
+) -> list[str]:
     """The libraries of `names` (sonames) that `find` (ctypes.util.find_library) cannot
     find: the fallback when ldd is not available."""
     missing = []
@@ -102,9 +120,11 @@ def find_library_missing(names: Iterable[str] = XCB_REQUIRED,
     return missing
 
 
-def missing_xcb_libraries(plugin: str | None,
-                          ldd: Callable[[str], list[str] | None] = ldd_missing,
-                          find: Callable[[str], str | None] = ctypes.util.find_library) -> list[str]:
+def missing_xcb_libraries(
+    plugin: str | None,
+    ldd: Callable[[str], list[str] | None] = ldd_missing,
+    find: Callable[[str], str | None] = ctypes.util.find_library,
+) -> list[str]:
     """The shared libraries Qt's xcb plugin at `plugin` cannot load. Asks ldd when it can;
     otherwise (no ldd, no plugin file) looks the known X11 libraries up by name."""
     if plugin and os.path.exists(plugin):
@@ -125,14 +145,18 @@ def missing_libraries_message(missing: list[str]) -> str:
     profile without a window meanwhile."""
     command = install_command(missing)
     unknown = [m for m in missing if m not in XCB_PACKAGES]
-    lines = [f"compile-profiler: the window cannot open: Qt's X11 (xcb) platform plugin needs "
-             f"{'this library' if len(missing) == 1 else 'these libraries'}, which "
-             f"{'is' if len(missing) == 1 else 'are'} not installed: {', '.join(missing)}."]
+    lines = [
+        f"compile-profiler: the window cannot open: Qt's X11 (xcb) platform plugin needs "
+        f"{'this library' if len(missing) == 1 else 'these libraries'}, which "
+        f"{'is' if len(missing) == 1 else 'are'} not installed: {', '.join(missing)}."
+    ]
     if command:
         lines.append(f"  - On Debian/Ubuntu, install {'it' if len(missing) == 1 else 'them'} with:  {command}")
     if unknown:
         lines.append(f"  - To find the package of {', '.join(unknown)}:  apt-file search {unknown[0]}")
-    lines += ["  - Meanwhile, profile without a window:  python3 main.py profile MODEL --out DIR",
-              "  - or render the window offscreen:      QT_QPA_PLATFORM=offscreen python3 main.py MODEL --run "
-              "--screenshot out.png"]
+    lines += [
+        "  - Meanwhile, profile without a window:  python3 main.py profile MODEL --out DIR",
+        "  - or render the window offscreen:      QT_QPA_PLATFORM=offscreen python3 main.py MODEL --run "
+        "--screenshot out.png",
+    ]
     return "\n".join(lines)

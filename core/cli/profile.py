@@ -5,31 +5,37 @@ settings are validated before any work starts (core.cli.args); progress goes to 
 the figures to stdout (core.cli.output); the report goes to --out DIR even when a job fails
 or the run is interrupted (Ctrl+C cancels cleanly).
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import argparse
 import dataclasses
 import sys
 
-from core.vocab import records as rec
-from core.vocab.limits import ConfigError
-from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
-from core.report.files import OutputFolder, ReportError, write_report
-from core.run.runner import JobRunner, RunListener
 from core.analysis.results import JobResult
-from core.vocab.records import JobStatus
 from core.cli.args import build_parser, build_specs
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
 from core.cli.prologue import run_command
+from core.report.files import OutputFolder, ReportError, write_report
+from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
+from core.run.runner import JobRunner, RunListener
+from core.vocab import records as rec
+from core.vocab.limits import ConfigError
+from core.vocab.records import JobStatus
 
 
 def main(argv: list[str]) -> int:
     return run_command(argv, build_parser(), lambda args, argv: run_and_report(args, argv, lambda: build_specs(args)))
 
 
-def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listener: RunListener | None = None,
-                   sections=None, after=None) -> int:
+def run_and_report(
+    args: argparse.Namespace,
+    argv: list[str],
+    make_specs,
+    listener: RunListener | None = None,
+    sections=None,
+    after=None,
+) -> int:
     """Validate (`make_specs`), claim the output folder, run the jobs, write the report with
     its recommendation, print it all, and return the exit code. Ctrl+C while jobs run cancels
     them; while the report is written it is deferred until the files are there. `listener`
@@ -85,8 +91,6 @@ def run_and_report(args: argparse.Namespace, argv: list[str], make_specs, listen
     if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
-
-
 
 
 def run_tlparse_all(results: list[JobResult], root: str) -> None:

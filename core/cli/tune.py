@@ -1,14 +1,15 @@
 """`python main.py tune MODEL [--budget MINUTES] [--calls N] --out DIR`: find the best settings
 within a time budget (the candidates, the estimator and the budget are core.decide.tune), as
 ordinary `profile` jobs, then recommend."""
+
 from __future__ import annotations
 
 import dataclasses
 import sys
 import time
 
-from core.decide.tune import MAX_BUDGET_MIN, BudgetListener, Estimator, TuneRun, candidates
 from core.cli.prologue import run_command
+from core.decide.tune import MAX_BUDGET_MIN, BudgetListener, Estimator, TuneRun, candidates
 from core.vocab.config import JobSpec
 
 
@@ -24,8 +25,11 @@ def _tune(args, argv: list[str]) -> int:
     from core.cli.profile import run_and_report
 
     if not 0 < args.budget <= MAX_BUDGET_MIN:  # NaN and infinity too (a timer cannot wait forever)
-        print(f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
-              f"{args.budget:g}.", file=sys.stderr)
+        print(
+            f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
+            f"{args.budget:g}.",
+            file=sys.stderr,
+        )
         return 2
     run = TuneRun(args.budget * 60.0, {}, None)
 
@@ -44,8 +48,13 @@ def _tune(args, argv: list[str]) -> int:
 
     run.listener = BudgetListener(Progress(quiet=args.quiet), run.budget_s, Estimator({}), quiet=args.quiet)
     try:
-        return run_and_report(args, argv, make_specs, listener=run.listener,
-                              sections=lambda results: {"tune": run.section(results)},
-                              after=run.print_candidates)
+        return run_and_report(
+            args,
+            argv,
+            make_specs,
+            listener=run.listener,
+            sections=lambda results: {"tune": run.section(results)},
+            after=run.print_candidates,
+        )
     finally:
         run.listener.close()

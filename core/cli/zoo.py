@@ -6,6 +6,7 @@ and zoo) and are checked for every model as profile checks them (core.cli.args.b
 before any work. The sweep itself is core.zoo.sweep; the Ray executor (core.zoo.ray_executor) is
 imported only when asked for.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,12 +14,12 @@ import os
 import sys
 import threading
 
+from core.analysis.results import JobResult
+from core.cli.output import CancelOnInterrupt
 from core.cli.prologue import run_command
+from core.report.files import ReportError
 from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
-from core.cli.output import CancelOnInterrupt
-from core.report.files import ReportError
-from core.analysis.results import JobResult
 from core.zoo.results import CELL_MARKS, ZooRow, cell_text
 from core.zoo.sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
 
@@ -31,20 +32,38 @@ def build_zoo_parser() -> argparse.ArgumentParser:
     p = build_parser("zoo")
     p.set_defaults(sweep_shapes=False)
     g = p.add_argument_group("zoo")
-    g.add_argument("--models-file", metavar="FILE",
-                   help="a text file of models, one a line (blank lines and lines starting with # are skipped), "
-                        "added to the MODELs given")
-    g.add_argument("--executor", choices=EXECUTORS, default="local",
-                   help="local: jobs run on this machine (default); ray: jobs run as Ray tasks, each claiming one "
-                        "GPU (--device cuda) or the CPUs a job needs, on a local Ray instance or --ray-address")
-    g.add_argument("--ray-address", metavar="ADDRESS",
-                   help="join this Ray cluster (e.g. ray://head:10001, or head:6379 from inside it) instead of "
-                        "starting a local Ray instance; implies --executor ray")
-    g.add_argument("--parallel", type=int, default=1, metavar="N",
-                   help="local executor: run N jobs at a time (default 1; jobs side by side skew each other's "
-                        "timings, see the README)")
-    g.add_argument("--resume", action="store_true",
-                   help="complete the zoo in --out: keep every job an earlier run completed, run the rest")
+    g.add_argument(
+        "--models-file",
+        metavar="FILE",
+        help="a text file of models, one a line (blank lines and lines starting with # are skipped), "
+        "added to the MODELs given",
+    )
+    g.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: jobs run on this machine (default); ray: jobs run as Ray tasks, each claiming one "
+        "GPU (--device cuda) or the CPUs a job needs, on a local Ray instance or --ray-address",
+    )
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="join this Ray cluster (e.g. ray://head:10001, or head:6379 from inside it) instead of "
+        "starting a local Ray instance; implies --executor ray",
+    )
+    g.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local executor: run N jobs at a time (default 1; jobs side by side skew each other's "
+        "timings, see the README)",
+    )
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete the zoo in --out: keep every job an earlier run completed, run the rest",
+    )
     return p
 
 
@@ -82,8 +101,10 @@ def check_executor_options(args: argparse.Namespace) -> None:
     if args.parallel < 1:
         raise ConfigError(f"--parallel must be at least 1, not {args.parallel}.")
     if args.parallel != 1 and args.executor == "ray":
-        raise ConfigError("--parallel applies to the local executor; on Ray every job claims its GPU or CPUs and "
-                          "Ray runs as many at once as the cluster has room for.")
+        raise ConfigError(
+            "--parallel applies to the local executor; on Ray every job claims its GPU or CPUs and "
+            "Ray runs as many at once as the cluster has room for."
+        )
 
 
 class ZooProgress(ZooListener):
@@ -112,8 +133,10 @@ def make_executor(args: argparse.Namespace):
         try:
             from core.zoo.ray_executor import RayExecutor
         except ImportError as exc:
-            raise ConfigError(f"--executor ray needs the Python package ray ({exc}); install it with "
-                              f"{os.path.join(os.path.dirname(sys.executable), 'pip')} install ray") from None
+            raise ConfigError(
+                f"--executor ray needs the Python package ray ({exc}); install it with "
+                f"{os.path.join(os.path.dirname(sys.executable), 'pip')} install ray"
+            ) from None
         return RayExecutor(args.ray_address)
     return LocalExecutor(args.parallel)
 
@@ -129,8 +152,9 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         models = read_models(args)
         specs = build_zoo_specs(args, models, device_here=args.executor == "local")
         options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "models"}, "models": models}
-        sweep = ZooSweep(args.out, specs, options, overwrite=args.overwrite, resume=args.resume,
-                         inner=ZooProgress(args.quiet))
+        sweep = ZooSweep(
+            args.out, specs, options, overwrite=args.overwrite, resume=args.resume, inner=ZooProgress(args.quiet)
+        )
         jobs = sweep.prepare()
         if jobs:
             executor = make_executor(args)
@@ -167,8 +191,10 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     print_zoo(zoo)
     for message in sweep.write_errors:
         print(f"error: {message}", file=sys.stderr)
-    print(f"zoo written to {sweep.out_dir} (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)",
-          file=sys.stderr)
+    print(
+        f"zoo written to {sweep.out_dir} (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)",
+        file=sys.stderr,
+    )
     failed = [r for r in zoo.rows if r.ended and not r.completed]
     for r in failed:
         print(f"error: {r.model} · {r.config}: {r.status}: {r.failure_reason}", file=sys.stderr)

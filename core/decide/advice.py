@@ -2,6 +2,7 @@
 (ConfigChange, applied by "apply and re-run"), the Suggestion with its premise, evidence and
 rank, and the checks every rule shares (did the job complete, did this run measure the change
 already, can its timing carry advice, did dynamo compile the work). No Qt; any thread."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,6 +16,7 @@ from core.vocab.records import JobStatus
 class UnknownModeError(ValueError):
     """A config's mode that this torch does not know (a report from another torch version, or a
     crafted one): a change cannot fold it into options."""
+
 
 @dataclass(frozen=True)
 class ConfigChange:
@@ -33,12 +35,14 @@ class ConfigChange:
     rerun_only: bool = False
 
     def apply(self, config: CompileConfig) -> CompileConfig:
-        fields = {k: getattr(self, k) for k in ("backend", "mode", "dynamic", "fullgraph")
-                  if getattr(self, k) is not None}
+        fields = {
+            k: getattr(self, k) for k in ("backend", "mode", "dynamic", "fullgraph") if getattr(self, k) is not None
+        }
         new = dataclasses.replace(config, **fields)
         if self.dynamo_config:
-            new = dataclasses.replace(new, dynamo_config=tuple(sorted({**dict(new.dynamo_config),
-                                                                       **dict(self.dynamo_config)}.items())))
+            new = dataclasses.replace(
+                new, dynamo_config=tuple(sorted({**dict(new.dynamo_config), **dict(self.dynamo_config)}.items()))
+            )
         if self.inductor_options:
             options = dict(new.inductor_options)
             if new.mode != "default":
@@ -58,6 +62,7 @@ class ConfigChange:
         d["inductor_options"] = dict(self.inductor_options)
         return d
 
+
 @dataclass(frozen=True)
 class Suggestion:
     """One thing to try for config `config` (a label). `rule` names the rule (module
@@ -76,8 +81,10 @@ class Suggestion:
     explains_ms: float = 0.0  # the time per call it accounts for (ranks the rest)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**{k: v for k, v in dataclasses.asdict(self).items() if k != "changes"},
-                "changes": [c.to_dict() for c in self.changes]}
+        return {
+            **{k: v for k, v in dataclasses.asdict(self).items() if k != "changes"},
+            "changes": [c.to_dict() for c in self.changes],
+        }
 
     def text(self) -> str:
         lines = [f"[{self.config}] {self.title}", f"  premise: {self.premise}", f"  evidence: {self.evidence}"]
@@ -85,11 +92,14 @@ class Suggestion:
         lines += [f"  {line}" for line in self.code.splitlines()]
         return "\n".join(lines)
 
+
 def completed(result) -> bool:
     return result.status == JobStatus.COMPLETED
 
+
 def already_ran(results, config: CompileConfig) -> bool:
     return any(r.config == config for r in results)
+
 
 def measured_change(results, change: ConfigChange, config: CompileConfig) -> tuple[tuple[ConfigChange, ...], str]:
     """(the change as an action, "") or, when this run already measured its result, ((), a
@@ -99,18 +109,24 @@ def measured_change(results, change: ConfigChange, config: CompileConfig) -> tup
         return (), f" This run measured it already: config {target.label}."
     return (change,), ""
 
+
 def figures(result) -> str:
     s = result.summary()
     if s["compiled_median_ms"] is None or s["eager_median_ms"] is None:
         return ""
-    interval = (f" [95% CI {s['speedup_ci_low']:.2f}-{s['speedup_ci_high']:.2f}]"
-                if s["speedup_ci_low"] is not None else "")
-    return (f"compiled {s['compiled_median_ms']:.3f} ms a call against eager {s['eager_median_ms']:.3f} ms "
-            f"({s['speedup']:.2f}x{interval}, measured in this run)")
+    interval = (
+        f" [95% CI {s['speedup_ci_low']:.2f}-{s['speedup_ci_high']:.2f}]" if s["speedup_ci_low"] is not None else ""
+    )
+    return (
+        f"compiled {s['compiled_median_ms']:.3f} ms a call against eager {s['eager_median_ms']:.3f} ms "
+        f"({s['speedup']:.2f}x{interval}, measured in this run)"
+    )
+
 
 def timing_trusted(result) -> bool:
     """The job's timing may carry advice (core.analysis.quality: not unusable, enough calls)."""
     return result.quality().trusted
+
 
 def work_in_graphs(result) -> tuple[bool, str]:
     """(did dynamo compile the work of the model, the premise in words): not when it compiled
@@ -129,9 +145,12 @@ def work_in_graphs(result) -> tuple[bool, str]:
         # (eager operators of skipped frames and of the code between graphs)
         inside, outside = p.kernels_ms + p.operators_in_graphs_ms, p.operators_outside_graphs_ms
         if outside > inside:
-            return False, (f"the op profile shows more operator time outside compiled graphs ({outside:.3f} ms a "
-                           f"call) than inside ({inside:.3f} ms): the frames that hold the work ran eagerly")
+            return False, (
+                f"the op profile shows more operator time outside compiled graphs ({outside:.3f} ms a "
+                f"call) than inside ({inside:.3f} ms): the frames that hold the work ran eagerly"
+            )
         return True, f"{graphs}, holding {inside:.3f} of {inside + outside:.3f} ms of operator time a call"
     return True, graphs
+
 
 OUTSIDE_SHARE = 0.5  # "most of a call"

@@ -6,6 +6,7 @@ Pasting the code into a script with a `model` variable compiles that model exact
 profiled config did (tests/core/test_recommend.py executes it and checks). No torch import
 here; any thread.
 """
+
 from __future__ import annotations
 
 from core.vocab.config import CompileConfig
@@ -33,8 +34,9 @@ def compile_call(config: CompileConfig, target: str = "model") -> str:
         args.append(f"mode={_literal(None if config.mode == 'default' else config.mode)}")
     args += [f"dynamic={_literal(kwargs['dynamic'])}", f"fullgraph={_literal(kwargs['fullgraph'])}"]
     if "options" in kwargs:
-        args.append("options={" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in kwargs["options"].items())
-                    + "}")
+        args.append(
+            "options={" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in kwargs["options"].items()) + "}"
+        )
     inner = ",\n    ".join([target, *args])
     return f"{target} = torch.compile(\n    {inner},\n)"
 
@@ -56,8 +58,11 @@ def compile_code(config: CompileConfig, spec=None, environment: dict | None = No
         where.append(f"torch {environment['torch']}")
     if environment.get("threads"):
         where.append(f"{environment['threads']} threads")
-    lines = [f"# compile-profiler: config {config.label}" + (f", measured {', '.join(where)}" if where else ""),
-             "import torch", ""]
+    lines = [
+        f"# compile-profiler: config {config.label}" + (f", measured {', '.join(where)}" if where else ""),
+        "import torch",
+        "",
+    ]
     if spec is not None and spec.threads:
         lines.append(f"torch.set_num_threads({spec.threads})  # before compiling: inductor bakes the count in")
     extra = dynamo_lines(config)
@@ -75,5 +80,7 @@ def compile_code(config: CompileConfig, spec=None, environment: dict | None = No
 
 
 def eager_code() -> str:
-    return ("# compile-profiler: not compiling is best for this workload at the expected calls;\n"
-            "# call the model as it is (no torch.compile).\n")
+    return (
+        "# compile-profiler: not compiling is best for this workload at the expected calls;\n"
+        "# call the model as it is (no torch.compile).\n"
+    )

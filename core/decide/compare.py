@@ -18,30 +18,57 @@ unusable by core.analysis.quality: the verdict says CANNOT TELL); a noisy timing
 version, device, machine or thread count are still compared, with a warning naming the
 difference. No Qt; `compare_reports` is what the app calls.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from typing import Any
 
-
-from core.vocab.source_paths import display_path
 from core.analysis.quality import NOISY, UNUSABLE
 from core.analysis.results import JobResult
-from core.vocab.records import JobStatus
 from core.analysis.stats import median_interval
+from core.vocab.records import JobStatus
+from core.vocab.source_paths import display_path
 
 DEFAULT_THRESHOLD_PCT = 5.0
 CANNOT_TELL_EXIT = 3  # no regression found, but some config's speed could not be judged
-ENVIRONMENT_KEYS = (("torch", "torch version"), ("device", "device"), ("device_name", "device model"),
-                    ("threads", "thread count"), ("cuda_version", "CUDA version"))
+ENVIRONMENT_KEYS = (
+    ("torch", "torch version"),
+    ("device", "device"),
+    ("device_name", "device model"),
+    ("threads", "thread count"),
+    ("cuda_version", "CUDA version"),
+)
 COMPARE_COLUMNS = [
-    "config", "verdict", "regression", "judged", "relative_change_pct",
-    "compiled_median_base_ms", "compiled_median_new_ms", "compiled_change_pct", "compiled_ci_overlap",
-    "eager_median_base_ms", "eager_median_new_ms", "eager_change_pct", "eager_ci_overlap",
-    "speedup_base", "speedup_new", "speedup_ci_overlap", "compile_time_base_s", "compile_time_new_s",
-    "compiled_peak_base_mb", "compiled_peak_new_mb", "accuracy_base", "accuracy_new",
-    "graph_breaks_added", "graph_breaks_removed", "recompiles_base", "recompiles_new", "status_base", "status_new",
+    "config",
+    "verdict",
+    "regression",
+    "judged",
+    "relative_change_pct",
+    "compiled_median_base_ms",
+    "compiled_median_new_ms",
+    "compiled_change_pct",
+    "compiled_ci_overlap",
+    "eager_median_base_ms",
+    "eager_median_new_ms",
+    "eager_change_pct",
+    "eager_ci_overlap",
+    "speedup_base",
+    "speedup_new",
+    "speedup_ci_overlap",
+    "compile_time_base_s",
+    "compile_time_new_s",
+    "compiled_peak_base_mb",
+    "compiled_peak_new_mb",
+    "accuracy_base",
+    "accuracy_new",
+    "graph_breaks_added",
+    "graph_breaks_removed",
+    "recompiles_base",
+    "recompiles_new",
+    "status_base",
+    "status_new",
 ]
 
 
@@ -93,23 +120,37 @@ class ConfigComparison:
             return b[key_low] <= n[key_high] and n[key_low] <= b[key_high]
 
         return {
-            "config": self.config, "verdict": self.verdict, "regression": self.regression,
+            "config": self.config,
+            "verdict": self.verdict,
+            "regression": self.regression,
             "judged": ("relative" if self.relative else "absolute") if self.base and self.new else None,
             # compiled's change against eager (base speedup / new speedup - 1): what --relative judges
-            "relative_change_pct": (100 * (b["speedup"] / n["speedup"] - 1)
-                                    if b.get("speedup") and n.get("speedup") else None),
-            "compiled_median_base_ms": c and c.base_ms, "compiled_median_new_ms": c and c.new_ms,
-            "compiled_change_pct": c and 100 * c.change, "compiled_ci_overlap": c and c.overlap,
-            "eager_median_base_ms": e and e.base_ms, "eager_median_new_ms": e and e.new_ms,
-            "eager_change_pct": e and 100 * e.change, "eager_ci_overlap": e and e.overlap,
-            "speedup_base": b.get("speedup"), "speedup_new": n.get("speedup"),
+            "relative_change_pct": (
+                100 * (b["speedup"] / n["speedup"] - 1) if b.get("speedup") and n.get("speedup") else None
+            ),
+            "compiled_median_base_ms": c and c.base_ms,
+            "compiled_median_new_ms": c and c.new_ms,
+            "compiled_change_pct": c and 100 * c.change,
+            "compiled_ci_overlap": c and c.overlap,
+            "eager_median_base_ms": e and e.base_ms,
+            "eager_median_new_ms": e and e.new_ms,
+            "eager_change_pct": e and 100 * e.change,
+            "eager_ci_overlap": e and e.overlap,
+            "speedup_base": b.get("speedup"),
+            "speedup_new": n.get("speedup"),
             "speedup_ci_overlap": overlap("speedup_ci_low", "speedup_ci_high"),
-            "compile_time_base_s": b.get("compile_time_s"), "compile_time_new_s": n.get("compile_time_s"),
-            "compiled_peak_base_mb": b.get("compiled_peak_mb"), "compiled_peak_new_mb": n.get("compiled_peak_mb"),
-            "accuracy_base": b.get("accuracy"), "accuracy_new": n.get("accuracy"),
-            "graph_breaks_added": " | ".join(self.breaks_added), "graph_breaks_removed": " | ".join(self.breaks_removed),
-            "recompiles_base": b.get("recompile_count"), "recompiles_new": n.get("recompile_count"),
-            "status_base": b.get("status"), "status_new": n.get("status"),
+            "compile_time_base_s": b.get("compile_time_s"),
+            "compile_time_new_s": n.get("compile_time_s"),
+            "compiled_peak_base_mb": b.get("compiled_peak_mb"),
+            "compiled_peak_new_mb": n.get("compiled_peak_mb"),
+            "accuracy_base": b.get("accuracy"),
+            "accuracy_new": n.get("accuracy"),
+            "graph_breaks_added": " | ".join(self.breaks_added),
+            "graph_breaks_removed": " | ".join(self.breaks_removed),
+            "recompiles_base": b.get("recompile_count"),
+            "recompiles_new": n.get("recompile_count"),
+            "status_base": b.get("status"),
+            "status_new": n.get("status"),
         }
 
 
@@ -140,8 +181,11 @@ def trends(c: ConfigComparison, threshold_pct: float) -> dict[str, str]:
     sb, sn = row["speedup_base"], row["speedup_new"]
     if sb and sn:
         change = sb / sn - 1
-        out["speedup"] = NOISE if row["speedup_ci_overlap"] is not False or abs(change) <= threshold else (
-            WORSE if change > 0 else BETTER)
+        out["speedup"] = (
+            NOISE
+            if row["speedup_ci_overlap"] is not False or abs(change) <= threshold
+            else (WORSE if change > 0 else BETTER)
+        )
         if c.relative:
             out["compiled"] = out["speedup"]
     for stem in ("compile_time", "compiled_peak"):
@@ -150,8 +194,9 @@ def trends(c: ConfigComparison, threshold_pct: float) -> dict[str, str]:
         if b and n is not None:
             out[stem] = NOISE if abs(n / b - 1) <= threshold else (WORSE if n > b else BETTER)
     acc_b, acc_n = row["accuracy_base"], row["accuracy_new"]
-    out["accuracy"] = (WORSE if acc_n == "fail" and acc_b != "fail" else BETTER if acc_b == "fail" and acc_n == "pass"
-                       else NOISE)
+    out["accuracy"] = (
+        WORSE if acc_n == "fail" and acc_b != "fail" else BETTER if acc_b == "fail" and acc_n == "pass" else NOISE
+    )
     out["graph_breaks"] = WORSE if c.breaks_added else BETTER if c.breaks_removed else NOISE
     rb, rn = row["recompiles_base"], row["recompiles_new"]
     if rb is not None and rn is not None:
@@ -239,15 +284,26 @@ def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems:
     return True
 
 
-def compare_config(label: str, base: JobResult | None, new: JobResult | None, threshold_pct: float,
-                   relative: bool = False, pending: bool = False) -> ConfigComparison:
+def compare_config(
+    label: str,
+    base: JobResult | None,
+    new: JobResult | None,
+    threshold_pct: float,
+    relative: bool = False,
+    pending: bool = False,
+) -> ConfigComparison:
     """One config of both reports; `pending`: the new run has it queued or running (the app
     compares while a run goes on), so its absence is no regression."""
     if new is None and pending:
         return ConfigComparison(label, base, new, verdict="not finished yet in the new run: nothing to compare")
     if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
-        return ConfigComparison(label, base, new, regression=True,
-                                verdict="REGRESSION: missing from the new report (it completed in the baseline)")
+        return ConfigComparison(
+            label,
+            base,
+            new,
+            regression=True,
+            verdict="REGRESSION: missing from the new report (it completed in the baseline)",
+        )
     if base is None or new is None:
         where = "the new report only" if base is None else "the baseline only"
         return ConfigComparison(label, base, new, verdict=f"in {where}: nothing to compare")
@@ -274,8 +330,10 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
         else:
             _judge_compiled(compiled, threshold, problems, notes)
     if eager is not None and not timing and abs(eager.change) > threshold and not eager.overlap:
-        notes.append(f"eager {100 * eager.change:+.1f}%" + (" too (the machine or torch changed? --relative judges "
-                                                            "compiled against eager)" if not judged else ""))
+        notes.append(
+            f"eager {100 * eager.change:+.1f}%"
+            + (" too (the machine or torch changed? --relative judges compiled against eager)" if not judged else "")
+        )
     if added:
         problems.append(f"{len(added)} graph break{'s' if len(added) > 1 else ''} added ({added[0]})")
     if removed:
@@ -288,8 +346,19 @@ def compare_config(label: str, base: JobResult | None, new: JobResult | None, th
         verdict = "CANNOT TELL: " + "; ".join(unknown + notes)
     else:
         verdict = "ok: " + "; ".join(notes or ["same"])
-    return ConfigComparison(label, base, new, compiled, eager, added, removed, bool(problems), verdict,
-                            relative=judged, cannot_tell=bool(unknown) and not problems)
+    return ConfigComparison(
+        label,
+        base,
+        new,
+        compiled,
+        eager,
+        added,
+        removed,
+        bool(problems),
+        verdict,
+        relative=judged,
+        cannot_tell=bool(unknown) and not problems,
+    )
 
 
 def _timing_problem(base: JobResult, new: JobResult) -> str:
@@ -301,8 +370,10 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
             return f"{name} has no timed calls for it, so its speed is not compared"
         quality = r.quality()
         if quality.grade == UNUSABLE:
-            return f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; " \
-                   "re-run it on a quiet machine"
+            return (
+                f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; "
+                "re-run it on a quiet machine"
+            )
     return ""
 
 
@@ -314,22 +385,28 @@ def change_effect(before: JobResult, after: JobResult, what: str) -> str:
     head = f"{what}: {before.config.label} → {after.config.label}"
     if after.status != JobStatus.COMPLETED:
         return f"{head}: the new config did not complete ({after.failure_reason or after.status})."
-    timing = _timing_problem(before, after).replace("the baseline", "the earlier run").replace(
-        "the new report", "the new run")
+    timing = (
+        _timing_problem(before, after)
+        .replace("the baseline", "the earlier run")
+        .replace("the new report", "the new run")
+    )
     parts = []
     compiled = _median_change(before, after, "compiled")
     if timing:
         parts.append(f"cannot tell ({timing})")
     elif compiled is not None:
         noise = "within the noise" if compiled.overlap else "beyond the noise"
-        parts.append(f"compiled {compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms ({100 * compiled.change:+.1f}%, "
-                     f"{noise})")
+        parts.append(
+            f"compiled {compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms ({100 * compiled.change:+.1f}%, {noise})"
+        )
         b, n = before.summary(), after.summary()
         if b["speedup"] and n["speedup"]:
             rel = _relative_change(b, n)
             apart = rel is not None and not rel[1]
-            parts.append(f"speedup {b['speedup']:.2f}x → {n['speedup']:.2f}x ("
-                         f"{'intervals apart' if apart else 'intervals overlap'})")
+            parts.append(
+                f"speedup {b['speedup']:.2f}x → {n['speedup']:.2f}x ("
+                f"{'intervals apart' if apart else 'intervals overlap'})"
+            )
     cb, cn = before.summary()["compile_time_s"], after.summary()["compile_time_s"]
     if cb is not None and cn is not None:
         parts.append(f"compile {cb:.1f} s → {cn:.1f} s")
@@ -346,14 +423,22 @@ def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
     return out
 
 
-def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResult], new_header: dict,
-                    threshold_pct: float = DEFAULT_THRESHOLD_PCT, relative: bool = False,
-                    pending: frozenset[str] = frozenset()) -> Comparison:
+def compare_reports(
+    base: list[JobResult],
+    base_header: dict,
+    new: list[JobResult],
+    new_header: dict,
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT,
+    relative: bool = False,
+    pending: frozenset[str] = frozenset(),
+) -> Comparison:
     by_base = {r.config.label: r for r in base}
     by_new = {r.config.label: r for r in new}
     labels = list(dict.fromkeys([*by_base, *by_new]))
-    configs = tuple(compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative,
-                                   label in pending) for label in labels)
+    configs = tuple(
+        compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative, label in pending)
+        for label in labels
+    )
     warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})
     models = {r.spec.model.source for r in base} ^ {r.spec.model.source for r in new}
     if models:
@@ -364,8 +449,8 @@ def compare_reports(base: list[JobResult], base_header: dict, new: list[JobResul
         for r in results:
             quality = r.quality()
             if quality.grade == NOISY:
-                warnings.append(f"{name}: the timing of {r.config.label} was noisy ({quality.reasons[0]}); "
-                                "small changes in it may be noise")
+                warnings.append(
+                    f"{name}: the timing of {r.config.label} was noisy ({quality.reasons[0]}); "
+                    "small changes in it may be noise"
+                )
     return Comparison(configs, tuple(warnings), threshold_pct, relative)
-
-

@@ -12,6 +12,7 @@ nor are the debugging backends (eager, aot_eager), which serve as references onl
 
 No Qt; any thread. `recommend(results, calls)` is what the CLI and the app call.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,17 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from core.decide.codegen import compile_code, eager_code
-from core.vocab.formatting import duration
-from core.vocab.config import CompileConfig
-from core.vocab.records import AccuracyStatus, JobStatus
 from core.analysis.quality import UNUSABLE
+from core.decide.codegen import compile_code, eager_code
+from core.vocab.config import CompileConfig
+from core.vocab.formatting import duration
+from core.vocab.records import AccuracyStatus, JobStatus
 
 DEFAULT_CALLS = 10_000
 NOT_COMPILED = "not compiled"
 CANNOT_TELL = "cannot tell"
-RERUN_ADVICE = ("re-run on a quiet machine (close other programs), with more --processes or a tighter --precision "
-                "and a longer --max-time")
+RERUN_ADVICE = (
+    "re-run on a quiet machine (close other programs), with more --processes or a tighter --precision "
+    "and a longer --max-time"
+)
 REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
 
 
@@ -112,10 +115,12 @@ class Recommendation:
             lines.append(self.memory)
         lines += ["", self.code, "", f"Every option at {self.calls:,} calls:"]
         for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
-            lines.append(f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"
-                         f" = compile {o.compile_time_s:.2f} s + {o.per_call_ms:.3f} ms a call"
-                         + (f" ({o.speedup:.2f}x)" if o.config else "")
-                         + ("" if o.eligible else f"; not eligible: {o.why_not}"))
+            lines.append(
+                f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"
+                f" = compile {o.compile_time_s:.2f} s + {o.per_call_ms:.3f} ms a call"
+                + (f" ({o.speedup:.2f}x)" if o.config else "")
+                + ("" if o.eligible else f"; not eligible: {o.why_not}")
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -193,14 +198,32 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
     for r, (_, _, sp, low, high) in measured:
         compile_s = r.summary()["compile_time_s"] or 0.0
         cost = lambda s: compile_s + calls * eager_ref / s / 1000  # noqa: E731
-        why = _why_not(r) or ("measured on the shape sweep's inputs, not the example inputs the others ran"
-                              if workload and r.variants else "")
+        why = _why_not(r) or (
+            "measured on the shape sweep's inputs, not the example inputs the others ran"
+            if workload and r.variants
+            else ""
+        )
         accuracy = r.accuracy_verdict()
         quality = r.quality()
-        options.append(Option(r.config.label, r.config, compile_s, eager_ref / sp, sp, low, high,
-                              cost(sp), cost(high), cost(low), eligible=not why, why_not=why,
-                              accuracy=accuracy.status if accuracy else "", timing=quality.grade,
-                              timing_reason="; ".join(quality.reasons)))
+        options.append(
+            Option(
+                r.config.label,
+                r.config,
+                compile_s,
+                eager_ref / sp,
+                sp,
+                low,
+                high,
+                cost(sp),
+                cost(high),
+                cost(low),
+                eligible=not why,
+                why_not=why,
+                accuracy=accuracy.status if accuracy else "",
+                timing=quality.grade,
+                timing_reason="; ".join(quality.reasons),
+            )
+        )
     return options
 
 
@@ -211,9 +234,15 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     calls = max(1, int(calls))
     options = options_for(results, calls)
     if not options:
-        return Recommendation(calls, "", None, "No recommendation: no config has both an eager and a compiled "
-                              "time (every job failed or was cancelled before its benchmark).", "none",
-                              rerun="a run whose jobs reach their benchmark")
+        return Recommendation(
+            calls,
+            "",
+            None,
+            "No recommendation: no config has both an eager and a compiled "
+            "time (every job failed or was cancelled before its benchmark).",
+            "none",
+            rerun="a run whose jobs reach their benchmark",
+        )
     eager = options[0]
     compiled = [o for o in options if o.config is not None]
     unjudged = [o for o in compiled if o.eligible and not o.judged]
@@ -221,36 +250,71 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     unjudged_note = _unjudged_note(unjudged)
     if len(eligible) == 1 and unjudged:
         return Recommendation(
-            calls, "", None, f"Cannot tell which settings to ship: {unjudged_note[2:]}.", CANNOT_TELL,
-            rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
+            calls,
+            "",
+            None,
+            f"Cannot tell which settings to ship: {unjudged_note[2:]}.",
+            CANNOT_TELL,
+            rerun=RERUN_ADVICE,
+            unjudged=tuple(o.label for o in unjudged),
+            options=tuple(options),
+        )
     if len(eligible) == 1 and not _decides_without(compiled):
         measured = ", ".join(f"{o.label} ({o.why_not})" for o in compiled[:3])
         return Recommendation(
-            calls, "", None, f"Cannot tell whether compiling pays off: no compiled config was measured that could be "
-            f"chosen ({measured}).", CANNOT_TELL, rerun="profile an inductor config (tune: a longer --budget)",
-            options=tuple(options))
+            calls,
+            "",
+            None,
+            f"Cannot tell whether compiling pays off: no compiled config was measured that could be "
+            f"chosen ({measured}).",
+            CANNOT_TELL,
+            rerun="profile an inductor config (tune: a longer --budget)",
+            options=tuple(options),
+        )
     best = min(eligible, key=lambda o: o.total_s)
-    tied = [o for o in eligible if o is not best and o.total_low_s <= best.total_high_s
-            and best.total_low_s <= o.total_high_s]
+    tied = [
+        o
+        for o in eligible
+        if o is not best and o.total_low_s <= best.total_high_s and best.total_low_s <= o.total_high_s
+    ]
     chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
     others = [o for o in [best, *tied] if o is not chosen]
     by_label = {r.config.label: r for r in results}
     if chosen.config is None and others:  # eager within the noise of a compiled config
         rival = min(others, key=lambda o: o.total_s)
-        sentence = (f"Cannot tell whether compiling pays off at {calls:,} calls: the best compiled config, "
-                    f"{rival.label} ({rival.speedup:.2f}x per call [95% CI {rival.speedup_ci_low:.2f}-"
-                    f"{rival.speedup_ci_high:.2f}]), is within the noise of not compiling ("
-                    f"{duration(rival.total_s)} against {duration(eager.total_s)}). Not compiling costs nothing "
-                    f"meanwhile; a longer or quieter run can decide{unjudged_note}.")
-        return Recommendation(calls, NOT_COMPILED, None, sentence, CANNOT_TELL, tuple(o.label for o in others),
-                              rerun=RERUN_ADVICE, unjudged=tuple(o.label for o in unjudged), options=tuple(options))
+        sentence = (
+            f"Cannot tell whether compiling pays off at {calls:,} calls: the best compiled config, "
+            f"{rival.label} ({rival.speedup:.2f}x per call [95% CI {rival.speedup_ci_low:.2f}-"
+            f"{rival.speedup_ci_high:.2f}]), is within the noise of not compiling ("
+            f"{duration(rival.total_s)} against {duration(eager.total_s)}). Not compiling costs nothing "
+            f"meanwhile; a longer or quieter run can decide{unjudged_note}."
+        )
+        return Recommendation(
+            calls,
+            NOT_COMPILED,
+            None,
+            sentence,
+            CANNOT_TELL,
+            tuple(o.label for o in others),
+            rerun=RERUN_ADVICE,
+            unjudged=tuple(o.label for o in unjudged),
+            options=tuple(options),
+        )
     confidence = "indistinguishable" if others else "clear" if len(eligible) > 1 else "only option"
     return Recommendation(
-        calls, chosen.label, chosen.config, _sentence(chosen, others, eligible, options, calls) + unjudged_note,
-        confidence, tuple(o.label for o in others),
-        _break_even(chosen, eager), *_memory(by_label.get(chosen.label)),
-        code=_code(chosen, by_label.get(chosen.label), results), options=tuple(options),
-        rerun=RERUN_ADVICE if unjudged else "", unjudged=tuple(o.label for o in unjudged))
+        calls,
+        chosen.label,
+        chosen.config,
+        _sentence(chosen, others, eligible, options, calls) + unjudged_note,
+        confidence,
+        tuple(o.label for o in others),
+        _break_even(chosen, eager),
+        *_memory(by_label.get(chosen.label)),
+        code=_code(chosen, by_label.get(chosen.label), results),
+        options=tuple(options),
+        rerun=RERUN_ADVICE if unjudged else "",
+        unjudged=tuple(o.label for o in unjudged),
+    )
 
 
 def _decides_without(compiled: list[Option]) -> bool:
@@ -264,8 +328,11 @@ def _unjudged_note(unjudged: list[Option]) -> str:
     if not unjudged:
         return ""
     names = "; ".join(f"{o.label} ({o.timing_reason.split('; ')[0]})" for o in unjudged[:3])
-    return (f"; not judged, their timing was unusable: {names}; {RERUN_ADVICE}" if len(unjudged) > 1 else
-            f"; not judged, its timing was unusable: {names}; {RERUN_ADVICE}")
+    return (
+        f"; not judged, their timing was unusable: {names}; {RERUN_ADVICE}"
+        if len(unjudged) > 1
+        else f"; not judged, its timing was unusable: {names}; {RERUN_ADVICE}"
+    )
 
 
 def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], options: list[Option], calls: int) -> str:
@@ -278,24 +345,35 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
             why = "; ".join(f"{o.label}: {o.why_not}" for o in excluded[:3])
             return f"Do not compile: no config can be recommended ({why})." if why else "Do not compile."
         rival = min(compiled, key=lambda o: o.total_s)  # ahead of eager beyond the noise (ties cannot tell)
-        return (f"Do not compile: {at} eager takes {duration(eager.total_s)} in all, the best compiled config, "
-                f"{rival.label}, {duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
-                f"{rival.per_call_ms:.3f} ms a call, {rival.speedup:.2f}x).")
-    head = (f"Compile with {chosen.label}: {at} it takes {duration(chosen.total_s)} in all (compile "
-            f"{chosen.compile_time_s:.1f} s + {chosen.per_call_ms:.3f} ms a call) against {duration(eager.total_s)} "
-            f"eager, {chosen.speedup:.2f}x per call [95% CI {chosen.speedup_ci_low:.2f}-{chosen.speedup_ci_high:.2f}]")
+        return (
+            f"Do not compile: {at} eager takes {duration(eager.total_s)} in all, the best compiled config, "
+            f"{rival.label}, {duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "
+            f"{rival.per_call_ms:.3f} ms a call, {rival.speedup:.2f}x)."
+        )
+    head = (
+        f"Compile with {chosen.label}: {at} it takes {duration(chosen.total_s)} in all (compile "
+        f"{chosen.compile_time_s:.1f} s + {chosen.per_call_ms:.3f} ms a call) against {duration(eager.total_s)} "
+        f"eager, {chosen.speedup:.2f}x per call [95% CI {chosen.speedup_ci_low:.2f}-{chosen.speedup_ci_high:.2f}]"
+    )
     if tied:
         names = ", ".join(o.label for o in tied)
         if chosen.total_s <= min(o.total_s for o in tied):
-            sure = (f"; the best measured, but within the noise of {names} (their intervals overlap), and the "
-                    "cheapest of them to compile")
+            sure = (
+                f"; the best measured, but within the noise of {names} (their intervals overlap), and the "
+                "cheapest of them to compile"
+            )
         else:
-            sure = (f"; it cannot be told apart from {names} within the noise (their intervals overlap), "
-                    "so the cheaper compile is chosen")
+            sure = (
+                f"; it cannot be told apart from {names} within the noise (their intervals overlap), "
+                "so the cheaper compile is chosen"
+            )
     else:
         rest = sorted((o for o in eligible if o is not chosen and o.config is not None), key=lambda o: o.total_s)
-        sure = (f"; clearly ahead of the next best, {rest[0].label} ({duration(rest[0].total_s)})" if rest
-                else "; clearly ahead of eager beyond the noise")
+        sure = (
+            f"; clearly ahead of the next best, {rest[0].label} ({duration(rest[0].total_s)})"
+            if rest
+            else "; clearly ahead of eager beyond the noise"
+        )
     caveat = ""
     if chosen.accuracy and chosen.accuracy != AccuracyStatus.PASS.value:
         caveat = f" (its outputs were not confirmed against eager: accuracy {chosen.accuracy})"

@@ -28,16 +28,27 @@ the time each explains per call (`explains_ms`).
 No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
 torch is importable).
 """
+
 from __future__ import annotations
 
 import re
 
-from core.decide.advice import (OUTSIDE_SHARE, ConfigChange, Suggestion, UnknownModeError, already_ran, completed,
-                                 figures, measured_change, timing_trusted, work_in_graphs)
+from core.decide.advice import (
+    OUTSIDE_SHARE,
+    ConfigChange,
+    Suggestion,
+    UnknownModeError,
+    already_ran,
+    completed,
+    figures,
+    measured_change,
+    timing_trusted,
+    work_in_graphs,
+)
 from core.decide.cudagraph_rules import cudagraphs_on_cpu, cudagraphs_skipped
+from core.decide.recommend import DEFAULT_CALLS
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
-from core.decide.recommend import DEFAULT_CALLS
 
 # torch's hints spell a setting as "torch._dynamo.config.capture_scalar_outputs = True"
 # (sometimes in backquotes); the value is a bool or a whole number.
@@ -47,34 +58,53 @@ SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")
 
 def freezing(result, results, calls: int) -> list[Suggestion]:
     cfg = result.config
-    if (not completed(result) or cfg.backend != "inductor" or result.spec.device != "cpu"
-            or dict(cfg.inductor_options).get("freezing") or result.spec.sweep_shapes
-            or result.spec.sweep_batch or result.spec.task == "training"  # freezing is inference-only
-            or (result.model_info is not None and result.model_info.parameters == 0)
-            or not timing_trusted(result)):
+    if (
+        not completed(result)
+        or cfg.backend != "inductor"
+        or result.spec.device != "cpu"
+        or dict(cfg.inductor_options).get("freezing")
+        or result.spec.sweep_shapes
+        or result.spec.sweep_batch
+        or result.spec.task == "training"  # freezing is inference-only
+        or (result.model_info is not None and result.model_info.parameters == 0)
+        or not timing_trusted(result)
+    ):
         return []
     compiled, where = work_in_graphs(result)
     if not compiled:
         return []
-    change = ConfigChange("add torch._inductor.config.freezing=True (options={'freezing': True})",
-                          inductor_options=(("freezing", True),))
+    change = ConfigChange(
+        "add torch._inductor.config.freezing=True (options={'freezing': True})", inductor_options=(("freezing", True),)
+    )
     if already_ran(results, change.apply(cfg)):
         return []
-    frozen = [r for r in results if r is not result and completed(r) and dict(r.config.inductor_options).get(
-        "freezing") and r.summary()["speedup"]]
-    measured = "".join(f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager"
-                       for r in frozen[:2])
+    frozen = [
+        r
+        for r in results
+        if r is not result
+        and completed(r)
+        and dict(r.config.inductor_options).get("freezing")
+        and r.summary()["speedup"]
+    ]
+    measured = "".join(
+        f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager" for r in frozen[:2]
+    )
     profile = result.op_profile
     explains = profile.compiled.operators_in_graphs_ms if profile is not None and profile.compiled else 0.0
-    return [Suggestion(
-        "freezing", cfg.label, "Try freezing: inductor on the CPU for inference can run faster with the "
-        "weights folded in as constants",
-        f"{figures(result)}; this ran without freezing, so every weight stays a graph input (no conv-batchnorm "
-        f"folding, no prepacked oneDNN weights){measured}; what freezing gains depends on the model and the CPU, "
-        "and only a re-run here measures it.",
-        code="torch._inductor.config.freezing = True  # or torch.compile(..., options={\"freezing\": True})",
-        changes=(change,), premise=f"inductor inference on the CPU without freezing; {where}",
-        explains_ms=explains)]
+    return [
+        Suggestion(
+            "freezing",
+            cfg.label,
+            "Try freezing: inductor on the CPU for inference can run faster with the weights folded in as constants",
+            f"{figures(result)}; this ran without freezing, so every weight stays a graph input (no conv-batchnorm "
+            f"folding, no prepacked oneDNN weights){measured}; what freezing gains depends on the model and the CPU, "
+            "and only a re-run here measures it.",
+            code='torch._inductor.config.freezing = True  # or torch.compile(..., options={"freezing": True})',
+            changes=(change,),
+            premise=f"inductor inference on the CPU without freezing; {where}",
+            explains_ms=explains,
+        )
+    ]
 
 
 def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
@@ -85,27 +115,39 @@ def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
     if cfg.dynamic == "true" or not sizes:
         return []
     count = max(len(result.recompiles), sum(1 for v in result.variants if v.recompiled))
-    evidence = f"{count} recompile{'s' if count != 1 else ''} from input sizes, e.g. \"{sizes[0][2]}\""
+    evidence = f'{count} recompile{"s" if count != 1 else ""} from input sizes, e.g. "{sizes[0][2]}"'
     cost = sum(v.compile_time_s for v in result.variants if v.recompiled)
     if cost:
         evidence += f"; they cost {cost:.1f} s of compiling"
     if any(v.recompile_limit_hit for v in result.variants):
         evidence += "; the recompile limit was hit, after which torch ran new shapes eagerly"
     dims = dict.fromkeys((_arg_name(name), index) for name, index, _ in sizes)
-    code = "\n".join(f"torch._dynamo.mark_dynamic({name}, {index})  # before the first compiled call"
-                      for name, index in dims if name)
+    code = "\n".join(
+        f"torch._dynamo.mark_dynamic({name}, {index})  # before the first compiled call" for name, index in dims if name
+    )
     if any(not name for name, _ in dims):
-        evidence += ("; a changing tensor is made inside the model (passed across a graph break), where "
-                     "mark_dynamic cannot reach it: dynamic=True can")
-    changes, note = measured_change(results, ConfigChange("compile with dynamic=True (every size symbolic from the start)",
-                                                    dynamic="true"), cfg)
+        evidence += (
+            "; a changing tensor is made inside the model (passed across a graph break), where "
+            "mark_dynamic cannot reach it: dynamic=True can"
+        )
+    changes, note = measured_change(
+        results, ConfigChange("compile with dynamic=True (every size symbolic from the start)", dynamic="true"), cfg
+    )
     limit = any(v.recompile_limit_hit for v in result.variants)
-    return [Suggestion("dynamic_shapes", cfg.label,
-                       "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
-                       evidence + "." + note, code=code, changes=changes,
-                       premise=f"this run recompiled {count} time{'s' if count != 1 else ''} for new input sizes"
-                               + ("; the recompile limit was hit" if limit else ""),
-                       blocking=limit, explains_ms=1000.0 * cost / max(1, calls))]
+    return [
+        Suggestion(
+            "dynamic_shapes",
+            cfg.label,
+            "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
+            evidence + "." + note,
+            code=code,
+            changes=changes,
+            premise=f"this run recompiled {count} time{'s' if count != 1 else ''} for new input sizes"
+            + ("; the recompile limit was hit" if limit else ""),
+            blocking=limit,
+            explains_ms=1000.0 * cost / max(1, calls),
+        )
+    ]
 
 
 def _arg_name(guard_name: str) -> str:
@@ -153,8 +195,11 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
         gb, hint = breaks[0]
         file, line = (gb.user_file, gb.user_line) if gb.user_file else (gb.file, gb.line)
         where = f"{display_path(file)}:{line}" if file else "?"
-        what = (f"frame skipped ({gb.eager_function or 'a function'} ran eagerly)" if gb.frame_skipped
-                else f"graph break ({gb.per_call} per call)")
+        what = (
+            f"frame skipped ({gb.eager_function or 'a function'} ran eagerly)"
+            if gb.frame_skipped
+            else f"graph break ({gb.per_call} per call)"
+        )
         literal = {"True": True, "False": False}.get(value, None)
         typed = literal if literal is not None else int(value)
         change = ConfigChange(f"set torch._dynamo.config.{key} = {value}", dynamo_config=((key, typed),))
@@ -162,12 +207,20 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
         changes, note = measured_change(results, change, cfg)
         skipped = any(b.frame_skipped for b, _ in breaks)
         cost = sum(c.cost_ms_per_call for b, _ in breaks if (c := result.break_cost(b)) is not None)
-        out.append(Suggestion(
-            "dynamo_config", cfg.label, f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
-            f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " ") + note,
-            code=f"torch._dynamo.config.{key} = {value}", changes=changes,
-            premise=f"torch logged this hint for a {'frame it skipped' if skipped else 'graph break'} in this run",
-            blocking=skipped, explains_ms=cost))
+        out.append(
+            Suggestion(
+                "dynamo_config",
+                cfg.label,
+                f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
+                f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " ")
+                + note,
+                code=f"torch._dynamo.config.{key} = {value}",
+                changes=changes,
+                premise=f"torch logged this hint for a {'frame it skipped' if skipped else 'graph break'} in this run",
+                blocking=skipped,
+                explains_ms=cost,
+            )
+        )
     return out
 
 
@@ -207,27 +260,36 @@ def compile_cache(result, results, calls: int) -> list[Suggestion]:
     dominated = [d for d in dominated if d[0] is result] + [d for d in dominated if d[0] is not result]
     compile_s, per_call, share = mine
     running = calls * per_call / 1000.0
-    evidence = (f"compiling took {compile_s:.1f} s, {share:.0%} of the total at {calls:,} calls "
-                f"({calls:,} x {per_call:.3f} ms = {running:.1f} s)")
+    evidence = (
+        f"compiling took {compile_s:.1f} s, {share:.0%} of the total at {calls:,} calls "
+        f"({calls:,} x {per_call:.3f} ms = {running:.1f} s)"
+    )
     cache = result.summary()["cache_state"]
     changes = ()
     if cache == "miss":
-        evidence += ("; this compile was cold (FX-graph cache miss): the FX-graph and AOTAutograd caches "
-                     "(TORCHINDUCTOR_CACHE_DIR, on by default) keep its result, so the next process on this "
-                     "machine compiles faster; the re-run measures by how much")
+        evidence += (
+            "; this compile was cold (FX-graph cache miss): the FX-graph and AOTAutograd caches "
+            "(TORCHINDUCTOR_CACHE_DIR, on by default) keep its result, so the next process on this "
+            "machine compiles faster; the re-run measures by how much"
+        )
         changes = (ConfigChange("re-run unchanged to measure the compile with a warm cache", rerun_only=True),)
     else:
         evidence += f" even with the FX-graph cache {cache}"
     others = [f"{r.config.label} {c:.1f} s ({sh:.0%})" for r, (c, _, sh) in dominated[1:]]
     if others:
         evidence += f"; the same holds for {', '.join(others)}"
-    return [Suggestion(
-        "compile_cache", result.config.label,
-        "Compile time dominates: reuse compiled artifacts across processes and machines",
-        evidence + "; torch.compiler.save_cache_artifacts() packs them for another machine or container.",
-        code=CACHE_CODE, changes=changes,
-        premise=f"this run's compile took {share:.0%} of the total at {calls:,} calls",
-        explains_ms=1000.0 * compile_s / max(1, calls))]
+    return [
+        Suggestion(
+            "compile_cache",
+            result.config.label,
+            "Compile time dominates: reuse compiled artifacts across processes and machines",
+            evidence + "; torch.compiler.save_cache_artifacts() packs them for another machine or container.",
+            code=CACHE_CODE,
+            changes=changes,
+            premise=f"this run's compile took {share:.0%} of the total at {calls:,} calls",
+            explains_ms=1000.0 * compile_s / max(1, calls),
+        )
+    ]
 
 
 GUARD_SHARE = 0.2
@@ -239,33 +301,57 @@ torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)  # unsafe: rea
 def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
     profile = result.op_profile
     s = result.summary()
-    if (not completed(result) or profile is None or profile.compiled is None or not profile.compiled.ms_per_call
-            or not s["speedup"] or s["speedup_ci_high"] is None or s["speedup_ci_high"] >= 1.0
-            or not timing_trusted(result)):
+    if (
+        not completed(result)
+        or profile is None
+        or profile.compiled is None
+        or not profile.compiled.ms_per_call
+        or not s["speedup"]
+        or s["speedup_ci_high"] is None
+        or s["speedup_ci_high"] >= 1.0
+        or not timing_trusted(result)
+    ):
         return []  # "compiled is slower" only when the interval says so, from a timing that can say it
     c, label, out = profile.compiled, result.config.label, []
     verdict = result.time_verdict()
     outside = c.outside_graphs_ms / c.ms_per_call
     if outside >= OUTSIDE_SHARE:
         worst = profile.break_costs[0] if profile.break_costs else None
-        fix = (f"; the costliest graph break is {worst.reason} at {display_path(worst.file)}:{worst.line} "
-               f"({worst.cost_ms_per_call:.3f} ms a call)" if worst else "")
-        out.append(Suggestion(
-            "time_outside_graphs", label, "Compiled is slower: most of each call runs outside compiled graphs; "
-            "remove the graph breaks (costliest first) or do not compile this model",
-            f"{figures(result)}; under the profiler {c.outside_graphs_ms:.3f} of {c.ms_per_call:.3f} ms per call "
-            f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip(),
-            premise="compiled is measurably slower than eager in this run, and its op profile shows most of a call "
-                    "outside compiled graphs", explains_ms=c.outside_graphs_ms))
+        fix = (
+            f"; the costliest graph break is {worst.reason} at {display_path(worst.file)}:{worst.line} "
+            f"({worst.cost_ms_per_call:.3f} ms a call)"
+            if worst
+            else ""
+        )
+        out.append(
+            Suggestion(
+                "time_outside_graphs",
+                label,
+                "Compiled is slower: most of each call runs outside compiled graphs; "
+                "remove the graph breaks (costliest first) or do not compile this model",
+                f"{figures(result)}; under the profiler {c.outside_graphs_ms:.3f} of {c.ms_per_call:.3f} ms per call "
+                f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip(),
+                premise="compiled is measurably slower than eager in this run, and its op profile shows most of a call "
+                "outside compiled graphs",
+                explains_ms=c.outside_graphs_ms,
+            )
+        )
     guards = c.guard_checks_ms / c.ms_per_call
     if guards >= GUARD_SHARE:
-        out.append(Suggestion(
-            "time_outside_graphs", label, "Compiled is slower: guard checks take a large share of each call",
-            f"{figures(result)}; guard checks (dynamo's cache lookup before each graph) cost {c.guard_checks_ms:.3f} "
-            f"of {c.ms_per_call:.3f} ms per call ({guards:.0%}); fewer graph breaks mean fewer guard checks. "
-            f"{verdict}".strip(), code=GUARD_CODE,
-            premise="compiled is measurably slower than eager in this run, and its op profile shows guard checks "
-                    f"taking {guards:.0%} of a call", explains_ms=c.guard_checks_ms))
+        out.append(
+            Suggestion(
+                "time_outside_graphs",
+                label,
+                "Compiled is slower: guard checks take a large share of each call",
+                f"{figures(result)}; guard checks (dynamo's cache lookup before each graph) cost {c.guard_checks_ms:.3f} "
+                f"of {c.ms_per_call:.3f} ms per call ({guards:.0%}); fewer graph breaks mean fewer guard checks. "
+                f"{verdict}".strip(),
+                code=GUARD_CODE,
+                premise="compiled is measurably slower than eager in this run, and its op profile shows guard checks "
+                f"taking {guards:.0%} of a call",
+                explains_ms=c.guard_checks_ms,
+            )
+        )
     return out
 
 
@@ -275,16 +361,32 @@ def fullgraph_failed(result, results, calls: int) -> list[Suggestion]:
     cfg = result.config
     if not cfg.fullgraph or result.status != JobStatus.FAILED or "fullgraph" not in result.failure_reason:
         return []
-    changes, note = measured_change(results, ConfigChange("compile with fullgraph=False (breaks allowed, each one "
-                                                    "reported)", fullgraph=False), cfg)
-    return [Suggestion(
-        "fullgraph_failed", cfg.label, "fullgraph=True failed on a graph break: re-run without it to see every break",
-        f"{result.failure_reason}.{note}", changes=changes, premise="this run's fullgraph compile failed",
-        blocking=True)]
+    changes, note = measured_change(
+        results, ConfigChange("compile with fullgraph=False (breaks allowed, each one reported)", fullgraph=False), cfg
+    )
+    return [
+        Suggestion(
+            "fullgraph_failed",
+            cfg.label,
+            "fullgraph=True failed on a graph break: re-run without it to see every break",
+            f"{result.failure_reason}.{note}",
+            changes=changes,
+            premise="this run's fullgraph compile failed",
+            blocking=True,
+        )
+    ]
 
 
-RULES = (fullgraph_failed, freezing, dynamic_shapes, dynamo_config, cudagraphs_on_cpu, cudagraphs_skipped,
-         compile_cache, time_outside_graphs)
+RULES = (
+    fullgraph_failed,
+    freezing,
+    dynamic_shapes,
+    dynamo_config,
+    cudagraphs_on_cpu,
+    cudagraphs_skipped,
+    compile_cache,
+    time_outside_graphs,
+)
 
 
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:

@@ -9,6 +9,7 @@ ways: before a candidate starts, its time is estimated from what the jobs before
 the running job is cancelled (a timer calls `runner.cancel`). The report says which
 candidates ran, which the budget cut and why (report.json "tune", and on stdout).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,11 +18,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from core.analysis.results import JobResult
+from core.run.runner import JobRunner, RunListener
 from core.vocab import events as ev
 from core.vocab.config import CompileConfig, JobSpec
-from core.analysis.results import JobResult
 from core.vocab.records import JobStatus
-from core.run.runner import JobRunner, RunListener
 
 DEFAULT_BUDGET_MIN = 10.0
 # Priors before anything is measured (seconds), from ../shared/FACTS.md on this kind of CPU:
@@ -49,26 +50,39 @@ def candidates(device: str, has_variants: bool) -> list[Candidate]:
     """The candidate set for `device`, cheapest compile first."""
     inductor = CompileConfig("inductor")
     found = [
-        Candidate(CompileConfig("eager"), "reference: dynamo's tracing alone (graph breaks, guard overhead)",
-                  compile_s=1.0),
+        Candidate(
+            CompileConfig("eager"), "reference: dynamo's tracing alone (graph breaks, guard overhead)", compile_s=1.0
+        ),
         Candidate(CompileConfig("aot_eager"), "reference: dynamo and AOTAutograd, no code generation", compile_s=2.0),
         Candidate(inductor, "inductor's default"),
-        Candidate(dataclasses.replace(inductor, inductor_options=(("freezing", True),)),
-                  "weights folded in as constants (inference)", 1.3),
+        Candidate(
+            dataclasses.replace(inductor, inductor_options=(("freezing", True),)),
+            "weights folded in as constants (inference)",
+            1.3,
+        ),
     ]
     if has_variants:
-        found += [Candidate(dataclasses.replace(inductor, dynamic="true"), "input sizes vary: one compile for all",
-                            1.4),
-                  Candidate(dataclasses.replace(inductor, dynamic="false"), "input sizes vary: one compile per size",
-                            3.0)]
+        found += [
+            Candidate(dataclasses.replace(inductor, dynamic="true"), "input sizes vary: one compile for all", 1.4),
+            Candidate(dataclasses.replace(inductor, dynamic="false"), "input sizes vary: one compile per size", 3.0),
+        ]
     if device == "cuda":
-        found += [Candidate(dataclasses.replace(inductor, mode="reduce-overhead"), "CUDA graphs: less launch overhead",
-                            1.5)]
-    found.append(Candidate(dataclasses.replace(inductor, mode="max-autotune-no-cudagraphs"),
-                           "autotuned kernels (slow to compile)", 3.0))
+        found += [
+            Candidate(dataclasses.replace(inductor, mode="reduce-overhead"), "CUDA graphs: less launch overhead", 1.5)
+        ]
+    found.append(
+        Candidate(
+            dataclasses.replace(inductor, mode="max-autotune-no-cudagraphs"), "autotuned kernels (slow to compile)", 3.0
+        )
+    )
     if device == "cuda":
-        found.append(Candidate(dataclasses.replace(inductor, mode="max-autotune"),
-                               "autotuned kernels and CUDA graphs (slowest to compile)", 4.0))
+        found.append(
+            Candidate(
+                dataclasses.replace(inductor, mode="max-autotune"),
+                "autotuned kernels and CUDA graphs (slowest to compile)",
+                4.0,
+            )
+        )
     return found
 
 
@@ -82,8 +96,9 @@ def candidate_specs(template: JobSpec, has_variants: bool) -> list[tuple[JobSpec
     out = []
     for cand in candidates(template.device, has_variants):
         config = dataclasses.replace(cand.config, dynamo_config=template.config.dynamo_config)
-        out.append((dataclasses.replace(template, job_id=uuid.uuid4().hex[:8], config=config,
-                                        sweep_shapes=has_variants), cand))
+        out.append(
+            (dataclasses.replace(template, job_id=uuid.uuid4().hex[:8], config=config, sweep_shapes=has_variants), cand)
+        )
     return out
 
 
@@ -180,13 +195,15 @@ class BudgetListener(RunListener):
             self._skipping.add(spec.job_id)
             return
         if need > left:
-            self.notes[spec.job_id] = (f"not started: estimated {need:.0f} s, {max(0.0, left):.0f} s of the "
-                                       "budget left")
+            self.notes[spec.job_id] = f"not started: estimated {need:.0f} s, {max(0.0, left):.0f} s of the budget left"
             self._skipping.add(spec.job_id)
             self.runner.cancel(all_jobs=False)
             if not self.quiet:
-                print(f"[{index}/{total}] {spec.config.label}: cut by the budget, {self.notes[spec.job_id]}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[{index}/{total}] {spec.config.label}: cut by the budget, {self.notes[spec.job_id]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return
         self._current, self._started = JobResult(spec), time.monotonic()
         self.inner.on_job_started(index, total, spec)
@@ -202,7 +219,9 @@ class BudgetListener(RunListener):
         if spec.job_id in self._skipping:
             return
         if isinstance(terminal, ev.JobCancelled) and self.budget_over:
-            self.notes[spec.job_id] = f"stopped while running: the budget ran out during its {terminal.phase or 'start-up'}"
+            self.notes[spec.job_id] = (
+                f"stopped while running: the budget ran out during its {terminal.phase or 'start-up'}"
+            )
         self.took[spec.job_id] = time.monotonic() - self._started
         if self._current is not None:
             self.estimator.learn(self._current, self.took[spec.job_id])
@@ -230,19 +249,30 @@ class TuneRun:
         rows = []
         for r in results:
             cand, cut = self.candidates[r.job_id], self.listener.notes.get(r.job_id)
-            rows.append({"config": r.config.label, "why": cand.why,
-                         "fate": "cut by the budget" if cut else "ran" if r.status == JobStatus.COMPLETED else str(r.status),
-                         "estimate_s": round(self.listener.estimates.get(r.job_id, 0.0), 1),
-                         "took_s": round(self.listener.took[r.job_id], 1) if r.job_id in self.listener.took else None,
-                         "note": cut or r.failure_reason})
-        return {"budget_s": self.budget_s, "elapsed_s": round(time.monotonic() - self.started, 1),
-                "budget_over": self.listener.budget_over, "candidates": rows}
+            rows.append(
+                {
+                    "config": r.config.label,
+                    "why": cand.why,
+                    "fate": "cut by the budget" if cut else "ran" if r.status == JobStatus.COMPLETED else str(r.status),
+                    "estimate_s": round(self.listener.estimates.get(r.job_id, 0.0), 1),
+                    "took_s": round(self.listener.took[r.job_id], 1) if r.job_id in self.listener.took else None,
+                    "note": cut or r.failure_reason,
+                }
+            )
+        return {
+            "budget_s": self.budget_s,
+            "elapsed_s": round(time.monotonic() - self.started, 1),
+            "budget_over": self.listener.budget_over,
+            "candidates": rows,
+        }
 
     def print_candidates(self, results: list[JobResult]) -> None:
         section = self.section(results)
         print(f"\nCandidates (budget {section['budget_s'] / 60:g} min, used {section['elapsed_s'] / 60:.1f} min):")
         for row in section["candidates"]:
-            took = f" in {row['took_s']:.0f} s (estimated {row['estimate_s']:.0f} s)" if row["took_s"] is not None else ""
+            took = (
+                f" in {row['took_s']:.0f} s (estimated {row['estimate_s']:.0f} s)" if row["took_s"] is not None else ""
+            )
             note = f": {row['note']}" if row["note"] else ""
             print(f"  {row['config']} ({row['why']}): {row['fate']}{took}{note}")
         short = self.budget_advice(results)
@@ -261,8 +291,8 @@ class TuneRun:
         if not cut:
             return ""
         need = sum(self.listener.estimates.get(r.job_id, 0.0) for r in results) / 60.0
-        return (f"Nothing that could be recommended was measured: the budget cut "
-                f"{', '.join(r.config.label for r in cut)}. Give a longer --budget (these candidates were estimated "
-                f"at {need:.1f} min in all).")
-
-
+        return (
+            f"Nothing that could be recommended was measured: the budget cut "
+            f"{', '.join(r.config.label for r in cut)}. Give a longer --budget (these candidates were estimated "
+            f"at {need:.1f} min in all)."
+        )

@@ -12,14 +12,15 @@ misses allclose.
 Everything here runs in the job's child process, after the timed benchmark. `check` never
 raises for the model's sake: the job turns anything that goes wrong into NOT_CHECKED.
 """
+
 from __future__ import annotations
 
 import copy
 import random
 from typing import Any, Callable
 
-from core.vocab.records import AccuracyResult, AccuracyStatus
 from core.measure.output_match import compare, identical, tree_map_tensors
+from core.vocab.records import AccuracyResult, AccuracyStatus
 
 __all__ = ["check", "compare", "float64_reference", "free_bytes", "seed_everything"]
 
@@ -84,8 +85,13 @@ def float64_reference(model, inputs, max_bytes: float | None = None):
         return None, f"the float64 copy failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
-def check(eager, compiled, inputs, before: Callable[[], None] | None = None,
-          fp64_ref: Callable[[], tuple[Any, str]] | None = None) -> AccuracyResult:
+def check(
+    eager,
+    compiled,
+    inputs,
+    before: Callable[[], None] | None = None,
+    fp64_ref: Callable[[], tuple[Any, str]] | None = None,
+) -> AccuracyResult:
     """The full check of one config: eager against itself, then compiled against eager.
 
     Every call gets the very inputs the benchmark used: a copy made under inference_mode
@@ -104,7 +110,9 @@ def check(eager, compiled, inputs, before: Callable[[], None] | None = None,
             AccuracyStatus.NONDETERMINISTIC.value,
             f"nondeterministic: not comparable: two eager calls with the same inputs and seed differ "
             f"({where}, max difference {diff:.3g}); the forward changes state between calls or uses "
-            "nondeterministic kernels.", method="exact")
+            "nondeterministic kernels.",
+            method="exact",
+        )
     if draws_random:
         seed_everything(SEED + 1)
         other = _snapshot(eager(*inputs))
@@ -113,7 +121,8 @@ def check(eager, compiled, inputs, before: Callable[[], None] | None = None,
                 AccuracyStatus.NONDETERMINISTIC.value,
                 "nondeterministic: not comparable: the forward draws random numbers and its output changes with "
                 "the seed (dropout in training mode, torch.rand, ...); compiled code draws them differently.",
-                method="exact")
+                method="exact",
+            )
     seed_everything()
     if before is not None:
         before()

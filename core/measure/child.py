@@ -11,13 +11,13 @@ process the model starts and detaches (double fork, its own session) stays its d
 and it ends every descendant before it exits. When the child itself is ended (cancel,
 timeout, crash), the runner ends the descendants it has seen (core.run.runner).
 """
+
 from __future__ import annotations
 
 import os
 import pickle
 import sys
 from multiprocessing.connection import Connection
-
 
 PR_SET_CHILD_SUBREAPER = 36
 

@@ -2,6 +2,7 @@
 
 Runs inside the job's child process; nothing here imports Qt.
 """
+
 from __future__ import annotations
 
 import os

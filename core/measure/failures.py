@@ -1,4 +1,5 @@
 """A job's failure in one line a user can act on, from the exception and the phase it came in."""
+
 from __future__ import annotations
 
 from core.models import ModelLoadError
@@ -8,8 +9,14 @@ from core.vocab.config import JobSpec
 def is_out_of_memory(exc: BaseException) -> bool:
     """torch.OutOfMemoryError (CUDA), MemoryError, or an allocator's "out of memory" (CPU)."""
     text = str(exc).lower()
-    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
-        "out of memory" in text or "can't allocate memory" in text or "failed to allocate" in text
+    return (
+        isinstance(exc, MemoryError)
+        or type(exc).__name__ == "OutOfMemoryError"
+        or "out of memory" in text
+        or "can't allocate memory" in text
+        or "failed to allocate" in text
+    )
+
 
 def failure_reason(phase: str, exc: BaseException, spec: JobSpec) -> str:
     """One line a user can act on, from an exception raised in `phase`."""

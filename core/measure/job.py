@@ -13,6 +13,7 @@ phases. From the compile on, torch's compile log and structured trace are record
 (core.capture.graphs.JobRecording): each compiled graph is reported and its files written under
 `spec.artifacts_dir` as it is made.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,15 +24,15 @@ from typing import Callable
 from core.capture import compile_metrics
 from core.capture import live as capture
 from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
-from core.vocab import events as ev
-from core.vocab import records as rec
-from core.vocab import op_records as oprec
-from core.vocab.config import JobSpec
-from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
-from core.vocab.samples import SampleLog
 from core.measure.failures import failure_reason
 from core.measure.sweep import run_sweep
 from core.measure.timing import alternating, describe_alternation, effective_block, time_until_precise
+from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
+from core.vocab import events as ev
+from core.vocab import op_records as oprec
+from core.vocab import records as rec
+from core.vocab.config import JobSpec
+from core.vocab.samples import SampleLog
 
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
@@ -68,7 +69,7 @@ class Job:
 
     @property
     def process_note(self) -> str:
-        """"process 2 of 3: " for the processes after the first (JobSpec.processes)."""
+        """ "process 2 of 3: " for the processes after the first (JobSpec.processes)."""
         spec = self.spec
         return f"process {spec.repeat + 1} of {spec.timed_processes()}: " if spec.repeat else ""
 
@@ -76,8 +77,14 @@ class Job:
         self.flush()
         self.poll_capture()
         self.phase = phase
-        self.emit(ev.PhaseChanged, phase=phase, detail=self.process_note + detail, step=step, steps=steps,
-                  process=self.spec.repeat)
+        self.emit(
+            ev.PhaseChanged,
+            phase=phase,
+            detail=self.process_note + detail,
+            step=step,
+            steps=steps,
+            process=self.spec.repeat,
+        )
 
     def poll_capture(self) -> None:
         """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
@@ -89,7 +96,9 @@ class Job:
     # events in batches so sending never sits inside a timed call
     def record(self, sample: rec.LatencySample) -> None:
         if self.spec.repeat:
-            sample = rec.LatencySample(sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat)
+            sample = rec.LatencySample(
+                sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat
+            )
         self._log.write(sample)
         self._pending.append(sample)
         if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
@@ -147,8 +156,12 @@ class Job:
                 return
             if not loaded.compile_supported:
                 self.run_eager_only_benchmark(loaded)
-                self.emit(ev.AccuracyChecked, accuracy=rec.AccuracyResult(
-                    rec.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"))
+                self.emit(
+                    ev.AccuracyChecked,
+                    accuracy=rec.AccuracyResult(
+                        rec.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"
+                    ),
+                )
                 self.op_profile(loaded, None)
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
@@ -184,19 +197,27 @@ class Job:
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
         if self.steps is not None:
             params = sum(p.numel() for p in self.steps.module.parameters())
-        self.emit(ev.ModelLoaded, description=description, model_kind=loaded.kind, parameters=params,
-                  input_shapes=describe_inputs(loaded),
-                  compile_supported=loaded.compile_supported, note=loaded.note)
+        self.emit(
+            ev.ModelLoaded,
+            description=description,
+            model_kind=loaded.kind,
+            parameters=params,
+            input_shapes=describe_inputs(loaded),
+            compile_supported=loaded.compile_supported,
+            note=loaded.note,
+        )
         return loaded
 
     def make_training_steps(self, loaded: LoadedModel) -> str:
         """--task training: `loaded.model` becomes the eager training step (core.measure.training);
         the module stays in `self.steps.module` for compiling. Returns the description."""
         from core.measure import training
+
         torch, spec = self.torch, self.spec
         if not isinstance(loaded.model, torch.nn.Module) or loaded.kind == "export":
-            raise ModelLoadError(f"--task training needs an nn.Module with parameters; a {loaded.kind} model "
-                                 "cannot be trained here.")
+            raise ModelLoadError(
+                f"--task training needs an nn.Module with parameters; a {loaded.kind} model cannot be trained here."
+            )
         labels = training.add_labels(loaded)
         self.steps = training.TrainingSteps(loaded.model, loaded.inputs, spec.optimizer)
         loaded.model = self.steps.step(self.steps.module, "eager")
@@ -243,10 +264,13 @@ class Job:
     def make_compiled(self, model):
         compile_metrics.reset_compile_state()
         self.capture = capture.install(
-            self._on_graph_break, lambda r: self.emit(ev.RecompileFound, recompile=r),
+            self._on_graph_break,
+            lambda r: self.emit(ev.RecompileFound, recompile=r),
             fullgraph=bool(self.spec.config.fullgraph),
-            on_cudagraph_skip=((lambda s: self.emit(ev.CudagraphSkipped, skip=s))
-                               if self.spec.config.records_cudagraphs else None))
+            on_cudagraph_skip=(
+                (lambda s: self.emit(ev.CudagraphSkipped, skip=s)) if self.spec.config.records_cudagraphs else None
+            ),
+        )
         if self.recording is None:  # after capture.install: its set_logs would reset the log level
             from core.capture.graphs import JobRecording
 
@@ -277,8 +301,9 @@ class Job:
             compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
         finally:
             self.end_memory_phase("compile")
-        result = compile_metrics.summarize_compile(metrics, compile_s, cfg.backend, self.capture.per_call(),
-                                           partial=self.capture.partial)
+        result = compile_metrics.summarize_compile(
+            metrics, compile_s, cfg.backend, self.capture.per_call(), partial=self.capture.partial
+        )
         self.last_compile_s, self.last_compile_metrics = compile_s, metrics
         self.emit(ev.CompileFinished, result=result)
         return compiled
@@ -320,8 +345,9 @@ class Job:
         if spec.auto_iters:
             time_until_precise(self, loaded, calls)
             return
-        self.enter("benchmark", f"{spec.iters} timed iterations per side, "
-                                f"{describe_alternation(spec.iters, spec.block_size)}")
+        self.enter(
+            "benchmark", f"{spec.iters} timed iterations per side, {describe_alternation(spec.iters, spec.block_size)}"
+        )
         timed, record, Sample, inputs = self.timed, self.record, rec.LatencySample, loaded.inputs
         for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
             fn, before = calls[side]
@@ -333,6 +359,7 @@ class Job:
         timed benchmark, so nothing it does (a float64 copy of the model) touches the figures;
         a check that cannot run ends as "not checked" with its reason, never fails the job."""
         from core.measure import accuracy
+
         self.enter("accuracy", "comparing compiled outputs with eager on the same inputs")
         self.check_stop()
         try:
@@ -342,13 +369,19 @@ class Job:
                 result = accuracy.check(eager_step, compiled_step, inputs, self.step_marker())
                 self.emit(ev.AccuracyChecked, accuracy=result)
                 return
-            result = accuracy.check(loaded.model, compiled, inputs, self.step_marker(),
-                                    lambda: accuracy.float64_reference(loaded.model, inputs,
-                                                                       accuracy.free_bytes(self.cuda)))
+            result = accuracy.check(
+                loaded.model,
+                compiled,
+                inputs,
+                self.step_marker(),
+                lambda: accuracy.float64_reference(loaded.model, inputs, accuracy.free_bytes(self.cuda)),
+            )
         except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            result = rec.AccuracyResult(rec.AccuracyStatus.NOT_CHECKED.value,
-                                       f"the check could not run the model: {type(exc).__name__}: {first}")
+            result = rec.AccuracyResult(
+                rec.AccuracyStatus.NOT_CHECKED.value,
+                f"the check could not run the model: {type(exc).__name__}: {first}",
+            )
         self.emit(ev.AccuracyChecked, accuracy=result)
 
     def op_profile(self, loaded: LoadedModel, compiled) -> None:
@@ -360,13 +393,25 @@ class Job:
         from core.measure import op_profile
         from core.vocab.artifacts import JobArtifacts
 
-        self.enter("op_profile", f"op-level profile of {calls} eager and {calls} compiled calls"
-                   if compiled is not None else f"op-level profile of {calls} eager calls")
+        self.enter(
+            "op_profile",
+            f"op-level profile of {calls} eager and {calls} compiled calls"
+            if compiled is not None
+            else f"op-level profile of {calls} eager calls",
+        )
         self.check_stop()
         try:
             profile = op_profile.run_op_profile(
-                loaded.model, compiled, loaded.inputs, calls, self.step_marker(), self.cuda,
-                self.spec.artifacts_dir, JobArtifacts.for_label(self.spec.config.label), self.break_at)
+                loaded.model,
+                compiled,
+                loaded.inputs,
+                calls,
+                self.step_marker(),
+                self.cuda,
+                self.spec.artifacts_dir,
+                JobArtifacts.for_label(self.spec.config.label),
+                self.break_at,
+            )
         except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
             profile = oprec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
@@ -392,8 +437,9 @@ class Job:
         self.flush()
 
 
-def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False,
-            sample_log_path: str | None = None) -> rec.JobStatus:
+def run_job(
+    spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False, sample_log_path: str | None = None
+) -> rec.JobStatus:
     """Run one job, reporting through `emit`. Returns its JobStatus (completed, failed or cancelled);
     always emits exactly one terminal event. Every timed call is also appended to
     `sample_log_path` (see core.vocab.samples) when given."""
@@ -415,8 +461,14 @@ def run_job(spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda:
                 job.flush()
             except Exception:
                 pass
-        emit(ev.JobFailed(spec.job_id, reason=failure_reason(phase, exc, spec),
-                          detail=getattr(exc, "detail", "") or traceback.format_exc(), phase=phase))
+        emit(
+            ev.JobFailed(
+                spec.job_id,
+                reason=failure_reason(phase, exc, spec),
+                detail=getattr(exc, "detail", "") or traceback.format_exc(),
+                phase=phase,
+            )
+        )
         return rec.JobStatus.FAILED
     finally:
         sample_log.close()

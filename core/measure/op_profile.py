@@ -12,14 +12,15 @@ inductor's output modules (`cpp_fused_...`), each in a profiler range named afte
 puts the originals back afterwards. The code that ran in the benchmark is the code that is
 profiled; only the two ranges are added (~1 µs each while the profiler records).
 """
+
 from __future__ import annotations
 
 import sys
 
 from core.analysis import time_breakdown as tb
+from core.capture.graphs import cpu_kernel_names
 from core.vocab.artifacts import JobArtifacts, make_dirs
 from core.vocab.op_records import OpProfile
-from core.capture.graphs import cpu_kernel_names
 
 COMPILED_FN_PREFIX = "__compiled_fn_"  # dynamo's globals holding each compiled graph
 
@@ -169,9 +170,17 @@ def _export(prof, root: str | None, rel: str) -> str:
         return ""
 
 
-def run_op_profile(model, compiled, inputs, calls: int, before=None, cuda: bool = False,
-                   root: str | None = None, artifacts: JobArtifacts | None = None,
-                   break_at: dict[str, tuple[str, str, int]] | None = None) -> OpProfile:
+def run_op_profile(
+    model,
+    compiled,
+    inputs,
+    calls: int,
+    before=None,
+    cuda: bool = False,
+    root: str | None = None,
+    artifacts: JobArtifacts | None = None,
+    break_at: dict[str, tuple[str, str, int]] | None = None,
+) -> OpProfile:
     """Profile `calls` calls of the eager `model` and of `compiled` (None: eager only), and
     explain them: time by category, ops, graph spans, break costs (`break_at`: compile id
     → the graph break logged in that frame compile). Chrome traces go under `root`."""
@@ -194,9 +203,19 @@ def run_op_profile(model, compiled, inputs, calls: int, before=None, cuda: bool 
     if side.graphs_per_call == 0 and marks.graphs:
         note = "no compiled graph ran in the profiled calls"
     elif not marks.graphs:
-        note = ("the compiled graphs could not be found to mark them; times inside and between graphs are "
-                "estimated from inductor's own marks where present")
-    return OpProfile(calls=calls, eager=eager, compiled=side, break_costs=split.costs,
-                     unattributed_ms=split.unattributed_ms, entry_exit_ms=split.entry_exit_ms,
-                     graph_times=split.graph_times, eager_trace=eager_trace, compiled_trace=compiled_trace,
-                     note=note)
+        note = (
+            "the compiled graphs could not be found to mark them; times inside and between graphs are "
+            "estimated from inductor's own marks where present"
+        )
+    return OpProfile(
+        calls=calls,
+        eager=eager,
+        compiled=side,
+        break_costs=split.costs,
+        unattributed_ms=split.unattributed_ms,
+        entry_exit_ms=split.entry_exit_ms,
+        graph_times=split.graph_times,
+        eager_trace=eager_trace,
+        compiled_trace=compiled_trace,
+        note=note,
+    )

@@ -10,6 +10,7 @@ are judged against a float64 reference as `same()` does (the compiled RMSE may b
 reference), the norms must agree too, since cosine alone cannot see an output scaled by a
 constant. torch is imported inside the functions; no Qt.
 """
+
 from __future__ import annotations
 
 import copy
@@ -74,8 +75,9 @@ def _walk(ref, res, path: str = ""):
     res_kids = _children(res) or []
     if [k for k, _ in kids] != [k for k, _ in res_kids]:
         if isinstance(ref, dict):
-            raise ValueError(f"{path or 'output'} has keys {sorted(map(str, ref))} in eager but "
-                             f"{sorted(map(str, res))} compiled")
+            raise ValueError(
+                f"{path or 'output'} has keys {sorted(map(str, ref))} in eager but {sorted(map(str, res))} compiled"
+            )
         raise ValueError(f"{path or 'output'} has {len(kids)} items in eager but {len(res_kids)} compiled")
     for (step, a), (_, b) in zip(kids, res_kids):
         yield from _walk(a, b, path + step)
@@ -103,8 +105,10 @@ def tree_map_tensors(fn: Callable, value):
         return type(value)(tree_map_tensors(fn, v) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         try:
-            return dataclasses.replace(value, **{f.name: tree_map_tensors(fn, getattr(value, f.name))
-                                                 for f in dataclasses.fields(value) if f.init})
+            return dataclasses.replace(
+                value,
+                **{f.name: tree_map_tensors(fn, getattr(value, f.name)) for f in dataclasses.fields(value) if f.init},
+            )
         except Exception:
             return value
     return value
@@ -127,10 +131,14 @@ def identical(ref, res) -> tuple[bool, str, float]:
             if isinstance(a, torch.Tensor):
                 if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
                     return False, path, math.inf
-                if not torch.equal(a, b) and not (a.is_floating_point() and torch.allclose(
-                        a, b, atol=0.0, rtol=0.0, equal_nan=True)):
-                    diff = (a.double() - b.double()).abs().nan_to_num(0.0) if a.is_floating_point() or \
-                        a.is_complex() else (a.long() - b.long()).abs().double()
+                if not torch.equal(a, b) and not (
+                    a.is_floating_point() and torch.allclose(a, b, atol=0.0, rtol=0.0, equal_nan=True)
+                ):
+                    diff = (
+                        (a.double() - b.double()).abs().nan_to_num(0.0)
+                        if a.is_floating_point() or a.is_complex()
+                        else (a.long() - b.long()).abs().double()
+                    )
                     return False, path, float(diff.max()) if diff.numel() else 0.0
             elif a != b:
                 return False, path, math.inf
@@ -164,25 +172,42 @@ def _compare_leaf(path: str, ref, res, fp64=None) -> _Leaf:
     if ref.dtype != res.dtype:
         return _Leaf(path, False, "exact", f"{path} is {_dtype_name(ref)} in eager but {_dtype_name(res)} compiled")
     if ref.shape != res.shape:
-        return _Leaf(path, False, "exact", f"{path} has shape {tuple(ref.shape)} in eager but "
-                                           f"{tuple(res.shape)} compiled")
+        return _Leaf(
+            path, False, "exact", f"{path} has shape {tuple(ref.shape)} in eager but {tuple(res.shape)} compiled"
+        )
     if ref.is_sparse:
         ref, res = ref.to_dense(), res.to_dense()
     if not ref.is_floating_point():
         ok = torch.equal(ref, res)
         n = 0 if ok else int((ref != res).sum())
-        return _Leaf(path, ok, "exact", "" if ok else f"{path}: {n} of {ref.numel()} {_dtype_name(ref)} values differ",
-                     abs_error=0.0 if ok else float((ref.double() - res.double()).abs().max()))
+        return _Leaf(
+            path,
+            ok,
+            "exact",
+            "" if ok else f"{path}: {n} of {ref.numel()} {_dtype_name(ref)} values differ",
+            abs_error=0.0 if ok else float((ref.double() - res.double()).abs().max()),
+        )
     tol = TOLERANCE.get(_dtype_name(ref), 1e-4)
     a, b = ref.detach().double(), res.detach().double()
     nan_a, nan_b = torch.isnan(a), torch.isnan(b)
     if not torch.equal(nan_a, nan_b):
-        return _Leaf(path, False, "allclose", f"{path}: NaN in {'compiled' if nan_b.sum() > nan_a.sum() else 'eager'} "
-                                              "output where the other has a number", tolerance=tol)
+        return _Leaf(
+            path,
+            False,
+            "allclose",
+            f"{path}: NaN in {'compiled' if nan_b.sum() > nan_a.sum() else 'eager'} "
+            "output where the other has a number",
+            tolerance=tol,
+        )
     inf_a, inf_b = torch.isinf(a), torch.isinf(b)
     if not torch.equal(inf_a, inf_b) or not torch.equal(a[inf_a], b[inf_b]):
-        return _Leaf(path, False, "allclose", f"{path}: an infinity in one output where the other has a number "
-                                              "(or the other sign)", tolerance=tol)
+        return _Leaf(
+            path,
+            False,
+            "allclose",
+            f"{path}: an infinity in one output where the other has a number (or the other sign)",
+            tolerance=tol,
+        )
     finite = ~(nan_a | inf_a)  # equal NaNs and equal infinities agree; the errors are over the rest
     diff = (a - b).abs()[finite]
     abs_error = float(diff.max()) if diff.numel() else 0.0
@@ -193,7 +218,9 @@ def _compare_leaf(path: str, ref, res, fp64=None) -> _Leaf:
     if torch.allclose(a, b, atol=tol, rtol=tol, equal_nan=True):
         return leaf
     if _dtype_name(ref) in LOW_PRECISION or fp64 is None:
-        return _by_cosine(leaf, a[finite], b[finite], _dtype_name(ref), fp64_missing=_dtype_name(ref) not in LOW_PRECISION)
+        return _by_cosine(
+            leaf, a[finite], b[finite], _dtype_name(ref), fp64_missing=_dtype_name(ref) not in LOW_PRECISION
+        )
     # same(): the compiled error from the float64 truth may be `multiplier` times eager's own
     f = fp64.detach().double()
     ref_error, res_error = _rmse(f[finite], a[finite]), _rmse(f[finite], b[finite])  # agreeing NaN/inf left out
@@ -201,8 +228,10 @@ def _compare_leaf(path: str, ref, res, fp64=None) -> _Leaf:
     leaf.method = "fp64"
     leaf.verdict = res_error <= multiplier * ref_error + tol / 10.0
     if not leaf.verdict:
-        leaf.why = (f"{path}: max abs error {abs_error:.3g} (relative {rel_error:.3g}); its RMSE from a float64 "
-                    f"reference is {res_error:.3g}, above {multiplier:g} × eager's own {ref_error:.3g} + {tol / 10:g}")
+        leaf.why = (
+            f"{path}: max abs error {abs_error:.3g} (relative {rel_error:.3g}); its RMSE from a float64 "
+            f"reference is {res_error:.3g}, above {multiplier:g} × eager's own {ref_error:.3g} + {tol / 10:g}"
+        )
     return leaf
 
 
@@ -226,10 +255,15 @@ def _by_cosine(leaf: _Leaf, a, b, dtype: str, fp64_missing: bool) -> _Leaf:
     if fp64_missing:
         leaf.needs_fp64 = True
     if not leaf.verdict:
-        what = (f"cosine similarity {leaf.cosine:.4f} < {COSINE_MIN}" if leaf.cosine < COSINE_MIN
-                else f"its norm differs by {norm_off:.2%} (more than {norm_tol:.1%})")
-        leaf.why = (f"{leaf.path}: max abs error {leaf.abs_error:.3g} (relative {leaf.rel_error:.3g}), "
-                    f"beyond allclose tolerance {leaf.tolerance:g}; {what}")
+        what = (
+            f"cosine similarity {leaf.cosine:.4f} < {COSINE_MIN}"
+            if leaf.cosine < COSINE_MIN
+            else f"its norm differs by {norm_off:.2%} (more than {norm_tol:.1%})"
+        )
+        leaf.why = (
+            f"{leaf.path}: max abs error {leaf.abs_error:.3g} (relative {leaf.rel_error:.3g}), "
+            f"beyond allclose tolerance {leaf.tolerance:g}; {what}"
+        )
     return leaf
 
 
@@ -249,8 +283,10 @@ def compare(ref, res, fp64_ref: Callable[[], Any] | None = None) -> AccuracyResu
         fp64, why_not = fp64_ref() if fp64_ref is not None else (None, "no float64 reference was asked for")
         if fp64 is not None:
             paths = {p: f for p, _, f in _walk(ref, fp64)}
-            leaves = [_compare_leaf(leaf.path, a, b, paths.get(leaf.path)) if leaf.needs_fp64 else leaf
-                      for leaf, (_, a, b) in zip(leaves, _walk(ref, res))]
+            leaves = [
+                _compare_leaf(leaf.path, a, b, paths.get(leaf.path)) if leaf.needs_fp64 else leaf
+                for leaf, (_, a, b) in zip(leaves, _walk(ref, res))
+            ]
         else:
             note = f" No float64 reference ({why_not}): float32 outputs beyond allclose judged by cosine similarity."
     return _verdict(leaves, note)
@@ -258,24 +294,33 @@ def compare(ref, res, fp64_ref: Callable[[], Any] | None = None) -> AccuracyResu
 
 def _verdict(leaves: list[_Leaf], note: str) -> AccuracyResult:
     floats = [leaf for leaf in leaves if leaf.abs_error is not None]
-    worst = max(floats, key=lambda leaf: (leaf.rel_error if leaf.rel_error is not None else 0.0), default=None)
+    worst = max(floats, key=lambda leaf: leaf.rel_error if leaf.rel_error is not None else 0.0, default=None)
     figures = dict(
         max_abs_error=max((leaf.abs_error for leaf in floats), default=None),
         max_rel_error=max((leaf.rel_error for leaf in floats if leaf.rel_error is not None), default=None),
         cosine=min((leaf.cosine for leaf in floats if leaf.cosine is not None), default=None),
         tolerance=max((leaf.tolerance for leaf in leaves if leaf.tolerance is not None), default=None),
-        outputs=len(leaves), worst_output=worst.path if worst else "")
+        outputs=len(leaves),
+        worst_output=worst.path if worst else "",
+    )
     failed = [leaf for leaf in leaves if not leaf.verdict]
     if failed:
         more = f" ({len(failed) - 1} more output{'s fail' if len(failed) > 2 else ' fails'})" if len(failed) > 1 else ""
-        return AccuracyResult(AccuracyStatus.FAIL.value, failed[0].why + more + "." + note,
-                              method=failed[0].method, **figures)
+        return AccuracyResult(
+            AccuracyStatus.FAIL.value, failed[0].why + more + "." + note, method=failed[0].method, **figures
+        )
     methods = sorted({leaf.method for leaf in leaves})
     method = "fp64" if "fp64" in methods else "cosine" if "cosine" in methods else methods[0] if methods else ""
-    how = {"allclose": f"within allclose tolerance {figures['tolerance']:g}" if figures["tolerance"] else "equal",
-           "exact": "equal", "fp64": "within the tolerance of a float64 reference (as PyTorch's runner judges)",
-           "cosine": f"with cosine similarity ≥ {COSINE_MIN} and matching norms"}[method]
+    how = {
+        "allclose": f"within allclose tolerance {figures['tolerance']:g}" if figures["tolerance"] else "equal",
+        "exact": "equal",
+        "fp64": "within the tolerance of a float64 reference (as PyTorch's runner judges)",
+        "cosine": f"with cosine similarity ≥ {COSINE_MIN} and matching norms",
+    }[method]
     n = len(leaves)
-    return AccuracyResult(AccuracyStatus.PASS.value,
-                          f"{n} output{'s match' if n != 1 else ' matches'} eager {how}.{note}",
-                          method=method, **figures)
+    return AccuracyResult(
+        AccuracyStatus.PASS.value,
+        f"{n} output{'s match' if n != 1 else ' matches'} eager {how}.{note}",
+        method=method,
+        **figures,
+    )

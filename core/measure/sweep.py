@@ -1,6 +1,7 @@
 """A shape or batch sweep inside a job: every input variant in turn against one compiled model,
 so recompiles (and the recompile limit) follow the pattern torch really applies; per variant
 its warm-ups, the compile it triggers and alternating timed calls (core.measure.timing)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -30,9 +31,11 @@ def run_sweep(job: Job, loaded: LoadedModel):
 
         loaded.variants = [with_batch_size(loaded.inputs, b) for b in spec.sweep_batch]
     if not loaded.variants:
-        raise ModelLoadError("the model defines no get_input_variants(); a shape sweep needs a model file "
-                             "whose get_input_variants() returns a list of input tuples.",
-                             file=spec.model.source)
+        raise ModelLoadError(
+            "the model defines no get_input_variants(); a shape sweep needs a model file "
+            "whose get_input_variants() returns a list of input tuples.",
+            file=spec.model.source,
+        )
     variants = [job.to_device(v) for v in loaded.variants]
     compiled = job.compile(loaded, variants[0])
     seen_shapes: set[tuple] = set()
@@ -46,16 +49,27 @@ def run_sweep(job: Job, loaded: LoadedModel):
         batch = spec.sweep_batch[i]
         job.start_memory_phase()
         try:
-            limit_reached = measure_variant(job, loaded.model, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch)
+            limit_reached = measure_variant(
+                job, loaded.model, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch
+            )
         except Exception as exc:  # out of memory ends this batch size, not the run
             if not is_out_of_memory(exc):
                 raise
             if job.cuda:
                 job.torch.cuda.empty_cache()
             first = next((t for t in str(exc).splitlines() if t.strip()), type(exc).__name__)
-            job.emit(ev.VariantMeasured, variant=rec.VariantResult(
-                index=i, input_shapes=shapes, compiles=0, recompiled=False, batch_size=batch,
-                peak_mb=variant_peak_mb(job), error=f"out of memory at batch size {batch}: {first}"))
+            job.emit(
+                ev.VariantMeasured,
+                variant=rec.VariantResult(
+                    index=i,
+                    input_shapes=shapes,
+                    compiles=0,
+                    recompiled=False,
+                    batch_size=batch,
+                    peak_mb=variant_peak_mb(job),
+                    error=f"out of memory at batch size {batch}: {first}",
+                ),
+            )
     return compiled, variants[0]
 
 
@@ -91,11 +105,21 @@ def measure_variant(job: Job, eager, i, inputs, shapes, compiled, seen_shapes, l
     new_shape = shapes not in seen_shapes
     seen_shapes.add(shapes)
     compiles = len(metrics)
-    job.emit(ev.VariantMeasured, variant=rec.VariantResult(
-        index=i, input_shapes=shapes, compiles=compiles, recompiled=i > 0 and compiles > 0,
-        recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
-        compile_time_s=compile_s if compiles else 0.0,
-        recompile_limit_hit=hit, ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
-        eager_ms=tuple(eager_ms), compiled_ms=tuple(compiled_ms), batch_size=batch,
-        peak_mb=variant_peak_mb(job) if batch is not None else None))
+    job.emit(
+        ev.VariantMeasured,
+        variant=rec.VariantResult(
+            index=i,
+            input_shapes=shapes,
+            compiles=compiles,
+            recompiled=i > 0 and compiles > 0,
+            recompile_reasons=tuple(m.recompile_reason for m in metrics if m.recompile_reason),
+            compile_time_s=compile_s if compiles else 0.0,
+            recompile_limit_hit=hit,
+            ran_eagerly=limit_reached and new_shape and (hit or compiles == 0),
+            eager_ms=tuple(eager_ms),
+            compiled_ms=tuple(compiled_ms),
+            batch_size=batch,
+            peak_mb=variant_peak_mb(job) if batch is not None else None,
+        ),
+    )
     return limit_reached

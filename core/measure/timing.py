@@ -1,6 +1,7 @@
 """How a job times its calls: eager and compiled alternate in blocks (so drift hits both
 alike; blocks rather than single calls, measured in docs/BENCHMARKS.md), a fixed number of
 calls a side or, with --iters auto, blocks until the speedup's interval is narrow enough."""
+
 from __future__ import annotations
 
 import time
@@ -16,11 +17,13 @@ if TYPE_CHECKING:
 
 MIN_ALTERNATIONS = 4
 
+
 def effective_block(iters: int, block: int) -> int:
     """The block length a run really uses: the asked one, shortened so that each side gets
     at least MIN_ALTERNATIONS blocks (with 20 iterations and blocks of 25 the sides would
     otherwise never alternate: all eager calls, then all compiled)."""
     return max(1, min(block, -(-iters // MIN_ALTERNATIONS)))
+
 
 def describe_alternation(iters: int, block: int) -> str:
     """What the benchmark does, in words (the phase detail and the report say it)."""
@@ -30,6 +33,7 @@ def describe_alternation(iters: int, block: int) -> str:
     if used != block:
         text += f" (blocks of {block} asked; shortened so the sides alternate at least {MIN_ALTERNATIONS} times)"
     return text
+
 
 def alternating(iters: int, block: int):
     """(side, iteration) pairs: `block` eager calls, then `block` compiled calls, and so on,
@@ -47,15 +51,18 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
     interval (of this process's calls) is within ±precision_pct %, or this process's share
     of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
     interval as it narrows (between blocks, never inside a timed call)."""
-    from core.vocab.limits import AUTO_ITERS_CAP
     from core.analysis.stats import speedup
+    from core.vocab.limits import AUTO_ITERS_CAP
 
     spec = job.spec
     budget = spec.max_time_s / spec.timed_processes()
     block = max(1, spec.block_size)
     target = spec.precision_pct
-    job.enter("benchmark", f"timing blocks of {block} calls a side until the speedup is known within "
-                            f"±{target:g}% (at most {budget:.0f} s)")
+    job.enter(
+        "benchmark",
+        f"timing blocks of {block} calls a side until the speedup is known within "
+        f"±{target:g}% (at most {budget:.0f} s)",
+    )
     timed, record, Sample, inputs = job.timed, job.record, rec.LatencySample, loaded.inputs
     times: dict[str, list[float]] = {"eager": [], "compiled": []}
     start = time.perf_counter()
@@ -81,11 +88,17 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
         done = half <= target or now - start >= budget
         if done or now - last_report >= 1.0:
             last_report = now
-            job.emit(ev.PhaseChanged, phase="benchmark", detail=(
-                f"{job.process_note}{i} calls a side, speedup {sp.value:.3f}x [{sp.ci_low:.3f}-{sp.ci_high:.3f}]"
-                f" ±{half:.1f}% (target ±{target:g}%), {now - start:.0f} of {budget:.0f} s"),
-                step=int(now - start) if not done else int(budget), steps=max(1, int(budget)),
-                process=spec.repeat)
+            job.emit(
+                ev.PhaseChanged,
+                phase="benchmark",
+                detail=(
+                    f"{job.process_note}{i} calls a side, speedup {sp.value:.3f}x [{sp.ci_low:.3f}-{sp.ci_high:.3f}]"
+                    f" ±{half:.1f}% (target ±{target:g}%), {now - start:.0f} of {budget:.0f} s"
+                ),
+                step=int(now - start) if not done else int(budget),
+                steps=max(1, int(budget)),
+                process=spec.repeat,
+            )
         if done:
             break
     job.flush()

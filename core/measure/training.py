@@ -14,6 +14,7 @@ The loss is the model's own when it returns one (a Hugging Face ModelOutput's `l
 `labels`: see `add_labels`), else the mean of every floating-point output. The correctness
 check compares the loss and every parameter's gradient (core.measure.output_match's rules).
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,11 +39,13 @@ def loss_of(outputs):
     if isinstance(own, torch.Tensor):
         return own
     parts = []
-    tree_map_tensors(lambda t: parts.append(t.float().mean()) if t.is_floating_point() and t.requires_grad
-                     else None, outputs)
+    tree_map_tensors(
+        lambda t: parts.append(t.float().mean()) if t.is_floating_point() and t.requires_grad else None, outputs
+    )
     if not parts:
-        raise ValueError("the model's outputs hold no floating-point tensor that needs a gradient: "
-                         "there is nothing to train")
+        raise ValueError(
+            "the model's outputs hold no floating-point tensor that needs a gradient: there is nothing to train"
+        )
     return torch.stack(parts).sum()
 
 
@@ -152,9 +155,13 @@ class TrainingSteps:
             loss.backward()
             kept = None
             if keep:
-                kept = {"loss": loss.detach().clone(),
-                        "grads": {n: (p.grad.detach().clone() if p.grad is not None else None)
-                                  for n, p in zip(self.names, self.params)}}
+                kept = {
+                    "loss": loss.detach().clone(),
+                    "grads": {
+                        n: (p.grad.detach().clone() if p.grad is not None else None)
+                        for n, p in zip(self.names, self.params)
+                    },
+                }
             opt_step()
             return kept if keep else loss.detach()
 
@@ -163,6 +170,7 @@ class TrainingSteps:
     def before(self, side: str, then: Callable | None = None) -> Callable:
         """A `before` hook for the job's timed calls: reset when the calls switch side, then
         `then` (a CUDA-graph step mark)."""
+
         def hook():
             if self.last_side != side:
                 self.reset()

@@ -18,6 +18,7 @@ validates a source before any work.
 
 Every model is called as `model(*inputs)`; keyword inputs go through values.keyword_call.
 """
+
 from __future__ import annotations
 
 import os
@@ -64,7 +65,7 @@ class LoadedModel:
 
 
 def split_factory(source: str) -> tuple[str, str]:
-    """"file.py:get_other_model" → ("file.py", "get_other_model"); plain paths get "get_model"."""
+    """ "file.py:get_other_model" → ("file.py", "get_other_model"); plain paths get "get_model"."""
     path, sep, factory = source.rpartition(":")
     if sep and path.endswith(PY_SUFFIXES) and factory.isidentifier():
         return path, factory
@@ -88,7 +89,7 @@ def defines_variants(source: str) -> bool:
 
 
 def source_kind(source: str) -> str:
-    """"timm", "hf", "file" or "torchvision": which loader a model source goes to."""
+    """ "timm", "hf", "file" or "torchvision": which loader a model source goes to."""
     if source.startswith(TIMM_PREFIX):
         return "timm"
     if source.startswith(HF_PREFIX):
@@ -101,8 +102,11 @@ def is_file_source(source: str) -> bool:
     if source.startswith((TIMM_PREFIX, HF_PREFIX)):
         return False
     source = split_factory(source)[0]
-    return os.path.sep in source or source.endswith(PY_SUFFIXES + EXPORT_SUFFIXES + TORCHSCRIPT_SUFFIXES) \
+    return (
+        os.path.sep in source
+        or source.endswith(PY_SUFFIXES + EXPORT_SUFFIXES + TORCHSCRIPT_SUFFIXES)
         or os.path.exists(source)
+    )
 
 
 def load_model(spec: ModelSpec) -> LoadedModel:
@@ -156,13 +160,18 @@ def exit_error(exc: BaseException, who: str, must: str, path: str, line: int) ->
     if isinstance(exc, SystemExit):
         call = "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"
         frames = traceback.extract_tb(exc.__traceback__)
-        hint = (" (argparse exits when the command line does not match: a model file gets no "
-                "command-line arguments of its own)"
-                if any(os.path.basename(f.filename) == "argparse.py" for f in frames) else "")
+        hint = (
+            " (argparse exits when the command line does not match: a model file gets no "
+            "command-line arguments of its own)"
+            if any(os.path.basename(f.filename) == "argparse.py" for f in frames)
+            else ""
+        )
         message = f"{who} called {call}{hint}; a model file must {must}, not exit."
     else:
-        message = (f"{who} raised {short_error(exc)}, which is not an Exception (it stops a program); "
-                   f"a model file must {must}.")
+        message = (
+            f"{who} raised {short_error(exc)}, which is not an Exception (it stops a program); "
+            f"a model file must {must}."
+        )
     return ModelLoadError(message, file=path, line=line, detail=traceback.format_exc())
 
 
@@ -192,8 +201,12 @@ def check_forward(loaded: LoadedModel, source: str) -> None:
             raise exit_error(exc, "the model's forward", "return outputs from forward", file, line) from None
         shapes = ", ".join(describe_inputs(loaded))
         hint = _FORWARD_HINTS.get(loaded.kind, "check the inputs match what the model expects")
-        raise ModelLoadError(f"the model's forward raised {short_error(exc)} on inputs ({shapes}); {hint}.",
-                             file=file, line=line, detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"the model's forward raised {short_error(exc)} on inputs ({shapes}); {hint}.",
+            file=file,
+            line=line,
+            detail=traceback.format_exc(),
+        ) from None
 
 
 def describe_input(x) -> str:
@@ -207,8 +220,7 @@ def describe_inputs(loaded: LoadedModel) -> tuple[str, ...]:
     """Every input as text, named when the model takes it by keyword (`input_ids=int64[1×128]`):
     what ModelLoaded.input_shapes carries."""
     names = loaded.input_names or ("",) * len(loaded.inputs)
-    return tuple(f"{name}={describe_input(x)}" if name else describe_input(x)
-                 for name, x in zip(names, loaded.inputs))
+    return tuple(f"{name}={describe_input(x)}" if name else describe_input(x) for name, x in zip(names, loaded.inputs))
 
 
 def normalize_source(source: str) -> str:
@@ -267,8 +279,10 @@ def require_package(package: str, needed_for: str):
     try:
         return importlib.import_module(package)
     except ImportError as exc:
-        raise ModelLoadError(f"{needed_for} needs the Python package {package!r}, which is not installed "
-                             f"here ({short_error(exc)}). Install it with: {pip_command(package)}") from None
+        raise ModelLoadError(
+            f"{needed_for} needs the Python package {package!r}, which is not installed "
+            f"here ({short_error(exc)}). Install it with: {pip_command(package)}"
+        ) from None
 
 
 def pip_command(package: str) -> str:
@@ -287,8 +301,10 @@ def pip_command(package: str) -> str:
     return f"{rel if not rel.startswith(os.pardir) else pip} install {package}"
 
 
-TORCHSCRIPT_NOTE = ("TorchScript module: torch.compile does not support ScriptModules, so only the eager "
-                     "profile runs. Compile the original eager nn.Module instead (e.g. via a model file).")
+TORCHSCRIPT_NOTE = (
+    "TorchScript module: torch.compile does not support ScriptModules, so only the eager "
+    "profile runs. Compile the original eager nn.Module instead (e.g. via a model file)."
+)
 
 
 def torchvision_model_names() -> list[str]:

@@ -7,6 +7,7 @@ module is imported, nothing is downloaded. Any thread may call these; importing 
 takes a few seconds the first time, so the app calls `load_model_catalog` off the GUI thread.
 Each entry's `source` is what `profile MODEL` and `ModelSpec.source` take.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,8 +38,9 @@ class ModelCatalog:
     entries: tuple[CatalogEntry, ...] = ()
     errors: dict[str, str] = field(default_factory=dict)
 
-    def search(self, query: str = "", catalog: str | None = None, buildable_only: bool = False,
-               limit: int | None = None) -> list[CatalogEntry]:
+    def search(
+        self, query: str = "", catalog: str | None = None, buildable_only: bool = False, limit: int | None = None
+    ) -> list[CatalogEntry]:
         return search(self.entries, query, catalog, buildable_only, limit)
 
 
@@ -57,33 +59,56 @@ def timm_entries() -> list[CatalogEntry]:
 
 _NOT_BUILDABLE = {
     "multimodal": "a multimodal language model: its image tokens must match its images, which a config cannot "
-                  "give; write a model file",
+    "give; write a model file",
     "other": "inputs other than text, images or audio (or no model class of its own): write a model file",
 }
 
 
 def hf_entries() -> list[CatalogEntry]:
     from core.models import HF_PREFIX
-    from core.models.hf_inputs import BUILDABLE, mapped_types, modality_of
     from core.models.hf_config import COMPOSITE_TYPES, model_types
+    from core.models.hf_inputs import BUILDABLE, mapped_types, modality_of
 
     mapped = mapped_types()
     entries = []
     for model_type in model_types():
         modality = modality_of(model_type)
         if model_type in COMPOSITE_TYPES:
-            entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, False,
-                                        "made of other models' configs: save one with save_pretrained and "
-                                        "open its folder"))
+            entries.append(
+                CatalogEntry(
+                    HF_PREFIX + model_type,
+                    model_type,
+                    "hf",
+                    modality,
+                    False,
+                    "made of other models' configs: save one with save_pretrained and open its folder",
+                )
+            )
             continue
         if model_type not in mapped:
-            entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, False,
-                                        "no auto class builds it (a part of a composite model): profile the "
-                                        "composite or write a model file"))
+            entries.append(
+                CatalogEntry(
+                    HF_PREFIX + model_type,
+                    model_type,
+                    "hf",
+                    modality,
+                    False,
+                    "no auto class builds it (a part of a composite model): profile the "
+                    "composite or write a model file",
+                )
+            )
             continue
         buildable = modality in BUILDABLE
-        entries.append(CatalogEntry(HF_PREFIX + model_type, model_type, "hf", modality, buildable,
-                                    "" if buildable else _NOT_BUILDABLE.get(modality, "")))
+        entries.append(
+            CatalogEntry(
+                HF_PREFIX + model_type,
+                model_type,
+                "hf",
+                modality,
+                buildable,
+                "" if buildable else _NOT_BUILDABLE.get(modality, ""),
+            )
+        )
     return entries
 
 
@@ -107,8 +132,9 @@ def load_model_catalog(catalogs: tuple[str, ...] = CATALOGS) -> ModelCatalog:
     return ModelCatalog(tuple(entries), errors)
 
 
-def search(entries, query: str = "", catalog: str | None = None, buildable_only: bool = False,
-           limit: int | None = None) -> list[CatalogEntry]:
+def search(
+    entries, query: str = "", catalog: str | None = None, buildable_only: bool = False, limit: int | None = None
+) -> list[CatalogEntry]:
     """Entries matching every word of `query` (case-insensitive, in the source or the family),
     best first: exact name, then names starting with the query, then names containing it, then
     family matches; shorter names first within each."""

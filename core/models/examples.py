@@ -6,6 +6,7 @@ needs to compile at all (nn.LSTM/GRU/RNN: allow_rnn).
 Nothing here imports or runs a model file: the files are parsed (`ast`) or scanned as text,
 so it is safe and fast on the GUI thread. No Qt; any thread.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,9 +15,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from core.models import defines_variants, split_factory
 from core import PROJECT_ROOT as ROOT
-
+from core.models import defines_variants, split_factory
 
 EXAMPLES_DIR = os.path.join(ROOT, "resources", "models")
 
@@ -50,8 +50,11 @@ def _docstrings(text: str) -> tuple[str, dict[str, str]]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return "", {}
-    functions = {node.name: ast.get_docstring(node) or "" for node in tree.body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = {
+        node.name: ast.get_docstring(node) or ""
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     return ast.get_docstring(tree) or "", functions
 
 
@@ -62,8 +65,8 @@ def _factory_summary(module_doc: str, function_doc: str, name: str) -> str:
     lines = module_doc.splitlines()
     for i, line in enumerate(lines):
         if line.strip().startswith(name + "("):
-            picked = [line.strip()[len(name) + 2:].strip()]
-            for more in lines[i + 1:]:
+            picked = [line.strip()[len(name) + 2 :].strip()]
+            for more in lines[i + 1 :]:
                 if not more.strip() or more.strip().startswith("get_model"):
                     break
                 picked.append(more.strip())
@@ -104,6 +107,9 @@ def needed_dynamo_config(source: str) -> tuple[str, str, str] | None:
     match = _RNN.search(read_source(path))
     if match is None:
         return None
-    return ("allow_rnn", "True",
-            f"This model uses nn.{match.group(1)}: by default dynamo does not trace it (GB0014), the frame "
-            "runs eagerly and compiling changes nothing.")
+    return (
+        "allow_rnn",
+        "True",
+        f"This model uses nn.{match.group(1)}: by default dynamo does not trace it (GB0014), the frame "
+        "runs eagerly and compiling changes nothing.",
+    )

@@ -1,5 +1,6 @@
 """torch.export `.pt2` archives, inspected before torch.export.load (which would unpickle, and
 so run, what a crafted archive holds): one that would unpickle anything is refused."""
+
 from __future__ import annotations
 
 import os
@@ -8,9 +9,9 @@ import traceback
 import zipfile
 from typing import Callable
 
-from core.vocab.config import ModelSpec
 from core.models import LoadedModel, ModelLoadError, short_error
 from core.models.values import keyword_call
+from core.vocab.config import ModelSpec
 
 
 def load(path: str, spec: ModelSpec) -> LoadedModel:
@@ -20,20 +21,29 @@ def load(path: str, spec: ModelSpec) -> LoadedModel:
     try:
         program = torch.export.load(path)
     except Exception as exc:
-        raise ModelLoadError(f"not a loadable torch.export archive: {short_error(exc)}", file=path,
-                             detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"not a loadable torch.export archive: {short_error(exc)}", file=path, detail=traceback.format_exc()
+        ) from None
     _check_operator_arguments(program, path)
     inputs, keywords = _export_inputs(program, path)
     try:
         module = program.module()
     except Exception as exc:
-        raise ModelLoadError(f"the exported program cannot be turned into a module: {short_error(exc)}", file=path,
-                             detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"the exported program cannot be turned into a module: {short_error(exc)}",
+            file=path,
+            detail=traceback.format_exc(),
+        ) from None
     if keywords:
         module = keyword_call(module, keywords)
     names = ("",) * (len(inputs) - len(keywords)) + tuple(keywords)
-    return LoadedModel(module, inputs, "export", f"{os.path.basename(path)} (torch.export program)",
-                       input_names=names if keywords else ())
+    return LoadedModel(
+        module,
+        inputs,
+        "export",
+        f"{os.path.basename(path)} (torch.export program)",
+        input_names=names if keywords else (),
+    )
 
 
 def _check_operator_arguments(program, path: str) -> None:
@@ -53,13 +63,17 @@ def _check_operator_arguments(program, path: str) -> None:
             continue
         for node in module.graph.nodes:
             found: list = []
-            map_aggregate((node.args, node.kwargs),
-                          lambda a: found.append(a) if callable(a) and not isinstance(a, allowed) else None)
+            map_aggregate(
+                (node.args, node.kwargs),
+                lambda a: found.append(a) if callable(a) and not isinstance(a, allowed) else None,
+            )
             if found:
                 raise ModelLoadError(
                     f"refused to run: graph node {node.name} passes {found[0]!r}, a Python callable that is not an "
                     f"operator, to {node.target}; torch.export.save never writes that, and running it could run "
-                    f"arbitrary code. {_PT2_REFUSE_HINT}", file=path)
+                    f"arbitrary code. {_PT2_REFUSE_HINT}",
+                    file=path,
+                )
 
 
 def _export_inputs(program, path: str) -> tuple[tuple, tuple[str, ...]]:
@@ -93,7 +107,8 @@ def _export_inputs(program, path: str) -> tuple[tuple, tuple[str, ...]]:
         elif isinstance(arg, gs.SymIntArgument) and isinstance(val, (int, torch.SymInt)):
             values.append(_size_hint(val, program))
         elif isinstance(arg, (gs.SymFloatArgument, gs.SymBoolArgument)) and isinstance(
-                val, (float, bool, torch.SymFloat, torch.SymBool)):
+            val, (float, bool, torch.SymFloat, torch.SymBool)
+        ):
             hint = val.node.hint if isinstance(val, (torch.SymFloat, torch.SymBool)) else val
             if hint is None:
                 hint = 1.0 if isinstance(arg, gs.SymFloatArgument) else True
@@ -102,15 +117,20 @@ def _export_inputs(program, path: str) -> tuple[tuple, tuple[str, ...]]:
             raise ModelLoadError(
                 f"cannot build example inputs: input {getattr(arg, 'name', '?')} ({type(arg).__name__}) has no "
                 "tensor shape or value recorded. Wrap the program in a model file whose get_example_inputs() "
-                "returns the inputs.", file=path)
+                "returns the inputs.",
+                file=path,
+            )
     in_spec = program.call_spec.in_spec
     if in_spec is None:
         return tuple(values), ()
     try:
         args, kwargs = _pytree.tree_unflatten(values, in_spec)
     except Exception as exc:
-        raise ModelLoadError(f"cannot build example inputs: the program's inputs do not match its recorded "
-                             f"call signature ({short_error(exc)}). Wrap the program in a model file.", file=path) from None
+        raise ModelLoadError(
+            f"cannot build example inputs: the program's inputs do not match its recorded "
+            f"call signature ({short_error(exc)}). Wrap the program in a model file.",
+            file=path,
+        ) from None
     return tuple(args) + tuple(kwargs.values()), tuple(kwargs)
 
 
@@ -137,8 +157,10 @@ def _size_hint(d, program) -> int:
 # archive, relative to its root folder, and how. Anything else is refused: a layout this check does
 # not know is a layout it cannot vouch for.
 _PT2_FIXED_ENTRIES = {"archive_format", "archive_version", "byteorder", ".data/version", ".data/serialization_id"}
-_PT2_REFUSE_HINT = ("Re-export it with torch.export.save from a trusted source, or wrap the model in a "
-                    "model file (get_model / get_example_inputs) instead.")
+_PT2_REFUSE_HINT = (
+    "Re-export it with torch.export.save from a trusted source, or wrap the model in a "
+    "model file (get_model / get_example_inputs) instead."
+)
 
 
 def check_export_archive(path: str) -> None:
@@ -167,8 +189,9 @@ def check_export_archive(path: str) -> None:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ModelLoadError(f"not a torch.export archive ({exc}); torch.export.save writes a zip archive.",
-                             file=path) from None
+        raise ModelLoadError(
+            f"not a torch.export archive ({exc}); torch.export.save writes a zip archive.", file=path
+        ) from None
     with archive:
         infos = archive.infolist()
         if not infos:
@@ -179,29 +202,40 @@ def check_export_archive(path: str) -> None:
             # Python's zipfile cuts a name at a NUL byte and decodes it; torch's reader does
             # neither: only plain names are unambiguous to both.
             if name != info.orig_filename or not (name.isascii() and name.isprintable()):
-                raise refuse(f"entry {info.orig_filename!r}", "has a name that is not plain ASCII, so this check "
-                             "and torch could read different entries")
+                raise refuse(
+                    f"entry {info.orig_filename!r}",
+                    "has a name that is not plain ASCII, so this check and torch could read different entries",
+                )
             # torch's reader (miniz, caffe2/serialize/inline_container.cc) finds an entry by
             # name without regard to case: "x_weights_config.JSON" answers a request for
             # "x_weights_config.json". Names that differ only in case are ambiguous to it.
             key = name.lower()
             if key in names:
                 twice = "appears twice" if names[key] == name else f"and {names[key]!r} differ only in case"
-                raise refuse(f"entry {name!r}", f"{twice}; torch's reader looks names up without regard to case, "
-                             "so this check and torch could read different entries")
+                raise refuse(
+                    f"entry {name!r}",
+                    f"{twice}; torch's reader looks names up without regard to case, "
+                    "so this check and torch could read different entries",
+                )
             names[key] = name
         _check_sizes(infos, refuse)
         root = infos[0].filename.split("/", 1)[0]  # torch's reader takes the first entry's folder
         if "/" not in infos[0].filename or not root:
-            raise refuse(f"entry {infos[0].filename!r}", "is not inside a folder, so this is not the "
-                         "layout torch.export.save writes (a folder holding archive_format, models/, data/)")
+            raise refuse(
+                f"entry {infos[0].filename!r}",
+                "is not inside a folder, so this is not the "
+                "layout torch.export.save writes (a folder holding archive_format, models/, data/)",
+            )
         entries: dict[str, zipfile.ZipInfo] = {}  # by name below the root folder
         for info in infos:
             if not info.filename.startswith(root + "/"):
-                raise refuse(f"entry {info.filename!r}", f"lies outside the archive folder {root}/ (the older "
-                             "torch.export zip format kept pickled payloads there), so this is not the layout "
-                             "torch.export.save writes")
-            entries[info.filename[len(root) + 1:]] = info
+                raise refuse(
+                    f"entry {info.filename!r}",
+                    f"lies outside the archive folder {root}/ (the older "
+                    "torch.export zip format kept pickled payloads there), so this is not the layout "
+                    "torch.export.save writes",
+                )
+            entries[info.filename[len(root) + 1 :]] = info
         by_lower = {rel.lower(): rel for rel in entries}  # what torch's case-blind lookups find
 
         def read(rel: str) -> bytes:
@@ -212,14 +246,19 @@ def check_export_archive(path: str) -> None:
 
         fmt = read_as_torch("archive_format") or b""
         if fmt != b"pt2":
-            raise refuse("the archive", "has no archive_format entry saying pt2, so it is not an archive "
-                         "written by torch.export.save (an older torch.export format is unpickled on load)")
+            raise refuse(
+                "the archive",
+                "has no archive_format entry saying pt2, so it is not an archive "
+                "written by torch.export.save (an older torch.export format is unpickled on load)",
+            )
         from torch.export.pt2_archive.constants import ARCHIVE_VERSION_VALUE
 
         version = (read_as_torch("archive_version") or b"none").decode(errors="replace")
         if version != ARCHIVE_VERSION_VALUE:
-            raise refuse("the archive", f"has archive version {version!r}; this torch reads version "
-                         f"{ARCHIVE_VERSION_VALUE!r} only")
+            raise refuse(
+                "the archive",
+                f"has archive version {version!r}; this torch reads version {ARCHIVE_VERSION_VALUE!r} only",
+            )
         for rel in entries:
             _check_pt2_entry(rel, read, refuse)
 
@@ -239,14 +278,20 @@ def _check_sizes(infos: list[zipfile.ZipInfo], refuse: Callable[[str, str], Mode
 
     for info in infos:
         if info.file_size > ZIP_BOMB_BYTES and info.file_size > MAX_INFLATION * max(info.compress_size, 1):
-            raise refuse(f"entry {info.filename!r}", f"inflates from {info.compress_size:,} to {info.file_size:,} "
-                         f"bytes (more than {MAX_INFLATION} times; torch.export.save stores entries uncompressed), "
-                         "as a zip bomb does")
+            raise refuse(
+                f"entry {info.filename!r}",
+                f"inflates from {info.compress_size:,} to {info.file_size:,} "
+                f"bytes (more than {MAX_INFLATION} times; torch.export.save stores entries uncompressed), "
+                "as a zip bomb does",
+            )
     total = sum(info.file_size for info in infos)
     available = psutil.virtual_memory().available
     if total > available // 2:
-        raise refuse("the archive", f"holds {total / 2**30:.2f} GiB once inflated, and this machine has "
-                     f"{available / 2**30:.2f} GiB of memory available; loading it may take at most half of that")
+        raise refuse(
+            "the archive",
+            f"holds {total / 2**30:.2f} GiB once inflated, and this machine has "
+            f"{available / 2**30:.2f} GiB of memory available; loading it may take at most half of that",
+        )
 
 
 def _check_pt2_entry(rel: str, read: Callable[[str], bytes], refuse: Callable[[str, str], ModelLoadError]) -> None:
@@ -257,12 +302,16 @@ def _check_pt2_entry(rel: str, read: Callable[[str], bytes], refuse: Callable[[s
     if key in _PT2_FIXED_ENTRIES or key.startswith("extra/"):
         return  # fixed metadata; extra files are read as text
     if key.startswith("data/aotinductor/"):
-        raise refuse(f"entry {rel!r}", "is an AOTInductor artifact: torch.export.load loads its compiled shared "
-                     "library, which runs native code")
+        raise refuse(
+            f"entry {rel!r}",
+            "is an AOTInductor artifact: torch.export.load loads its compiled shared library, which runs native code",
+        )
     if key.startswith("models/"):
         if not key.endswith(".json"):
-            raise refuse(f"entry {rel!r}", "is not a program (models/NAME.json), and torch.export.load reads every "
-                         "file under models/ as one")
+            raise refuse(
+                f"entry {rel!r}",
+                "is not a program (models/NAME.json), and torch.export.load reads every file under models/ as one",
+            )
         _check_program_imports(rel, read(rel), refuse)
         return
     if key.startswith("data/weights/") or key.startswith("data/constants/"):
@@ -276,8 +325,11 @@ def _check_pt2_entry(rel: str, read: Callable[[str], bytes], refuse: Callable[[s
         if "/" not in leaf and leaf.startswith("weight_" if key.startswith("data/weights/") else "tensor_"):
             return  # raw tensor bytes
         if leaf.startswith(("custom_obj_", "opaque_obj_")):
-            raise refuse(f"entry {rel!r}", "is a pickled object (constants custom_obj_* and opaque_obj_* are "
-                         "unpickled on load), which could run arbitrary code")
+            raise refuse(
+                f"entry {rel!r}",
+                "is a pickled object (constants custom_obj_* and opaque_obj_* are "
+                "unpickled on load), which could run arbitrary code",
+            )
         raise refuse(f"entry {rel!r}", "is not part of the layout torch.export.save writes")
     if key.startswith("data/sample_inputs/") and key.endswith(".pt"):
         _check_weights_only(rel, read(rel), refuse)
@@ -301,15 +353,22 @@ def _check_payload_config(rel: str, data: bytes, refuse) -> None:
         path_name, use_pickle = meta["path_name"], meta.get("use_pickle")
         what = f"entry {rel!r} for {fqn!r} ({path_name})"
         if constants and path_name.startswith("custom_obj_"):
-            raise refuse(what, "is a TorchScript custom object, which torch.export.load unpickles and which "
-                         "could run arbitrary code")
+            raise refuse(
+                what,
+                "is a TorchScript custom object, which torch.export.load unpickles and which could run arbitrary code",
+            )
         if constants and path_name.startswith("opaque_obj_"):
-            raise refuse(what, "is a Python object that torch.export.load unpickles with pickle.loads, which "
-                         "could run arbitrary code")
+            raise refuse(
+                what,
+                "is a Python object that torch.export.load unpickles with pickle.loads, which could run arbitrary code",
+            )
         if use_pickle is not False:
-            raise refuse(what, f"says \"use_pickle\": {json.dumps(use_pickle)}: torch.export.load would unpickle it "
-                         "with torch.load(weights_only=False), which could run arbitrary code (genuine archives "
-                         "use this for tensor subclasses)")
+            raise refuse(
+                what,
+                f'says "use_pickle": {json.dumps(use_pickle)}: torch.export.load would unpickle it '
+                "with torch.load(weights_only=False), which could run arbitrary code (genuine archives "
+                "use this for tensor subclasses)",
+            )
         if constants and not path_name.startswith("tensor_"):
             raise refuse(what, "is not a raw tensor constant (tensor_*)")
 
@@ -332,9 +391,11 @@ def _check_weights_only(rel: str, data: bytes, refuse) -> None:
         # only what it found (the global it refused, or the opcode it does not support)
         found = next((t for t in lines if "GLOBAL " in t or t.strip().startswith("Unsupported")), "")
         reason = found.split(". Please")[0].strip().rstrip(".") or type(exc).__name__
-        raise refuse(f"entry {rel!r}", f"cannot be read with torch.load(weights_only=True) ({reason}); "
-                     "torch.export.load would retry with weights_only=False, which could run arbitrary code") \
-            from None
+        raise refuse(
+            f"entry {rel!r}",
+            f"cannot be read with torch.load(weights_only=True) ({reason}); "
+            "torch.export.load would retry with weights_only=False, which could run arbitrary code",
+        ) from None
 
 
 def _check_program_imports(rel: str, data: bytes, refuse) -> None:
@@ -357,8 +418,10 @@ def _check_program_imports(rel: str, data: bytes, refuse) -> None:
             elif "default_factory_module" in value:
                 module = str(value.get("default_factory_module", ""))
             if module is not None and module not in sys.modules:
-                raise refuse(f"entry {rel!r}", f"makes torch import the module {module!r}, which is not loaded; "
-                             "importing it would run its code")
+                raise refuse(
+                    f"entry {rel!r}",
+                    f"makes torch import the module {module!r}, which is not loaded; importing it would run its code",
+                )
             stack.extend((v, depth) for v in value.values())
         elif isinstance(value, list):
             stack.extend((v, depth) for v in value)

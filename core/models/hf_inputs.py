@@ -15,14 +15,15 @@ Anything else (multimodal language models whose image tokens must match their im
 series, reinforcement learning, ...) is refused with the reason. `modality_of` classifies a model
 type from transformers' name tables alone, for the catalog; `build` decides from the real model.
 """
+
 from __future__ import annotations
 
 import functools
 import inspect
 
+from core.models import ModelLoadError
 from core.vocab.config import ModelSpec
 from core.vocab.limits import LIMITS
-from core.models import ModelLoadError
 
 DEFAULT_SEQ_LEN = int(LIMITS["seq_len"].default)
 
@@ -30,20 +31,49 @@ AUDIO_SAMPLES = 16_000  # one second at 16 kHz, the rate wav2vec2-style models a
 
 # transformers' modeling_auto tables (names only, no model imported), most specific first.
 _MODALITY_TABLES = (
-    ("multimodal", ("MODEL_FOR_MULTIMODAL_LM_MAPPING_NAMES", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
-                    "MODEL_FOR_VISUAL_QUESTION_ANSWERING_MAPPING_NAMES")),
+    (
+        "multimodal",
+        (
+            "MODEL_FOR_MULTIMODAL_LM_MAPPING_NAMES",
+            "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
+            "MODEL_FOR_VISUAL_QUESTION_ANSWERING_MAPPING_NAMES",
+        ),
+    ),
     ("text+vision", ("MODEL_FOR_ZERO_SHOT_IMAGE_CLASSIFICATION_MAPPING_NAMES",)),
-    ("audio", ("MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "MODEL_FOR_CTC_MAPPING_NAMES",
-               "MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_AUDIO_FRAME_CLASSIFICATION_MAPPING_NAMES",
-               "MODEL_FOR_AUDIO_XVECTOR_MAPPING_NAMES")),
-    ("vision", ("MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_IMAGE_MAPPING_NAMES",
-                "MODEL_FOR_VIDEO_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES",
-                "MODEL_FOR_SEMANTIC_SEGMENTATION_MAPPING_NAMES", "MODEL_FOR_BACKBONE_MAPPING_NAMES",
-                "MODEL_FOR_DEPTH_ESTIMATION_MAPPING_NAMES")),
+    (
+        "audio",
+        (
+            "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
+            "MODEL_FOR_CTC_MAPPING_NAMES",
+            "MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_AUDIO_FRAME_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_AUDIO_XVECTOR_MAPPING_NAMES",
+        ),
+    ),
+    (
+        "vision",
+        (
+            "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_IMAGE_MAPPING_NAMES",
+            "MODEL_FOR_VIDEO_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES",
+            "MODEL_FOR_SEMANTIC_SEGMENTATION_MAPPING_NAMES",
+            "MODEL_FOR_BACKBONE_MAPPING_NAMES",
+            "MODEL_FOR_DEPTH_ESTIMATION_MAPPING_NAMES",
+        ),
+    ),
     ("text encoder-decoder", ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",)),
-    ("text", ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
-              "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TEXT_ENCODING_MAPPING_NAMES",
-              "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES")),
+    (
+        "text",
+        (
+            "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+            "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+            "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_TEXT_ENCODING_MAPPING_NAMES",
+            "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES",
+        ),
+    ),
 )
 BUILDABLE = ("text", "text encoder-decoder", "vision", "audio", "text+vision")
 
@@ -68,16 +98,26 @@ def mapped_types() -> frozenset[str]:
     clip_text_model) are parts of a composite model with no auto class of their own."""
     from transformers.models.auto import modeling_auto
 
-    return frozenset(t for name in dir(modeling_auto) if name.startswith("MODEL_") and name.endswith("MAPPING_NAMES")
-                     for t in getattr(modeling_auto, name) or {})
+    return frozenset(
+        t
+        for name in dir(modeling_auto)
+        if name.startswith("MODEL_") and name.endswith("MAPPING_NAMES")
+        for t in getattr(modeling_auto, name) or {}
+    )
 
 
-_SUFFIX_MODALITY = (("_text_model", "text"), ("_vision_model", "vision"), ("_audio_model", "audio"),
-                    ("_audio_encoder", "audio"), ("_vision_encoder", "vision"), ("_text_encoder", "text"))
+_SUFFIX_MODALITY = (
+    ("_text_model", "text"),
+    ("_vision_model", "vision"),
+    ("_audio_model", "audio"),
+    ("_audio_encoder", "audio"),
+    ("_vision_encoder", "vision"),
+    ("_text_encoder", "text"),
+)
 
 
 def modality_of(model_type: str) -> str:
-    """"text", "text encoder-decoder", "vision", "audio", "text+vision", "multimodal" or "other",
+    """ "text", "text encoder-decoder", "vision", "audio", "text+vision", "multimodal" or "other",
     from the tables, else from the name of a sub-model type (clip_vision_model is vision)."""
     found = modality_tables().get(model_type)
     if found:
@@ -101,9 +141,11 @@ def concrete_class(cls, config):
 
 
 def _refuse_multimodal(name: str) -> ModelLoadError:
-    return ModelLoadError(f"{name} reads images through tokens in its text (a multimodal language model): its "
-                          "inputs cannot be built from the config. Write a model file (get_model / "
-                          "get_example_inputs) with a processor's real inputs.")
+    return ModelLoadError(
+        f"{name} reads images through tokens in its text (a multimodal language model): its "
+        "inputs cannot be built from the config. Write a model file (get_model / "
+        "get_example_inputs) with a processor's real inputs."
+    )
 
 
 def text_config(config):
@@ -139,25 +181,33 @@ def check_inputs(config, spec: ModelSpec, cls=None) -> None:
             params = inspect.signature(concrete.forward).parameters
         except (TypeError, ValueError):
             params = {}
-        if main == "input_ids" and "pixel_values" in params and getattr(config, "vision_config", None) is not None \
-                and modality_of(config.model_type) != "text+vision":
+        if (
+            main == "input_ids"
+            and "pixel_values" in params
+            and getattr(config, "vision_config", None) is not None
+            and modality_of(config.model_type) != "text+vision"
+        ):
             raise _refuse_multimodal(concrete.__name__)
         if main != "input_ids":
             return
     limit = max_positions(config)
     if limit is not None and spec.seq_len > limit and spec.seq_len != DEFAULT_SEQ_LEN:
-        raise ModelLoadError(f"--seq-len {spec.seq_len} is longer than the {config.model_type} config allows "
-                             f"({limit} positions); give --seq-len {limit} or less, or raise it with "
-                             f"--hf-config max_position_embeddings=N.")
+        raise ModelLoadError(
+            f"--seq-len {spec.seq_len} is longer than the {config.model_type} config allows "
+            f"({limit} positions); give --seq-len {limit} or less, or raise it with "
+            f"--hf-config max_position_embeddings=N."
+        )
 
 
 MAIN_INPUTS = ("input_ids", "pixel_values", "input_values", "input_features")
 
 
 def _refuse_main(name: str, main: str) -> ModelLoadError:
-    return ModelLoadError(f"{name}'s main input is {main!r}: inputs are built for text (input_ids), vision "
-                          "(pixel_values) and audio (input_values, input_features) models. Write a model file "
-                          "(get_model / get_example_inputs) to profile it.")
+    return ModelLoadError(
+        f"{name}'s main input is {main!r}: inputs are built for text (input_ids), vision "
+        "(pixel_values) and audio (input_values, input_features) models. Write a model file "
+        "(get_model / get_example_inputs) to profile it."
+    )
 
 
 def sequence_length(config, spec: ModelSpec) -> int:
@@ -216,8 +266,11 @@ def _pixels(torch, generator, config, batch: int, dtype):
     channels = int(getattr(config, "num_channels", 3) or 3)
     height, width = _image_size(config)
     frames = getattr(config, "num_frames", None)
-    shape = (batch, int(frames), channels, height, width) if isinstance(frames, int) and frames > 0 \
+    shape = (
+        (batch, int(frames), channels, height, width)
+        if isinstance(frames, int) and frames > 0
         else (batch, channels, height, width)
+    )
     return torch.randn(*shape, generator=generator).to(dtype)
 
 

@@ -6,13 +6,14 @@ of a second), to count its parameters and weight bytes; one whose weights would 
 WEIGHTS_SHARE of the memory available is refused with a message naming its size, this machine's
 memory and an override that would fit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from core.models import ModelLoadError
 
-GIB = 1024 ** 3
+GIB = 1024**3
 # Weights may take at most this share of the memory available: activations, the compiled
 # graphs' buffers and compiling itself need the rest (inductor's compile alone peaks at a few GiB).
 WEIGHTS_SHARE = 0.5
@@ -42,8 +43,12 @@ def estimate_size(cls, config) -> SizeEstimate | None:
     params = list(model.parameters())
     tensors = params + list(model.buffers())
     dtypes = sorted({str(p.dtype).replace("torch.", "") for p in params}) or ["float32"]
-    return SizeEstimate(sum(p.numel() for p in params), sum(t.numel() * t.element_size() for t in tensors),
-                        "/".join(dtypes), type(model).__name__)
+    return SizeEstimate(
+        sum(p.numel() for p in params),
+        sum(t.numel() * t.element_size() for t in tensors),
+        "/".join(dtypes),
+        type(model).__name__,
+    )
 
 
 def memory_available(device: str = "cpu") -> tuple[int, int, str]:
@@ -63,8 +68,7 @@ def memory_available(device: str = "cpu") -> tuple[int, int, str]:
     return result
 
 
-LAYER_FIELDS = ("num_hidden_layers", "num_decoder_layers", "decoder_layers", "encoder_layers",
-                "num_encoder_layers")
+LAYER_FIELDS = ("num_hidden_layers", "num_decoder_layers", "decoder_layers", "encoder_layers", "num_encoder_layers")
 
 
 def smaller_overrides(config) -> list[str]:
@@ -94,10 +98,12 @@ def check_fits(label: str, cls, config, device: str = "cpu") -> SizeEstimate | N
     available, total, where = memory_available(device)
     if size.bytes <= WEIGHTS_SHARE * available:
         return size
-    message = (f"{label} ({size.model_class}) has {count_text(size.parameters)} parameters: "
-               f"{size.bytes / GIB:.1f} GiB of {size.dtype} weights, and {where} has {available / GIB:.1f} GiB "
-               f"available ({total / GIB:.1f} GiB in all); weights may take at most half of it, the rest is for "
-               f"activations and compiling.")
+    message = (
+        f"{label} ({size.model_class}) has {count_text(size.parameters)} parameters: "
+        f"{size.bytes / GIB:.1f} GiB of {size.dtype} weights, and {where} has {available / GIB:.1f} GiB "
+        f"available ({total / GIB:.1f} GiB in all); weights may take at most half of it, the rest is for "
+        f"activations and compiling."
+    )
     items = smaller_overrides(config)
     if items:
         import copy
@@ -110,8 +116,9 @@ def check_fits(label: str, cls, config, device: str = "cpu") -> SizeEstimate | N
         flags = " ".join(f"--hf-config {i}" for i in items)
         fits = small is not None and small.bytes <= WEIGHTS_SHARE * available
         size_text = f" ({count_text(small.parameters)} parameters, {small.bytes / GIB:.2f} GiB)" if small else ""
-        message += (f" Profile it smaller: {flags}{size_text}"
-                    + ("." if fits else ", with a smaller hidden_size too (--hf-config hidden_size=...)."))
+        message += f" Profile it smaller: {flags}{size_text}" + (
+            "." if fits else ", with a smaller hidden_size too (--hf-config hidden_size=...)."
+        )
     else:
         message += " Profile it smaller with --hf-config (e.g. hidden_size=..., num_hidden_layers=...)."
     raise ModelLoadError(message)

@@ -17,6 +17,7 @@ A folder is loaded with local_files_only and safetensors only: a checkpoint hold
 pickled weights (pytorch_model.bin) is refused with the reason, as pickled whole modules are,
 and so is a config that needs its own Python code (auto_map: trust_remote_code).
 """
+
 from __future__ import annotations
 
 import os
@@ -75,21 +76,28 @@ def model_class(source: HfSource, config):
         cls = getattr(transformers, head, None) if head.isidentifier() else None
     except Exception:  # transformers imports lazily: a class whose module fails to import
         cls = None
-    is_model_class = isinstance(cls, type) and (hasattr(cls, "_model_mapping")
-                                                or issubclass(cls, transformers.PreTrainedModel))
+    is_model_class = isinstance(cls, type) and (
+        hasattr(cls, "_model_mapping") or issubclass(cls, transformers.PreTrainedModel)
+    )
     if not is_model_class:
         close = close_matches(head, auto_classes())
-        raise ModelLoadError(f"transformers has no model class {head!r}."
-                             + (f" Close matches: {', '.join(close)}." if close else "")
-                             + f" Heads for {config.model_type}: {', '.join(heads) or 'none'}.")
+        raise ModelLoadError(
+            f"transformers has no model class {head!r}."
+            + (f" Close matches: {', '.join(close)}." if close else "")
+            + f" Heads for {config.model_type}: {', '.join(heads) or 'none'}."
+        )
     if head.startswith(("AutoModel", "AutoBackbone")) and head not in heads:
-        raise ModelLoadError(f"{head} cannot build a {config.model_type} model. Heads for {config.model_type}: "
-                             f"{', '.join(heads) or 'none'}.")
+        raise ModelLoadError(
+            f"{head} cannot build a {config.model_type} model. Heads for {config.model_type}: "
+            f"{', '.join(heads) or 'none'}."
+        )
     if not hasattr(cls, "_model_mapping"):
         expected = getattr(cls, "config_class", None)
         if expected is not None and not isinstance(config, expected):
-            raise ModelLoadError(f"{head} takes a {expected.__name__}, not the {type(config).__name__} of "
-                                 f"{config.model_type}. Heads for {config.model_type}: {', '.join(heads)}.")
+            raise ModelLoadError(
+                f"{head} takes a {expected.__name__}, not the {type(config).__name__} of "
+                f"{config.model_type}. Heads for {config.model_type}: {', '.join(heads)}."
+            )
     return cls
 
 
@@ -106,10 +114,13 @@ def _check_weights_files(path: str) -> bool:
         return True
     pickled = [n for n in sorted(names) if n in PICKLE_FILES or n.endswith((".bin", ".pt", ".pth", ".ckpt"))]
     if pickled:
-        raise ModelLoadError(f"its weights are pickled ({', '.join(pickled[:3])}), and loading pickles can run "
-                             "arbitrary code, so they are refused, as pickled whole modules are. Save the model "
-                             "with save_pretrained(folder), which writes model.safetensors by default, or "
-                             "convert the weights to safetensors.", file=path)
+        raise ModelLoadError(
+            f"its weights are pickled ({', '.join(pickled[:3])}), and loading pickles can run "
+            "arbitrary code, so they are refused, as pickled whole modules are. Save the model "
+            "with save_pretrained(folder), which writes model.safetensors by default, or "
+            "convert the weights to safetensors.",
+            file=path,
+        )
     return False
 
 
@@ -124,26 +135,42 @@ def _check_safetensors_index(index: str, folder: str) -> None:
 
     try:
         if os.path.getsize(index) > MAX_INDEX_BYTES:
-            raise ModelLoadError(f"model.safetensors.index.json is {os.path.getsize(index):,} bytes, more than a "
-                                 f"checkpoint index needs ({MAX_INDEX_BYTES:,} at most); refused.", file=folder)
+            raise ModelLoadError(
+                f"model.safetensors.index.json is {os.path.getsize(index):,} bytes, more than a "
+                f"checkpoint index needs ({MAX_INDEX_BYTES:,} at most); refused.",
+                file=folder,
+            )
         with open(index, encoding="utf-8") as fh:
             weight_map = json.load(fh).get("weight_map")
     except (OSError, ValueError, AttributeError) as exc:
-        raise ModelLoadError(f"model.safetensors.index.json cannot be read ({short_error(exc)}).", file=folder) from None
+        raise ModelLoadError(
+            f"model.safetensors.index.json cannot be read ({short_error(exc)}).", file=folder
+        ) from None
     if not isinstance(weight_map, dict):
-        raise ModelLoadError("model.safetensors.index.json has no weight_map of tensor names to shard files.",
-                             file=folder)
+        raise ModelLoadError(
+            "model.safetensors.index.json has no weight_map of tensor names to shard files.", file=folder
+        )
     real = os.path.realpath(folder)
     for tensor, shard in weight_map.items():
-        if (not isinstance(shard, str) or not shard.endswith(".safetensors") or os.path.basename(shard) != shard
-                or shard in (".", "..")):
-            raise ModelLoadError(f"model.safetensors.index.json maps {str(tensor)[:80]!r} to {str(shard)[:120]!r}, "
-                                 "which is not a .safetensors file in the folder; only safetensors shards beside the "
-                                 "index are loaded (a pickled shard could run arbitrary code).", file=folder)
+        if (
+            not isinstance(shard, str)
+            or not shard.endswith(".safetensors")
+            or os.path.basename(shard) != shard
+            or shard in (".", "..")
+        ):
+            raise ModelLoadError(
+                f"model.safetensors.index.json maps {str(tensor)[:80]!r} to {str(shard)[:120]!r}, "
+                "which is not a .safetensors file in the folder; only safetensors shards beside the "
+                "index are loaded (a pickled shard could run arbitrary code).",
+                file=folder,
+            )
         path = os.path.join(folder, shard)
         if not os.path.isfile(path) or os.path.dirname(os.path.realpath(path)) != real:
-            raise ModelLoadError(f"model.safetensors.index.json names the shard {shard!r}, which is not a file in the "
-                                 "folder itself (missing, or a link to elsewhere).", file=folder)
+            raise ModelLoadError(
+                f"model.safetensors.index.json names the shard {shard!r}, which is not a file in the "
+                "folder itself (missing, or a link to elsewhere).",
+                file=folder,
+            )
 
 
 def check(spec: ModelSpec, device: str = "cpu"):
@@ -180,13 +207,17 @@ def load(spec: ModelSpec) -> LoadedModel:
     except ModelLoadError:
         raise
     except Exception as exc:
-        raise ModelLoadError(f"transformers could not build {source.label} with {cls.__name__}: {short_error(exc)}",
-                             detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"transformers could not build {source.label} with {cls.__name__}: {short_error(exc)}",
+            detail=traceback.format_exc(),
+        ) from None
     model.eval()
     kwargs, modality = hf_inputs.build(model, config, spec)
     names = tuple(kwargs)
     params = size.parameters if size else sum(p.numel() for p in model.parameters())
     overrides = f", {' '.join(spec.hf_config)}" if spec.hf_config else ""
-    description = (f"{source.label} ({type(model).__name__}, {modality}, {count_text(params)} parameters, "
-                   f"{weights}{cache_note(config)}{overrides})")
+    description = (
+        f"{source.label} ({type(model).__name__}, {modality}, {count_text(params)} parameters, "
+        f"{weights}{cache_note(config)}{overrides})"
+    )
     return LoadedModel(keyword_call(model, names), tuple(kwargs.values()), "hf", description, input_names=names)

@@ -1,5 +1,6 @@
 """Python model files: get_model(), get_example_inputs(), optionally get_input_variants();
 FILE.py:NAME picks another factory. Every failure, sys.exit() included, names the file and line."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -7,7 +8,7 @@ import os
 import sys
 import traceback
 
-from core.models import LoadedModel, ModelLoadError, TORCHSCRIPT_NOTE, error_line_in, exit_error, short_error
+from core.models import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, error_line_in, exit_error, short_error
 
 
 def import_model_file(path: str):
@@ -19,42 +20,56 @@ def import_model_file(path: str):
         sys.modules[name] = module
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise ModelLoadError(f"syntax error: {exc.msg}", file=path, line=exc.lineno or 0,
-                             detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"syntax error: {exc.msg}", file=path, line=exc.lineno or 0, detail=traceback.format_exc()
+        ) from None
     except Exception as exc:
-        raise ModelLoadError(f"running the file failed: {short_error(exc)}", file=path,
-                             line=error_line_in(path, exc), detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"running the file failed: {short_error(exc)}",
+            file=path,
+            line=error_line_in(path, exc),
+            detail=traceback.format_exc(),
+        ) from None
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # sys.exit() at import time, typically script code
-        raise exit_error(exc, "running the file", "define get_model() and get_example_inputs() "
-                          "(put script code under `if __name__ == \"__main__\":`)", path,
-                          error_line_in(path, exc)) from None
+        raise exit_error(
+            exc,
+            "running the file",
+            'define get_model() and get_example_inputs() (put script code under `if __name__ == "__main__":`)',
+            path,
+            error_line_in(path, exc),
+        ) from None
     return module
 
 
 def call_file_function(module, path: str, fn_name: str):
     fn = getattr(module, fn_name, None)
     if fn is None or not callable(fn):
-        raise ModelLoadError(f"the file defines no {fn_name}() function; a model file needs "
-                             "get_model() and get_example_inputs() (see the README); FILE.py:NAME picks "
-                             "another model factory.", file=path)
+        raise ModelLoadError(
+            f"the file defines no {fn_name}() function; a model file needs "
+            "get_model() and get_example_inputs() (see the README); FILE.py:NAME picks "
+            "another model factory.",
+            file=path,
+        )
     try:
         return fn()
     except Exception as exc:
         line = error_line_in(path, exc) or fn.__code__.co_firstlineno
-        raise ModelLoadError(f"{fn_name}() raised {short_error(exc)}", file=path, line=line,
-                             detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"{fn_name}() raised {short_error(exc)}", file=path, line=line, detail=traceback.format_exc()
+        ) from None
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # sys.exit() and the like: a ModelLoadError with the line
         line = error_line_in(path, exc) or fn.__code__.co_firstlineno
-        raise exit_error(exc, f"{fn_name}()", _FUNCTION_MUST.get(fn_name, "return a model"),
-                          path, line) from None
+        raise exit_error(exc, f"{fn_name}()", _FUNCTION_MUST.get(fn_name, "return a model"), path, line) from None
 
 
-_FUNCTION_MUST = {"get_example_inputs": "return a tuple of inputs from get_example_inputs()",
-                  "get_input_variants": "return a list of input tuples from get_input_variants()"}
+_FUNCTION_MUST = {
+    "get_example_inputs": "return a tuple of inputs from get_example_inputs()",
+    "get_input_variants": "return a list of input tuples from get_input_variants()",
+}
 
 
 def _as_input_tuple(value, path: str, what: str, line: int) -> tuple:
@@ -65,8 +80,7 @@ def _as_input_tuple(value, path: str, what: str, line: int) -> tuple:
     if isinstance(value, list):
         value = tuple(value)
     if not isinstance(value, tuple):
-        raise ModelLoadError(f"{what} must return a tuple of inputs, not {type(value).__name__}.",
-                             file=path, line=line)
+        raise ModelLoadError(f"{what} must return a tuple of inputs, not {type(value).__name__}.", file=path, line=line)
     return value
 
 
@@ -77,15 +91,24 @@ def load(path: str, factory: str = "get_model") -> LoadedModel:
     model = call_file_function(module, path, factory)
     get_model_line = getattr(module, factory).__code__.co_firstlineno
     if not (isinstance(model, torch.nn.Module) or callable(model)):
-        raise ModelLoadError(f"{factory}() must return an nn.Module or a callable, not {type(model).__name__}.",
-                             file=path, line=get_model_line)
+        raise ModelLoadError(
+            f"{factory}() must return an nn.Module or a callable, not {type(model).__name__}.",
+            file=path,
+            line=get_model_line,
+        )
     if isinstance(model, torch.jit.ScriptModule):
-        return LoadedModel(model, _as_input_tuple(call_file_function(module, path, "get_example_inputs"), path,
-                                                  "get_example_inputs()", 0),
-                           "python", os.path.basename(path), False, TORCHSCRIPT_NOTE)
+        return LoadedModel(
+            model,
+            _as_input_tuple(call_file_function(module, path, "get_example_inputs"), path, "get_example_inputs()", 0),
+            "python",
+            os.path.basename(path),
+            False,
+            TORCHSCRIPT_NOTE,
+        )
     raw_inputs = call_file_function(module, path, "get_example_inputs")
-    inputs = _as_input_tuple(raw_inputs, path, "get_example_inputs()",
-                             module.get_example_inputs.__code__.co_firstlineno)
+    inputs = _as_input_tuple(
+        raw_inputs, path, "get_example_inputs()", module.get_example_inputs.__code__.co_firstlineno
+    )
     variants: list[tuple] = []
     if hasattr(module, "get_input_variants"):
         raw = call_file_function(module, path, "get_input_variants")

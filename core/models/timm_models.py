@@ -3,13 +3,14 @@ ever downloaded. The input is one image batch of the size the model's own pretra
 names (timm's `input_size`, e.g. 3×224×224 for resnet50, 3×384×384 for vit_base_patch16_384);
 `--image-size` other than its default 224 asks for another size (models whose size is fixed,
 such as ViTs, are built for it)."""
+
 from __future__ import annotations
 
 import traceback
 
+from core.models import TIMM_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
 from core.vocab.config import ModelSpec
 from core.vocab.limits import LIMITS
-from core.models import TIMM_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
 
 DEFAULT_IMAGE_SIZE = int(LIMITS["image_size"].default)
 
@@ -34,7 +35,7 @@ def families() -> dict[str, str]:
 
 
 def name_of(source: str) -> str:
-    return source[len(TIMM_PREFIX):] if source.startswith(TIMM_PREFIX) else source
+    return source[len(TIMM_PREFIX) :] if source.startswith(TIMM_PREFIX) else source
 
 
 def check(spec: ModelSpec) -> tuple[int, int, int]:
@@ -48,16 +49,20 @@ def check(spec: ModelSpec) -> tuple[int, int, int]:
     if not name or not timm.is_model(arch):
         close = close_matches(arch, model_names())
         hint = f" Close matches: {', '.join(TIMM_PREFIX + c for c in close)}." if close else ""
-        raise ModelLoadError(f"timm has no model {name!r}.{hint} timm.list_models() lists them all "
-                             "(the app's model list shows them under timm).")
+        raise ModelLoadError(
+            f"timm has no model {name!r}.{hint} timm.list_models() lists them all "
+            "(the app's model list shows them under timm)."
+        )
     try:
         cfg = get_pretrained_cfg(name) if tag else get_pretrained_cfg(arch)
     except RuntimeError:  # timm: "Invalid pretrained tag"
         cfg = None
     if tag and cfg is None:
         tags = [t.split(".", 1)[1] for t in timm.list_pretrained(arch + ".*")]
-        raise ModelLoadError(f"timm's {arch} has no pretrained config tagged {tag!r}"
-                             + (f"; its tags: {', '.join(tags)}." if tags else "; use the name without a tag."))
+        raise ModelLoadError(
+            f"timm's {arch} has no pretrained config tagged {tag!r}"
+            + (f"; its tags: {', '.join(tags)}." if tags else "; use the name without a tag.")
+        )
     if spec.batch_size < 1 or spec.image_size < 16:
         raise ModelLoadError("batch size must be at least 1 and image size at least 16.")
     channels, height, width = tuple(cfg.input_size) if cfg is not None and cfg.input_size else (3, 224, 224)
@@ -84,11 +89,15 @@ def load(spec: ModelSpec) -> LoadedModel:
     except TypeError as exc:
         if not kwargs:
             raise
-        raise ModelLoadError(f"timm's {name} takes only {cfg.input_size[1]}×{cfg.input_size[2]} images and "
-                             f"cannot be built for {height}×{width} ({short_error(exc)}); leave --image-size at "
-                             f"its default.") from None
+        raise ModelLoadError(
+            f"timm's {name} takes only {cfg.input_size[1]}×{cfg.input_size[2]} images and "
+            f"cannot be built for {height}×{width} ({short_error(exc)}); leave --image-size at "
+            f"its default."
+        ) from None
     except Exception as exc:
-        raise ModelLoadError(f"timm could not build {name}: {short_error(exc)}", detail=traceback.format_exc()) from None
+        raise ModelLoadError(
+            f"timm could not build {name}: {short_error(exc)}", detail=traceback.format_exc()
+        ) from None
     if spec.weights:
         from core.models.torchvision_models import _load_weights
 
@@ -97,5 +106,9 @@ def load(spec: ModelSpec) -> LoadedModel:
     inputs = (torch.randn(spec.batch_size, channels, height, width, generator=generator),)
     family = families().get(name.split(".")[0], "timm")
     origin = "its pretrained config" if spec.image_size == DEFAULT_IMAGE_SIZE else "--image-size"
-    return LoadedModel(model, inputs, "timm", f"timm {name} ({family}, pretrained=False, "
-                                              f"input {channels}×{height}×{width} from {origin})")
+    return LoadedModel(
+        model,
+        inputs,
+        "timm",
+        f"timm {name} ({family}, pretrained=False, input {channels}×{height}×{width} from {origin})",
+    )

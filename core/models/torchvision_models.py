@@ -3,13 +3,14 @@ the inputs it takes: one image batch (classification, segmentation, quantized), 
 (video), a list of 3×H×W images in eval mode (detection, keypoint and instance segmentation:
 they return a list of dicts of boxes, labels, scores, keypoints, masks), two image batches (optical
 flow: RAFT returns a list of flow estimates, one per refinement)."""
+
 from __future__ import annotations
 
 import inspect
 from typing import Any
 
+from core.models import VIDEO_FRAMES, LoadedModel, ModelLoadError, close_matches, require_package
 from core.vocab.config import ModelSpec
-from core.models import LoadedModel, ModelLoadError, VIDEO_FRAMES, close_matches, require_package
 
 FAMILIES = ("video", "segmentation", "detection", "optical_flow", "quantization")
 
@@ -57,9 +58,11 @@ def check(spec: ModelSpec) -> str:
     if spec.batch_size < 1 or spec.image_size < 16:
         raise ModelLoadError("batch size must be at least 1 and image size at least 16.")
     if family == "optical flow" and (spec.image_size % 8 or spec.image_size < 128):
-        raise ModelLoadError(f"{spec.source} (RAFT) needs an image size that is a multiple of 8 and at least "
-                             f"128 (its correlation pyramid halves the 1/8-scale features three times), "
-                             f"not {spec.image_size}.")
+        raise ModelLoadError(
+            f"{spec.source} (RAFT) needs an image size that is a multiple of 8 and at least "
+            f"128 (its correlation pyramid halves the 1/8-scale features three times), "
+            f"not {spec.image_size}."
+        )
     return family
 
 
@@ -107,8 +110,11 @@ def _load_weights(model, path: str) -> None:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:
-        raise ModelLoadError(f"cannot read weights ({exc}). Weights must be a state_dict saved with "
-                             "torch.save(model.state_dict(), path).", file=path) from None
+        raise ModelLoadError(
+            f"cannot read weights ({exc}). Weights must be a state_dict saved with "
+            "torch.save(model.state_dict(), path).",
+            file=path,
+        ) from None
     if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
         state = state["state_dict"]
     try:

@@ -7,6 +7,7 @@ models, torch.export programs exported with keywords) is wrapped in a `KeywordCa
 receives the keyword values positionally and passes them on by name; `LoadedModel.input_names`
 keeps the names so the inputs are shown as `input_ids=int64[1×128]`.
 """
+
 from __future__ import annotations
 
 import dataclasses

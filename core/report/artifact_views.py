@@ -7,13 +7,14 @@ label and the graph id, both made safe as file names) and then checked: it must 
 the folder's own artifact folders once symbolic links are resolved, and be a plain file. A
 file that is missing, refused or unreadable reads as "". Qt-free; any thread.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 
-from core.vocab.artifacts import JobArtifacts, read_text, resolve
 from core.capture.compile_log import LogEntry, read_log
+from core.vocab.artifacts import JobArtifacts, read_text, resolve
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,9 @@ def graph_texts(root: str, label: str, graph: str) -> GraphTexts:
     """The FX code, guards and inductor output code of graph `graph` ("0/0") of the config
     `label`, from `root`'s graphs/ folder."""
     a = JobArtifacts.for_label(label)
-    return GraphTexts(*(read_text(root, a.graph_file(graph, kind)) for kind in ("code.py", "guards.txt",
-                                                                               "output_code.py")))
+    return GraphTexts(
+        *(read_text(root, a.graph_file(graph, kind)) for kind in ("code.py", "guards.txt", "output_code.py"))
+    )
 
 
 def compile_log_entries(root: str, label: str) -> list[LogEntry]:

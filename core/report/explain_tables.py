@@ -5,15 +5,41 @@
 - graphs.csv: every graph torch compiled, with the time spent in it per compiled call.
 - time_breakdown.csv: each side's call split by TIME_CATEGORIES (they add up to the call).
 """
+
 from __future__ import annotations
 
-from core.vocab.records import SIDES
 from core.vocab.op_records import TIME_CATEGORY_LABELS
+from core.vocab.records import SIDES
 
-OPS_COLUMNS = ["config", "side", "name", "category", "graph", "calls_per_call", "self_ms_per_call",
-               "total_ms_per_call", "device_ms_per_call"]
-GRAPH_COLUMNS = ["config", "graph", "function", "file", "line", "ops", "guards", "compile_s", "time_ms_per_call", "calls_per_call",
-                 "inputs", "kernels", "recompile_reason", "code_file", "guards_file", "output_code_file"]
+OPS_COLUMNS = [
+    "config",
+    "side",
+    "name",
+    "category",
+    "graph",
+    "calls_per_call",
+    "self_ms_per_call",
+    "total_ms_per_call",
+    "device_ms_per_call",
+]
+GRAPH_COLUMNS = [
+    "config",
+    "graph",
+    "function",
+    "file",
+    "line",
+    "ops",
+    "guards",
+    "compile_s",
+    "time_ms_per_call",
+    "calls_per_call",
+    "inputs",
+    "kernels",
+    "recompile_reason",
+    "code_file",
+    "guards_file",
+    "output_code_file",
+]
 TIME_COLUMNS = ["config", "side", "category", "label", "ms_per_call", "share"]
 
 
@@ -24,10 +50,20 @@ def ops_rows(results) -> list[dict]:
         for side in (p.eager, p.compiled) if p else ():
             if side is None:
                 continue
-            rows += [{"config": r.config.label, "side": side.side, "name": o.name, "category": o.category,
-                      "graph": o.graph, "calls_per_call": o.calls_per_call, "self_ms_per_call": o.self_ms_per_call,
-                      "total_ms_per_call": o.total_ms_per_call, "device_ms_per_call": o.device_ms_per_call}
-                     for o in side.ops]
+            rows += [
+                {
+                    "config": r.config.label,
+                    "side": side.side,
+                    "name": o.name,
+                    "category": o.category,
+                    "graph": o.graph,
+                    "calls_per_call": o.calls_per_call,
+                    "self_ms_per_call": o.self_ms_per_call,
+                    "total_ms_per_call": o.total_ms_per_call,
+                    "device_ms_per_call": o.device_ms_per_call,
+                }
+                for o in side.ops
+            ]
     return rows
 
 
@@ -36,14 +72,26 @@ def graph_rows(results) -> list[dict]:
     for r in results:
         for g in r.graphs:
             t = r.graph_time(g.graph)
-            rows.append({"config": r.config.label, "graph": g.graph, "function": g.function, "file": g.file,
-                         "line": g.line, "ops": g.ops,
-                         "guards": g.guards, "compile_s": g.compile_s,
-                         "time_ms_per_call": t.ms_per_call if t else None,
-                         "calls_per_call": t.calls_per_call if t else None,
-                         "inputs": "; ".join(g.inputs), "kernels": " | ".join(g.kernels),
-                         "recompile_reason": g.recompile_reason, "code_file": g.code_file,
-                         "guards_file": g.guards_file, "output_code_file": g.output_code_file})
+            rows.append(
+                {
+                    "config": r.config.label,
+                    "graph": g.graph,
+                    "function": g.function,
+                    "file": g.file,
+                    "line": g.line,
+                    "ops": g.ops,
+                    "guards": g.guards,
+                    "compile_s": g.compile_s,
+                    "time_ms_per_call": t.ms_per_call if t else None,
+                    "calls_per_call": t.calls_per_call if t else None,
+                    "inputs": "; ".join(g.inputs),
+                    "kernels": " | ".join(g.kernels),
+                    "recompile_reason": g.recompile_reason,
+                    "code_file": g.code_file,
+                    "guards_file": g.guards_file,
+                    "output_code_file": g.output_code_file,
+                }
+            )
     return rows
 
 
@@ -56,9 +104,16 @@ def time_rows(results) -> list[dict]:
             if side is None:
                 continue
             for category, ms in side.time_by_category().items():
-                rows.append({"config": r.config.label, "side": side_name, "category": category,
-                             "label": TIME_CATEGORY_LABELS[category], "ms_per_call": ms,
-                             "share": side.time_shares()[category]})
+                rows.append(
+                    {
+                        "config": r.config.label,
+                        "side": side_name,
+                        "category": category,
+                        "label": TIME_CATEGORY_LABELS[category],
+                        "ms_per_call": ms,
+                        "share": side.time_shares()[category],
+                    }
+                )
     return rows
 
 
@@ -71,4 +126,3 @@ def explain_tables(results) -> dict[str, tuple[list[str], list[dict]]]:
     if any(r.graphs for r in results):
         tables["graphs.csv"] = (GRAPH_COLUMNS, graph_rows(results))
     return tables
-

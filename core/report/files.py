@@ -7,6 +7,7 @@ crash never leaves half a report. Text cells that a spreadsheet would run as a f
 (starting with = + - @, a tab or a carriage return) are prefixed with a quote; numbers are
 written as numbers. `load_report` reads report.json back into JobResults.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,12 +19,12 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
-from core.report.explain_tables import explain_tables
 from core.analysis.result_json import result_from_dict, result_to_dict
 from core.analysis.results import SUMMARY_COLUMNS, JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import items_per_s
+from core.report.explain_tables import explain_tables
+from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
 
 # Version 2: samples as columns (core.vocab.samples), a graph break's `count` split into `logged`
 # and `per_call`, latency.csv's `phase` column renamed `side`. Version 1 reports still open.
@@ -31,16 +32,57 @@ REPORT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
 LATENCY_COLUMNS = ["config", "side", "process", "iteration", "latency_ms"]
-GRAPH_BREAK_COLUMNS = ["config", "reason", "gb_code", "file", "line", "source", "logged", "per_call", "frame_skipped",
-                       "eager_function", "user_file", "user_line", "compile_id", "cost_ms_per_call", "explanation",
-                       "hints", "doc_url"]
-RESOURCE_COLUMNS = ["config", "t_s", "phase", "process", "cpu_percent", "machine_cpu_percent", "rss_mb",
-                    "gpu_util_percent", "gpu_mem_mb"]
+GRAPH_BREAK_COLUMNS = [
+    "config",
+    "reason",
+    "gb_code",
+    "file",
+    "line",
+    "source",
+    "logged",
+    "per_call",
+    "frame_skipped",
+    "eager_function",
+    "user_file",
+    "user_line",
+    "compile_id",
+    "cost_ms_per_call",
+    "explanation",
+    "hints",
+    "doc_url",
+]
+RESOURCE_COLUMNS = [
+    "config",
+    "t_s",
+    "phase",
+    "process",
+    "cpu_percent",
+    "machine_cpu_percent",
+    "rss_mb",
+    "gpu_util_percent",
+    "gpu_mem_mb",
+]
 RECOMPILE_COLUMNS = ["config", "function", "location", "reasons"]
-VARIANT_COLUMNS = ["config", "dynamic", "variant", "input_shapes", "outcome", "recompiled", "recompile_reason",
-                   "compiles",
-                   "compile_time_s", "recompile_limit_hit", "ran_eagerly", "eager_median_ms", "compiled_median_ms",
-                   "batch_size", "eager_items_per_s", "compiled_items_per_s", "peak_mb", "error"]
+VARIANT_COLUMNS = [
+    "config",
+    "dynamic",
+    "variant",
+    "input_shapes",
+    "outcome",
+    "recompiled",
+    "recompile_reason",
+    "compiles",
+    "compile_time_s",
+    "recompile_limit_hit",
+    "ran_eagerly",
+    "eager_median_ms",
+    "compiled_median_ms",
+    "batch_size",
+    "eager_items_per_s",
+    "compiled_items_per_s",
+    "peak_mb",
+    "error",
+]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -123,9 +165,15 @@ def _latency_csv(parts):
         for start in range(0, len(latency_ms), LATENCY_CHUNK_ROWS):
             stop = start + LATENCY_CHUNK_ROWS
             names = np.array(SIDES, dtype=object)[side[start:stop]]
-            yield "".join(f"{prefix},{n},{p},{i},{v!r}\n" for n, p, i, v in
-                          zip(names.tolist(), process[start:stop].tolist(), iteration[start:stop].tolist(),
-                              latency_ms[start:stop].tolist()))
+            yield "".join(
+                f"{prefix},{n},{p},{i},{v!r}\n"
+                for n, p, i, v in zip(
+                    names.tolist(),
+                    process[start:stop].tolist(),
+                    iteration[start:stop].tolist(),
+                    latency_ms[start:stop].tolist(),
+                )
+            )
 
 
 def report_tables(results: list[JobResult]) -> dict:
@@ -136,27 +184,59 @@ def report_tables(results: list[JobResult]) -> dict:
         label = r.config.label
         cols = r.samples.columns()
         timed = ~cols["warmup"]
-        latency.append((label, cols["side"][timed], cols["process"][timed], cols["iteration"][timed],
-                        cols["latency_ms"][timed]))
-        breaks += [{"config": label, **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:]
-                                        if k not in ("hints", "cost_ms_per_call")},
-                    "hints": " | ".join(g.hints), "cost_ms_per_call": (cost := r.break_cost(g)) and cost.cost_ms_per_call}
-                   for g in r.graph_breaks]
-        resources += [{"config": label, "t_s": s.t_s, "phase": s.phase, "process": s.process,
-                       "cpu_percent": s.cpu_percent, "machine_cpu_percent": s.machine_cpu_percent,
-                       "rss_mb": s.rss_mb, "gpu_util_percent": s.gpu_util_percent, "gpu_mem_mb": s.gpu_mem_mb}
-                      for s in r.resources]
-        recompiles += [{"config": label, "function": c.function, "location": c.location,
-                        "reasons": " | ".join(c.reasons)} for c in r.recompiles]
-        variants += [{"config": label, "dynamic": r.config.dynamic, "variant": v.index,
-                      "input_shapes": "; ".join(v.input_shapes), "outcome": v.outcome, "recompiled": v.recompiled,
-                      "recompile_reason": " | ".join(v.recompile_reasons), "compiles": v.compiles,
-                      "compile_time_s": v.compile_time_s, "recompile_limit_hit": v.recompile_limit_hit,
-                      "ran_eagerly": v.ran_eagerly, "eager_median_ms": median_or_none(v.eager_ms),
-                      "compiled_median_ms": median_or_none(v.compiled_ms), "batch_size": v.batch_size,
-                      "eager_items_per_s": items_per_s(v.batch_size, v.eager_ms),
-                      "compiled_items_per_s": items_per_s(v.batch_size, v.compiled_ms),
-                      "peak_mb": v.peak_mb, "error": v.error} for v in r.variants]
+        latency.append(
+            (label, cols["side"][timed], cols["process"][timed], cols["iteration"][timed], cols["latency_ms"][timed])
+        )
+        breaks += [
+            {
+                "config": label,
+                **{k: getattr(g, k) for k in GRAPH_BREAK_COLUMNS[1:] if k not in ("hints", "cost_ms_per_call")},
+                "hints": " | ".join(g.hints),
+                "cost_ms_per_call": (cost := r.break_cost(g)) and cost.cost_ms_per_call,
+            }
+            for g in r.graph_breaks
+        ]
+        resources += [
+            {
+                "config": label,
+                "t_s": s.t_s,
+                "phase": s.phase,
+                "process": s.process,
+                "cpu_percent": s.cpu_percent,
+                "machine_cpu_percent": s.machine_cpu_percent,
+                "rss_mb": s.rss_mb,
+                "gpu_util_percent": s.gpu_util_percent,
+                "gpu_mem_mb": s.gpu_mem_mb,
+            }
+            for s in r.resources
+        ]
+        recompiles += [
+            {"config": label, "function": c.function, "location": c.location, "reasons": " | ".join(c.reasons)}
+            for c in r.recompiles
+        ]
+        variants += [
+            {
+                "config": label,
+                "dynamic": r.config.dynamic,
+                "variant": v.index,
+                "input_shapes": "; ".join(v.input_shapes),
+                "outcome": v.outcome,
+                "recompiled": v.recompiled,
+                "recompile_reason": " | ".join(v.recompile_reasons),
+                "compiles": v.compiles,
+                "compile_time_s": v.compile_time_s,
+                "recompile_limit_hit": v.recompile_limit_hit,
+                "ran_eagerly": v.ran_eagerly,
+                "eager_median_ms": median_or_none(v.eager_ms),
+                "compiled_median_ms": median_or_none(v.compiled_ms),
+                "batch_size": v.batch_size,
+                "eager_items_per_s": items_per_s(v.batch_size, v.eager_ms),
+                "compiled_items_per_s": items_per_s(v.batch_size, v.compiled_ms),
+                "peak_mb": v.peak_mb,
+                "error": v.error,
+            }
+            for v in r.variants
+        ]
     return {
         "summary.csv": csv_text(SUMMARY_COLUMNS, (r.summary() for r in results)),
         "latency.csv": _latency_csv(latency),
@@ -166,7 +246,6 @@ def report_tables(results: list[JobResult]) -> dict:
         **({"variants.csv": csv_text(VARIANT_COLUMNS, variants)} if variants else {}),
         **{name: csv_text(columns, rows) for name, (columns, rows) in explain_tables(results).items()},
     }
-
 
 
 def report_json(results: list[JobResult], options: dict | None = None, sections: dict | None = None) -> str:
@@ -200,12 +279,25 @@ def decision_files(results: list[JobResult], calls: int | None = None) -> tuple[
     text = rec.text()
     if suggestions:
         text += "\nSuggestions from the measurements:\n" + "\n".join(s.text() for s in suggestions) + "\n"
-    return ({"recommendation": rec.to_dict(), "suggestions": [s.to_dict() for s in suggestions]},
-            {"recommendation.txt": text})
+    return (
+        {"recommendation": rec.to_dict(), "suggestions": [s.to_dict() for s in suggestions]},
+        {"recommendation.txt": text},
+    )
 
 
-REPORT_FILES = ("summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv",
-                "variants.csv", "ops.csv", "graphs.csv", "time_breakdown.csv", "recommendation.txt", "report.json")
+REPORT_FILES = (
+    "summary.csv",
+    "latency.csv",
+    "graph_breaks.csv",
+    "resources.csv",
+    "recompiles.csv",
+    "variants.csv",
+    "ops.csv",
+    "graphs.csv",
+    "time_breakdown.csv",
+    "recommendation.txt",
+    "report.json",
+)
 # and the folders jobs write into while they run (core.vocab.artifacts.ARTIFACT_DIRS): traces/,
 # graphs/, compile_log/, torch_trace/, tlparse/
 
@@ -234,21 +326,27 @@ class OutputFolder:
             os.makedirs(self.path, exist_ok=True)
             fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
-            raise ReportError(f"cannot use {self.path} as the report folder: {exc.strerror or exc}. "
-                              "Choose a folder you can write to (--out DIR).") from exc
+            raise ReportError(
+                f"cannot use {self.path} as the report folder: {exc.strerror or exc}. "
+                "Choose a folder you can write to (--out DIR)."
+            ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise FolderInUseError(f"{self.path} is being written by another run right now; "
-                                   "choose another --out folder or wait for that run to end.") from None
+            raise FolderInUseError(
+                f"{self.path} is being written by another run right now; "
+                "choose another --out folder or wait for that run to end."
+            ) from None
         self._fd = fd
         try:
             existing = [n for n in REPORT_FILES if os.path.exists(os.path.join(self.path, n))]
             existing += [f"{d}/" for d in existing_artifact_dirs(self.path)]
             if existing and not (self.overwrite or self.extend):
-                raise FolderInUseError(f"{self.path} already holds a report ({', '.join(existing)}); "
-                                       "choose a new folder, or pass --overwrite to replace it.")
+                raise FolderInUseError(
+                    f"{self.path} already holds a report ({', '.join(existing)}); "
+                    "choose a new folder, or pass --overwrite to replace it."
+                )
             if not self.extend:
                 remove_artifacts(self.path)  # the earlier run's: jobs write theirs from now on
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
@@ -258,8 +356,9 @@ class OutputFolder:
             raise
         except OSError as exc:
             self.release()
-            raise ReportError(f"cannot write to {self.path}: {exc.strerror or exc}. "
-                              "Choose a folder you can write to (--out DIR).") from exc
+            raise ReportError(
+                f"cannot write to {self.path}: {exc.strerror or exc}. Choose a folder you can write to (--out DIR)."
+            ) from exc
         return self
 
     def release(self) -> None:
@@ -274,9 +373,15 @@ class OutputFolder:
         self.release()
 
 
-def write_report(results: list[JobResult], out_dir: str, options: dict | None = None,
-                 overwrite: bool = False, folder: OutputFolder | None = None, calls: int | None = None,
-                 sections: dict | None = None) -> list[str]:
+def write_report(
+    results: list[JobResult],
+    out_dir: str,
+    options: dict | None = None,
+    overwrite: bool = False,
+    folder: OutputFolder | None = None,
+    calls: int | None = None,
+    sections: dict | None = None,
+) -> list[str]:
     """Write every report file into `out_dir` (created if needed); returns the paths.
 
     The recommendation for `calls` expected calls (default `options["calls"]`, else
@@ -292,8 +397,11 @@ def write_report(results: list[JobResult], out_dir: str, options: dict | None = 
     folder = folder or OutputFolder(out_dir, overwrite).claim()
     try:
         extra, texts = decision_files(results, calls or (options or {}).get("calls"))
-        files = {**report_tables(results), **texts,
-                 "report.json": report_json(results, options, {**extra, **(sections or {})})}
+        files = {
+            **report_tables(results),
+            **texts,
+            "report.json": report_json(results, options, {**extra, **(sections or {})}),
+        }
         paths = []
         for name, text in files.items():
             path = os.path.join(folder.path, name)
@@ -309,8 +417,10 @@ def write_report(results: list[JobResult], out_dir: str, options: dict | None = 
     except OSError as exc:
         if isinstance(exc, ReportError):
             raise
-        raise ReportError(f"cannot write the report to {folder.path}: {exc.strerror or exc}. "
-                          "Choose a folder you can write to (--out DIR).") from exc
+        raise ReportError(
+            f"cannot write the report to {folder.path}: {exc.strerror or exc}. "
+            "Choose a folder you can write to (--out DIR)."
+        ) from exc
     finally:
         if claimed:
             folder.release()
@@ -340,8 +450,10 @@ def read_json_file(path: str, name: str) -> tuple[Any, str]:
         raise ReportError(f"{path} is not a regular file (a device or a pipe?); a {name} is a file.")
     limit = max_json_bytes()
     if size > limit:  # parsed JSON takes several times its size: refuse before reading
-        raise ReportError(f"{path} is {size / 2**20:,.0f} MB; this machine reads a {name} of at most "
-                          f"{limit / 2**20:,.0f} MB (parsing takes several times the file's size in memory).")
+        raise ReportError(
+            f"{path} is {size / 2**20:,.0f} MB; this machine reads a {name} of at most "
+            f"{limit / 2**20:,.0f} MB (parsing takes several times the file's size in memory)."
+        )
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh), path
@@ -366,12 +478,16 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
     if isinstance(version, bool) or not isinstance(version, int):
         raise ReportError(f"{path}: report_version must be a whole number, not {version!r}.")
     if version > REPORT_VERSION:
-        warnings.append(f"This report was written by a newer compile-profiler (report version {version}; this one "
-                        f"reads versions up to {REPORT_VERSION}). What this version knows is shown; newer "
-                        "figures are left out. Update compile-profiler to see everything.")
+        warnings.append(
+            f"This report was written by a newer compile-profiler (report version {version}; this one "
+            f"reads versions up to {REPORT_VERSION}). What this version knows is shown; newer "
+            "figures are left out. Update compile-profiler to see everything."
+        )
     elif version < REPORT_VERSION:
-        warnings.append(f"This report was written by an older compile-profiler (report version {version}); it was "
-                        f"converted on reading (version {REPORT_VERSION}). Figures added since then are empty.")
+        warnings.append(
+            f"This report was written by an older compile-profiler (report version {version}); it was "
+            f"converted on reading (version {REPORT_VERSION}). Figures added since then are empty."
+        )
     if not isinstance(doc["jobs"], list):
         raise ReportError(f"{path}: jobs must be a list.")
     try:

@@ -4,6 +4,7 @@ A report.json can come from anyone (a colleague, a bug tracker, a download), so 
 in it is untrusted: the app shows it as plain text and never follows a path or a URL it
 names, except documentation links that pass `is_documentation_url`. No Qt; any thread.
 """
+
 from __future__ import annotations
 
 import html
@@ -58,10 +59,47 @@ def as_html(text) -> str:
 
 # ---------------------------------------------------------------- compile settings from a file
 
-RISKY_WORDS = frozenset((
-    "cxx", "cc", "compiler", "cmd", "command", "flags", "dir", "path", "home", "root", "file", "filename", "hook",
-    "pass", "passes", "fn", "class", "module", "lib", "libs", "url", "upload", "log", "logpath", "output", "worker",
-    "repro", "script", "remote", "debug", "trace", "save", "dump", "profile", "minifier", "shim", "arch"))
+RISKY_WORDS = frozenset(
+    (
+        "cxx",
+        "cc",
+        "compiler",
+        "cmd",
+        "command",
+        "flags",
+        "dir",
+        "path",
+        "home",
+        "root",
+        "file",
+        "filename",
+        "hook",
+        "pass",
+        "passes",
+        "fn",
+        "class",
+        "module",
+        "lib",
+        "libs",
+        "url",
+        "upload",
+        "log",
+        "logpath",
+        "output",
+        "worker",
+        "repro",
+        "script",
+        "remote",
+        "debug",
+        "trace",
+        "save",
+        "dump",
+        "profile",
+        "minifier",
+        "shim",
+        "arch",
+    )
+)
 """Words (between dots and underscores) of a setting's name that say it names a program, a path,
 code or a place torch writes to: `cpp.cxx`, `trace.debug_dir`, `fx_graph_remote_cache`."""
 
@@ -89,12 +127,13 @@ def risky_settings(config) -> list[RiskySetting]:
     dump, a minifier repro) wherever torch puts them. Such a config must be shown to the user,
     and run only when they confirm (or without these settings)."""
     out: list[RiskySetting] = []
-    for table, pairs in (("torch._dynamo.config", config.dynamo_config),
-                         ("inductor option", config.inductor_options)):
+    for table, pairs in (("torch._dynamo.config", config.dynamo_config), ("inductor option", config.inductor_options)):
         for key, value in pairs:
             if not isinstance(value, (bool, int, float)):
-                why = (f"a {type(value).__name__} value, which can name a program, a path or code "
-                       "(only True/False and numbers are plain data)")
+                why = (
+                    f"a {type(value).__name__} value, which can name a program, a path or code "
+                    "(only True/False and numbers are plain data)"
+                )
             elif RISKY_WORDS.intersection(re.split(r"[._]", key.lower())):
                 why = "its name says it sets a program, a path, code, or files torch writes"
             else:
@@ -113,14 +152,19 @@ def without_risky_settings(config):
     return dataclasses.replace(
         config,
         dynamo_config=tuple((k, v) for k, v in config.dynamo_config if ("torch._dynamo.config", k) not in risky),
-        inductor_options=tuple((k, v) for k, v in config.inductor_options if ("inductor option", k) not in risky))
+        inductor_options=tuple((k, v) for k, v in config.inductor_options if ("inductor option", k) not in risky),
+    )
 
 
 def describe_config(config) -> str:
     """Every setting of a CompileConfig, one per line, as it will run (the app shows this before
     it runs a config from a file)."""
-    lines = [f"backend = {config.backend!r}", f"mode = {config.mode!r}", f"dynamic = {config.dynamic}",
-             f"fullgraph = {config.fullgraph}"]
+    lines = [
+        f"backend = {config.backend!r}",
+        f"mode = {config.mode!r}",
+        f"dynamic = {config.dynamic}",
+        f"fullgraph = {config.fullgraph}",
+    ]
     lines += [f"torch._dynamo.config.{k} = {v!r}" for k, v in config.dynamo_config]
     lines += [f"inductor option {k} = {v!r}" for k, v in config.inductor_options]
     if config.compile_optimizer:
@@ -133,5 +177,6 @@ def terminal_text(text) -> str:
     move the cursor, set the title or the clipboard, OSC 52) written as escapes ("\\x1b"), tabs
     and line breaks kept. For what commands print from a report (config labels, reasons)."""
     text = "" if text is None else str(text)
-    return "".join(ch if ch in "\n\t" or (ord(ch) >= 32 and not 0x7f <= ord(ch) <= 0x9f) else
-                   f"\\x{ord(ch):02x}" for ch in text)
+    return "".join(
+        ch if ch in "\n\t" or (ord(ch) >= 32 and not 0x7F <= ord(ch) <= 0x9F) else f"\\x{ord(ch):02x}" for ch in text
+    )

@@ -1,6 +1,7 @@
 """tlparse (the pip package `tlparse`) on a job's structured trace: its HTML report, made into a
 folder of its own and never over an existing one (tlparse's --overwrite deletes the folder
 first), from a trace read only inside the report's own torch_trace/ folder."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,11 @@ def tlparse_executable() -> str | None:
     here = os.path.join(os.path.dirname(sys.executable), "tlparse")
     return here if os.access(here, os.X_OK) else shutil.which("tlparse")
 
-TLPARSE_MISSING = ("tlparse is not installed (pip install tlparse); torch's structured traces are in torch_trace/ "
-                   "for when it is.")
+
+TLPARSE_MISSING = (
+    "tlparse is not installed (pip install tlparse); torch's structured traces are in torch_trace/ for when it is."
+)
+
 
 def trace_files(folder: str) -> list[str]:
     """The structured-trace files (*.log) in `folder`, plain files only (no symbolic links)."""
@@ -25,6 +29,7 @@ def trace_files(folder: str) -> list[str]:
         return []
     paths = [os.path.join(folder, n) for n in names if n.endswith(".log")]
     return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
+
 
 def run_tlparse(trace_dir: str, out_dir: str, timeout_s: float = 300) -> str:
     """Run tlparse on the structured trace in `trace_dir` (it takes the file, not the
@@ -40,14 +45,16 @@ def run_tlparse(trace_dir: str, out_dir: str, timeout_s: float = 300) -> str:
     if os.path.lexists(out_dir):
         return f"{out_dir} exists already; tlparse writes only into a new folder"
     try:
-        proc = subprocess.run([exe, files[-1], "-o", out_dir, "--no-browser"],
-                              capture_output=True, text=True, timeout=timeout_s)
+        proc = subprocess.run(
+            [exe, files[-1], "-o", out_dir, "--no-browser"], capture_output=True, text=True, timeout=timeout_s
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"tlparse failed: {exc}"
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
         return f"tlparse failed: {tail[0]}"
     return ""
+
 
 def tlparse_into_report(root: str, label: str) -> tuple[str, str]:
     """tlparse's HTML for config `label` written into the report folder `root` that this run
@@ -72,12 +79,14 @@ def tlparse_into_report(root: str, label: str) -> tuple[str, str]:
         return "", problem
     return (index, "") if os.path.isfile(index) else ("", f"tlparse wrote no index.html into {out_dir}")
 
+
 TLPARSE_PREFIX = "compile-profiler-tlparse-"
 """The app's tlparse reports go into fresh folders named so in the temporary folder."""
 
 TLPARSE_KEEP = 20
 
 _tlparse_made: dict[tuple, str] = {}  # this process's reports: (trace file, size, mtime) → index.html
+
 
 def tlparse_job(root: str, label: str) -> tuple[str, str]:
     """tlparse's HTML report of one config's structured trace in the artifacts folder `root`
@@ -95,8 +104,11 @@ def tlparse_job(root: str, label: str) -> tuple[str, str]:
     trace_dir = resolve(root, JobArtifacts.for_label(label).torch_trace_dir)
     files = trace_files(trace_dir) if trace_dir else []
     if not files:
-        return "", f"no structured trace for {label} in {os.path.join(root, 'torch_trace')} (the job ended " \
-                   "before compiling, or the report was saved without it)"
+        return (
+            "",
+            f"no structured trace for {label} in {os.path.join(root, 'torch_trace')} (the job ended "
+            "before compiling, or the report was saved without it)",
+        )
     stat = os.stat(files[-1])
     key = (files[-1], stat.st_size, stat.st_mtime_ns)
     index = _tlparse_made.get(key, "")
@@ -112,6 +124,7 @@ def tlparse_job(root: str, label: str) -> tuple[str, str]:
         return "", problem or f"tlparse wrote no index.html into {out_dir}"
     _tlparse_made[key] = index
     return index, ""
+
 
 def _prune_tlparse_folders(keep: int = TLPARSE_KEEP) -> None:
     """Remove all but the newest `keep` tlparse folders this user's app made (only folders with
@@ -132,5 +145,5 @@ def _prune_tlparse_folders(keep: int = TLPARSE_KEEP) -> None:
             continue
         if os.path.isdir(path) and not os.path.islink(path) and st.st_uid == os.getuid():
             mine.append((st.st_mtime, path))
-    for _, path in sorted(mine, reverse=True)[keep - 1:]:
+    for _, path in sorted(mine, reverse=True)[keep - 1 :]:
         shutil.rmtree(path, ignore_errors=True)

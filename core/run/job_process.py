@@ -7,6 +7,7 @@ thread-local since 2.12, and compiling holds the GIL for long stretches (a compi
 worker thread stalled a 10 ms main-thread timer by up to 434 ms here). In a child, a crash,
 an out-of-memory kill or a hung compile ends that job only.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,9 @@ import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from core.vocab.config import JobSpec
-from core.run.sampling import memory_limit_mb
 from core import PROJECT_ROOT
+from core.run.sampling import memory_limit_mb
+from core.vocab.config import JobSpec
 
 MEMORY_TIGHT_FRACTION = 0.8  # the job's last RSS readings against the machine's memory
 MAX_KEPT_LOGS = 20  # failed jobs' logs kept in the log folder, newest first
@@ -37,8 +38,10 @@ def describe_exit(exitcode: int | None, memory_tight: bool = False) -> str:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
         if sig == signal.SIGKILL:
             if memory_tight:
-                return (f"the job process was killed ({name}) while its memory was near the machine's limit: "
-                        "most likely out of memory; try a smaller batch size")
+                return (
+                    f"the job process was killed ({name}) while its memory was near the machine's limit: "
+                    "most likely out of memory; try a smaller batch size"
+                )
             return f"the job process was killed ({name}) by something outside it"
         if sig == signal.SIGSEGV:
             return f"the job process crashed with a segmentation fault ({name})"
@@ -160,8 +163,13 @@ def launch_child(stem: str) -> ChildProcess:
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "core.measure.child", str(write_fd), sample_path],
-                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
-                env=env, start_new_session=True)
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,),
+                env=env,
+                start_new_session=True,
+            )
     except OSError:
         os.close(read_fd)
         raise

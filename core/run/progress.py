@@ -4,13 +4,23 @@ The phase and the counts come from the jobs' own events (PhaseChanged with its s
 steps, the compiled benchmark samples); nothing is estimated from time. The app's progress
 bar shows `describe`; nothing here knows Qt.
 """
+
 from __future__ import annotations
 
 from core.vocab.records import JobStatus
 
 # Where each phase starts within one job's share of the whole. The compile usually dominates.
-PHASE_START = {"": 0.0, "load": 0.02, "eager": 0.1, "compile": 0.2, "compiled": 0.65, "benchmark": 0.7,
-               "sweep": 0.3, "accuracy": 0.97, "op_profile": 0.98}
+PHASE_START = {
+    "": 0.0,
+    "load": 0.02,
+    "eager": 0.1,
+    "compile": 0.2,
+    "compiled": 0.65,
+    "benchmark": 0.7,
+    "sweep": 0.3,
+    "accuracy": 0.97,
+    "op_profile": 0.98,
+}
 
 
 def sweep_progress(result) -> tuple[int, int]:
@@ -49,8 +59,10 @@ def describe(results) -> tuple[float, str]:
     if current is None:
         current = next((r for r in results if not r.ended), None)
     if current is None:
-        ended = {s: sum(1 for r in results if r.status == s)
-                 for s in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)}
+        ended = {
+            s: sum(1 for r in results if r.status == s)
+            for s in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
+        }
         return 1.0, ", ".join(f"{n} {s}" for s, n in ended.items() if n) or "done"
     number = results.index(current) + 1
     text = f"job {number}/{total} · {current.config.label} · {current.phase or 'starting'}"

@@ -17,6 +17,7 @@ Events are folded into a `JobResult` once, by whoever needs one: `run()`/`run_al
 return JobResults for the CLI and tests (`collect=True`); the app folds in its own session
 and runs the runner with `collect=False`.
 """
+
 from __future__ import annotations
 
 import collections
@@ -30,12 +31,21 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from core.analysis.results import JobResult
+from core.run.job_process import (
+    ChildProcess,
+    cap_log,
+    describe_exit,
+    end_processes,
+    launch_child,
+    log_tail,
+    memory_was_tight,
+    remove_file,
+    rotate_logs,
+)
+from core.run.sampling import GpuMonitor, ProcessSampler
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
-from core.run.job_process import (ChildProcess, cap_log, describe_exit, end_processes, launch_child, log_tail,
-                              memory_was_tight, remove_file, rotate_logs)
-from core.run.sampling import GpuMonitor, ProcessSampler
-from core.analysis.results import JobResult
 from core.vocab.samples import read_sample_log
 
 EventCallback = Callable[[ev.Event], None]
@@ -107,9 +117,15 @@ class _Watch:
 class JobRunner:
     """Runs profiling jobs in child processes, one at a time. See the module docstring."""
 
-    def __init__(self, on_event: EventCallback | None = None, sample_interval_s: float = 0.2,
-                 log_dir: str | None = None, gpu: GpuMonitor | None = None,
-                 listener: RunListener | None = None, collect: bool = True):
+    def __init__(
+        self,
+        on_event: EventCallback | None = None,
+        sample_interval_s: float = 0.2,
+        log_dir: str | None = None,
+        gpu: GpuMonitor | None = None,
+        listener: RunListener | None = None,
+        collect: bool = True,
+    ):
         if listener is not None and on_event is not None:
             raise ValueError("give a listener or an on_event callback, not both")
         self._listener = listener or (_EventListener(on_event) if on_event else RunListener())
@@ -212,9 +228,16 @@ class JobRunner:
                     terminal = ended
                     break
                 reason = ended.reason if isinstance(ended, ev.JobFailed) else ""
-                self._emit(watch, ev.ProcessEnded(spec.job_id, process=k, status=(
-                    "completed" if isinstance(ended, ev.JobCompleted) else "failed"), reason=reason,
-                    wall_time_s=round(wall, 3)))
+                self._emit(
+                    watch,
+                    ev.ProcessEnded(
+                        spec.job_id,
+                        process=k,
+                        status=("completed" if isinstance(ended, ev.JobCompleted) else "failed"),
+                        reason=reason,
+                        wall_time_s=round(wall, 3),
+                    ),
+                )
                 terminal = ev.JobCompleted(spec.job_id, wall_time_s=terminal.wall_time_s + wall)
             return watch.result
         finally:
@@ -264,8 +287,10 @@ class JobRunner:
                 return ev.JobFailed(
                     spec.job_id,
                     reason=f"timed out after {spec.timeout_s:g} s during the {watch.phase or 'start-up'} phase "
-                           "(a hung or very slow compile?); raise the timeout to allow more time",
-                    detail=log_tail(child.log_path), phase=watch.phase)
+                    "(a hung or very slow compile?); raise the timeout to allow more time",
+                    detail=log_tail(child.log_path),
+                    phase=watch.phase,
+                )
             if now >= next_sample and sampler is not None:
                 sample = sampler.sample(watch.phase or "load")
                 if sample is not None:
@@ -285,8 +310,12 @@ class JobRunner:
                     proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
-                return ev.JobFailed(spec.job_id, reason=describe_exit(proc.poll(), memory_was_tight(watch.recent_rss)),
-                                    detail=log_tail(child.log_path), phase=watch.phase)
+                return ev.JobFailed(
+                    spec.job_id,
+                    reason=describe_exit(proc.poll(), memory_was_tight(watch.recent_rss)),
+                    detail=log_tail(child.log_path),
+                    phase=watch.phase,
+                )
             if isinstance(event, ev.TERMINAL_EVENTS):
                 return event
             if isinstance(event, ev.JobStarted):
@@ -318,9 +347,12 @@ class JobRunner:
         if isinstance(terminal, ev.JobFailed):
             cap_log(child.log_path)
             rotate_logs(self._log_dir)
-            terminal = ev.JobFailed(terminal.job_id, terminal.reason,
-                                    f"{terminal.detail}\n\n(the job's full log: {child.log_path})".strip(),
-                                    terminal.phase)
+            terminal = ev.JobFailed(
+                terminal.job_id,
+                terminal.reason,
+                f"{terminal.detail}\n\n(the job's full log: {child.log_path})".strip(),
+                terminal.phase,
+            )
         else:
             remove_file(child.log_path)  # kept only when it can explain a failure
         return terminal

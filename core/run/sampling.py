@@ -4,6 +4,7 @@ The runner samples the child from the parent (psutil on the child's pid, NVML fo
 so that sampling never runs inside, or perturbs, the timed loop. Without a GPU or without
 NVML this says "no GPU" and carries on; it never fails a job.
 """
+
 from __future__ import annotations
 
 import time

@@ -8,6 +8,7 @@ cached per installed versions (`cached_more_models`): the app needs their names,
 libraries, and importing those libraries in its process held the GIL for hundreds of
 milliseconds at a time and cost hundreds of MB. No Qt; any thread.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,6 +17,7 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass, field
+
 from core import PROJECT_ROOT as ROOT
 
 
@@ -42,9 +44,9 @@ def load_torch_info() -> TorchInfo:
     try:
         import torch
 
-        from core.vocab.config import available_modes, dynamo_config_defaults, recommended_backends
         from core.models import torchvision_model_names
         from core.run.sampling import GpuMonitor
+        from core.vocab.config import available_modes, dynamo_config_defaults, recommended_backends
 
         versions["torch"] = torch.__version__
         versions["cuda"] = torch.version.cuda or "none (CPU build)"

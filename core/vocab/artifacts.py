@@ -14,6 +14,7 @@ what it wrote:
 graph's compile id, "0/0" written "0_0". Paths inside events and report.json are relative
 to the folder, so a report folder can be moved or copied whole (`copy_artifacts`).
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -4,6 +4,7 @@ Valid backends, modes and config keys are read from torch itself
 (`torch._dynamo.list_backends`, `torch._inductor.list_mode_options`, the config modules'
 own keys), never hard-coded, so the lists follow whatever torch is installed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -13,7 +14,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.vocab.limits import LIMITS, ConfigError
-
 
 DEFAULT_COMPILE_LOG = "graph_breaks,recompiles"  # torch's log artifacts kept per job (core.capture.compile_log)
 DYNAMIC_CHOICES = ("auto", "true", "false")
@@ -237,8 +237,9 @@ def inductor_config_defaults() -> dict[str, Any]:
     return torch._inductor.config.get_config_copy()
 
 
-def parse_key_values(items: list[str], defaults: dict[str, Any], what: str,
-                     keys_of: str = "the installed torch") -> tuple[tuple[str, Any], ...]:
+def parse_key_values(
+    items: list[str], defaults: dict[str, Any], what: str, keys_of: str = "the installed torch"
+) -> tuple[tuple[str, Any], ...]:
     """Parse KEY=VALUE strings; each KEY must exist in `defaults` and VALUE match its type.
     `keys_of` names where the valid keys come from, in the refusal."""
     parsed: dict[str, Any] = {}
@@ -279,9 +280,7 @@ def validate_config(config: CompileConfig, device: str = "cpu") -> None:
     """Raise ConfigError, with the valid values, for anything torch.compile would refuse."""
     backends = available_backends()
     if config.backend not in backends:
-        raise ConfigError(
-            f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}."
-        )
+        raise ConfigError(f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}.")
     modes = available_modes()
     if config.mode not in modes:
         raise ConfigError(
@@ -295,9 +294,7 @@ def validate_config(config: CompileConfig, device: str = "cpu") -> None:
             "use mode 'default' with other backends."
         )
     if config.mode != "default" and config.inductor_options:
-        raise ConfigError(
-            "torch.compile takes either a mode or inductor options, not both; drop one of them."
-        )
+        raise ConfigError("torch.compile takes either a mode or inductor options, not both; drop one of them.")
     if config.inductor_options and config.backend != "inductor":
         raise ConfigError(f"Inductor options need backend 'inductor', not {config.backend!r}.")
     if config.dynamic not in DYNAMIC_CHOICES:
@@ -317,7 +314,8 @@ VERBOSE_REFUSAL = (
     f"release). Valid arguments: {', '.join(COMPILE_ARGUMENTS)} (--backend, --mode, --dynamic, --fullgraph, "
     "--inductor-option). Graph breaks and recompiles are always captured in the report; for torch's own "
     "detailed log of the compile, use --compile-log LEVEL (e.g. --compile-log +dynamo,inductor,guards,output_code; "
-    "kept as compile_log/<config>.log in the report folder).")
+    "kept as compile_log/<config>.log in the report folder)."
+)
 
 
 def asks_for_verbose(argv: list[str]) -> bool:

@@ -2,6 +2,7 @@
 ("allow_rnn=True, recompile_limit=16"), parsed with `core.vocab.config.parse_key_values` against
 the installed torch's defaults. No Qt; any thread.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,8 +52,11 @@ def parse(text: str | list[str], defaults: dict[str, Any] | None) -> tuple[tuple
     Python literals; the run is validated again once torch's defaults are known."""
     items = split_items(text) if isinstance(text, str) else list(text)
     if defaults is None:  # True/False in any case as torch's bool settings read them; else literals
-        defaults = {key.strip(): (False if raw.strip().lower() in ("true", "false") else None)
-                    for key, _, raw in (item.partition("=") for item in items) if key.strip()}
+        defaults = {
+            key.strip(): (False if raw.strip().lower() in ("true", "false") else None)
+            for key, _, raw in (item.partition("=") for item in items)
+            if key.strip()
+        }
     return parse_key_values(items, defaults, WHAT)
 
 

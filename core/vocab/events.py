@@ -9,15 +9,26 @@ be recognised and dropped.
 Events are frozen dataclasses; they cross the process boundary as pickles over a
 multiprocessing pipe and are converted to plain dicts (`to_dict`) for JSON.
 """
+
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.vocab.records import AccuracyResult, CompileResult, CompiledGraph, CudagraphSkip, GraphBreak, LatencySample, MemoryPeak, Recompile, ResourceSample, VariantResult
 from core.vocab.op_records import OpProfile
-
+from core.vocab.records import (
+    AccuracyResult,
+    CompiledGraph,
+    CompileResult,
+    CudagraphSkip,
+    GraphBreak,
+    LatencySample,
+    MemoryPeak,
+    Recompile,
+    ResourceSample,
+    VariantResult,
+)
 
 # ---------------------------------------------------------------------------- events
 

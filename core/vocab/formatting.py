@@ -1,4 +1,5 @@
 """How numbers read in every sentence, table cell and message the product writes, defined once."""
+
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
 """The accepted range of every numeric run setting, defined once for the command lines, the
 app's form and the report reader: a value outside it is refused, never clamped."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from core.vocab.formatting import number
 class ConfigError(ValueError):
     """A setting torch would refuse. The message names the value and lists valid ones."""
 
+
 @dataclass(frozen=True)
 class Limit:
     """The accepted range of one numeric run setting, defined once for the CLI and the app."""
@@ -21,21 +23,27 @@ class Limit:
     default: float | None
     why_high: str = ""
 
+
 # Upper bounds keep a run's memory and time bounded: a million timed calls per side is ~16 MB
 # of samples and minutes of statistics at most; beyond that the user most likely mistyped.
 LIMITS: dict[str, Limit] = {
     "warmup": Limit("--warmup", 0, 100_000, 5),
-    "iters": Limit("--iters", 1, 1_000_000, 50,
-                   "more timed calls than this add nothing to a median and take hours; "
-                   "profile longer runs in several reports"),
+    "iters": Limit(
+        "--iters",
+        1,
+        1_000_000,
+        50,
+        "more timed calls than this add nothing to a median and take hours; profile longer runs in several reports",
+    ),
     "block": Limit("--block", 1, 1_000_000, 25),
     "batch_size": Limit("--batch-size", 1, 65_536, 1),
     "image_size": Limit("--image-size", 16, 8192, 224),
     "seq_len": Limit("--seq-len", 1, 1_048_576, 128),
     "threads": Limit("--threads", 1, 4096, None),
     "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
-    "op_profile": Limit("--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few "
-                        "dozen calls give stable figures"),
+    "op_profile": Limit(
+        "--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few dozen calls give stable figures"
+    ),
     # One process is one draw: a process's memory layout and placement can shift its speed for
     # its whole life (docs/BENCHMARKS.md "One process is one draw"), so each config is timed in
     # several fresh processes, as pyperf does (20 by default there; 3 here keeps a run short).
@@ -48,8 +56,10 @@ LIMITS: dict[str, Limit] = {
 
 AUTO_ITERS_CAP = int(LIMITS["iters"].high)  # --iters auto: the most calls a side may get
 
-def iteration_fields(iters: int | None, precision_pct: float | None = None, max_time_s: float | None = None,
-                     processes: int | None = None) -> dict[str, Any]:
+
+def iteration_fields(
+    iters: int | None, precision_pct: float | None = None, max_time_s: float | None = None, processes: int | None = None
+) -> dict[str, Any]:
     """The JobSpec fields of how a job times calls: `iters` a number of calls a side, or None
     for auto (until the speedup is known within ±precision_pct %, or max_time_s has run out),
     in `processes` fresh processes; None takes LIMITS' default. Checked against LIMITS (the
@@ -58,9 +68,13 @@ def iteration_fields(iters: int | None, precision_pct: float | None = None, max_
     max_time = LIMITS["max_time"].default if max_time_s is None else max_time_s
     processes = int(LIMITS["processes"].default) if processes is None else processes
     check_limits(iters=iters, precision=precision, max_time=max_time, processes=processes)
-    return {"iters": AUTO_ITERS_CAP if iters is None else int(iters),
-            "precision_pct": float(precision) if iters is None else None,
-            "max_time_s": float(max_time), "processes": int(processes)}
+    return {
+        "iters": AUTO_ITERS_CAP if iters is None else int(iters),
+        "precision_pct": float(precision) if iters is None else None,
+        "max_time_s": float(max_time),
+        "processes": int(processes),
+    }
+
 
 def check_limits(**values: float | None) -> None:
     """Raise ConfigError naming the setting, the value and the accepted range for any value
@@ -72,5 +86,6 @@ def check_limits(**values: float | None) -> None:
         lim = LIMITS[key]
         if value < lim.low or value > lim.high:
             why = f" ({lim.why_high})" if value > lim.high and lim.why_high else ""
-            raise ConfigError(f"{lim.name} must be between {number(lim.low)} and {number(lim.high)}, "
-                              f"not {number(value)}{why}.")
+            raise ConfigError(
+                f"{lim.name} must be between {number(lim.low)} and {number(lim.high)}, not {number(value)}{why}."
+            )

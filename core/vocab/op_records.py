@@ -2,10 +2,10 @@
 call's time goes (TIME_CATEGORIES), an operator's figures, a side's profile, what a graph
 break costs, the time in each compiled graph, and the whole profile (core.measure.op_profile
 makes it, core.analysis.time_breakdown explains it). Frozen dataclasses; no Qt, any thread."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 
 # What a profiled event is (ops.csv `category`), decided by its name (core.analysis.time_breakdown.classify).
 OP_CATEGORIES = (
@@ -19,8 +19,15 @@ OP_CATEGORIES = (
 )
 
 # Where one call's time goes: a partition (the parts add up to the call's wall time).
-TIME_CATEGORIES = ("kernels", "operators_in_graphs", "runtime_wrappers", "guard_checks",
-                   "operators_outside_graphs", "python", "other")
+TIME_CATEGORIES = (
+    "kernels",
+    "operators_in_graphs",
+    "runtime_wrappers",
+    "guard_checks",
+    "operators_outside_graphs",
+    "python",
+    "other",
+)
 TIME_CATEGORY_LABELS = {
     "kernels": "generated kernels",
     "operators_in_graphs": "operators inside compiled graphs",

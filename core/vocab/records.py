@@ -3,11 +3,13 @@ recompile, a compile's result, memory and resource readings, a sweep variant, th
 check, a compiled graph, the op profile; and the words they use (statuses, phases, sides,
 time categories). core.vocab.events carries them between the job and whoever watches it;
 reports store them as plain dicts. Frozen dataclasses; no Qt, any thread."""
+
 from __future__ import annotations
 
 import dataclasses
 import enum
 from dataclasses import dataclass
+
 
 class JobStatus(str, enum.Enum):
     """Where a job stands: pending (queued, not started), running, or ended for one of three
@@ -59,8 +61,9 @@ class LatencySample:
         side = d["side"] if "side" in d else d["phase"]
         if side not in SIDES:
             raise ValueError(f"sample side must be one of {', '.join(SIDES)}, not {side!r}")
-        return cls(side, int(d["iteration"]), float(d["latency_ms"]), bool(d.get("warmup", False)),
-                   int(d.get("process", 0)))
+        return cls(
+            side, int(d["iteration"]), float(d["latency_ms"]), bool(d.get("warmup", False)), int(d.get("process", 0))
+        )
 
 
 @dataclass(frozen=True)

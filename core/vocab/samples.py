@@ -10,6 +10,7 @@ cache keeps what was written when the process aborts, segfaults, is killed or ha
 runner reads the samples that never reached it as events from this file after the job ends
 (`read_sample_log`): no timed sample is lost.
 """
+
 from __future__ import annotations
 
 import base64
@@ -24,8 +25,13 @@ from core.vocab.records import SIDES, LatencySample
 _RECORD = struct.Struct("<BBHId")  # side, warm-up, process, iteration, latency_ms
 RECORD_SIZE = _RECORD.size  # 16 bytes
 _SIDE_CODE = {side: i for i, side in enumerate(SIDES)}
-_COLUMNS = (("side", np.uint8), ("iteration", np.uint32), ("warmup", np.bool_), ("latency_ms", np.float64),
-            ("process", np.uint16))
+_COLUMNS = (
+    ("side", np.uint8),
+    ("iteration", np.uint32),
+    ("warmup", np.bool_),
+    ("latency_ms", np.float64),
+    ("process", np.uint16),
+)
 _OPTIONAL = {"process"}  # columns a report may lack (written before they existed): zeros
 
 
@@ -57,8 +63,13 @@ class SampleStore:
         if not 0 <= index < self._n:
             raise IndexError(index)
         c = self._cols
-        return LatencySample(SIDES[c["side"][index]], int(c["iteration"][index]), float(c["latency_ms"][index]),
-                             bool(c["warmup"][index]), int(c["process"][index]))
+        return LatencySample(
+            SIDES[c["side"][index]],
+            int(c["iteration"][index]),
+            float(c["latency_ms"][index]),
+            bool(c["warmup"][index]),
+            int(c["process"][index]),
+        )
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
@@ -81,7 +92,8 @@ class SampleStore:
             iteration=np.fromiter((s.iteration for s in samples), np.uint32, len(samples)),
             warmup=np.fromiter((s.warmup for s in samples), np.bool_, len(samples)),
             latency_ms=np.fromiter((s.latency_ms for s in samples), np.float64, len(samples)),
-            process=np.fromiter((s.process for s in samples), np.uint16, len(samples)))
+            process=np.fromiter((s.process for s in samples), np.uint16, len(samples)),
+        )
 
     def extend_columns(self, side, iteration, warmup, latency_ms, process=None) -> None:
         n = len(latency_ms)
@@ -90,9 +102,14 @@ class SampleStore:
         if not (len(side) == len(iteration) == len(warmup) == len(process) == n):
             raise ValueError("sample columns differ in length")
         self._reserve(n)
-        for name, values in (("side", side), ("iteration", iteration), ("warmup", warmup),
-                             ("latency_ms", latency_ms), ("process", process)):
-            self._cols[name][self._n: self._n + n] = values
+        for name, values in (
+            ("side", side),
+            ("iteration", iteration),
+            ("warmup", warmup),
+            ("latency_ms", latency_ms),
+            ("process", process),
+        ):
+            self._cols[name][self._n : self._n + n] = values
         self._n += n
 
     def columns(self) -> dict[str, np.ndarray]:
@@ -142,8 +159,9 @@ class SampleStore:
     def to_json(self) -> dict:
         doc = {"count": self._n, "encoding": "base64 little-endian columns"}
         for name, dtype in _COLUMNS:
-            doc[name] = base64.b64encode(self.columns()[name].astype(np.dtype(dtype).newbyteorder("<"),
-                                                                      copy=False).tobytes()).decode("ascii")
+            doc[name] = base64.b64encode(
+                self.columns()[name].astype(np.dtype(dtype).newbyteorder("<"), copy=False).tobytes()
+            ).decode("ascii")
         return doc
 
     @classmethod
@@ -184,8 +202,12 @@ class SampleLog:
 
     def write(self, sample: LatencySample) -> None:
         if self._fd is not None:
-            os.write(self._fd, _RECORD.pack(_SIDE_CODE[sample.side], sample.warmup, sample.process,
-                                            sample.iteration, sample.latency_ms))
+            os.write(
+                self._fd,
+                _RECORD.pack(
+                    _SIDE_CODE[sample.side], sample.warmup, sample.process, sample.iteration, sample.latency_ms
+                ),
+            )
 
     def close(self) -> None:
         if self._fd is not None:
@@ -203,6 +225,8 @@ def read_sample_log(path: str, skip: int = 0) -> list[LatencySample]:
     except OSError:
         return []
     whole = len(data) - len(data) % RECORD_SIZE
-    return [LatencySample(SIDES[side], iteration, latency, bool(warmup), process)
-            for side, warmup, process, iteration, latency in _RECORD.iter_unpack(data[:whole])
-            if side < len(SIDES)]
+    return [
+        LatencySample(SIDES[side], iteration, latency, bool(warmup), process)
+        for side, warmup, process, iteration, latency in _RECORD.iter_unpack(data[:whole])
+        if side < len(SIDES)
+    ]

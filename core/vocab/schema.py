@@ -6,6 +6,7 @@ checks each field against the dataclass's own annotations and raises `SchemaErro
 the field's path ("jobs[0].compile.compile_time_s must be a number, not 'fast'"), so the app
 and the CLI can say exactly what is wrong instead of failing somewhere later.
 """
+
 from __future__ import annotations
 
 import dataclasses

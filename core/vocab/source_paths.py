@@ -1,14 +1,15 @@
 """Where source lives and how to show it: is a file torch's, a library's or the user's own
 (whole path components, never string prefixes: `.../site-packages/torchvision` is not torch),
 a path shown relative to its package, the source lines around a line."""
+
 from __future__ import annotations
 
 import linecache
 import os
 import re
 import sysconfig
-from core import CORE_DIR
 
+from core import CORE_DIR
 
 CONTEXT_LINES = 5
 
@@ -67,7 +68,7 @@ def display_path(path: str) -> str:
     parts = _parts(path)
     for i in range(len(parts) - 1, -1, -1):
         if parts[i] in _PACKAGE_DIRS and i + 1 < len(parts):
-            return "/".join(parts[i + 1:])
+            return "/".join(parts[i + 1 :])
     try:
         rel = os.path.relpath(path, os.getcwd())
     except ValueError:  # another drive on Windows
@@ -93,11 +94,11 @@ def source_context(file: str, line: int, around: int = CONTEXT_LINES) -> tuple[i
         return 0, ()
     start = max(1, line - around)
     stop = min(len(lines), line + around)
-    return start, tuple(s.rstrip("\r\n") for s in lines[start - 1:stop])
+    return start, tuple(s.rstrip("\r\n") for s in lines[start - 1 : stop])
 
 
 def describe_function(name: str, file: str, first_line: int) -> str:
-    """"name (file:line)", at the `def` line: a code object's first line is that of its first
+    """ "name (file:line)", at the `def` line: a code object's first line is that of its first
     decorator (for Hugging Face models often `@auto_docstring`)."""
     line = first_line or 0
     if file and line > 0:

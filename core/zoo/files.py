@@ -2,6 +2,7 @@
 zoo.json read back as the untrusted input it is (every value type-checked, folder names
 plain names inside the zoo folder); and the folder each model's report goes to.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,16 +61,24 @@ def _csv(columns: list[str], rows: list[dict]) -> str:
 def zoo_files(zoo: Zoo) -> dict[str, str]:
     """File name → text of zoo.csv, zoo_summary.csv and zoo.json."""
     summaries = zoo.summaries()
-    doc = {"zoo_version": ZOO_VERSION, "tool": "compile-profiler", "finished": zoo.finished,
-           "options": zoo.options, "models": [{"model": m, "folder": f} for m, f in zoo.models.items()],
-           "configs": zoo.configs, "rows": [dataclasses.asdict(r) for r in zoo.rows],
-           "summary": [{**dataclasses.asdict(s), "pass_rate": s.pass_rate, "sentence": s.sentence()}
-                       for s in summaries],
-           "environment_warning": zoo.overall_warning()}
-    return {"zoo.csv": _csv(ROW_COLUMNS, [dataclasses.asdict(r) for r in zoo.rows]),
-            "zoo_summary.csv": _csv(SUMMARY_COLUMNS, [{**dataclasses.asdict(s), "pass_rate": s.pass_rate}
-                                                      for s in summaries]),
-            "zoo.json": json.dumps(doc, indent=1, default=str)}
+    doc = {
+        "zoo_version": ZOO_VERSION,
+        "tool": "compile-profiler",
+        "finished": zoo.finished,
+        "options": zoo.options,
+        "models": [{"model": m, "folder": f} for m, f in zoo.models.items()],
+        "configs": zoo.configs,
+        "rows": [dataclasses.asdict(r) for r in zoo.rows],
+        "summary": [{**dataclasses.asdict(s), "pass_rate": s.pass_rate, "sentence": s.sentence()} for s in summaries],
+        "environment_warning": zoo.overall_warning(),
+    }
+    return {
+        "zoo.csv": _csv(ROW_COLUMNS, [dataclasses.asdict(r) for r in zoo.rows]),
+        "zoo_summary.csv": _csv(
+            SUMMARY_COLUMNS, [{**dataclasses.asdict(s), "pass_rate": s.pass_rate} for s in summaries]
+        ),
+        "zoo.json": json.dumps(doc, indent=1, default=str),
+    }
 
 
 def write_zoo(zoo: Zoo, out_dir: str) -> list[str]:
@@ -99,8 +108,10 @@ def load_zoo(path: str) -> Zoo:
     if isinstance(version, bool) or not isinstance(version, int):
         raise ReportError(f"{path}: zoo_version must be a whole number, not {version!r}.")
     if version > ZOO_VERSION:
-        warnings.append(f"This zoo was written by a newer compile-profiler (zoo version {version}); what this "
-                        "version knows is shown.")
+        warnings.append(
+            f"This zoo was written by a newer compile-profiler (zoo version {version}); what this "
+            "version knows is shown."
+        )
     try:
         models = {}
         for i, m in enumerate(check(tuple[dict, ...], doc["models"], "models")):

@@ -18,6 +18,7 @@ Only `--executor ray` imports this module, so a local sweep never loads Ray.
 - Progress: each task puts its start (with its node) and its phase changes on a Ray queue
   that the driver reads while it waits for results.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,13 +33,13 @@ import time
 import ray
 import ray.exceptions as rex
 
+from core import CORE_DIR
+from core.analysis.result_json import result_from_dict, result_to_dict
+from core.analysis.results import JobResult
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
-from core.analysis.result_json import result_from_dict, result_to_dict
-from core.analysis.results import JobResult
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
-from core import CORE_DIR
 
 POLL_S = 0.2
 _FORWARDED = (ev.JobStarted, ev.PhaseChanged)
@@ -129,8 +130,8 @@ def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: b
     files come as `paths`, their `shas` and `contents` (object refs given as arguments, so
     Ray fetches them before the task starts: nothing here waits in ray.get)."""
     shipped = {p: (sha, data) for p, sha, data in zip(paths, shas, contents)}
-    from core.run.sampling import GpuMonitor
     from core.run.runner import JobRunner
+    from core.run.sampling import GpuMonitor
 
     node = node_name()
     forward = _Forward(queue, spec.job_id)
@@ -165,8 +166,10 @@ def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]
     if isinstance(exc, rex.NodeDiedError):
         reason = f"the Ray node running it{where} died{during}"
     elif isinstance(exc, rex.WorkerCrashedError):
-        reason = (f"the Ray worker running it{where} died{during} (its node was lost, or the worker was killed, "
-                  "e.g. for memory)")
+        reason = (
+            f"the Ray worker running it{where} died{during} (its node was lost, or the worker was killed, "
+            "e.g. for memory)"
+        )
     elif isinstance(exc, (rex.ObjectLostError, rex.OwnerDiedError)):
         reason = f"its result was lost with a Ray node{where}{during}"
     elif isinstance(exc, rex.RuntimeEnvSetupError):
@@ -201,11 +204,15 @@ class RayExecutor:
         runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
         try:
             if self.address:
-                ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False,
-                         logging_level="WARNING")
+                ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False, logging_level="WARNING")
             else:  # a local instance, reachable from this machine only
-                ray.init(runtime_env=runtime_env, include_dashboard=False, log_to_driver=False,
-                         logging_level="WARNING", _node_ip_address="127.0.0.1")
+                ray.init(
+                    runtime_env=runtime_env,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level="WARNING",
+                    _node_ip_address="127.0.0.1",
+                )
         except Exception as exc:
             where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
             raise ConfigError(f"could not start or join {where}: {type(exc).__name__}: {exc}") from None
@@ -221,12 +228,15 @@ class RayExecutor:
         if not cpus:
             raise ConfigError(f"{where} has no node with a CPU to run jobs on.")
         if any(s.device == "cuda" for s in specs) and gpus < 1:
-            raise ConfigError(f"--device cuda: {where} has no GPU (its nodes offer {', '.join(sorted({str(c) for c in cpus}))} "
-                              "CPUs and no GPU); use --device cpu or a cluster with GPUs.")
+            raise ConfigError(
+                f"--device cuda: {where} has no GPU (its nodes offer {', '.join(sorted({str(c) for c in cpus}))} "
+                "CPUs and no GPU); use --device cpu or a cluster with GPUs."
+            )
         threads = max((s.threads or 0 for s in specs), default=0)
         if threads and threads > max(cpus):
-            raise ConfigError(f"--threads {threads}: no node of {where} has that many CPUs (the largest has "
-                              f"{max(cpus)}).")
+            raise ConfigError(
+                f"--threads {threads}: no node of {where} has that many CPUs (the largest has {max(cpus)})."
+            )
         self.cpus_per_job = min(cpus)
 
     def resources(self, spec: JobSpec) -> dict:
@@ -254,7 +264,8 @@ class RayExecutor:
                 continue
             mine = [p for p in files_of(job.spec) if p in shipped]
             ref = run_remote_job.options(**self.resources(job.spec)).remote(
-                job.spec, self.queue, tuple(mine), tuple(shipped[p][0] for p in mine), *(shipped[p][1] for p in mine))
+                job.spec, self.queue, tuple(mine), tuple(shipped[p][0] for p in mine), *(shipped[p][1] for p in mine)
+            )
             self._refs[ref] = job
         pending = list(self._refs)
 
@@ -304,19 +315,27 @@ class RayExecutor:
         """The job's result (or its failure, from the Ray error it ended with) and when it ended."""
         job_id = job.spec.job_id
         if isinstance(outcome, (rex.TaskCancelledError, KeyboardInterrupt)) or (
-                self._cancelled and isinstance(outcome, BaseException)):
+            self._cancelled and isinstance(outcome, BaseException)
+        ):
             return ended_without_running(job.spec, ev.JobCancelled(job_id, phase=phase or "queue")), time.time()
         if isinstance(outcome, BaseException):
             reason, detail = failure_reason(outcome, node, phase)
-            return (ended_without_running(job.spec, ev.JobFailed(job_id, reason=reason, detail=detail, phase=phase)),
-                    time.time())
+            return (
+                ended_without_running(job.spec, ev.JobFailed(job_id, reason=reason, detail=detail, phase=phase)),
+                time.time(),
+            )
         payload = outcome
         try:
             result = result_from_dict(payload["result"], f"the result of {job.label}")
         except Exception as exc:
-            return ended_without_running(job.spec, ev.JobFailed(
-                job_id, reason=f"its result from {payload.get('node') or 'its node'} could not be read: {exc}",
-                phase=phase)), time.time()
+            return ended_without_running(
+                job.spec,
+                ev.JobFailed(
+                    job_id,
+                    reason=f"its result from {payload.get('node') or 'its node'} could not be read: {exc}",
+                    phase=phase,
+                ),
+            ), time.time()
         result.spec = job.spec  # the driver's paths (the node's were temporary)
         if payload.get("artifacts"):
             with tarfile.open(fileobj=io.BytesIO(payload["artifacts"]), mode="r:gz") as tar:

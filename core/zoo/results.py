@@ -11,6 +11,7 @@ What counts: a job *passed* when it completed and did not fail the accuracy chec
 geometric-mean speedup is over the passed jobs; `failed` counts jobs that failed or were
 cancelled (each row says which and why).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -67,16 +68,39 @@ class ZooRow:
         """The row of a JobResult (core.analysis.results), from its summary."""
         s = result.summary()
         env = result.environment or {}
-        return cls(model=model, folder=folder, config=s["config"], status=str(s["status"]),
-                   failure_reason=s["failure_reason"] or "", backend=s["backend"] or "",
-                   timing_quality=s["timing_quality"] or "", timing_quality_reason=s["timing_quality_reason"] or "",
-                   **{k: s[k] for k in ("eager_median_ms", "compiled_median_ms", "speedup", "speedup_ci_low",
-                                        "speedup_ci_high", "compile_time_s", "graph_break_sites",
-                                        "graph_break_per_call", "recompile_count", "eager_peak_mb",
-                                        "compile_peak_mb", "compiled_peak_mb", "cuda_compiled_max_allocated_mb")},
-                   accuracy=s["accuracy"] or "", accuracy_reason=s["accuracy_reason"] or "",
-                   wall_time_s=result.wall_time_s or None, node=str(env.get("node") or ""),
-                   **{k: "" if env.get(k) is None else str(env.get(k)) for k in ENVIRONMENT_KEYS})
+        return cls(
+            model=model,
+            folder=folder,
+            config=s["config"],
+            status=str(s["status"]),
+            failure_reason=s["failure_reason"] or "",
+            backend=s["backend"] or "",
+            timing_quality=s["timing_quality"] or "",
+            timing_quality_reason=s["timing_quality_reason"] or "",
+            **{
+                k: s[k]
+                for k in (
+                    "eager_median_ms",
+                    "compiled_median_ms",
+                    "speedup",
+                    "speedup_ci_low",
+                    "speedup_ci_high",
+                    "compile_time_s",
+                    "graph_break_sites",
+                    "graph_break_per_call",
+                    "recompile_count",
+                    "eager_peak_mb",
+                    "compile_peak_mb",
+                    "compiled_peak_mb",
+                    "cuda_compiled_max_allocated_mb",
+                )
+            },
+            accuracy=s["accuracy"] or "",
+            accuracy_reason=s["accuracy_reason"] or "",
+            wall_time_s=result.wall_time_s or None,
+            node=str(env.get("node") or ""),
+            **{k: "" if env.get(k) is None else str(env.get(k)) for k in ENVIRONMENT_KEYS},
+        )
 
     @property
     def completed(self) -> bool:
@@ -136,9 +160,11 @@ class ZooRow:
         parts = [f"speedup {fmt_speedup(self.speedup)}"]
         if self.speedup_ci_low is not None and self.speedup_ci_high is not None:
             parts[0] += f" [95% CI {self.speedup_ci_low:.2f}-{self.speedup_ci_high:.2f}]"
-        parts[0] += {REFERENCE: f" (backend {self.backend} is a debugging reference: not a speedup)",
-                     CANNOT_TELL: f" (cannot tell: timing unusable, {self.timing_quality_reason.split('; ')[0]})",
-                     WITHIN_NOISE: " (within the noise of eager)"}.get(self.verdict, "")
+        parts[0] += {
+            REFERENCE: f" (backend {self.backend} is a debugging reference: not a speedup)",
+            CANNOT_TELL: f" (cannot tell: timing unusable, {self.timing_quality_reason.split('; ')[0]})",
+            WITHIN_NOISE: " (within the noise of eager)",
+        }.get(self.verdict, "")
         if self.timing_quality == "noisy":
             parts.append(f"timing noisy ({self.timing_quality_reason.split('; ')[0]})")
         if self.compile_time_s is not None:
@@ -197,13 +223,22 @@ class ConfigSummary:
     def sentence(self) -> str:
         """The summary in words, as the command line prints it and the app shows it."""
         text = f"{self.config}: {self.passed} of {self.models} models passed"
-        extra = [f"{n} {what}" for n, what in ((self.failed, "failed"), (self.accuracy_failed, "failed the accuracy "
-                                              "check"), (self.pending, "not run yet")) if n]
+        extra = [
+            f"{n} {what}"
+            for n, what in (
+                (self.failed, "failed"),
+                (self.accuracy_failed, "failed the accuracy check"),
+                (self.pending, "not run yet"),
+            )
+            if n
+        ]
         if extra:
             text += f" ({', '.join(extra)})"
         if self.reference:
-            text += f"; a debugging reference (geometric mean {fmt_speedup(self.geomean_speedup)} of what it measured, " \
-                    "not a speedup)"
+            text += (
+                f"; a debugging reference (geometric mean {fmt_speedup(self.geomean_speedup)} of what it measured, "
+                "not a speedup)"
+            )
         elif self.unusable and self.geomean_speedup is None:
             text += "; cannot tell the speedup (every timing unusable)"
         else:
@@ -212,8 +247,7 @@ class ConfigSummary:
             text += f" ({count(self.unusable, 'model')} left out: timing unusable)"
         if self.median_compile_time_s is not None:
             text += f", median compile {self.median_compile_time_s:.1f} s"
-        text += (f", {count(self.graph_break_sites_total, 'graph break')} in "
-                 f"{count(self.models_with_breaks, 'model')}")
+        text += f", {count(self.graph_break_sites_total, 'graph break')} in {count(self.models_with_breaks, 'model')}"
         return text
 
 
@@ -235,8 +269,11 @@ def environment_warning(rows: list[ZooRow]) -> str:
         what = ", ".join(f"{k} {key[ENVIRONMENT_KEYS.index(k)] or '?'}" for k in differing)
         nodes = sorted({m.node for m in members if m.node})
         parts.append(f"{what} ({len(members)} jobs" + (f" on {', '.join(nodes)}" if nodes else "") + ")")
-    return ("the jobs ran on machines that differ: " + "; ".join(parts) +
-            ". Speedups of jobs on different machines are not directly comparable.")
+    return (
+        "the jobs ran on machines that differ: "
+        + "; ".join(parts)
+        + ". Speedups of jobs on different machines are not directly comparable."
+    )
 
 
 def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> list[ConfigSummary]:
@@ -249,17 +286,23 @@ def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> l
         reference = bool(mine) and all(r.reference for r in mine if r.backend)
         counted = passed if reference else [r for r in passed if r.counts]
         compiles = [r.compile_time_s for r in mine if r.completed and r.compile_time_s is not None]
-        found.append(ConfigSummary(
-            config=config, models=len(mine), passed=len(passed),
-            failed=sum(r.ended and not r.completed for r in mine),
-            accuracy_failed=sum(r.completed and r.accuracy_failed for r in mine),
-            pending=sum(not r.ended for r in mine),
-            geomean_speedup=geometric_mean(r.speedup for r in counted),
-            reference=reference, unusable=sum(r.verdict == CANNOT_TELL for r in passed),
-            median_compile_time_s=statistics.median(compiles) if compiles else None,
-            graph_break_sites_total=sum(r.graph_break_sites or 0 for r in mine),
-            models_with_breaks=sum(r.has_breaks for r in mine),
-            environment_warning=environment_warning(mine)))
+        found.append(
+            ConfigSummary(
+                config=config,
+                models=len(mine),
+                passed=len(passed),
+                failed=sum(r.ended and not r.completed for r in mine),
+                accuracy_failed=sum(r.completed and r.accuracy_failed for r in mine),
+                pending=sum(not r.ended for r in mine),
+                geomean_speedup=geometric_mean(r.speedup for r in counted),
+                reference=reference,
+                unusable=sum(r.verdict == CANNOT_TELL for r in passed),
+                median_compile_time_s=statistics.median(compiles) if compiles else None,
+                graph_break_sites_total=sum(r.graph_break_sites or 0 for r in mine),
+                models_with_breaks=sum(r.has_breaks for r in mine),
+                environment_warning=environment_warning(mine),
+            )
+        )
     return found
 
 
@@ -326,8 +369,10 @@ def sort_models(zoo: Zoo, order: str) -> list[str]:
     return models if key is None else sorted(models, key=key)
 
 
-CELL_MARKS = ("ref: a debugging backend, a reference and not a speedup; ?: cannot tell, the timing was unusable; "
-              "~: within the noise of eager; acc!: failed the accuracy check; N br: graph-break places")
+CELL_MARKS = (
+    "ref: a debugging backend, a reference and not a speedup; ?: cannot tell, the timing was unusable; "
+    "~: within the noise of eager; acc!: failed the accuracy check; N br: graph-break places"
+)
 
 
 def cell_text(row: ZooRow | None) -> str:

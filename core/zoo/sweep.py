@@ -12,6 +12,7 @@ Each model's report is rewritten whenever one of its jobs ends, so a sweep stopp
 point (Ctrl+C, a driver killed) leaves reports that `--resume` completes. Nothing here
 imports Ray: a local sweep never loads it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,18 +23,31 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
+from core.analysis.results import JobResult
+from core.report.files import OutputFolder, ReportError, load_report, write_report
 from core.vocab import events as ev
 from core.vocab.artifacts import JobArtifacts, resolve
 from core.vocab.config import JobSpec
-from core.report.files import OutputFolder, ReportError, load_report, write_report
-from core.analysis.results import JobResult
 from core.vocab.records import JobStatus
-from core.zoo.results import Zoo, ZooRow
 from core.zoo.files import ZOO_FILES, folder_names, load_zoo, write_zoo
+from core.zoo.results import Zoo, ZooRow
 
 # JobSpec fields that must match for a finished job to count towards a resumed sweep.
-RESUME_FIELDS = ("model", "config", "warmup", "iters", "device", "threads", "inference_mode", "block_size",
-                 "op_profile_calls", "sweep_shapes", "processes", "precision_pct", "max_time_s")
+RESUME_FIELDS = (
+    "model",
+    "config",
+    "warmup",
+    "iters",
+    "device",
+    "threads",
+    "inference_mode",
+    "block_size",
+    "op_profile_calls",
+    "sweep_shapes",
+    "processes",
+    "precision_pct",
+    "max_time_s",
+)
 
 
 @dataclass(frozen=True)
@@ -102,8 +116,15 @@ class ZooSweep(ZooListener):
     folders it holds, and the files it writes. `inner` hears every hook after the sweep
     (the command line's progress, the app's worker)."""
 
-    def __init__(self, out_dir: str, specs_by_model: dict[str, list[JobSpec]], options: dict,
-                 overwrite: bool = False, resume: bool = False, inner: ZooListener | None = None):
+    def __init__(
+        self,
+        out_dir: str,
+        specs_by_model: dict[str, list[JobSpec]],
+        options: dict,
+        overwrite: bool = False,
+        resume: bool = False,
+        inner: ZooListener | None = None,
+    ):
         self.out_dir = os.path.abspath(os.path.expanduser(out_dir))
         self.specs_by_model = specs_by_model
         self.options = options
@@ -135,8 +156,10 @@ class ZooSweep(ZooListener):
         taken = {}
         there = [n for n in ZOO_FILES if os.path.exists(os.path.join(self.out_dir, n))]
         if there and not (self.resume or self.overwrite):
-            raise ReportError(f"{self.out_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
-                              "it, --overwrite to replace it, or choose a new folder.")
+            raise ReportError(
+                f"{self.out_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
+                "it, --overwrite to replace it, or choose a new folder."
+            )
         if self.resume and os.path.exists(os.path.join(self.out_dir, "zoo.json")):
             taken = load_zoo(self.out_dir).models
         self.folders = folder_names(list(self.specs_by_model), taken)
@@ -165,15 +188,19 @@ class ZooSweep(ZooListener):
         for r in results:
             spec = labels.get(r.config.label)
             if r.spec.model.source != specs[0].model.source:
-                raise ReportError(f"{path} holds a report of {r.spec.model.source}, not {model}; resume with the "
-                                  "same models in the same order, or choose a new folder.")
+                raise ReportError(
+                    f"{path} holds a report of {r.spec.model.source}, not {model}; resume with the "
+                    "same models in the same order, or choose a new folder."
+                )
             if spec is None or r.status != JobStatus.COMPLETED:
                 continue
             differ = same_settings(r.spec, spec)
             if differ:
-                raise ReportError(f"--resume: {path} measured config '{r.config.label}' with other settings "
-                                  f"({', '.join(differ)} differ); resume with the same options as the first run, "
-                                  "or pass --overwrite to start over.")
+                raise ReportError(
+                    f"--resume: {path} measured config '{r.config.label}' with other settings "
+                    f"({', '.join(differ)} differ); resume with the same options as the first run, "
+                    "or pass --overwrite to start over."
+                )
             kept[r.config.label] = r
         # what the earlier run measured that this one does not ask for stays in the model's report
         self.results[model].update({r.config.label: r for r in results if r.config.label not in labels and r.ended})
@@ -218,8 +245,11 @@ class ZooSweep(ZooListener):
         for model, specs in self.specs_by_model.items():
             for spec in specs:
                 result = self.results[model].get(spec.config.label)
-                rows.append(ZooRow.from_result(model, self.folders[model], result) if result is not None else
-                            ZooRow(model, self.folders[model], spec.config.label, "pending"))
+                rows.append(
+                    ZooRow.from_result(model, self.folders[model], result)
+                    if result is not None
+                    else ZooRow(model, self.folders[model], spec.config.label, "pending")
+                )
         configs = list(dict.fromkeys(s.config.label for specs in self.specs_by_model.values() for s in specs))
         return Zoo(dict(self.folders), configs, rows, self.options, finished, self.out_dir)
 
@@ -228,8 +258,9 @@ class ZooSweep(ZooListener):
         try:
             with self._lock:
                 for model in self.specs_by_model:
-                    if self.results[model] and not os.path.exists(os.path.join(self.out_dir, self.folders[model],
-                                                                               "report.json")):
+                    if self.results[model] and not os.path.exists(
+                        os.path.join(self.out_dir, self.folders[model], "report.json")
+                    ):
                         self._write_model(model)
                 zoo = self.zoo(finished=True)
                 write_zoo(zoo, self.out_dir)
@@ -267,8 +298,10 @@ class LocalExecutor:
         if slots <= 1:
             self._slot(queue, listener)
             return
-        threads = [threading.Thread(target=self._slot, args=(queue, listener), name=f"zoo-slot-{i}", daemon=True)
-                   for i in range(slots)]
+        threads = [
+            threading.Thread(target=self._slot, args=(queue, listener), name=f"zoo-slot-{i}", daemon=True)
+            for i in range(slots)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -291,8 +324,9 @@ class LocalExecutor:
                         return
                     job = queue.popleft()
                 if self._cancelled.is_set():
-                    listener.on_job_ended(job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id,
-                                                                                               phase="queue")))
+                    listener.on_job_ended(
+                        job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id, phase="queue"))
+                    )
                     continue
                 hooks.job = job
                 result = runner.run(job.spec, job.index, job.total)

@@ -5,6 +5,7 @@ crowd into one smear when a decade is short on screen. `LogAxis` labels plain nu
 100) and, per decade, only 1, 2 and 5, or only the decades when more than three are visible.
 In linear mode it is pyqtgraph's axis unchanged. GUI thread only.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,7 @@ def log_labels(values: list[float]) -> list[str]:
         decade = math.floor(v + 1e-9)
         mantissa = 10 ** (v - decade)
         nearest = round(mantissa)
-        out.append(plain_number(10 ** v) if nearest in keep and abs(mantissa - nearest) < 1e-3 else "")
+        out.append(plain_number(10**v) if nearest in keep and abs(mantissa - nearest) < 1e-3 else "")
     return out
 
 

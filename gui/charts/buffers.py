@@ -1,5 +1,6 @@
 """Chart data helpers: a growing numpy buffer (amortised O(1) appends, never drops a sample)
 and the test for when a log axis reads better."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,8 @@ class GrowingSeries:
             capacity = max(need, 2 * self._x.size)
             self._x = np.resize(self._x, capacity)
             self._y = np.resize(self._y, capacity)
-        self._x[self.n:need] = xs
-        self._y[self.n:need] = ys
+        self._x[self.n : need] = xs
+        self._y[self.n : need] = ys
         self.n = need
 
     @property

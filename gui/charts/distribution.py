@@ -8,6 +8,7 @@ twice a second; the samples come from the session's JobResults. A baseline repor
 (`set_baseline`, File → Compare with report…) are drawn under them as grey outlines on the
 same bins.
 """
+
 from __future__ import annotations
 
 import pyqtgraph as pg
@@ -15,8 +16,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.vocab.records import SIDES
 from core.analysis.stats import histograms
+from core.vocab.records import SIDES
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
@@ -38,10 +39,12 @@ class DistributionChart(QWidget, ResultsView):
         self.plot.setLabel("left", "calls")
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_widget.setToolTip("How the timed latencies spread: eager (dashed outline) against compiled "
-                                    "(filled), per config. The range runs from the 1st to the 99th percentile "
-                                    "of all calls so a few outliers do not flatten the rest; calls outside it "
-                                    "are counted in the title, not drawn.")
+        self.plot_widget.setToolTip(
+            "How the timed latencies spread: eager (dashed outline) against compiled "
+            "(filled), per config. The range runs from the 1st to the 99th percentile "
+            "of all calls so a few outliers do not flatten the rest; calls outside it "
+            "are counted in the title, not drawn."
+        )
         self.title = title = QLabel(TITLE.format(""))
         title.setStyleSheet("font-weight: bold")
         title.setWordWrap(True)
@@ -105,10 +108,16 @@ class DistributionChart(QWidget, ResultsView):
             self.title.setText(TITLE.format(""))
             return
         outside = hist.outside
-        self.title.setText(TITLE.format(
-            (f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else "")
-            + (f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} outside not shown" if outside
-               else "")))
+        self.title.setText(
+            TITLE.format(
+                (f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else "")
+                + (
+                    f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} outside not shown"
+                    if outside
+                    else ""
+                )
+            )
+        )
         for key, counts in hist.counts.items():
             curve = self._curves.get(key)
             if curve is None:
@@ -118,15 +127,32 @@ class DistributionChart(QWidget, ResultsView):
     def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
         if index < 0:  # the baseline's: grey outlines, under the current run's
             style = Qt.PenStyle.DashLine if side == "eager" else Qt.PenStyle.SolidLine
-            curve = self.plot.plot([], [], stepMode="center", pen=pg.mkPen(BASELINE_GREY, width=1.5, style=style),
-                                   name=f"baseline {side} · {legend_text(label)}")
+            curve = self.plot.plot(
+                [],
+                [],
+                stepMode="center",
+                pen=pg.mkPen(BASELINE_GREY, width=1.5, style=style),
+                name=f"baseline {side} · {legend_text(label)}",
+            )
             curve.setZValue(-10)
             return curve
         color = config_color(index)
         if side == "eager":
-            return self.plot.plot([], [], stepMode="center", pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
-                                  name=f"{side} · {legend_text(label)}")
+            return self.plot.plot(
+                [],
+                [],
+                stepMode="center",
+                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                name=f"{side} · {legend_text(label)}",
+            )
         fill = QColor(color)
         fill.setAlpha(70)
-        return self.plot.plot([], [], stepMode="center", pen=pg.mkPen(color, width=2), fillLevel=0, brush=fill,
-                              name=f"{side} · {legend_text(label)}")
+        return self.plot.plot(
+            [],
+            [],
+            stepMode="center",
+            pen=pg.mkPen(color, width=2),
+            fillLevel=0,
+            brush=fill,
+            name=f"{side} · {legend_text(label)}",
+        )

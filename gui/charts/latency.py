@@ -7,6 +7,7 @@ timer at most ~15 times a second. Samples are throttled in drawing only, never d
 The latency axis turns logarithmic by itself when the slowest call is over 10× the median
 (a tiny model's few slow calls would otherwise flatten the rest), unless the user chose.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,10 +51,11 @@ class LatencyChart(QWidget, ResultsView):
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.legend = self.plot.addLegend(offset=(-10, 10), colCount=1)
-        self.plot_widget.setToolTip("Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
-                                    "The dashed vertical line marks the compile (first compiled call) and its time.")
-        self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30),
-                                                  pen=pg.mkPen(None))
+        self.plot_widget.setToolTip(
+            "Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
+            "The dashed vertical line marks the compile (first compiled call) and its time."
+        )
+        self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30), pen=pg.mkPen(None))
         self._warmup_region.setZValue(-10)
         self.plot.addItem(self._warmup_region, ignoreBounds=True)
         self._warmup_region.hide()
@@ -137,8 +139,7 @@ class LatencyChart(QWidget, ResultsView):
         # Eager: the config's colour, faded; compiled: full colour. Both solid and 1 px wide on
         # purpose: dashed or wider pens leave pyqtgraph's drawLines path for Qt's stroker,
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
-        for phase, pen in (("eager", pg.mkPen(eager_color, width=1)),
-                           ("compiled", pg.mkPen(color, width=1))):
+        for phase, pen in (("eager", pg.mkPen(eager_color, width=1)), ("compiled", pg.mkPen(color, width=1))):
             # One legend entry per config (its compiled curve): the title says which line is which side.
             name = legend_text(label) if phase == "compiled" else None
             curve = self.plot.plot([], [], pen=pen, name=name, skipFiniteCheck=True)
@@ -169,8 +170,10 @@ class LatencyChart(QWidget, ResultsView):
                     self._offsets[key] = self._timed.get((job_id, side), 0)
                 x[procs == p] += self._offsets[key]
             self._timed[(job_id, side)] = self._timed.get((job_id, side), 0) + len(it)
-            by_phase[side] = (np.concatenate([warm_it[first].astype(float) - spec.warmup_calls(side), x]),
-                              np.concatenate([warm_ms[first], ms]))
+            by_phase[side] = (
+                np.concatenate([warm_it[first].astype(float) - spec.warmup_calls(side), x]),
+                np.concatenate([warm_ms[first], ms]),
+            )
         for phase, (xs, ys) in by_phase.items():
             if not len(xs):
                 continue
@@ -194,16 +197,24 @@ class LatencyChart(QWidget, ResultsView):
         cache = compile_result.cache_state
         label = spec.config.label  # shortened: the legend beside it has the whole label
         if len(label) > MARKER_LABEL_CHARS:
-            label = label[:MARKER_LABEL_CHARS - 1] + "…"
+            label = label[: MARKER_LABEL_CHARS - 1] + "…"
         text = f"compile {label}: {compile_result.compile_time_s:.2f} s"
         if cache and cache != "n/a":
             text += f" (cache {cache})"
         x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
-        line = pg.InfiniteLine(pos=x, angle=90, movable=False,
-                               pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                               label=line_label(text),
-                               labelOpts={"position": 0.92 - 0.07 * (index % 10), "color": color,
-                                          "anchors": [(0, 0.5), (0, 0.5)], "rotateAxis": None})
+        line = pg.InfiniteLine(
+            pos=x,
+            angle=90,
+            movable=False,
+            pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
+            label=line_label(text),
+            labelOpts={
+                "position": 0.92 - 0.07 * (index % 10),
+                "color": color,
+                "anchors": [(0, 0.5), (0, 0.5)],
+                "rotateAxis": None,
+            },
+        )
         self.plot.addItem(line, ignoreBounds=True)
         self._markers[job_id] = line
 

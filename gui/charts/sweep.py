@@ -7,6 +7,7 @@ dimension (an LSTM's sequence length) or the full shapes.
 One persistent set of items per job, updated with `setData` as variants arrive (a few per
 second at most: no throttling needed). GUI thread only.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,11 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from core.analysis.variants import medians, shape_ticks
+from core.vocab.records import VariantOutcome
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
 from gui.widgets.safe_text import legend_text
-from core.vocab.records import VariantOutcome
-from core.analysis.variants import medians, shape_ticks
 from gui.widgets.theme import config_color, error_color
 
 MARKERS = {  # kind -> (symbol, size, what it means)
@@ -33,11 +34,26 @@ class _JobItems:
     def __init__(self, plot, color: QColor, label: str):
         faded = QColor(color)
         faded.setAlpha(150)
-        self.eager = plot.plot([], [], pen=pg.mkPen(faded, width=1.5, style=Qt.PenStyle.DashLine),
-                               symbol="s", symbolSize=4, symbolBrush=faded, symbolPen=None,
-                               name=f"eager · {legend_text(label)}")
-        self.compiled = plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=4,
-                                  symbolBrush=color, symbolPen=None, name=f"compiled · {legend_text(label)}")
+        self.eager = plot.plot(
+            [],
+            [],
+            pen=pg.mkPen(faded, width=1.5, style=Qt.PenStyle.DashLine),
+            symbol="s",
+            symbolSize=4,
+            symbolBrush=faded,
+            symbolPen=None,
+            name=f"eager · {legend_text(label)}",
+        )
+        self.compiled = plot.plot(
+            [],
+            [],
+            pen=pg.mkPen(color, width=2),
+            symbol="o",
+            symbolSize=4,
+            symbolBrush=color,
+            symbolPen=None,
+            name=f"compiled · {legend_text(label)}",
+        )
         # Markers are PlotDataItems without a line, not bare ScatterPlotItems: only items with
         # setLogMode follow the plot's log axis (pyqtgraph draws a bare item's raw y on the
         # log10 scale, so a marker at 40 ms sat far above its curve).
@@ -45,8 +61,15 @@ class _JobItems:
         for kind, (symbol, size, _) in MARKERS.items():
             pen = pg.mkPen(error_color() if kind != "recompiled" else color, width=2)
             brush = QColor(color) if kind == "limit" else None
-            item = pg.PlotDataItem([], [], pen=None, symbol=symbol, symbolSize=size, symbolPen=pen,
-                                   symbolBrush=brush if brush is not None else pg.mkBrush(None))
+            item = pg.PlotDataItem(
+                [],
+                [],
+                pen=None,
+                symbol=symbol,
+                symbolSize=size,
+                symbolPen=pen,
+                symbolBrush=brush if brush is not None else pg.mkBrush(None),
+            )
             item.setZValue(5)
             plot.addItem(item)
             self.markers[kind] = item
@@ -71,16 +94,20 @@ class SweepChart(QWidget):
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.legend = self.plot.addLegend(offset=(10, 10), colCount=2)
-        self.plot_widget.setToolTip("Median latency of each input variant, eager (dashed) against compiled "
-                                    "(solid), per config. Circle: recompiled for this shape; star: the recompile "
-                                    "limit was hit; cross: a new shape torch ran eagerly after the limit.")
+        self.plot_widget.setToolTip(
+            "Median latency of each input variant, eager (dashed) against compiled "
+            "(solid), per config. Circle: recompiled for this shape; star: the recompile "
+            "limit was hit; cross: a new shape torch ran eagerly after the limit."
+        )
         self.log_box = QCheckBox("Log scale")
         self.log_box.setToolTip("Logarithmic latency axis (on by default when latencies span more than 10×)")
         self.log_box.toggled.connect(self._on_log_toggled)
         self._log_chosen = False
         self.log_box.clicked.connect(self._on_log_clicked)
-        title = QLabel("Latency against input shape <span style='font-weight:normal'>(dashed: eager, solid: "
-                       "compiled; ○ recompiled, ★ recompile limit hit, × ran eagerly)</span>")
+        title = QLabel(
+            "Latency against input shape <span style='font-weight:normal'>(dashed: eager, solid: "
+            "compiled; ○ recompiled, ★ recompile limit hit, × ran eagerly)</span>"
+        )
         title.setStyleSheet("font-weight: bold")
         bar = QHBoxLayout()
         bar.addWidget(title)
@@ -123,9 +150,14 @@ class SweepChart(QWidget):
         compiled = np.array([np.nan if c is None else c for _, c in pairs], dtype=float)
         job.eager.setData(x, eager, connect="finite")
         job.compiled.setData(x, compiled, connect="finite")
-        marker_of = {VariantOutcome.RECOMPILED: "recompiled", VariantOutcome.LIMIT_HIT: "limit",
-                     VariantOutcome.RAN_EAGERLY: "eager"}  # core's outcome of each variant
-        picks = {kind: [marker_of.get(v.outcome) == kind for v in variants] for kind in ("recompiled", "limit", "eager")}
+        marker_of = {
+            VariantOutcome.RECOMPILED: "recompiled",
+            VariantOutcome.LIMIT_HIT: "limit",
+            VariantOutcome.RAN_EAGERLY: "eager",
+        }  # core's outcome of each variant
+        picks = {
+            kind: [marker_of.get(v.outcome) == kind for v in variants] for kind in ("recompiled", "limit", "eager")
+        }
         for kind, keep in picks.items():
             keep = np.array(keep, dtype=bool)
             job.indices[kind] = [int(i) for i in x[keep]]
@@ -134,15 +166,21 @@ class SweepChart(QWidget):
         if hit and job.limit_line is None:
             color = job.compiled.opts["pen"].color()
             job.limit_line = pg.InfiniteLine(
-                pos=hit[0], angle=90, movable=False, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                label="recompile limit hit", labelOpts={"position": 0.9, "color": color,
-                                                        "anchors": [(1, 0.5), (1, 0.5)]})
+                pos=hit[0],
+                angle=90,
+                movable=False,
+                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
+                label="recompile limit hit",
+                labelOpts={"position": 0.9, "color": color, "anchors": [(1, 0.5), (1, 0.5)]},
+            )
             self.plot.addItem(job.limit_line, ignoreBounds=True)
         self._update_ticks(result)
         self._add_marker_legend(variants)
         if not self._log_chosen:
-            values = np.concatenate([np.asarray(j.compiled.yData if j.compiled.yData is not None else [])
-                                     for j in self._jobs.values()] + [eager])
+            values = np.concatenate(
+                [np.asarray(j.compiled.yData if j.compiled.yData is not None else []) for j in self._jobs.values()]
+                + [eager]
+            )
             self.log_box.setChecked(suggests_log(values[np.isfinite(values)]))
 
     def _update_ticks(self, result) -> None:
@@ -158,9 +196,14 @@ class SweepChart(QWidget):
             return
         self._legend_markers_added = True
         for kind, (symbol, size, text) in MARKERS.items():
-            sample = pg.ScatterPlotItem([], [], symbol=symbol, size=size,
-                                        pen=pg.mkPen(error_color() if kind != "recompiled" else "#888888",
-                                                     width=2), brush=pg.mkBrush(None))
+            sample = pg.ScatterPlotItem(
+                [],
+                [],
+                symbol=symbol,
+                size=size,
+                pen=pg.mkPen(error_color() if kind != "recompiled" else "#888888", width=2),
+                brush=pg.mkBrush(None),
+            )
             self.legend.addItem(sample, text)
 
     # ---------------------------------------------------------------- inspection (tests)

@@ -9,18 +9,33 @@ config's status and, for a failed job, its reason. A suggestion line offers a dy
 setting the model needs (allow_rnn for an LSTM); a run's suggestions (core.decide.suggestions, in the
 Decision tab) change the queue through `apply_change`. GUI thread only.
 """
+
 from __future__ import annotations
 
 import dataclasses
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from core.vocab import dynamo_overrides
 from core.vocab.config import DYNAMIC_CHOICES, CompileConfig, validate_config
 from core.vocab.limits import LIMITS, ConfigError, iteration_fields
-from core.vocab import dynamo_overrides
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
 from gui.widgets.theme import error_color
@@ -73,21 +88,29 @@ class ConfigPanel(QGroupBox):
         self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalog
         self._suggestion: tuple[str, str] | None = None
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
-        self.mode = _combo(DEFAULT_MODES, "Inductor mode (from torch._inductor.list_mode_options()); other "
-                                          "backends take 'default' only")
-        self.dynamic = _combo(DYNAMIC_CHOICES, "dynamic=: auto (None, torch decides after a shape change), "
-                                               "true (symbolic shapes from the start) or false (specialise)")
+        self.mode = _combo(
+            DEFAULT_MODES,
+            "Inductor mode (from torch._inductor.list_mode_options()); other backends take 'default' only",
+        )
+        self.dynamic = _combo(
+            DYNAMIC_CHOICES,
+            "dynamic=: auto (None, torch decides after a shape change), "
+            "true (symbolic shapes from the start) or false (specialise)",
+        )
         self.fullgraph = QCheckBox("fullgraph")
         self.fullgraph.setToolTip("fullgraph=True: fail on the first graph break instead of splitting the graph")
         self.compile_optimizer = QCheckBox("optimizer step")
-        self.compile_optimizer.setToolTip("Training step: compile the optimizer step too "
-                                          "(torch.compile(optimizer.step)); ignored for inference")
+        self.compile_optimizer.setToolTip(
+            "Training step: compile the optimizer step too (torch.compile(optimizer.step)); ignored for inference"
+        )
         self.dynamo_config = QLineEdit()
         self.dynamo_config.setPlaceholderText("KEY=VALUE, e.g. allow_rnn=True")
         self.dynamo_config.setClearButtonEnabled(True)
-        self.dynamo_config.setToolTip("torch._dynamo.config overrides for the compile, KEY=VALUE separated by "
-                                      "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
-                                      "against the installed torch's settings")
+        self.dynamo_config.setToolTip(
+            "torch._dynamo.config overrides for the compile, KEY=VALUE separated by "
+            "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
+            "against the installed torch's settings"
+        )
         self.device = _combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
         # The spin boxes' ranges are core's accepted ranges (LIMITS), so what a box holds is
         # always what the command line and `profile` would accept too.
@@ -99,15 +122,19 @@ class ConfigPanel(QGroupBox):
         self.iters.setRange(0, int(LIMITS["iters"].high))
         self.iters.setSpecialValueText(AUTO_TEXT)
         self.iters.setValue(0)
-        self.iters.setToolTip(f"Timed calls per side, eager and compiled alternating in blocks; {AUTO_TEXT} (the "
-                              f"default): blocks until the speedup is known within ±{LIMITS['precision'].default:g}%, "
-                              f"at most {LIMITS['max_time'].default:g} s per config")
+        self.iters.setToolTip(
+            f"Timed calls per side, eager and compiled alternating in blocks; {AUTO_TEXT} (the "
+            f"default): blocks until the speedup is known within ±{LIMITS['precision'].default:g}%, "
+            f"at most {LIMITS['max_time'].default:g} s per config"
+        )
         self.processes = QSpinBox()
         self.processes.setRange(int(LIMITS["processes"].low), int(LIMITS["processes"].high))
         self.processes.setValue(int(LIMITS["processes"].default))
-        self.processes.setToolTip("Time each config in this many fresh processes: one process is one draw (its "
-                                  "memory layout and placement can shift its speed for its whole life); the "
-                                  "speedup's interval includes the spread between them")
+        self.processes.setToolTip(
+            "Time each config in this many fresh processes: one process is one draw (its "
+            "memory layout and placement can shift its speed for its whole life); the "
+            "speedup's interval includes the spread between them"
+        )
         for box in (self.warmup, self.iters, self.processes):  # sized for usual values, not the widest allowed
             box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
         form = QFormLayout()
@@ -116,8 +143,7 @@ class ConfigPanel(QGroupBox):
         form.addRow("Dynamic", _row(self.dynamic, self.fullgraph, self.compile_optimizer))
         form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
-        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters, QLabel("Processes"),
-                                    self.processes))
+        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters, QLabel("Processes"), self.processes))
 
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
@@ -144,8 +170,9 @@ class ConfigPanel(QGroupBox):
         self.remove_button.setToolTip("Remove the selected config from the queue")
         self.remove_button.clicked.connect(self._on_remove_clicked)
         self.dynamics_button = QPushButton("Queue dynamic false/auto/true")
-        self.dynamics_button.setToolTip("Queue this config three times, with dynamic=false, auto and true: the "
-                                        "comparison a shape sweep is for")
+        self.dynamics_button.setToolTip(
+            "Queue this config three times, with dynamic=false, auto and true: the comparison a shape sweep is for"
+        )
         self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
         self.queue = QueueModel(self)
         self.queue_view = QTableView()
@@ -157,8 +184,10 @@ class ConfigPanel(QGroupBox):
         self.queue_view.horizontalHeader().resizeSection(1, 95)  # "completed"; longer reasons elide (tooltip)
         self.queue_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.queue_view.setWordWrap(False)
-        self.queue_view.setToolTip("Configs of the next run and the status of their last job. With an empty "
-                                   "queue, Run profiles the config above.")
+        self.queue_view.setToolTip(
+            "Configs of the next run and the status of their last job. With an empty "
+            "queue, Run profiles the config above."
+        )
         self.queue_view.setMinimumHeight(90)
         queue_buttons = QHBoxLayout()
         queue_buttons.addWidget(self.add_button)
@@ -211,9 +240,14 @@ class ConfigPanel(QGroupBox):
             dynamo = self.dynamo_overrides()
         except ConfigError:
             dynamo = ()
-        return CompileConfig(backend=self.backend.currentText(), mode=self.mode.currentText() or "default",
-                             dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
-                             dynamo_config=dynamo, compile_optimizer=self.compile_optimizer.isChecked())
+        return CompileConfig(
+            backend=self.backend.currentText(),
+            mode=self.mode.currentText() or "default",
+            dynamic=self.dynamic.currentText(),
+            fullgraph=self.fullgraph.isChecked(),
+            dynamo_config=dynamo,
+            compile_optimizer=self.compile_optimizer.isChecked(),
+        )
 
     def dynamo_overrides(self) -> tuple:
         """The dynamo overrides of the field, sorted (key, value) pairs. Raises ConfigError."""
@@ -272,8 +306,9 @@ class ConfigPanel(QGroupBox):
         self._suggestion = (key, value)
         self.suggestion.setText(why)
         self.suggestion_button.setText(f"Add {key}={value}")
-        self.suggestion_button.setToolTip(f"Add torch._dynamo.config.{key}={value} to the config being edited "
-                                          "and to every queued config")
+        self.suggestion_button.setToolTip(
+            f"Add torch._dynamo.config.{key}={value} to the config being edited and to every queued config"
+        )
         self.suggestion_box.show()
 
     def clear_suggestion(self) -> None:

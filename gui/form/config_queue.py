@@ -4,6 +4,7 @@ job. After a run of the edited config alone (an empty queue), that config is sho
 profiles the edited config) and is replaced by the next run or by queuing a config.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -115,7 +116,10 @@ class QueueModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.HEADERS):
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.HEADERS)
+        ):
             return self.HEADERS[section]
         return None

@@ -5,18 +5,40 @@ size) and, for a model file that defines get_input_variants(), the shape sweep.
 Opening a file, and the notice that a Python file runs code, is the window's job (it owns
 the actions); this panel shows the choice. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import (QAbstractListModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel,
-                            QStringListModel, Qt, Signal)
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QListView, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    QStringListModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.vocab.limits import LIMITS
 from core.models import defines_variants, is_file_source
 from core.models.examples import Example, examples_in
+from core.vocab.limits import LIMITS
 from gui.widgets.safe_text import markup, tooltip
 
 
@@ -46,8 +68,12 @@ class ExampleModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return example.name + ("  · shape sweep" if example.sweepable else "")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (example.summary or example.name) + "\n\nBundled example: " + example.source \
+            return (
+                (example.summary or example.name)
+                + "\n\nBundled example: "
+                + example.source
                 + ("\nDefines get_input_variants(): a shape sweep is possible." if example.sweepable else "")
+            )
         if role == Qt.ItemDataRole.UserRole:
             return example.source
         return None
@@ -75,8 +101,10 @@ class ModelPanel(QGroupBox):
         self.example_list = QListView()
         self.example_list.setModel(self.examples)
         self.example_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.example_list.setToolTip("Example models that ship with compile-profiler (resources/models); "
-                                     "click one to choose it, hover for what it shows")
+        self.example_list.setToolTip(
+            "Example models that ship with compile-profiler (resources/models); "
+            "click one to choose it, hover for what it shows"
+        )
         rows = max(1, self.examples.rowCount())
         self.example_list.setFixedHeight(rows * (self.example_list.sizeHintForRow(0) + 1) + 6)
         self.example_list.selectionModel().currentChanged.connect(self._on_example_current_changed)
@@ -93,8 +121,10 @@ class ModelPanel(QGroupBox):
         self.list = QListView()
         self.list.setModel(self.proxy)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.setToolTip("torchvision models, timm:NAME (pretrained=False) and hf:TYPE (a Hugging Face model "
-                             "type from its default config), all with random weights; click one to choose it")
+        self.list.setToolTip(
+            "torchvision models, timm:NAME (pretrained=False) and hf:TYPE (a Hugging Face model "
+            "type from its default config), all with random weights; click one to choose it"
+        )
         self.list.setMinimumHeight(80)
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
         self.loading = QLabel("Loading torchvision models…")
@@ -119,13 +149,17 @@ class ModelPanel(QGroupBox):
         self.image.setRange(int(LIMITS["image_size"].low), int(LIMITS["image_size"].high))
         self.image.setSingleStep(32)
         self.image.setValue(224)
-        self.image.setToolTip("Height and width of the example images (torchvision models and TorchScript files); "
-                              "Python model files make their own inputs")
+        self.image.setToolTip(
+            "Height and width of the example images (torchvision models and TorchScript files); "
+            "Python model files make their own inputs"
+        )
         self.sweep = QCheckBox("Sweep input shapes")
         self.sweep.setEnabled(False)
-        self.sweep.setToolTip("Run every input of the model file's get_input_variants() against one compiled "
-                              "model per config: latency per shape, recompiles and their reasons (Shape sweep "
-                              "tab). Only for model files that define get_input_variants().")
+        self.sweep.setToolTip(
+            "Run every input of the model file's get_input_variants() against one compiled "
+            "model per config: latency per shape, recompiles and their reasons (Shape sweep "
+            "tab). Only for model files that define get_input_variants()."
+        )
         form = QFormLayout()
         sizes = QHBoxLayout()
         sizes.addWidget(self.batch, 1)
@@ -180,8 +214,10 @@ class ModelPanel(QGroupBox):
             self.sweep.setChecked(False)
         self._select_example(source)
         if is_file_source(source):
-            self.current.setText(f"Next run: <b>{markup(os.path.basename(source))}</b><br>"
-                                 f"<small>{markup(os.path.dirname(source))}</small>")
+            self.current.setText(
+                f"Next run: <b>{markup(os.path.basename(source))}</b><br>"
+                f"<small>{markup(os.path.dirname(source))}</small>"
+            )
             self.current.setToolTip(tooltip(f"The model the next run profiles:\n{source}"))
             self._selecting = True
             try:  # also forget the current row, so clicking it again chooses it again
@@ -190,9 +226,12 @@ class ModelPanel(QGroupBox):
             finally:
                 self._selecting = False
         else:
-            kind = "Hugging Face" if source.startswith("hf:") else "timm" if source.startswith("timm:") else "torchvision"
-            self.current.setText(f"Next run: <b>{markup(source)}</b> <small>({kind})</small>" if source
-                                 else "<i>none chosen</i>")
+            kind = (
+                "Hugging Face" if source.startswith("hf:") else "timm" if source.startswith("timm:") else "torchvision"
+            )
+            self.current.setText(
+                f"Next run: <b>{markup(source)}</b> <small>({kind})</small>" if source else "<i>none chosen</i>"
+            )
             self.current.setToolTip("The model the next run profiles")
             self._select_in_list(source)
 
@@ -206,8 +245,10 @@ class ModelPanel(QGroupBox):
         self.task = QComboBox()
         self.task.addItem("Inference", "inference")
         self.task.addItem("Training step", "training")
-        self.task.setToolTip("Inference: one call is a forward. Training step: forward, loss, backward and an "
-                             "optimizer step, eager against compiled from the same weights and optimizer state")
+        self.task.setToolTip(
+            "Inference: one call is a forward. Training step: forward, loss, backward and an "
+            "optimizer step, eager against compiled from the same weights and optimizer state"
+        )
         self.optimizer = QComboBox()
         self.optimizer.addItems(["sgd", "adamw"])
         self.optimizer.setToolTip("The optimizer of a training step")
@@ -219,8 +260,10 @@ class ModelPanel(QGroupBox):
         form.addRow("Task", task_row)
         self.sweep_batch_edit = QLineEdit()
         self.sweep_batch_edit.setPlaceholderText("e.g. 1,8,32 (empty: no sweep)")
-        self.sweep_batch_edit.setToolTip("Profile each config at each of these batch sizes against one compiled "
-                                         "model: throughput eager and compiled (Shape sweep tab)")
+        self.sweep_batch_edit.setToolTip(
+            "Profile each config at each of these batch sizes against one compiled "
+            "model: throughput eager and compiled (Shape sweep tab)"
+        )
         form.addRow("Sweep batch", self.sweep_batch_edit)
         self.seq_len = QSpinBox()
         self.seq_len.setRange(int(LIMITS["seq_len"].low), int(LIMITS["seq_len"].high))

@@ -4,6 +4,7 @@ A model file is a Python program: profiling it runs it, with this user's rights.
 time a given file content is opened, the app says so and asks; the answer is remembered
 per SHA-256 of the content (QSettings), so an edited file asks again. GUI thread only.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,10 +58,14 @@ def confirm_python_file(parent: QWidget, settings: QSettings, path: str) -> bool
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Run code from this file?")
     box.setTextFormat(Qt.TextFormat.RichText)  # our markup; the file's name inside is escaped
-    box.setText(f"<b>{markup(os.path.basename(path))}</b> is a Python program. Profiling it runs it on this "
-                "machine, with your permissions: it can read, change or delete your files.")
-    box.setInformativeText(f"<p>{markup(path)}</p><p>Only continue if you trust where this file came from. You will "
-                           "be asked again if its content changes.</p>")
+    box.setText(
+        f"<b>{markup(os.path.basename(path))}</b> is a Python program. Profiling it runs it on this "
+        "machine, with your permissions: it can read, change or delete your files."
+    )
+    box.setInformativeText(
+        f"<p>{markup(path)}</p><p>Only continue if you trust where this file came from. You will "
+        "be asked again if its content changes.</p>"
+    )
     run = box.addButton("Trust and use", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
@@ -83,11 +88,15 @@ def config_notice_box(parent: QWidget, origin: str, to_run: str, risky: list) ->
     box.setTextFormat(Qt.TextFormat.RichText)
     where = markup(os.path.basename(origin) or "a report")
     if risky:
-        items = "".join(f"<li><tt>{markup(r.key)} = {markup(repr(r.value))}</tt> ({markup(r.table)}): "
-                        f"{markup(r.why)}</li>" for r in risky)
-        box.setText(f"This config comes from <b>{where}</b>, and some of its settings could make torch run a "
-                    f"program, read or write a path, or run code:<ul>{items}</ul>Run them only if you trust "
-                    "where the report came from.")
+        items = "".join(
+            f"<li><tt>{markup(r.key)} = {markup(repr(r.value))}</tt> ({markup(r.table)}): {markup(r.why)}</li>"
+            for r in risky
+        )
+        box.setText(
+            f"This config comes from <b>{where}</b>, and some of its settings could make torch run a "
+            f"program, read or write a path, or run code:<ul>{items}</ul>Run them only if you trust "
+            "where the report came from."
+        )
     else:
         box.setText(f"This config comes from <b>{where}</b>. It will run as shown below.")
     box.setInformativeText(f"<p>{markup(origin)}</p><p>What will run:</p><pre>{markup(to_run)}</pre>")

@@ -4,6 +4,7 @@ config, over `CompileResult`, and whether CUDA graphs were recorded) and a recom
 Times are torch's compilation metrics, cumulative as torch reports them: dynamo's time
 includes the backend's, AOTAutograd's includes inductor's.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
@@ -22,10 +23,14 @@ def _s(v) -> str:
 BREAKDOWN = (
     ("Config", lambda c: "", "The config"),
     ("Compile s", lambda c: f"{c.compile_time_s:.2f}", "Wall time of the first compiled call"),
-    ("Fwd / bwd s", lambda c: "–" if c.backward_compile_s is None else
-     f"{c.forward_compile_s or 0:.2f} / {c.backward_compile_s:.2f}",
-     "Training steps: the forward graphs' compile and the backward graphs' (AOTAutograd compiles them at the "
-     "first backward), from torch's compilation metrics; – for inference"),
+    (
+        "Fwd / bwd s",
+        lambda c: (
+            "–" if c.backward_compile_s is None else f"{c.forward_compile_s or 0:.2f} / {c.backward_compile_s:.2f}"
+        ),
+        "Training steps: the forward graphs' compile and the backward graphs' (AOTAutograd compiles them at the "
+        "first backward), from torch's compilation metrics; – for inference",
+    ),
     ("Dynamo s", lambda c: _s(c.dynamo_s), "Dynamo tracing, cumulative: includes the backend below"),
     ("AOTAutograd s", lambda c: _s(c.aot_autograd_s), "AOTAutograd, cumulative: includes inductor"),
     ("Inductor s", lambda c: _s(c.inductor_s), "Inductor lowering and compiling"),
@@ -34,17 +39,27 @@ BREAKDOWN = (
     ("Graphs", lambda c: str(c.graph_count), "FX graphs dynamo produced"),
     ("Ops", lambda c: str(c.op_count), "Operations in those graphs"),
     ("Guards", lambda c: str(c.guard_count), "Guards checked before each compiled call"),
-    ("Frames\ncomp. / skip.", lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
-     "Python frames dynamo compiled / gave up on (these run eagerly)"),
+    (
+        "Frames\ncomp. / skip.",
+        lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
+        "Python frames dynamo compiled / gave up on (these run eagerly)",
+    ),
 )
-CUDAGRAPH_COLUMN = ("CUDA graphs", None,
-                    "CUDA-graph configs: no skip reported, how many times torch skipped CUDA graphs (hover for "
-                    "torch's reasons), or none on the CPU; – for configs that record none")
+CUDAGRAPH_COLUMN = (
+    "CUDA graphs",
+    None,
+    "CUDA-graph configs: no skip reported, how many times torch skipped CUDA graphs (hover for "
+    "torch's reasons), or none on the CPU; – for configs that record none",
+)
 # The table's columns: the breakdown with the CUDA-graph state (over the whole JobResult, not
 # the CompileResult) right after the compile time, where it is seen without scrolling.
 COLUMNS = BREAKDOWN[:2] + (CUDAGRAPH_COLUMN,) + BREAKDOWN[2:]
-RECOMPILE_COLUMNS = (("Config", "The config"), ("Function", "The function compiled again"),
-                     ("Location", "Where it is defined"), ("Reasons", "The guard failures that triggered it"))
+RECOMPILE_COLUMNS = (
+    ("Config", "The config"),
+    ("Function", "The function compiled again"),
+    ("Location", "Where it is defined"),
+    ("Reasons", "The guard failures that triggered it"),
+)
 
 
 class CompileBreakdownModel(RowTableModel):
@@ -121,13 +136,14 @@ class CompilePanel(QWidget):
         super().__init__(parent)
         self.breakdown_model = CompileBreakdownModel(self)
         self.recompile_model = RecompileModel(self)
-        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config",
-                                    stretch_last=False)
+        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config", stretch_last=False)
         self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
         self.recompile_title = QLabel("<b>Recompiles</b>")
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        for title, table in ((QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),
-                             (self.recompile_title, self.recompiles)):
+        for title, table in (
+            (QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),
+            (self.recompile_title, self.recompiles),
+        ):
             box = QWidget()
             box_layout = QVBoxLayout(box)
             box_layout.setContentsMargins(0, 0, 0, 0)

@@ -5,15 +5,15 @@ The file is found and read by core (core.report.artifact_views, core.capture.com
 filter_log) in the session's own artifacts folder; its text is shown as plain text.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QComboBox, QDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
-from core.report.artifact_views import compile_log_entries, compile_log_path
 from core.capture.compile_log import LEVEL_ORDER, filter_log
+from core.report.artifact_views import compile_log_entries, compile_log_path
 from gui.widgets.safe_text import plain
 
 MAX_SHOWN = 20_000  # entries drawn at once; the search narrows the rest
@@ -21,8 +21,11 @@ MAX_SHOWN = 20_000  # entries drawn at once; the search narrows the rest
 
 def entry_text(entry) -> str:
     """One log entry as a line of the view: level, compile id, artifact, text."""
-    where = " ".join(p for p in (f"[{entry.compile_id}]" if entry.compile_id else "",
-                                 f"[{entry.artifact}]" if entry.artifact else "") if p)
+    where = " ".join(
+        p
+        for p in (f"[{entry.compile_id}]" if entry.compile_id else "", f"[{entry.artifact}]" if entry.artifact else "")
+        if p
+    )
     return f"{entry.level.upper():<8} {where + ' ' if where else ''}{entry.text}"
 
 
@@ -71,8 +74,10 @@ class CompileLogView(QWidget):
         shown = filter_log(self.entries, self.level_box.currentText(), self.search.text())
         self.text.setPlainText("\n".join(entry_text(e) for e in shown[:MAX_SHOWN]))
         if not self.entries:
-            self.status.setText("No compile log for this config (a report saved without its compile_log/ folder, "
-                                "or torch logged nothing at the job's --compile-log level).")
+            self.status.setText(
+                "No compile log for this config (a report saved without its compile_log/ folder, "
+                "or torch logged nothing at the job's --compile-log level)."
+            )
         else:
             more = f"; the first {MAX_SHOWN:,} shown, search to narrow" if len(shown) > MAX_SHOWN else ""
             self.status.setText(f"{len(shown):,} of {len(self.entries):,} messages{more} — {self.path}")

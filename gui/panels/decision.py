@@ -10,12 +10,23 @@ DEFAULT_CALLS until they change it), and changing it re-costs the options at onc
 panel only says what was asked (`sig_tune_requested`), the window runs it like any run.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
-                               QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.decide.recommend import DEFAULT_CALLS, recommend
 from core.decide.suggestions import suggest
@@ -99,19 +110,25 @@ class DecisionPanel(QWidget, ResultsView):
         self.calls.setRange(1, MAX_CALLS)
         self.calls.setGroupSeparatorShown(True)
         self.calls.setValue(DEFAULT_CALLS)
-        self.calls.setToolTip("How many times the model will be called after compiling, in one process: your "
-                              f"choice (default {DEFAULT_CALLS:,}). Total time = compile time + calls × time per call.")
+        self.calls.setToolTip(
+            "How many times the model will be called after compiling, in one process: your "
+            f"choice (default {DEFAULT_CALLS:,}). Total time = compile time + calls × time per call."
+        )
         self.calls.valueChanged.connect(lambda _: self._recompute())
         self.budget = QDoubleSpinBox()
         self.budget.setRange(0.5, 24 * 60)
         self.budget.setDecimals(1)
         self.budget.setSuffix(" min")
         self.budget.setValue(DEFAULT_BUDGET_MIN)
-        self.budget.setToolTip("Find best settings stops starting candidates that no longer fit, and cancels the "
-                               "running one when the budget is over")
+        self.budget.setToolTip(
+            "Find best settings stops starting candidates that no longer fit, and cancels the "
+            "running one when the budget is over"
+        )
         self.tune_button = QPushButton("Find best settings")
-        self.tune_button.setToolTip("Profile the chosen model with core's candidate configs for this device, "
-                                    "cheapest compile first, within the budget; then recommend one")
+        self.tune_button.setToolTip(
+            "Profile the chosen model with core's candidate configs for this device, "
+            "cheapest compile first, within the budget; then recommend one"
+        )
         self.tune_button.clicked.connect(lambda: self.sig_tune_requested.emit(self.budget.value()))
         top = QHBoxLayout()
         top.addWidget(QLabel("Expected calls (your choice):"))
@@ -205,8 +222,11 @@ class DecisionPanel(QWidget, ResultsView):
         calls = self.calls.value()
         if not ended:
             self.recommendation, self.suggestions = None, []
-            self.sentence.setText("Run a profile to get a recommendation." if not self._results
-                                  else "The recommendation comes when the first config has finished.")
+            self.sentence.setText(
+                "Run a profile to get a recommendation."
+                if not self._results
+                else "The recommendation comes when the first config has finished."
+            )
             self.details.setText("")
             self.code.setPlainText("")
             self.copy_button.setEnabled(False)
@@ -258,8 +278,13 @@ class DecisionPanel(QWidget, ResultsView):
             self.cards.addWidget(card)
             for button in card.buttons:
                 button.setEnabled(not self._busy)
-        self.suggestions_title.setText("Suggestions" if self.suggestions else
-                                       "Suggestions: none from these measurements." if self.recommendation else "")
+        self.suggestions_title.setText(
+            "Suggestions"
+            if self.suggestions
+            else "Suggestions: none from these measurements."
+            if self.recommendation
+            else ""
+        )
 
     def _on_copy_clicked(self) -> None:
         if self.recommendation is not None:

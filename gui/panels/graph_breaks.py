@@ -10,23 +10,31 @@ accepts it (the PyTorch documentation); any other is shown as text.
 Below it (the same area, as the questions go together): the compile-time breakdown and the
 recompiles of each config (`CompilePanel`).
 """
+
 from __future__ import annotations
 
-from PySide6.QtCore import (QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl,
-                            Signal)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl, Signal
 from PySide6.QtGui import QBrush, QDesktopServices
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QSplitter,
-                               QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QStyledItemDelegate,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.vocab.source_paths import display_path
 from core.report.safety import is_documentation_url
 from core.vocab.formatting import fmt_ms
+from core.vocab.source_paths import display_path
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color, is_dark
 from gui.widgets.view import ResultsView
-
 
 COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "Cost / call", "First hint")
 PER_CALL_COLUMN = COLUMNS.index("Per call")
@@ -89,8 +97,7 @@ class GraphBreakModel(RowTableModel):
 
     def set_results(self, results) -> None:
         self.beginResetModel()
-        self._rows = [(i, r.config.label, gb, r.break_cost(gb)) for i, r in enumerate(results)
-                      for gb in r.graph_breaks]
+        self._rows = [(i, r.config.label, gb, r.break_cost(gb)) for i, r in enumerate(results) for gb in r.graph_breaks]
         self.endResetModel()
 
     def graph_break(self, row: int):
@@ -119,8 +126,16 @@ class GraphBreakModel(RowTableModel):
                 return f"{gb.user_file}:{gb.user_line:08d}"
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
             first_hint = gb.hints[0] if gb.hints else ""
-            return (label, gb.reason, gb.gb_code or "–", location(gb), user_location(gb), per_call(gb),
-                    cost_text(cost), first_hint)[column]
+            return (
+                label,
+                gb.reason,
+                gb.gb_code or "–",
+                location(gb),
+                user_location(gb),
+                per_call(gb),
+                cost_text(cost),
+                first_hint,
+            )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == HINT_COLUMN and gb.hints:
                 return tooltip("\n\n".join(gb.hints))
@@ -161,26 +176,35 @@ def detail_html(gb, cost=None) -> str:
     `cost.graphs_before` / `graphs_after` (no report text in a link)."""
     esc = markup
     highlight = "#5c4b00" if is_dark() else "#fff2a8"
-    parts = [f"<h3 style='margin:0'>{esc(gb.reason)}"
-             + (f" <small>({esc(gb.gb_code)})</small>" if gb.gb_code else "") + "</h3>"]
+    parts = [
+        f"<h3 style='margin:0'>{esc(gb.reason)}"
+        + (f" <small>({esc(gb.gb_code)})</small>" if gb.gb_code else "")
+        + "</h3>"
+    ]
     if gb.frame_skipped:
-        parts.append("<p><b>Dynamo skipped this whole frame: it ran eagerly.</b>"
-                     + (f"<br>ran eagerly: <code>{esc(gb.eager_function)}</code>" if gb.eager_function else "")
-                     + "</p>")
+        parts.append(
+            "<p><b>Dynamo skipped this whole frame: it ran eagerly.</b>"
+            + (f"<br>ran eagerly: <code>{esc(gb.eager_function)}</code>" if gb.eager_function else "")
+            + "</p>"
+        )
     where = []
     if gb.file:
         where.append(f"<code>{esc(gb.file)}:{gb.line}</code>")
     if gb.user_file:
         where.append(f"your code: <code>{esc(gb.user_file)}:{gb.user_line}</code>")
-    counts = (f"{gb.per_call}× per compiled call · logged {gb.logged}× while compiling "
-              "(dynamo restarts after a break)")
+    counts = f"{gb.per_call}× per compiled call · logged {gb.logged}× while compiling (dynamo restarts after a break)"
     if gb.compile_id:
         counts += f" · compile id {esc(gb.compile_id)}"
     if cost is not None:
         counts += f"<br>costs <b>{cost_text(cost)}</b> per compiled call (eager time between the graphs it splits)"
-        sides = [f"{word}: " + ", ".join(f"<a href='{GRAPH_LINK}:{key}:{i}'>{esc(g)}</a>" for i, g in enumerate(graphs))
-                 for word, key, graphs in (("graph before", "before", cost.graphs_before),
-                                           ("graph after", "after", cost.graphs_after)) if graphs]
+        sides = [
+            f"{word}: " + ", ".join(f"<a href='{GRAPH_LINK}:{key}:{i}'>{esc(g)}</a>" for i, g in enumerate(graphs))
+            for word, key, graphs in (
+                ("graph before", "before", cost.graphs_before),
+                ("graph after", "after", cost.graphs_after),
+            )
+            if graphs
+        ]
         if sides:
             counts += "<br>" + " · ".join(sides) + " <small>(opens the Graphs tab)</small>"
     parts.append("<p>" + "<br>".join(where + [counts]) + "</p>")
@@ -190,8 +214,11 @@ def detail_html(gb, cost=None) -> str:
         rows = []
         for n, text, hit in excerpt:
             number, body = f"{n:>{width}}", "  " + markup(text).replace("<br>", " ")
-            rows.append(f"<span style='background:{highlight}; font-weight:bold'>{number}{body}</span>" if hit
-                        else f"<span style='color:gray'>{number}</span>{body}")
+            rows.append(
+                f"<span style='background:{highlight}; font-weight:bold'>{number}{body}</span>"
+                if hit
+                else f"<span style='color:gray'>{number}</span>{body}"
+            )
         parts.append("<pre style='margin:4px 0'>" + "\n".join(rows) + "</pre>")
     if gb.explanation:
         parts.append("<p><b>Explanation</b><br>" + esc(gb.explanation) + "</p>")
@@ -201,8 +228,10 @@ def detail_html(gb, cost=None) -> str:
         if is_documentation_url(gb.doc_url):
             parts.append(f"<p>Documentation: <a href='{esc(gb.doc_url)}'>{esc(gb.doc_url)}</a></p>")
         else:
-            parts.append(f"<p>Documentation (not a PyTorch documentation link, so not opened): "
-                         f"<code>{esc(gb.doc_url)}</code></p>")
+            parts.append(
+                f"<p>Documentation (not a PyTorch documentation link, so not opened): "
+                f"<code>{esc(gb.doc_url)}</code></p>"
+            )
     return "".join(parts)
 
 
@@ -238,16 +267,21 @@ class GraphBreaksPanel(QWidget, ResultsView):
         self.header = QLabel("No graph breaks yet.")
         self.header.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
         self.header.setWordWrap(True)
-        self.header.setToolTip("Per config: graph-break sites (distinct places in the code where the graph "
-                               "broke) and breaks per compiled call, and how much of the model runs compiled")
+        self.header.setToolTip(
+            "Per config: graph-break sites (distinct places in the code where the graph "
+            "broke) and breaks per compiled call, and how much of the model runs compiled"
+        )
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter breaks (reason, code, file, hint)…")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setToolTip("Show only the breaks whose columns contain this text")
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
 
-        self.table = make_table(self.proxy, "Every graph break torch reported; click a header to sort, select a "
-                                            "row for details", stretch_last=False)
+        self.table = make_table(
+            self.proxy,
+            "Every graph break torch reported; click a header to sort, select a row for details",
+            stretch_last=False,
+        )
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(PER_CALL_COLUMN, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -271,8 +305,9 @@ class GraphBreaksPanel(QWidget, ResultsView):
         self.detail.setOpenLinks(False)
         self.detail.setOpenExternalLinks(False)
         self.detail.anchorClicked.connect(self._on_anchor_clicked)
-        self.detail.setToolTip("The selected break: torch's explanation, hints, the source around it and its "
-                               "documentation page")
+        self.detail.setToolTip(
+            "The selected break: torch's explanation, hints, the source around it and its documentation page"
+        )
         self.detail.setHtml(NO_SELECTION)
 
         left = QWidget()
@@ -333,9 +368,12 @@ class GraphBreaksPanel(QWidget, ResultsView):
                     counts += f", {per_call} break{'s' if per_call != 1 else ''} per call"
             cov = r.compile.coverage if r.compile else ""
             cudagraphs = r.cudagraph_state()[0]
-            lines.append(f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
-                         f"{markup(counts)}" + (f"; {markup(cov)}" if cov else "")
-                         + ((" " if cov else "; ") + f"CUDA graphs: {markup(cudagraphs)}." if cudagraphs else ""))
+            lines.append(
+                f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
+                f"{markup(counts)}"
+                + (f"; {markup(cov)}" if cov else "")
+                + ((" " if cov else "; ") + f"CUDA graphs: {markup(cudagraphs)}." if cudagraphs else "")
+            )
         self.header.setText("<br>".join(lines) if results else "No graph breaks yet.")
         if selected is not None:
             self.select_break(selected.key)

@@ -8,12 +8,23 @@ The graphs are `JobResult.graphs` (core's CompiledGraph); their texts are read b
 from the config label and the graph id: never a path the report names. Every text is shown
 as plain text or escaped. The graph-breaks tab jumps here (`show_graph`). GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.report.artifact_views import GraphTexts, graph_texts
 from core.report.tlparse import tlparse_job
@@ -25,13 +36,15 @@ from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
 from gui.widgets.view import ResultsView
 
-COLUMNS = (("Graph", "The graph's id as torch names it: frame/compile (0/1 is frame 0 recompiled)"),
-           ("Function", "The compiled frame: function (file:line)"),
-           ("Ops", "Operations in the graph (torch's count)"),
-           ("Guards", "Conditions torch checks before reusing the graph"),
-           ("Compile s", "The frame's compile time"),
-           ("ms / call", "Time inside this graph per compiled call (op profile)"),
-           ("Recompiled because", "The guard failure that made this graph (empty for a first compile)"))
+COLUMNS = (
+    ("Graph", "The graph's id as torch names it: frame/compile (0/1 is frame 0 recompiled)"),
+    ("Function", "The compiled frame: function (file:line)"),
+    ("Ops", "Operations in the graph (torch's count)"),
+    ("Guards", "Conditions torch checks before reusing the graph"),
+    ("Compile s", "The frame's compile time"),
+    ("ms / call", "Time inside this graph per compiled call (op profile)"),
+    ("Recompiled because", "The guard failure that made this graph (empty for a first compile)"),
+)
 REASON_COLUMN = len(COLUMNS) - 1
 NO_GRAPH = "Select a graph to see its code, guards and generated code."
 
@@ -69,12 +82,25 @@ class GraphModel(RowTableModel):
         column = index.column()
         ms = t.ms_per_call if t is not None else None
         if role == Qt.ItemDataRole.UserRole:
-            return (_graph_key(g.graph), g.function, g.ops, g.guards, g.compile_s, -1.0 if ms is None else ms,
-                    g.recompile_reason)[column]
+            return (
+                _graph_key(g.graph),
+                g.function,
+                g.ops,
+                g.guards,
+                g.compile_s,
+                -1.0 if ms is None else ms,
+                g.recompile_reason,
+            )[column]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (g.graph, g.function, str(g.ops), str(g.guards), f"{g.compile_s:.2f}",
-                    "–" if ms is None else f"{ms:.3f}", g.recompile_reason.splitlines()[0] if g.recompile_reason
-                    else "")[column]
+            return (
+                g.graph,
+                g.function,
+                str(g.ops),
+                str(g.guards),
+                f"{g.compile_s:.2f}",
+                "–" if ms is None else f"{ms:.3f}",
+                g.recompile_reason.splitlines()[0] if g.recompile_reason else "",
+            )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == REASON_COLUMN and g.recompile_reason:
                 return tooltip(g.recompile_reason)
@@ -90,15 +116,18 @@ class GraphModel(RowTableModel):
 
 def graph_info_html(g) -> str:
     """The header above a graph's texts: every report text escaped."""
-    parts = [f"<b>Graph {markup(g.graph)}</b> — {markup(g.function or '?')}",
-             f"{g.ops} ops · {g.guards} guards · compiled in {g.compile_s:.2f} s"]
+    parts = [
+        f"<b>Graph {markup(g.graph)}</b> — {markup(g.function or '?')}",
+        f"{g.ops} ops · {g.guards} guards · compiled in {g.compile_s:.2f} s",
+    ]
     if g.inputs:
         parts.append("Inputs: <code>" + markup(", ".join(g.inputs)) + "</code>")
     if g.kernels:
         parts.append(f"Generated kernels ({len(g.kernels)}): <code>" + markup(", ".join(g.kernels)) + "</code>")
     if g.recompile_reason:
-        parts.append(f"<span style='color:{error_color()}'>Recompiled because: "
-                     + markup(g.recompile_reason) + "</span>")
+        parts.append(
+            f"<span style='color:{error_color()}'>Recompiled because: " + markup(g.recompile_reason) + "</span>"
+        )
     return "<br>".join(parts)
 
 
@@ -127,12 +156,16 @@ class GraphsPanel(QWidget, ResultsView):
         self.picker = ConfigPicker("The config whose graphs are shown")
         self.picker.sig_config_chosen.connect(self._on_config_chosen)
         self.log_button = QPushButton("Compile log…")
-        self.log_button.setToolTip("torch's compile log of this config (compile_log/<config>.log), with a search "
-                                   "and a level filter; more detail with --compile-log on the command line")
+        self.log_button.setToolTip(
+            "torch's compile log of this config (compile_log/<config>.log), with a search "
+            "and a level filter; more detail with --compile-log on the command line"
+        )
         self.log_button.clicked.connect(self.open_compile_log)
         self.tlparse_button = QPushButton("Open in tlparse")
-        self.tlparse_button.setToolTip("tlparse's HTML report of this config's structured trace (torch_trace/), "
-                                       "made with the tlparse package and opened in your browser")
+        self.tlparse_button.setToolTip(
+            "tlparse's HTML report of this config's structured trace (torch_trace/), "
+            "made with the tlparse package and opened in your browser"
+        )
         self.tlparse_button.clicked.connect(self.open_tlparse)
         self.header = QLabel("")
         self.header.setTextFormat(Qt.TextFormat.PlainText)
@@ -163,10 +196,12 @@ class GraphsPanel(QWidget, ResultsView):
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.code = _code_view("The graph's readable FX code, as torch prints it (input shapes in the signature)", True)
-        self.guards = _code_view("The guards: what torch checks before reusing this graph; a failing one recompiles",
-                                 False)
-        self.output_code = _code_view("The module inductor generated for this graph (C++ on the CPU, Triton on the "
-                                      "GPU)", True)
+        self.guards = _code_view(
+            "The guards: what torch checks before reusing this graph; a failing one recompiles", False
+        )
+        self.output_code = _code_view(
+            "The module inductor generated for this graph (C++ on the CPU, Triton on the GPU)", True
+        )
         self.texts = QTabWidget()
         self.texts.addTab(self.code, "FX graph")
         self.texts.addTab(self.guards, "Guards")
@@ -203,8 +238,7 @@ class GraphsPanel(QWidget, ResultsView):
 
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         current = self.picker.current()
-        if ended or (current is not None and current.job_id == job_id
-                     and len(current.graphs) != self.model.rowCount()):
+        if ended or (current is not None and current.job_id == job_id and len(current.graphs) != self.model.rowCount()):
             selected = self.selected_graph()
             self.picker.set_results(results)
             if selected is not None:
@@ -261,12 +295,17 @@ class GraphsPanel(QWidget, ResultsView):
         if result is None:
             self.header.setText("Run a profile to see the graphs torch compiled.")
         elif not result.graphs:
-            self.header.setText("No graph recorded for this config yet." if not result.ended else
-                                "No graph recorded for this config (nothing compiled, or a report without graphs).")
+            self.header.setText(
+                "No graph recorded for this config yet."
+                if not result.ended
+                else "No graph recorded for this config (nothing compiled, or a report without graphs)."
+            )
         else:
             recompiled = len([g for g in result.graphs if g.recompile_reason])
-            self.header.setText(f"{len(result.graphs)} graph(s), {recompiled} from recompiles (hover a row's "
-                                "reason for the guard that failed)")
+            self.header.setText(
+                f"{len(result.graphs)} graph(s), {recompiled} from recompiles (hover a row's "
+                "reason for the guard that failed)"
+            )
         if self.model.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))
         else:
@@ -286,8 +325,12 @@ class GraphsPanel(QWidget, ResultsView):
         missing = "# Not in this folder: the report was saved without its graphs/ folder." if g is not None else ""
         self.code.setPlainText(texts.code or missing)
         self.guards.setPlainText(texts.guards or missing)
-        self.output_code.setPlainText(texts.output_code or (
-            "# No output code: only inductor generates code (this config's backend is "
-            f"{result.config.backend})." if g is not None and result is not None and result.config.backend != "inductor"
-            else missing))
+        self.output_code.setPlainText(
+            texts.output_code
+            or (
+                f"# No output code: only inductor generates code (this config's backend is {result.config.backend})."
+                if g is not None and result is not None and result.config.backend != "inductor"
+                else missing
+            )
+        )
         self.texts.setTabEnabled(2, bool(texts.output_code) or g is None)

@@ -5,6 +5,7 @@ Samples come from the runner, which reads the child from outside (psutil/NVML) e
 0.2 s. Jobs run one after another, so each job's clock is shifted to follow the previous
 job on one time axis. Without a GPU the panel says so instead of drawing empty charts.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,10 +41,12 @@ class ResourcePanel(QWidget, ResultsView):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.layout_widget = pg.GraphicsLayoutWidget()
-        self.cpu_plot = self._add_plot(0, "CPU", "%", "CPU use of the job process and its compile workers "
-                                       "(100% = one core)")
-        self.rss_plot = self._add_plot(1, "Memory (RSS)", "MB", "Resident memory of the job process and its "
-                                       "compile workers")
+        self.cpu_plot = self._add_plot(
+            0, "CPU", "%", "CPU use of the job process and its compile workers (100% = one core)"
+        )
+        self.rss_plot = self._add_plot(
+            1, "Memory (RSS)", "MB", "Resident memory of the job process and its compile workers"
+        )
         self.rss_plot.setXLink(self.cpu_plot)
         self.rss_plot.setLabel("bottom", "time", units="s")
         self.gpu_util_plot = self.gpu_mem_plot = None
@@ -54,7 +57,9 @@ class ResourcePanel(QWidget, ResultsView):
         phases = QHBoxLayout()
         phases.addWidget(QLabel("Phases:"))
         for phase in PHASES:
-            swatch = QLabel(f"<span style='background:{PHASE_COLORS.get(phase, '#999999')}'>&nbsp;&nbsp;&nbsp;</span> {phase}")
+            swatch = QLabel(
+                f"<span style='background:{PHASE_COLORS.get(phase, '#999999')}'>&nbsp;&nbsp;&nbsp;</span> {phase}"
+            )
             swatch.setToolTip(f"Shaded background: the job was in its {phase} phase")
             phases.addWidget(swatch)
         phases.addStretch(1)
@@ -72,8 +77,9 @@ class ResourcePanel(QWidget, ResultsView):
         self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
         self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
         self.memory_plot.showGrid(y=True, alpha=0.2)
-        self.memory_widget.setToolTip("Peak resident memory of the job process in the eager, compile and "
-                                      "compiled phases, per config")
+        self.memory_widget.setToolTip(
+            "Peak resident memory of the job process in the eager, compile and compiled phases, per config"
+        )
         self.memory_widget.setMinimumWidth(260)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -120,8 +126,9 @@ class ResourcePanel(QWidget, ResultsView):
                 p.setXLink(self.cpu_plot)
             self.gpu_note.hide()
         elif not available:
-            self.gpu_note.setText(f"<b>No GPU charts:</b> {markup(reason or 'no GPU')}. "
-                                  "CPU and memory are shown above.")
+            self.gpu_note.setText(
+                f"<b>No GPU charts:</b> {markup(reason or 'no GPU')}. CPU and memory are shown above."
+            )
             self.gpu_note.show()
 
     # ---------------------------------------------------------------- data in
@@ -168,8 +175,10 @@ class ResourcePanel(QWidget, ResultsView):
         index = self._order.index(job_id)
         values = [(self.cpu_plot, "cpu", sample.cpu_percent), (self.rss_plot, "rss", sample.rss_mb)]
         if self.gpu_util_plot is not None:
-            values += [(self.gpu_util_plot, "gpu", sample.gpu_util_percent),
-                       (self.gpu_mem_plot, "gpumem", sample.gpu_mem_mb)]
+            values += [
+                (self.gpu_util_plot, "gpu", sample.gpu_util_percent),
+                (self.gpu_mem_plot, "gpumem", sample.gpu_mem_mb),
+            ]
         for plot, key, value in values:
             if value is None:
                 continue
@@ -191,8 +200,7 @@ class ResourcePanel(QWidget, ResultsView):
         start = spans[-1][2] if spans else t
         items = []
         for plot in self._plots():
-            region = pg.LinearRegionItem((start, t), movable=False, brush=phase_brush(phase),
-                                         pen=pg.mkPen(None))
+            region = pg.LinearRegionItem((start, t), movable=False, brush=phase_brush(phase), pen=pg.mkPen(None))
             region.setZValue(-10)
             plot.addItem(region, ignoreBounds=True)
             items.append((plot, region))
@@ -213,8 +221,14 @@ class ResourcePanel(QWidget, ResultsView):
                     xs.append(i + (p - 1) * width)
                     heights.append(peak.peak_rss_mb)
             if xs:
-                bars = pg.BarGraphItem(x=np.array(xs), height=np.array(heights), width=width * 0.95,
-                                       brush=phase_brush(phase, 200), pen=pg.mkPen(None), name=phase)
+                bars = pg.BarGraphItem(
+                    x=np.array(xs),
+                    height=np.array(heights),
+                    width=width * 0.95,
+                    brush=phase_brush(phase, 200),
+                    pen=pg.mkPen(None),
+                    name=phase,
+                )
                 self.memory_plot.addItem(bars)
                 self._bars.append(bars)
         for i, result in enumerate(results):

@@ -4,6 +4,7 @@ names another model (the next run's), the line says the results are the previous
 Below it, the warnings a report came with (e.g. made by another report version).
 GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,8 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.models import is_file_source, split_factory
 from core.analysis.quality import banner
+from core.models import is_file_source, split_factory
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color
 
@@ -47,8 +48,10 @@ class ResultsHeader(QFrame):
         self.quality = plain(QLabel(""))  # core.analysis.quality.banner: config labels and reasons as text
         self.quality.setWordWrap(True)
         self.quality.setObjectName("timing_banner")
-        self.quality.setToolTip("How far the timing of these results can be trusted (hover a config's Timing cell "
-                                "in the Summary for its figures)")
+        self.quality.setToolTip(
+            "How far the timing of these results can be trusted (hover a config's Timing cell "
+            "in the Summary for its figures)"
+        )
         self.rerun_button = QPushButton("Re-run")
         self.rerun_button.setToolTip("Run the configs shown again, on this machine, with the form's settings")
         self.rerun_button.clicked.connect(self.sig_rerun_requested.emit)
@@ -124,8 +127,15 @@ class ResultsHeader(QFrame):
             text += f" <small>from {markup(os.path.basename(self._origin))}</small>"
         if self.is_previous_model():
             whose = "not the model the next run profiles" if self._origin else "the previous model's results"
-            text += (f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
-                     f"{markup(model_name(self._chosen))}</span>")
+            text += (
+                f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
+                f"{markup(model_name(self._chosen))}</span>"
+            )
         self.title.setText(text)
-        self.title.setToolTip(tooltip("The results below belong to:\n" + "\n".join(models)
-                                      + (f"\nopened from {self._origin}" if self._origin else "")))
+        self.title.setToolTip(
+            tooltip(
+                "The results below belong to:\n"
+                + "\n".join(models)
+                + (f"\nopened from {self._origin}" if self._origin else "")
+            )
+        )

@@ -6,6 +6,7 @@ once a second and without the speedup's bootstrap interval (`summary(ci=False)`)
 job's at once, with it. A shape sweep has no single latency: its cells say "sweep" and its
 compile time is the sweep's total (the Shape sweep tab has the figures per variant).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ def _latency(eager_key: str, compiled_key: str) -> Callable[[Row], str]:
         if s.get("sweep"):
             return f"sweep: {s['variants']} shapes" if s.get("variants") else "sweep"
         return _pair(s[eager_key], s[compiled_key])
+
     return text
 
 
@@ -135,35 +137,88 @@ class Column:
 COLUMNS = (
     Column("Config", lambda s: s["config"], "backend / mode / dynamic / fullgraph of this job", "config"),
     Column("Status", _status, "completed, running, failed (with the reason) or cancelled", "status"),
-    Column("Median ms\neager / compiled", _latency("eager_median_ms", "compiled_median_ms"),
-           "Median latency of the timed iterations (warm-up excluded); a shape sweep has one per shape "
-           "(Shape sweep tab)", "compiled_median_ms"),
-    Column("p90 ms\neager / compiled", _latency("eager_p90_ms", "compiled_p90_ms"),
-           "90th percentile latency", "compiled_p90_ms"),
-    Column("p99 ms\neager / compiled", _latency("eager_p99_ms", "compiled_p99_ms"),
-           "99th percentile latency", "compiled_p99_ms"),
-    Column("Speedup\n[95% CI]", _speedup, "eager median / compiled median, with a bootstrap 95% "
-           "confidence interval; above 1 means compiling made it faster", "speedup"),
-    Column("Timing", _timing, "How far the timing can be trusted: quiet, noisy (something disturbed it; the figures "
-           "stand with their intervals) or unusable (no verdict is drawn from it); hover a cell for the reasons "
-           "and figures", "timing_quality"),
-    Column("Compile\n(cache)", _compile, "Wall time of the first compiled call, and whether inductor's "
-           "FX graph cache was hit", "compile_time_s"),
-    Column("Break-even\niterations", _break_even, "Calls after which the compile time has paid for "
-           "itself; 'never' when compiled is not faster", "break_even_iters"),
-    Column("Graph breaks\nsites / per call", _graph_breaks, "Sites: distinct places in the code where torch "
-           "broke the graph. Per call: how many breaks one call of the compiled model passes", "graph_break_sites"),
-    Column("Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run",
-           "recompile_count"),
-    Column("Peak MB\neager / compiled", lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
-           "Peak resident memory (RSS) of the job process in the eager and compiled phases", "compiled_peak_mb"),
-    Column("Accuracy", _accuracy, "Do the compiled outputs match eager's on the same inputs (torch's same() "
-           "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
-           "checked; hover a cell for why", "accuracy"),
-    Column("Max error\nabs / rel", _error, "Largest |compiled − eager| over every floating-point output, and that "
-           "error relative to the output's largest eager value", "max_abs_error"),
-    Column("Cosine", _cosine, "Lowest cosine similarity between a compiled and an eager output (1 = same direction)",
-           "cosine"),
+    Column(
+        "Median ms\neager / compiled",
+        _latency("eager_median_ms", "compiled_median_ms"),
+        "Median latency of the timed iterations (warm-up excluded); a shape sweep has one per shape (Shape sweep tab)",
+        "compiled_median_ms",
+    ),
+    Column(
+        "p90 ms\neager / compiled",
+        _latency("eager_p90_ms", "compiled_p90_ms"),
+        "90th percentile latency",
+        "compiled_p90_ms",
+    ),
+    Column(
+        "p99 ms\neager / compiled",
+        _latency("eager_p99_ms", "compiled_p99_ms"),
+        "99th percentile latency",
+        "compiled_p99_ms",
+    ),
+    Column(
+        "Speedup\n[95% CI]",
+        _speedup,
+        "eager median / compiled median, with a bootstrap 95% "
+        "confidence interval; above 1 means compiling made it faster",
+        "speedup",
+    ),
+    Column(
+        "Timing",
+        _timing,
+        "How far the timing can be trusted: quiet, noisy (something disturbed it; the figures "
+        "stand with their intervals) or unusable (no verdict is drawn from it); hover a cell for the reasons "
+        "and figures",
+        "timing_quality",
+    ),
+    Column(
+        "Compile\n(cache)",
+        _compile,
+        "Wall time of the first compiled call, and whether inductor's FX graph cache was hit",
+        "compile_time_s",
+    ),
+    Column(
+        "Break-even\niterations",
+        _break_even,
+        "Calls after which the compile time has paid for itself; 'never' when compiled is not faster",
+        "break_even_iters",
+    ),
+    Column(
+        "Graph breaks\nsites / per call",
+        _graph_breaks,
+        "Sites: distinct places in the code where torch "
+        "broke the graph. Per call: how many breaks one call of the compiled model passes",
+        "graph_break_sites",
+    ),
+    Column(
+        "Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run", "recompile_count"
+    ),
+    Column(
+        "Peak MB\neager / compiled",
+        lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
+        "Peak resident memory (RSS) of the job process in the eager and compiled phases",
+        "compiled_peak_mb",
+    ),
+    Column(
+        "Accuracy",
+        _accuracy,
+        "Do the compiled outputs match eager's on the same inputs (torch's same() "
+        "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
+        "checked; hover a cell for why",
+        "accuracy",
+    ),
+    Column(
+        "Max error\nabs / rel",
+        _error,
+        "Largest |compiled − eager| over every floating-point output, and that "
+        "error relative to the output's largest eager value",
+        "max_abs_error",
+    ),
+    Column(
+        "Cosine",
+        _cosine,
+        "Lowest cosine similarity between a compiled and an eager output (1 = same direction)",
+        "cosine",
+    ),
 )
 ACCURACY_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _accuracy)
 TIMING_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _timing)
@@ -280,8 +335,9 @@ class SummaryPanel(QWidget, ResultsView):
         self.coverage = QLabel("Run a profile to see whether compiling pays off.")
         self.coverage.setWordWrap(True)
         self.coverage.setTextFormat(Qt.TextFormat.RichText)
-        self.coverage.setToolTip("How much of the model actually runs compiled, per config (from dynamo's "
-                                 "compilation metrics).")
+        self.coverage.setToolTip(
+            "How much of the model actually runs compiled, per config (from dynamo's compilation metrics)."
+        )
         self.table = make_table(self.model, "One row per config; hover a cell for what it means.", stretch_last=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -305,7 +361,8 @@ class SummaryPanel(QWidget, ResultsView):
         for row in range(self.model.rowCount()):
             s = self.model.summary(row)
             color = config_color(row).name()
-            text = s.get("coverage") or ("failed: " + s["failure_reason"] if s.get("status") == "failed"
-                                         else s.get("status", ""))
+            text = s.get("coverage") or (
+                "failed: " + s["failure_reason"] if s.get("status") == "failed" else s.get("status", "")
+            )
             lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
         self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")

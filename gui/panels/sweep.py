@@ -6,21 +6,24 @@ recompile, guard-failure reason and medians (`SweepModel`, over `core.vocab.even
 Figures come from core (`JobResult.summary`, `VariantResult`); `core.analysis.variants` words them.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
 
+from core.analysis.variants import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
+from gui.charts.sweep import SweepChart
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.charts.sweep import SweepChart
-from core.analysis.variants import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
 from gui.widgets.theme import config_color, error_color
 from gui.widgets.view import ResultsView
 
-EMPTY_TEXT = ("No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
-              "lstm_variable_length.py example), tick \"Sweep input shapes\", queue dynamic false/auto/true and run.")
+EMPTY_TEXT = (
+    "No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
+    'lstm_variable_length.py example), tick "Sweep input shapes", queue dynamic false/auto/true and run.'
+)
 
 
 def _ms(v) -> str:
@@ -31,8 +34,11 @@ COLUMNS = (  # header, tooltip
     ("Config", "The config (one per dynamic setting, typically)"),
     ("Variant", "Index of the input in get_input_variants()"),
     ("Input shapes", "dtype[shape] of each input of this variant"),
-    ("Outcome", "compiled (first), recompiled (a guard failed), reused (the compiled code fitted), limit hit → "
-                "eager (torch gave up compiling new shapes), ran eagerly (a new shape after the limit)"),
+    (
+        "Outcome",
+        "compiled (first), recompiled (a guard failed), reused (the compiled code fitted), limit hit → "
+        "eager (torch gave up compiling new shapes), ran eagerly (a new shape after the limit)",
+    ),
     ("Compiles", "Compile attempts this variant triggered"),
     ("Compile s", "Time of this variant's compile or recompile (first call)"),
     ("Guard failure", "Why the compiled code did not fit this shape: torch's guard-failure reason"),
@@ -71,9 +77,17 @@ class SweepModel(RowTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             eager, compiled = medians(v)
-            return (label, str(v.index), ", ".join(v.input_shapes), variant_outcome(v), str(v.compiles),
-                    f"{v.compile_time_s:.3f}" if v.compiles else "–",
-                    "; ".join(v.recompile_reasons) or "–", _ms(eager), _ms(compiled))[column]
+            return (
+                label,
+                str(v.index),
+                ", ".join(v.input_shapes),
+                variant_outcome(v),
+                str(v.compiles),
+                f"{v.compile_time_s:.3f}" if v.compiles else "–",
+                "; ".join(v.recompile_reasons) or "–",
+                _ms(eager),
+                _ms(compiled),
+            )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and v.recompile_reasons:
                 return tooltip("\n".join(v.recompile_reasons))
@@ -92,8 +106,10 @@ class SweepPanel(QWidget, ResultsView):
     """Sentences, chart and table of a shape sweep. GUI thread only."""
 
     name, title = "sweep", "Shape sweep"
-    tip = ("Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
-           "compile time and the recompile limit")
+    tip = (
+        "Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
+        "compile time and the recompile limit"
+    )
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -102,12 +118,17 @@ class SweepPanel(QWidget, ResultsView):
         self.header = QLabel(EMPTY_TEXT)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.header.setToolTip("Per config: the sweep's total compile time, its recompiles and, when it was hit, "
-                               "the recompile limit and what torch did then")
+        self.header.setToolTip(
+            "Per config: the sweep's total compile time, its recompiles and, when it was hit, "
+            "the recompile limit and what torch did then"
+        )
         self.chart = SweepChart()
         self.model = SweepModel(self)
-        self.table = make_table(self.model, "Every variant of every config; hover the guard failure for torch's "
-                                            "full reason", stretch_last=False)
+        self.table = make_table(
+            self.model,
+            "Every variant of every config; hover the guard failure for torch's full reason",
+            stretch_last=False,
+        )
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
         # Sized for the longest outcome: ResizeToContents only measures the rows in view, and

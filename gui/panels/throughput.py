@@ -6,6 +6,7 @@ and an out-of-memory size.
 
 Figures come from core (`core.analysis.variants.throughput_rows`, `best_batch`). GUI thread only.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,15 +15,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from core.vocab.formatting import cell
 from core.analysis.variants import best_batch, throughput_rows
+from core.vocab.formatting import cell
 from gui.widgets.safe_text import markup
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
 
-EMPTY_TEXT = ("No batch sweep yet. Type batch sizes into \"Sweep batch\" (e.g. 1,8,32) and run: each config is "
-              "profiled at each size against one compiled model.")
+EMPTY_TEXT = (
+    'No batch sweep yet. Type batch sizes into "Sweep batch" (e.g. 1,8,32) and run: each config is '
+    "profiled at each size against one compiled model."
+)
 
 
 COLUMNS = (
@@ -34,11 +37,23 @@ COLUMNS = (
     ("Compiled items/s", "Batch size × 1000 / compiled median"),
     ("Speedup", "Compiled items per second / eager items per second"),
     ("Peak MB", "Peak memory while this batch size ran (RSS; GPU max allocated on CUDA)"),
-    ("What torch did", "compiled, recompiled (a new batch size failed a guard), reused compiled code, or the "
-                       "out-of-memory error that ended this size"),
+    (
+        "What torch did",
+        "compiled, recompiled (a new batch size failed a guard), reused compiled code, or the "
+        "out-of-memory error that ended this size",
+    ),
 )
-KEYS = (None, "batch_size", "eager_median_ms", "compiled_median_ms", "eager_items_per_s", "compiled_items_per_s",
-        "speedup", "peak_mb", None)
+KEYS = (
+    None,
+    "batch_size",
+    "eager_median_ms",
+    "compiled_median_ms",
+    "eager_items_per_s",
+    "compiled_items_per_s",
+    "speedup",
+    "peak_mb",
+    None,
+)
 FORMATS = (None, "d", ".3f", ".3f", ",.1f", ",.1f", ".2f", ",.0f", None)
 
 
@@ -61,7 +76,7 @@ class ThroughputModel(RowTableModel):
             return label
         if col == len(COLUMNS) - 1:
             return row["error"] or row["outcome"]
-        return cell(row[KEYS[col]], FORMATS[col], missing='–')
+        return cell(row[KEYS[col]], FORMATS[col], missing="–")
 
 
 class ThroughputPanel(QWidget, ResultsView):
@@ -107,8 +122,10 @@ class ThroughputPanel(QWidget, ResultsView):
             best = best_batch(r.variants)
             if best:
                 speedup = f", {best['speedup']:.2f}× eager" if best["speedup"] else ""
-                out.append(f"{r.config.label}: best compiled throughput at batch size {best['batch_size']}: "
-                           f"{best['compiled_items_per_s']:,.1f} items/s{speedup}")
+                out.append(
+                    f"{r.config.label}: best compiled throughput at batch size {best['batch_size']}: "
+                    f"{best['compiled_items_per_s']:,.1f} items/s{speedup}"
+                )
         return out
 
     def _draw(self) -> None:
@@ -118,12 +135,18 @@ class ThroughputPanel(QWidget, ResultsView):
             rows = [row for row in throughput_rows(r.variants) if not row["error"]]
             color = config_color(i)
             for side, style in (("compiled", Qt.PenStyle.SolidLine), ("eager", Qt.PenStyle.DashLine)):
-                points = [(row["batch_size"], row[f"{side}_items_per_s"]) for row in rows
-                          if row[f"{side}_items_per_s"]]
+                points = [(row["batch_size"], row[f"{side}_items_per_s"]) for row in rows if row[f"{side}_items_per_s"]]
                 if points:
                     xs, ys = zip(*points)
-                    self.plot.plot(list(xs), list(ys), pen=pg.mkPen(color, width=2, style=style), symbol="o",
-                                   symbolBrush=color, symbolSize=7, name=f"{r.config.label} {side}")
+                    self.plot.plot(
+                        list(xs),
+                        list(ys),
+                        pen=pg.mkPen(color, width=2, style=style),
+                        symbol="o",
+                        symbolBrush=color,
+                        symbolSize=7,
+                        name=f"{r.config.label} {side}",
+                    )
         sizes = sorted({row["batch_size"] for r in self._results for row in throughput_rows(r.variants)})
         # in log mode the axis is in log10 units: one labelled tick per batch size measured
         self.plot.getAxis("bottom").setTicks([[(math.log10(b), str(b)) for b in sizes]] if sizes else None)

@@ -12,19 +12,30 @@ Report text (config labels, operator names) is shown as plain text. The traces f
 is the session's own artifacts folder (the run's, or the folder of the report.json opened),
 found by core.report.artifact_views, never a path the report names.
 """
+
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.report.artifact_views import trace_files, traces_folder
-from core.vocab.records import SIDES
-from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.report.explain_tables import time_rows
 from core.vocab.formatting import count, fmt_ms
+from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
+from core.vocab.records import SIDES
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -47,8 +58,10 @@ TRACES_NOTE = "Perfetto (ui.perfetto.dev) and chrome://tracing open them."
 
 def legend_html() -> str:
     """The chart's legend: a coloured square and core's label per time category."""
-    return " &nbsp; ".join(f"<span style='color:{CATEGORY_COLORS[c]}'>&#9632;</span>&nbsp;{markup(label)}"
-                           for c, label in TIME_CATEGORY_LABELS.items())
+    return " &nbsp; ".join(
+        f"<span style='color:{CATEGORY_COLORS[c]}'>&#9632;</span>&nbsp;{markup(label)}"
+        for c, label in TIME_CATEGORY_LABELS.items()
+    )
 
 
 def _ms(v) -> str:
@@ -62,17 +75,20 @@ def _share(v) -> str:
 class CategoryModel(RowTableModel):
     """Rows: TIME_CATEGORIES; per side its ms per call and share (core's time_rows). GUI thread."""
 
-    HEADERS = (("Category", "Where the time of one call went (the categories add up to the call)"),
-               ("Eager\nms / call", "Eager time in this category per profiled call"),
-               ("Eager\nshare", "Share of an eager call"),
-               ("Compiled\nms / call", "Compiled time in this category per profiled call"),
-               ("Compiled\nshare", "Share of a compiled call"))
+    HEADERS = (
+        ("Category", "Where the time of one call went (the categories add up to the call)"),
+        ("Eager\nms / call", "Eager time in this category per profiled call"),
+        ("Eager\nshare", "Share of an eager call"),
+        ("Compiled\nms / call", "Compiled time in this category per profiled call"),
+        ("Compiled\nshare", "Share of a compiled call"),
+    )
 
     def set_result(self, result) -> None:
         self.beginResetModel()
         figures = {(row["side"], row["category"]): row for row in time_rows([result])} if result else {}
-        self._rows = [(c, figures.get(("eager", c)), figures.get(("compiled", c))) for c in TIME_CATEGORIES] \
-            if figures else []
+        self._rows = (
+            [(c, figures.get(("eager", c)), figures.get(("compiled", c))) for c in TIME_CATEGORIES] if figures else []
+        )
         self.endResetModel()
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -82,9 +98,13 @@ class CategoryModel(RowTableModel):
         column = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
             sort = role == Qt.ItemDataRole.UserRole
-            values = (TIME_CATEGORY_LABELS[category],
-                      eager and eager["ms_per_call"], eager and eager["share"],
-                      compiled and compiled["ms_per_call"], compiled and compiled["share"])
+            values = (
+                TIME_CATEGORY_LABELS[category],
+                eager and eager["ms_per_call"],
+                eager and eager["share"],
+                compiled and compiled["ms_per_call"],
+                compiled and compiled["share"],
+            )
             value = values[column]
             if sort or column == 0:
                 return value
@@ -98,14 +118,16 @@ class CategoryModel(RowTableModel):
         return None
 
 
-OP_COLUMNS = (("Side", "eager or compiled"),
-              ("Name", "The operator (aten::...) or the kernel the compiler generated (cpp_fused_..., triton_...)"),
-              ("Category", "operator: a dispatched operator; kernel: a generated kernel"),
-              ("Graph", "The compiled graph it ran in (frame/compile id; empty: outside any graph)"),
-              ("Calls / call", "How often it ran per profiled call"),
-              ("Self ms / call", "Time in it per call, excluding what it called"),
-              ("Total ms / call", "Time in it per call, including what it called"),
-              ("Device ms / call", "GPU time of the kernels it launched per call (CUDA only)"))
+OP_COLUMNS = (
+    ("Side", "eager or compiled"),
+    ("Name", "The operator (aten::...) or the kernel the compiler generated (cpp_fused_..., triton_...)"),
+    ("Category", "operator: a dispatched operator; kernel: a generated kernel"),
+    ("Graph", "The compiled graph it ran in (frame/compile id; empty: outside any graph)"),
+    ("Calls / call", "How often it ran per profiled call"),
+    ("Self ms / call", "Time in it per call, excluding what it called"),
+    ("Total ms / call", "Time in it per call, including what it called"),
+    ("Device ms / call", "GPU time of the kernels it launched per call (CUDA only)"),
+)
 SELF_COLUMN = 5
 
 
@@ -133,8 +155,16 @@ class OpsModel(RowTableModel):
             return None
         side, op = self._rows[index.row()]
         column = index.column()
-        values = (side, op.name, op.category, op.graph, op.calls_per_call, op.self_ms_per_call,
-                  op.total_ms_per_call, op.device_ms_per_call)
+        values = (
+            side,
+            op.name,
+            op.category,
+            op.graph,
+            op.calls_per_call,
+            op.self_ms_per_call,
+            op.total_ms_per_call,
+            op.device_ms_per_call,
+        )
         if role == Qt.ItemDataRole.UserRole:
             return values[column] if values[column] is not None else -1.0
         if role == Qt.ItemDataRole.DisplayRole:
@@ -164,8 +194,10 @@ class CategoryChart(pg.PlotWidget):
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         self.setMinimumHeight(110)
-        self.setToolTip("Where one call's time goes, per side: each colour is a category (see the table beside); "
-                        "the bars' lengths are the calls' wall time under the profiler")
+        self.setToolTip(
+            "Where one call's time goes, per side: each colour is a category (see the table beside); "
+            "the bars' lengths are the calls' wall time under the profiler"
+        )
         self.bars: list[pg.BarGraphItem] = []
         self.labels: list[pg.TextItem] = []
 
@@ -185,8 +217,9 @@ class CategoryChart(pg.PlotWidget):
                 widths.append(ms)
                 left[y] += ms
             if ys:
-                bar = pg.BarGraphItem(x0=x0, y=ys, width=widths, height=0.6, brush=CATEGORY_COLORS[category],
-                                      pen=pg.mkPen(None))
+                bar = pg.BarGraphItem(
+                    x0=x0, y=ys, width=widths, height=0.6, brush=CATEGORY_COLORS[category], pen=pg.mkPen(None)
+                )
                 self.plot.addItem(bar)
                 self.bars.append(bar)
         longest = max((s.ms_per_call for _, s in sides), default=0.0)
@@ -222,8 +255,10 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.chart = CategoryChart()
         self.counts = plain(QLabel(""))
         self.counts.setWordWrap(True)
-        self.counts.setToolTip("Operators and kernels launched per call on each side (fusion: many eager operators "
-                               "become few generated kernels), and the time between compiled graphs")
+        self.counts.setToolTip(
+            "Operators and kernels launched per call on each side (fusion: many eager operators "
+            "become few generated kernels), and the time between compiled graphs"
+        )
         self.legend = QLabel(legend_html())
         self.legend.setTextFormat(Qt.TextFormat.RichText)  # our own labels and colours
         self.legend.setWordWrap(True)
@@ -235,8 +270,9 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         chart_layout.addWidget(self.legend)
         chart_layout.addWidget(self.counts)
         self.category_model = CategoryModel(self)
-        self.category_table = make_table(self.category_model, "Each side's call split by category; the colours "
-                                                              "are the chart's", stretch_last=False)
+        self.category_table = make_table(
+            self.category_model, "Each side's call split by category; the colours are the chart's", stretch_last=False
+        )
         self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
         self.ops_model = OpsModel(self)
@@ -256,8 +292,9 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         filters = QHBoxLayout()
         filters.addWidget(self.filter_edit, 1)
         filters.addWidget(self.side_box)
-        self.ops_table = make_table(self.proxy, "The operators and kernels of the profiled calls; click a header to "
-                                                "sort", stretch_last=False)
+        self.ops_table = make_table(
+            self.proxy, "The operators and kernels of the profiled calls; click a header to sort", stretch_last=False
+        )
         self.ops_table.setSortingEnabled(True)
         self.ops_table.sortByColumn(SELF_COLUMN, Qt.SortOrder.DescendingOrder)
         header = self.ops_table.horizontalHeader()
@@ -281,8 +318,7 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.traces.setWordWrap(True)
         self.traces.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_traces = QPushButton("Open traces folder")
-        self.open_traces.setToolTip("Show the Chrome traces of the profiled calls in the file manager; "
-                                    + TRACES_NOTE)
+        self.open_traces.setToolTip("Show the Chrome traces of the profiled calls in the file manager; " + TRACES_NOTE)
         self.open_traces.clicked.connect(self.open_traces_folder)
         bottom = QHBoxLayout()
         bottom.addWidget(self.traces, 1)
@@ -345,16 +381,22 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         if e is not None:
             lines.append(f"Eager, per call: {count(e.operators_per_call, 'operator')} in {fmt_ms(e.ms_per_call)}.")
         if c is not None:
-            lines.append(f"Compiled, per call: {count(c.kernels_per_call, 'generated kernel')}, "
-                         f"{count(c.operators_per_call, 'operator')}, {count(c.graphs_per_call, 'graph')} "
-                         f"in {fmt_ms(c.ms_per_call)}: {fmt_ms(c.in_graphs_ms)} inside graphs, "
-                         f"{fmt_ms(c.outside_graphs_ms)} outside.")
-            lines.append(f"Outside graphs: {fmt_ms(profile.between_graphs_ms)} between graphs "
-                         f"({count(len(profile.break_costs), 'graph-break site')} priced in the Graph breaks tab; "
-                         f"{fmt_ms(profile.unattributed_ms)} with no break logged), "
-                         f"{fmt_ms(profile.entry_exit_ms)} entering and leaving compiled code.")
-        lines.append(f"{profile.calls} profiled calls per side, after the timed benchmark (the profiler slows calls "
-                     "down; the timed medians are in the Summary).")
+            lines.append(
+                f"Compiled, per call: {count(c.kernels_per_call, 'generated kernel')}, "
+                f"{count(c.operators_per_call, 'operator')}, {count(c.graphs_per_call, 'graph')} "
+                f"in {fmt_ms(c.ms_per_call)}: {fmt_ms(c.in_graphs_ms)} inside graphs, "
+                f"{fmt_ms(c.outside_graphs_ms)} outside."
+            )
+            lines.append(
+                f"Outside graphs: {fmt_ms(profile.between_graphs_ms)} between graphs "
+                f"({count(len(profile.break_costs), 'graph-break site')} priced in the Graph breaks tab; "
+                f"{fmt_ms(profile.unattributed_ms)} with no break logged), "
+                f"{fmt_ms(profile.entry_exit_ms)} entering and leaving compiled code."
+            )
+        lines.append(
+            f"{profile.calls} profiled calls per side, after the timed benchmark (the profiler slows calls "
+            "down; the timed medians are in the Summary)."
+        )
         return "\n".join(lines)
 
     def _show_traces(self, result) -> None:

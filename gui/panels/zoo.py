@@ -7,6 +7,7 @@ core.zoo.results; this is its Qt face. A zoo.json is untrusted input: its text i
 Clicking a model's cell emits `sig_job_chosen` with that model's report folder and config;
 the window opens it in the usual views. GUI thread only.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,11 +29,13 @@ from gui.widgets.theme import error_color, is_dark
 FASTER, SLOWER = QColor("#0072B2"), QColor("#D55E00")
 FAILED_COLOR, PENDING_COLOR, RUNNING_COLOR = QColor("#7f7f7f"), QColor("#d9d9d9"), QColor("#F0E442")
 FULL_AT = math.log(2.0)
-LEGEND = ("Cell: speedup of compiled over eager (median), blue faster, vermillion slower (its 95% interval clear of "
-          "1), stronger further from 1x; uncoloured within the noise, for the debugging backends (references, never "
-          "a speedup) and where the timing was unusable.  FAILED: the job failed (hover for why).  "
-          f"Marks: {CELL_MARKS}.  Top row: geometric-mean speedup over the models that passed with a usable timing, "
-          "and the pass rate.")
+LEGEND = (
+    "Cell: speedup of compiled over eager (median), blue faster, vermillion slower (its 95% interval clear of "
+    "1), stronger further from 1x; uncoloured within the noise, for the debugging backends (references, never "
+    "a speedup) and where the timing was unusable.  FAILED: the job failed (hover for why).  "
+    f"Marks: {CELL_MARKS}.  Top row: geometric-mean speedup over the models that passed with a usable timing, "
+    "and the pass rate."
+)
 
 
 def speedup_color(speedup: float | None) -> QColor | None:
@@ -43,9 +46,11 @@ def speedup_color(speedup: float | None) -> QColor | None:
     target = FASTER if speedup >= 1 else SLOWER
     base = QColor("#202020") if is_dark() else QColor("#ffffff")
     mix = 0.15 + 0.7 * strength if abs(math.log(speedup)) > 0.02 else 0.0
-    return QColor(round(base.red() + (target.red() - base.red()) * mix),
-                  round(base.green() + (target.green() - base.green()) * mix),
-                  round(base.blue() + (target.blue() - base.blue()) * mix))
+    return QColor(
+        round(base.red() + (target.red() - base.red()) * mix),
+        round(base.green() + (target.green() - base.green()) * mix),
+        round(base.blue() + (target.blue() - base.blue()) * mix),
+    )
 
 
 def summary_text(s: ConfigSummary) -> str:
@@ -106,8 +111,11 @@ class ZooGridModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return "model" if section == 0 else self.zoo.configs[section - 1]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return tooltip("The model (hover for its source)" if section == 0 else
-                           f"torch.compile config {self.zoo.configs[section - 1]}")
+            return tooltip(
+                "The model (hover for its source)"
+                if section == 0
+                else f"torch.compile config {self.zoo.configs[section - 1]}"
+            )
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -130,8 +138,11 @@ class ZooGridModel(QAbstractTableModel):
             return QBrush(color) if color is not None else None
         if role == Qt.ItemDataRole.ForegroundRole and config is not None:
             return QBrush(text_color(RUNNING_COLOR if running else cell_color(row)))
-        if role == Qt.ItemDataRole.FontRole and row is not None and (row.accuracy_failed or
-                                                                     (row.ended and not row.completed)):
+        if (
+            role == Qt.ItemDataRole.FontRole
+            and row is not None
+            and (row.accuracy_failed or (row.ended and not row.completed))
+        ):
             font = QFont()
             font.setBold(True)
             return font
@@ -147,8 +158,10 @@ class ZooGridModel(QAbstractTableModel):
             return "all models" if config is None else summary_text(s) if s else "-"
         if role == Qt.ItemDataRole.ToolTipRole:
             if config is None:
-                return tooltip("Per config: the geometric-mean speedup over the models that passed, and how many "
-                               "passed (completed and not failing the accuracy check).")
+                return tooltip(
+                    "Per config: the geometric-mean speedup over the models that passed, and how many "
+                    "passed (completed and not failing the accuracy check)."
+                )
             return tooltip(s.sentence() + (f"\n\nWarning: {s.environment_warning}" if s.environment_warning else ""))
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
@@ -180,8 +193,9 @@ def text_color(background: QColor | None) -> QColor:
         from PySide6.QtWidgets import QApplication
 
         return QApplication.palette().text().color()
-    luminance = 0.2126 * background.redF() ** 2.2 + 0.7152 * background.greenF() ** 2.2 + \
-        0.0722 * background.blueF() ** 2.2
+    luminance = (
+        0.2126 * background.redF() ** 2.2 + 0.7152 * background.greenF() ** 2.2 + 0.0722 * background.blueF() ** 2.2
+    )
     return QColor("#000000") if luminance > 0.18 else QColor("#ffffff")
 
 

@@ -5,15 +5,16 @@ applies events (`JobResult.apply`). Panels listen to its signals and read the re
 none of them folds events or computes a figure itself. Events of a job the session does
 not know (a stale one from a cancelled earlier run) are dropped. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
 
 from PySide6.QtCore import QObject, Signal
 
+from core.analysis.results import JobResult
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
-from core.analysis.results import JobResult
 
 
 class ProfileSession(QObject):
@@ -62,8 +63,7 @@ class ProfileSession(QObject):
     def result(self, job_id: str) -> JobResult | None:
         return self._results.get(job_id)
 
-    def start(self, specs: list[JobSpec], options: dict | None = None, artifacts_dir: str = "",
-              keep=()) -> None:
+    def start(self, specs: list[JobSpec], options: dict | None = None, artifacts_dir: str = "", keep=()) -> None:
         """Begin a new run (its jobs write their files into `artifacts_dir`): forget the
         previous results but those in `keep` (ended JobResults shown beside the new ones, e.g.
         the config an "apply and re-run" changed; their files must be in `artifacts_dir` too)."""
@@ -74,8 +74,7 @@ class ProfileSession(QObject):
         self.artifacts_dir = artifacts_dir
         self.sig_reset.emit()
 
-    def load(self, results: list[JobResult], options: dict | None = None, origin: str = "",
-             warnings=()) -> None:
+    def load(self, results: list[JobResult], options: dict | None = None, origin: str = "", warnings=()) -> None:
         """Show results read back from a report (`origin`, with its header's `warnings`)."""
         self._results = {r.job_id: r for r in results}
         self.options = dict(options or {})

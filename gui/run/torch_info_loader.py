@@ -3,6 +3,7 @@ imported; the result is delivered on the GUI thread. The timm and Hugging Face n
 from core.run.torch_info's cache or its helper process (QProcess): timm and transformers are never
 imported into the app's process.
 """
+
 from __future__ import annotations
 
 import json

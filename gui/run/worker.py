@@ -12,13 +12,14 @@ pushes (never changed on a click). Cancel goes straight to the runner, from the 
 thread: `JobRunner.cancel` may be called from any thread and is never lost, even when it
 arrives before the worker thread has entered `run_all`.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from core.run.runner import JobRunner, RunListener, RunnerState, RunnerStatus
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
-from core.run.runner import JobRunner, RunListener, RunnerState, RunnerStatus
 
 
 class ProfileWorker(QObject, RunListener):

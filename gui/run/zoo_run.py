@@ -6,6 +6,7 @@ The sweep writes every model's report and the zoo's files as jobs end, exactly a
 (any thread may call it); every job still ends, cancelled ones included, and the sweep's
 files are written before `sig_finished`.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot

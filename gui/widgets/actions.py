@@ -1,4 +1,5 @@
 """Menu and toolbar actions, made one way everywhere. GUI thread only."""
+
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence

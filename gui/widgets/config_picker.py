@@ -1,5 +1,6 @@
 """A combo box choosing one config of the results on screen, by its label (report text,
 shown as plain text by the combo), keeping the choice across refreshes. GUI thread only."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal

@@ -1,6 +1,7 @@
 """The run's progress bar: which job, which phase, which iteration (core.run.progress says
 how far and in which words). GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtWidgets import QProgressBar
@@ -20,8 +21,10 @@ class RunProgressBar(QProgressBar):
         self.setTextVisible(True)
         self.setFormat("idle")
         self.setMinimumWidth(360)
-        self.setToolTip("Progress of the run: job, phase (load, eager, compile, compiled, benchmark or sweep) and "
-                        "iteration or shape")
+        self.setToolTip(
+            "Progress of the run: job, phase (load, eager, compile, compiled, benchmark or sweep) and "
+            "iteration or shape"
+        )
 
     def show_results(self, results) -> None:
         fraction, text = describe(results)

@@ -1,6 +1,7 @@
 """A small Python syntax highlighter for the FX graph code and inductor's output code:
 keywords, strings, comments, numbers and `def`/`class` names. Line by line (triple-quoted
 strings spanning lines are carried over with the block state). GUI thread only."""
+
 from __future__ import annotations
 
 import keyword

@@ -6,6 +6,7 @@ show a picture or a link. Every string that comes from a report or a job goes th
 here: `plain` labels, `tooltip` for tooltips, `markup` inside our own rich text, `legend_text`
 for pyqtgraph item names and axis labels. GUI thread only (`plain` touches a widget).
 """
+
 from __future__ import annotations
 
 import html

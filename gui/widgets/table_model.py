@@ -4,6 +4,7 @@ and the read-only row-selecting view that shows one.
 Subclasses keep their rows in `self._rows`, declare `HEADERS` as (header, tooltip) pairs and
 implement `data()`. GUI thread only.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt

@@ -3,6 +3,7 @@ the charts follow the system's light or dark theme, and one colour per config.
 
 GUI thread only (reads the application palette).
 """
+
 from __future__ import annotations
 
 import pyqtgraph as pg

@@ -8,6 +8,7 @@ views that stream (samples, resource readings, sweep variants) connect those sig
 their own `bind`. A tab view also names itself (`name` for `--tab`, `title`, `tip`).
 A tab view is one file in gui/panels and one entry in `gui.panels.TAB_VIEWS`. GUI thread only.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol

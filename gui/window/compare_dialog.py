@@ -8,22 +8,21 @@ results to the window's distribution chart, which draws them under the current o
 The baseline report is untrusted: read by core.report.files.load_report, shown as plain text.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from typing import Callable
-
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
-from core.vocab.formatting import cell
 from core.decide.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
+from core.vocab.formatting import cell
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -43,25 +42,60 @@ def _change(base, new, digits: int = 3, pct=None) -> str:
 # (header, tooltip, trend key, text of a compare.csv row)
 COLUMNS = (
     ("Config", "Configs are matched by label", "", lambda r: r["config"]),
-    ("Compiled median ms", "Baseline → now; red/green: beyond the threshold with the 95% intervals apart, "
-     "grey: within the noise", "compiled",
-     lambda r: _change(r["compiled_median_base_ms"], r["compiled_median_new_ms"], pct=r["compiled_change_pct"])),
-    ("Eager median ms", "Baseline → now (a change here means the machine or torch changed)", "eager",
-     lambda r: _change(r["eager_median_base_ms"], r["eager_median_new_ms"], pct=r["eager_change_pct"])),
-    ("Speedup", "Baseline → now; coloured when the 95% intervals are apart", "speedup",
-     lambda r: _change(r["speedup_base"], r["speedup_new"], 2)),
-    ("Compile s", "First compiled call, baseline → now", "compile_time",
-     lambda r: _change(r["compile_time_base_s"], r["compile_time_new_s"], 2)),
-    ("Peak MB", "Peak memory running compiled, baseline → now", "compiled_peak",
-     lambda r: _change(r["compiled_peak_base_mb"], r["compiled_peak_new_mb"], 0)),
-    ("Accuracy", "Accuracy check, baseline → now", "accuracy",
-     lambda r: f"{r['accuracy_base'] or '–'} → {r['accuracy_new'] or '–'}"),
-    ("Graph breaks", "Breaks added (+) and removed (−), by location and reason; hover for the list", "graph_breaks",
-     lambda r: f"+{len(r['graph_breaks_added'].split(' | ')) if r['graph_breaks_added'] else 0} / "
-               f"−{len(r['graph_breaks_removed'].split(' | ')) if r['graph_breaks_removed'] else 0}"),
-    ("Recompiles", "Baseline → now", "recompiles",
-     lambda r: f"{'–' if r['recompiles_base'] is None else r['recompiles_base']} → "
-               f"{'–' if r['recompiles_new'] is None else r['recompiles_new']}"),
+    (
+        "Compiled median ms",
+        "Baseline → now; red/green: beyond the threshold with the 95% intervals apart, grey: within the noise",
+        "compiled",
+        lambda r: _change(r["compiled_median_base_ms"], r["compiled_median_new_ms"], pct=r["compiled_change_pct"]),
+    ),
+    (
+        "Eager median ms",
+        "Baseline → now (a change here means the machine or torch changed)",
+        "eager",
+        lambda r: _change(r["eager_median_base_ms"], r["eager_median_new_ms"], pct=r["eager_change_pct"]),
+    ),
+    (
+        "Speedup",
+        "Baseline → now; coloured when the 95% intervals are apart",
+        "speedup",
+        lambda r: _change(r["speedup_base"], r["speedup_new"], 2),
+    ),
+    (
+        "Compile s",
+        "First compiled call, baseline → now",
+        "compile_time",
+        lambda r: _change(r["compile_time_base_s"], r["compile_time_new_s"], 2),
+    ),
+    (
+        "Peak MB",
+        "Peak memory running compiled, baseline → now",
+        "compiled_peak",
+        lambda r: _change(r["compiled_peak_base_mb"], r["compiled_peak_new_mb"], 0),
+    ),
+    (
+        "Accuracy",
+        "Accuracy check, baseline → now",
+        "accuracy",
+        lambda r: f"{r['accuracy_base'] or '–'} → {r['accuracy_new'] or '–'}",
+    ),
+    (
+        "Graph breaks",
+        "Breaks added (+) and removed (−), by location and reason; hover for the list",
+        "graph_breaks",
+        lambda r: (
+            f"+{len(r['graph_breaks_added'].split(' | ')) if r['graph_breaks_added'] else 0} / "
+            f"−{len(r['graph_breaks_removed'].split(' | ')) if r['graph_breaks_removed'] else 0}"
+        ),
+    ),
+    (
+        "Recompiles",
+        "Baseline → now",
+        "recompiles",
+        lambda r: (
+            f"{'–' if r['recompiles_base'] is None else r['recompiles_base']} → "
+            f"{'–' if r['recompiles_new'] is None else r['recompiles_new']}"
+        ),
+    ),
     ("Verdict", "core.decide.compare's verdict for this config", "", lambda r: r["verdict"]),
 )
 
@@ -105,21 +139,33 @@ class CompareModel(RowTableModel):
 class CompareDialog(QDialog):
     """The comparison of the results on screen (new) with a baseline report. GUI thread only."""
 
-    def __init__(self, comparison: Comparison, baseline_path: str, parent=None,
-                 recompare: Callable[[bool], Comparison] | None = None):
+    def __init__(
+        self,
+        comparison: Comparison,
+        baseline_path: str,
+        parent=None,
+        recompare: Callable[[bool], Comparison] | None = None,
+    ):
         super().__init__(parent)
         self.setWindowTitle(f"Compare with {os.path.basename(baseline_path)}")
         self.comparison = comparison
         self._recompare = recompare
         self.model = CompareModel(comparison, self)
         self.table = make_table(self.model, "One row per config: baseline → now", stretch_last=True)
-        head = plain(QLabel(f"Baseline: {baseline_path}  (threshold {comparison.threshold_pct:g}%; "
-                            "red: worse, green: better, grey: within the noise)"))
+        head = plain(
+            QLabel(
+                f"Baseline: {baseline_path}  (threshold {comparison.threshold_pct:g}%; "
+                "red: worse, green: better, grey: within the noise)"
+            )
+        )
         head.setWordWrap(True)
-        self.relative = QCheckBox("Judge compiled against eager (the speedup): a slower machine as a whole is not "
-                                  "a regression")
-        self.relative.setToolTip("compare --relative: the compiled side is judged against the eager side of its "
-                                 "own run, for baselines from another or a busier machine")
+        self.relative = QCheckBox(
+            "Judge compiled against eager (the speedup): a slower machine as a whole is not a regression"
+        )
+        self.relative.setToolTip(
+            "compare --relative: the compiled side is judged against the eager side of its "
+            "own run, for baselines from another or a busier machine"
+        )
         self.relative.setChecked(comparison.relative)
         self.relative.setEnabled(recompare is not None)
         self.relative.toggled.connect(self._set_relative)
@@ -158,15 +204,19 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
 
     results = [r for r in window.session.results if r.ended]
     if not results:
-        window.show_error("Nothing to compare", "Run a profile or open a session first: the results on screen "
-                          "are compared with the baseline report.")
+        window.show_error(
+            "Nothing to compare",
+            "Run a profile or open a session first: the results on screen are compared with the baseline report.",
+        )
         return None
     read = read_report(window, path, os.getcwd())
     if read is None:
         return None
     base, base_header, path = read
-    new_header = {"environment": next((r.environment for r in results if r.environment), {}),
-                  "warnings": list(window.session.warnings or [])}
+    new_header = {
+        "environment": next((r.environment for r in results if r.environment), {}),
+        "warnings": list(window.session.warnings or []),
+    }
     pending = frozenset(r.config.label for r in window.session.results if not r.ended)
 
     def recompare(relative: bool) -> Comparison:
@@ -178,7 +228,12 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
     dialog.finished.connect(lambda _: window.distribution_chart.set_baseline([]))
     dialog.show()
     window.compare_dialog = dialog
-    window.status_label.setText(f"Compared with {path}: "
-                                + ("regression in " + ", ".join(c.config for c in comparison.configs if c.regression)
-                                   if comparison.regressed else "no regression beyond the threshold and the noise"))
+    window.status_label.setText(
+        f"Compared with {path}: "
+        + (
+            "regression in " + ", ".join(c.config for c in comparison.configs if c.regression)
+            if comparison.regressed
+            else "no regression beyond the threshold and the noise"
+        )
+    )
     return dialog

@@ -8,16 +8,17 @@ panel; the candidates are `core.decide.tune.candidate_specs`, and the budget is 
 own `BudgetListener` (the same object the `tune` command uses) wrapped around the run
 controller's listener. GUI thread only.
 """
+
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from core.vocab import events as ev
+from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs
 from core.models import defines_variants
 from core.report.safety import describe_config, risky_settings, without_risky_settings
-from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs
+from core.vocab import events as ev
 from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -71,8 +72,9 @@ def rerun(window: MainWindow) -> bool:
         return False
     if window.session.origin:
         risky = [r for c in configs for r in risky_settings(c)]
-        answer = confirm_config_from_file(window, window.session.origin, "\n\n".join(describe_config(c) for c in configs),
-                                          risky)
+        answer = confirm_config_from_file(
+            window, window.session.origin, "\n\n".join(describe_config(c) for c in configs), risky
+        )
         if answer == CANCEL:
             return False
         if answer == RUN_WITHOUT:
@@ -90,6 +92,7 @@ def find_best_settings(window: MainWindow, budget_min: float) -> bool:
     """Run core.decide.tune's candidate set for the chosen model (everything but the compile
     settings from the form) through the window's run path, kept to `budget_min` minutes by
     core.decide.tune.BudgetListener."""
+
     def arrange(specs):
         pairs = candidate_specs(specs[0], defines_variants(specs[0].model.source))
         run = TuneRun(budget_min * 60.0, {s.job_id: c for s, c in pairs}, None, started=time.monotonic())
@@ -144,4 +147,3 @@ def compare(window: MainWindow, path: str | None = None):
     from gui.window.compare_dialog import compare_with_report
 
     return compare_with_report(window, path)
-

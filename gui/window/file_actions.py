@@ -4,6 +4,7 @@ by `core.report.files`, exactly as the `profile` command writes them; an error (
 folder) is shown and nothing is lost: the results stay on screen to save elsewhere.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,9 +13,16 @@ import platform
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from core.report.files import (
+    REPORT_FILES,
+    FolderInUseError,
+    OutputFolder,
+    ReportError,
+    atomic_write,
+    report_json,
+    write_report,
+)
 from core.vocab.artifacts import copy_artifacts
-from core.report.files import (REPORT_FILES, FolderInUseError, OutputFolder, ReportError, atomic_write, report_json,
-                         write_report)
 from gui.widgets.safe_text import markup
 
 MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
@@ -24,9 +32,11 @@ def dropped_paths(mime) -> list[str]:
     """Local model files and report.json files among dropped URLs."""
     if not mime.hasUrls():
         return []
-    return [u.toLocalFile() for u in mime.urls()
-            if u.isLocalFile() and (u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",))
-                                    or is_hf_folder(u.toLocalFile()))]
+    return [
+        u.toLocalFile()
+        for u in mime.urls()
+        if u.isLocalFile() and (u.toLocalFile().endswith(MODEL_SUFFIXES + (".json",)) or is_hf_folder(u.toLocalFile()))
+    ]
 
 
 def is_hf_folder(path: str) -> bool:
@@ -50,9 +60,12 @@ def error_box(parent: QWidget, title: str, text: str) -> QMessageBox:
 
 def ask_model_file(parent: QWidget, folder: str) -> str:
     path, _ = QFileDialog.getOpenFileName(
-        parent, "Open model file", folder,
+        parent,
+        "Open model file",
+        folder,
         "Model files (*.py *.pt2 *.pt *.pth *.ts *.jit *.torchscript);;Python model files (*.py);;"
-        "torch.export programs (*.pt2);;All files (*)")
+        "torch.export programs (*.pt2);;All files (*)",
+    )
     return path
 
 
@@ -101,8 +114,9 @@ def copy_job_files(parent, artifacts_dir: str, folder: str) -> str | None:
     try:
         skipped = copy_artifacts(artifacts_dir, folder)
     except OSError as exc:
-        parent.show_error("Copying the job files failed",
-                          f"cannot copy the traces and graphs into {folder}: {exc.strerror or exc}.")
+        parent.show_error(
+            "Copying the job files failed", f"cannot copy the traces and graphs into {folder}: {exc.strerror or exc}."
+        )
         return None
     return f" ({', '.join(skipped)} not copied: a folder of yours by that name is there)" if skipped else ""
 
@@ -118,9 +132,13 @@ def _overwrite_report(results, folder: str, options: dict, artifacts_dir: str) -
 
 
 def _confirm_replace(parent, folder: str) -> bool:
-    box = QMessageBox(QMessageBox.Icon.Question, "Replace the report?",
-                      f"{folder} already holds a report. Replace its files with this one?",
-                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, parent)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Replace the report?",
+        f"{folder} already holds a report. Replace its files with this one?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        parent,
+    )
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     return box.exec() == QMessageBox.StandardButton.Yes
@@ -133,16 +151,19 @@ def save_session(parent, results, options: dict, path: str | None, artifacts_dir
         error_box(parent, "Nothing to save", "Run a profile or open a session first.")
         return ""
     if path is None:
-        path, _ = QFileDialog.getSaveFileName(parent, "Save session", os.path.join(os.getcwd(), "report.json"),
-                                              "compile-profiler report (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            parent, "Save session", os.path.join(os.getcwd(), "report.json"), "compile-profiler report (*.json)"
+        )
         if not path:
             return ""
     try:
         atomic_write(path, report_json(results, options))
     except OSError as exc:
-        parent.show_error("Saving the session failed",
-                          f"cannot write {path}: {exc.strerror or exc}. Choose a folder you can write to; "
-                          "the results are still here.")
+        parent.show_error(
+            "Saving the session failed",
+            f"cannot write {path}: {exc.strerror or exc}. Choose a folder you can write to; "
+            "the results are still here.",
+        )
         return ""
     note = copy_job_files(parent, artifacts_dir, os.path.dirname(os.path.abspath(path)))
     if note is None:
@@ -166,6 +187,9 @@ def about_box(parent: QWidget, catalog) -> None:
         ("pyqtgraph", pyqtgraph.__version__),
     ]
     table = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{markup(v)}</td></tr>" for k, v in rows)
-    QMessageBox.about(parent, "About compile-profiler",
-                      "<h3>compile-profiler</h3><p>Does compiling my model pay off, at what cost, and why does "
-                      f"it break? A profiler for PyTorch's torch.compile.</p><table>{table}</table>")
+    QMessageBox.about(
+        parent,
+        "About compile-profiler",
+        "<h3>compile-profiler</h3><p>Does compiling my model pay off, at what cost, and why does "
+        f"it break? A profiler for PyTorch's torch.compile.</p><table>{table}</table>",
+    )

@@ -2,6 +2,7 @@
 tooltips) and its menus, each returned as a dataclass the window keeps. The window keeps the
 behaviour; this only puts the parts together. GUI thread only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -124,39 +125,79 @@ def build_actions(w: MainWindow) -> WindowActions:
     from gui.window import decide
 
     a = WindowActions(
-        open=make_action(w, "Open model file…", QKeySequence.StandardKey.Open,
-                         "Profile a .py model file, a .pt2 (torch.export) or TorchScript file",
-                         lambda: w.open_model_file()),
-        open_hf=make_action(w, "Open Hugging Face folder…", "Ctrl+Alt+O",
-                            "Profile a local checkpoint folder saved with save_pretrained (hf:FOLDER)",
-                            lambda: w.open_hf_folder()),
+        open=make_action(
+            w,
+            "Open model file…",
+            QKeySequence.StandardKey.Open,
+            "Profile a .py model file, a .pt2 (torch.export) or TorchScript file",
+            lambda: w.open_model_file(),
+        ),
+        open_hf=make_action(
+            w,
+            "Open Hugging Face folder…",
+            "Ctrl+Alt+O",
+            "Profile a local checkpoint folder saved with save_pretrained (hf:FOLDER)",
+            lambda: w.open_hf_folder(),
+        ),
         run=make_action(w, "Run", "Ctrl+R", "Profile the model with the queued configs", lambda: w.run_profile()),
-        cancel=make_action(w, "Cancel", "Esc", "Stop the running job and the ones queued after it",
-                           lambda: w.cancel_run()),
-        export=make_action(w, "Export report as CSV…", "Ctrl+E",
-                           "Write summary, latency, graph-break, resource, recompile (and shape-sweep variant) "
-                           "CSVs and report.json into a folder (as the profile command does)", lambda: w.export_csv()),
-        save_session=make_action(w, "Save session…", QKeySequence.StandardKey.Save,
-                                 "Save this run as a report.json to reopen later", lambda: w.save_session()),
-        open_session=make_action(w, "Open session…", "Ctrl+Shift+O", "Reopen a past run from its report.json",
-                                 lambda: w.open_session()),
-        open_zoo=make_action(w, "Open zoo report…", "Ctrl+Shift+Z",
-                             "Open a zoo (zoo.json written by `main.py zoo`): models × configs coloured by speedup; "
-                             "a cell opens that model's report", lambda: _open_zoo(w)),
-        run_zoo=make_action(w, "Run a zoo…", None,
-                            "Profile several models under the queued configs on this machine, one job at a time, "
-                            "into a zoo folder, and watch it fill in", lambda: _run_zoo(w)),
+        cancel=make_action(
+            w, "Cancel", "Esc", "Stop the running job and the ones queued after it", lambda: w.cancel_run()
+        ),
+        export=make_action(
+            w,
+            "Export report as CSV…",
+            "Ctrl+E",
+            "Write summary, latency, graph-break, resource, recompile (and shape-sweep variant) "
+            "CSVs and report.json into a folder (as the profile command does)",
+            lambda: w.export_csv(),
+        ),
+        save_session=make_action(
+            w,
+            "Save session…",
+            QKeySequence.StandardKey.Save,
+            "Save this run as a report.json to reopen later",
+            lambda: w.save_session(),
+        ),
+        open_session=make_action(
+            w, "Open session…", "Ctrl+Shift+O", "Reopen a past run from its report.json", lambda: w.open_session()
+        ),
+        open_zoo=make_action(
+            w,
+            "Open zoo report…",
+            "Ctrl+Shift+Z",
+            "Open a zoo (zoo.json written by `main.py zoo`): models × configs coloured by speedup; "
+            "a cell opens that model's report",
+            lambda: _open_zoo(w),
+        ),
+        run_zoo=make_action(
+            w,
+            "Run a zoo…",
+            None,
+            "Profile several models under the queued configs on this machine, one job at a time, "
+            "into a zoo folder, and watch it fill in",
+            lambda: _run_zoo(w),
+        ),
         quit=make_action(w, "Quit", QKeySequence.StandardKey.Quit, "Close the app", w.close),
         about=make_action(w, "About compile-profiler", None, "Versions of torch, CUDA and the app", w.show_about),
-        add_config=make_action(w, "Add config to queue", "Ctrl+Shift+A", "Queue the config being edited",
-                               w.config_panel.add_button.click),
-        find_best=make_action(w, "Find best settings", "Ctrl+Shift+B",
-                              "Profile core's candidate configs for this model and device, cheapest compile first, "
-                              "within the budget set in the Decision tab; then recommend one",
-                              lambda: decide.find_best_settings(w, w.view("decision").budget.value())),
-        compare=make_action(w, "Compare with report…", None, "Compare these results with a saved report.json or "
-                            "report folder: deltas per config, verdicts, and the baseline's latency distribution",
-                            lambda: decide.compare(w)),
+        add_config=make_action(
+            w, "Add config to queue", "Ctrl+Shift+A", "Queue the config being edited", w.config_panel.add_button.click
+        ),
+        find_best=make_action(
+            w,
+            "Find best settings",
+            "Ctrl+Shift+B",
+            "Profile core's candidate configs for this model and device, cheapest compile first, "
+            "within the budget set in the Decision tab; then recommend one",
+            lambda: decide.find_best_settings(w, w.view("decision").budget.value()),
+        ),
+        compare=make_action(
+            w,
+            "Compare with report…",
+            None,
+            "Compare these results with a saved report.json or "
+            "report folder: deltas per config, verdicts, and the baseline's latency distribution",
+            lambda: decide.compare(w),
+        ),
     )
     w.model_panel.open_button.setDefaultAction(a.open)
     panel = w.config_panel
@@ -204,9 +245,13 @@ def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
     run_menu.addAction(a.find_best)
     view_menu = w.menuBar().addMenu("&View")
     for i, view in enumerate(w.tab_views):
-        action = make_action(w, view.title, f"Ctrl+{i + 1}",
-                             f"Show the {view.title.replace('&&', 'and').lower()} tab",
-                             lambda checked=False, i=i: w.tabs.setCurrentIndex(i))
+        action = make_action(
+            w,
+            view.title,
+            f"Ctrl+{i + 1}",
+            f"Show the {view.title.replace('&&', 'and').lower()} tab",
+            lambda checked=False, i=i: w.tabs.setCurrentIndex(i),
+        )
         view_menu.addAction(action)
     log_action = QAction("Log latency axis", w, checkable=True)
     log_action.setShortcut(QKeySequence("Ctrl+L"))

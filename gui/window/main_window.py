@@ -9,6 +9,7 @@ compile, Time breakdown, Graphs, Shape sweep, Throughput). Buttons follow the ru
 are built in `gui.window.layout`, a run is started in `gui.window.run_start`, what is
 remembered between sessions is in `gui.window.settings`. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,23 +19,22 @@ from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
 from core.models import is_file_source, split_factory
-from gui.window import file_actions
-from gui.window import decide, report_opening, run_start
-from gui.form import trust
-from gui.window import settings as window_settings
-from gui.run.torch_info_loader import TorchInfoLoader
-from gui.form.config_panel import ConfigPanel
-from gui.charts.distribution import DistributionChart
 from core.models.examples import is_bundled, needed_dynamo_config
+from gui.charts.distribution import DistributionChart
 from gui.charts.latency import LatencyChart
+from gui.form import trust
+from gui.form.config_panel import ConfigPanel
 from gui.form.model_panel import ModelPanel
-from gui.widgets.progress import RunProgressBar
-from gui.panels.results_header import ResultsHeader, model_name, results_models
-from gui.widgets.safe_text import plain
-from gui.run.session import ProfileSession
 from gui.panels import TAB_VIEWS
-from gui.window.layout import build_actions, build_layout, build_menus
+from gui.panels.results_header import ResultsHeader, model_name, results_models
+from gui.run.session import ProfileSession
+from gui.run.torch_info_loader import TorchInfoLoader
 from gui.run.worker import RunController
+from gui.widgets.progress import RunProgressBar
+from gui.widgets.safe_text import plain
+from gui.window import decide, file_actions, report_opening, run_start
+from gui.window import settings as window_settings
+from gui.window.layout import build_actions, build_layout, build_menus
 
 TAB_NAMES = tuple(view.name for view in TAB_VIEWS)
 
@@ -89,8 +89,9 @@ class MainWindow(QMainWindow):
         self.right_splitter, self.main_splitter = parts.right_splitter, parts.main_splitter
         self.menus = build_menus(self, self.actions)
         decide.install(self)
-        self.recent = window_settings.RecentFiles(self.settings, self.model_panel, self.menus.recent,
-                                                  lambda path: self.open_model_file(path))
+        self.recent = window_settings.RecentFiles(
+            self.settings, self.model_panel, self.menus.recent, lambda path: self.open_model_file(path)
+        )
         self._connect()
         self._restore_settings()
         self._update_buttons()
@@ -147,15 +148,20 @@ class MainWindow(QMainWindow):
             return False
         if os.path.isdir(path):  # a Hugging Face checkpoint folder: profiled as hf:FOLDER
             if not file_actions.is_hf_folder(path):
-                self.show_error("Not a model folder", f"{os.path.basename(path)} holds no config.json: open a "
-                                "folder saved with save_pretrained.")
+                self.show_error(
+                    "Not a model folder",
+                    f"{os.path.basename(path)} holds no config.json: open a folder saved with save_pretrained.",
+                )
                 return False
             self.recent.add(path)
             self.set_model("hf:" + path)
             return True
         if not path.endswith(file_actions.MODEL_SUFFIXES):
-            self.show_error("Not a model file", f"{os.path.basename(path)}: supported are .py model files, "
-                            ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).")
+            self.show_error(
+                "Not a model file",
+                f"{os.path.basename(path)}: supported are .py model files, "
+                ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).",
+            )
             return False
         if not self.is_trusted(path) and not trust.confirm_python_file(self, self.settings, path):
             self.status_label.setText(f"Not opened: {os.path.basename(path)}")
@@ -179,8 +185,9 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, folder: str | None = None) -> list[str]:
         """Write the report's CSVs and report.json into `folder` (asks when None)."""
-        return file_actions.export_report(self, self.session.results, self._report_options(), folder,
-                                          self.session.artifacts_dir)
+        return file_actions.export_report(
+            self, self.session.results, self._report_options(), folder, self.session.artifacts_dir
+        )
 
     def _report_options(self) -> dict:
         """The session's options with the Decision tab's expected calls, so the exported
@@ -188,8 +195,9 @@ class MainWindow(QMainWindow):
         return {**(self.session.options or {}), "calls": self.view("decision").calls.value()}
 
     def save_session(self, path: str | None = None) -> str:
-        return file_actions.save_session(self, self.session.results, self._report_options(), path,
-                                         self.session.artifacts_dir)
+        return file_actions.save_session(
+            self, self.session.results, self._report_options(), path, self.session.artifacts_dir
+        )
 
     def open_session(self, path: str | None = None) -> bool:
         """Show a saved report.json (asks for one when `path` is None); True when shown. A
@@ -298,8 +306,9 @@ class MainWindow(QMainWindow):
         self.progress.show_results(results)
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
-        self.charts_splitter.setVisible(not results or not all(r.spec.sweep_shapes or r.spec.sweep_batch
-                                                               for r in results))
+        self.charts_splitter.setVisible(
+            not results or not all(r.spec.sweep_shapes or r.spec.sweep_batch for r in results)
+        )
         queue = self.config_panel.queue
         for r in results:
             if r.config in queue.configs:
@@ -325,16 +334,14 @@ class MainWindow(QMainWindow):
         result = self.session.result(job_id)
         self.progress.show_results(self.session.results)
         self.results_header.set_quality(self.session.results)
-        self.config_panel.queue.set_status(result.config, result.status, result.failure_reason,
-                                           result.failure_detail)
+        self.config_panel.queue.set_status(result.config, result.status, result.failure_reason, result.failure_detail)
 
     # ================================================================ slots: torch info, model
     def _on_torch_info_loaded(self, info) -> None:
         self.torch_info = info
         self.model_panel.set_models(info.models)
         if info.backends:
-            self.config_panel.set_torch_info(info.backends, info.modes, info.cuda_available,
-                                          info.dynamo_defaults)
+            self.config_panel.set_torch_info(info.backends, info.modes, info.cuda_available, info.dynamo_defaults)
         for view in self.views:
             view.set_torch_info(info)
         self.controller.set_gpu_monitor(info.gpu_monitor)
@@ -343,8 +350,10 @@ class MainWindow(QMainWindow):
             self.show_error("torch could not be loaded", info.error.splitlines()[0])
         else:
             torch_version = info.versions.get("torch", "?")
-            self.status_label.setText(f"Ready: torch {torch_version}, {len(info.models)} torchvision models"
-                                      + (f" ({info.error})" if info.error else ""))
+            self.status_label.setText(
+                f"Ready: torch {torch_version}, {len(info.models)} torchvision models"
+                + (f" ({info.error})" if info.error else "")
+            )
         self.sig_torch_info_loaded.emit(info)
 
     def _on_model_chosen(self, source: str) -> None:
@@ -426,4 +435,3 @@ class MainWindow(QMainWindow):
             self.open_session(path)
         else:
             self.open_model_file(path)
-

@@ -6,17 +6,18 @@ header (another report version) are shown above the results; a model file it nam
 never read, and becomes the next run's model only when the user knows it already.
 GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from core.models import is_file_source, split_factory
-from core.report.files import ReportError, load_report
 from core.models.examples import is_bundled
-from typing import TYPE_CHECKING
+from core.report.files import ReportError, load_report
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -43,17 +44,20 @@ def open_report(window: MainWindow, path: str | None) -> bool:
     if problem is not None:
         decision.calls.setValue(previous_calls)
         session.load(*previous)
-        window.show_error(f"Cannot open {os.path.basename(path)}",
-                          f"{path}: this app cannot show this report ({describe(problem)}). "
-                          "What was on screen stays as it was.")
+        window.show_error(
+            f"Cannot open {os.path.basename(path)}",
+            f"{path}: this app cannot show this report ({describe(problem)}). What was on screen stays as it was.",
+        )
         return False
     source = results[0].spec.model.source if results else ""
     if source and may_adopt(window, source):
         window.adopt_model(source, results[0].spec.sweep_shapes)
     if any(r.variants for r in results) and window.tabs.currentIndex() == 0:
         window.show_tab("sweep")
-    window.status_label.setText(f"Opened {path}: {len(results)} job(s)"
-                                + (f" — {len(warnings)} warning(s) above the results" if warnings else ""))
+    window.status_label.setText(
+        f"Opened {path}: {len(results)} job(s)"
+        + (f" — {len(warnings)} warning(s) above the results" if warnings else "")
+    )
     return True
 
 
@@ -69,21 +73,25 @@ def may_adopt(window: MainWindow, source: str) -> bool:
 def read_report(parent, path: str | None, folder: str):
     """(results, header, path) from a report.json, or None (cancelled, or the error shown)."""
     if path is None:
-        path, _ = QFileDialog.getOpenFileName(parent, "Open session", folder,
-                                              "compile-profiler report (report.json *.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            parent, "Open session", folder, "compile-profiler report (report.json *.json);;All files (*)"
+        )
         if not path:
             return None
     try:
         results, header = load_report(path)
     except ReportError as exc:
         text = str(exc)
-        parent.show_error(f"Cannot open {os.path.basename(path)}",
-                          (text if path in text else f"{path}: {text}") + "\nWhat was on screen stays as it was.")
+        parent.show_error(
+            f"Cannot open {os.path.basename(path)}",
+            (text if path in text else f"{path}: {text}") + "\nWhat was on screen stays as it was.",
+        )
         return None
     except Exception as exc:  # noqa: BLE001 - a report this version does not expect: say so, no traceback
-        parent.show_error(f"Cannot open {os.path.basename(path)}",
-                          f"{path} is not a report this version can read ({describe(exc)}).\n"
-                          "What was on screen stays as it was.")
+        parent.show_error(
+            f"Cannot open {os.path.basename(path)}",
+            f"{path} is not a report this version can read ({describe(exc)}).\nWhat was on screen stays as it was.",
+        )
         return None
     return results, header, path
 
@@ -102,8 +110,12 @@ def describe(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-TABLE_ROLES = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.UserRole,
-               Qt.ItemDataRole.ForegroundRole)
+TABLE_ROLES = (
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.ToolTipRole,
+    Qt.ItemDataRole.UserRole,
+    Qt.ItemDataRole.ForegroundRole,
+)
 
 
 def check_tables(window: MainWindow, max_rows: int = 5000):
@@ -112,9 +124,13 @@ def check_tables(window: MainWindow, max_rows: int = 5000):
     shown, so such a value is refused up front instead of failing at every repaint."""
     from gui.panels.graph_breaks import detail_html
 
-    models = (window.summary_panel.model, window.graph_breaks_panel.model,
-              window.graph_breaks_panel.compile_panel.breakdown_model,
-              window.graph_breaks_panel.compile_panel.recompile_model, window.sweep_panel.model)
+    models = (
+        window.summary_panel.model,
+        window.graph_breaks_panel.model,
+        window.graph_breaks_panel.compile_panel.breakdown_model,
+        window.graph_breaks_panel.compile_panel.recompile_model,
+        window.sweep_panel.model,
+    )
     try:
         for model in models:
             for row in range(min(model.rowCount(), max_rows)):

@@ -1,6 +1,7 @@
 """Starting a run from the window's form: the model and configs checked as `profile` checks
 them (and a Python file's first run confirmed), the jobs built, the previous run's folder
 replaced by a fresh one, the session and the runner started. GUI thread only."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,8 +45,11 @@ def start_run(window: MainWindow, arrange=None, keep=(), applied: dict | None = 
             return False
     panel = window.config_panel
     try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
-        check_limits(warmup=panel.warmup.value(), batch_size=window.model_panel.batch.value(),
-                     image_size=window.model_panel.image.value())
+        check_limits(
+            warmup=panel.warmup.value(),
+            batch_size=window.model_panel.batch.value(),
+            image_size=window.model_panel.image.value(),
+        )
         iterations = panel.iteration_fields()
     except ConfigError as exc:
         panel.show_problem(str(exc))
@@ -62,24 +66,46 @@ def start_run(window: MainWindow, arrange=None, keep=(), applied: dict | None = 
         window.last_error = str(exc)
         return False
     hf = source.startswith("hf:")
-    model = ModelSpec(source, batch_size=mp.batch.value(), image_size=mp.image.value(),
-                      seq_len=mp.seq_len.value(), hf_config=mp.hf_overrides() if hf else ())
+    model = ModelSpec(
+        source,
+        batch_size=mp.batch.value(),
+        image_size=mp.image.value(),
+        seq_len=mp.seq_len.value(),
+        hf_config=mp.hf_overrides() if hf else (),
+    )
     task = mp.task_value()
     folder = new_run_folder(window, keep)
     # op_profile_calls and compile_log: core's defaults (JobSpec), as `profile` without options
-    specs = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations,
-                      device=panel.device.currentText(), sweep_shapes=sweep, artifacts_dir=folder,
-                      task=task, optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
-                      sweep_batch=sweep_batch)
+    specs = make_jobs(
+        model,
+        configs,
+        warmup=panel.warmup.value(),
+        **iterations,
+        device=panel.device.currentText(),
+        sweep_shapes=sweep,
+        artifacts_dir=folder,
+        task=task,
+        optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
+        sweep_batch=sweep_batch,
+    )
     wrap = None
     if arrange is not None:
         specs, wrap = arrange(specs)
         configs = [spec.config for spec in specs]
-    options = {"model": source, "batch_size": model.batch_size, "image_size": model.image_size,
-               "warmup": panel.warmup.value(), "iters": panel.iters.value() or "auto",
-               "processes": iterations["processes"],
-               "device": panel.device.currentText(), "configs": [c.label for c in configs],
-               "sweep_shapes": sweep, "task": task, "sweep_batch": list(sweep_batch), "source": "gui"}
+    options = {
+        "model": source,
+        "batch_size": model.batch_size,
+        "image_size": model.image_size,
+        "warmup": panel.warmup.value(),
+        "iters": panel.iters.value() or "auto",
+        "processes": iterations["processes"],
+        "device": panel.device.currentText(),
+        "configs": [c.label for c in configs],
+        "sweep_shapes": sweep,
+        "task": task,
+        "sweep_batch": list(sweep_batch),
+        "source": "gui",
+    }
     if not panel.queue.configs:
         panel.queue.show_last_run(configs[0])
     for config in configs:

@@ -2,17 +2,18 @@
 the form (model, config, inputs, dynamo overrides, sweep) and the window's geometry,
 splitters and tab. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray
 
+from core.models import is_file_source, split_factory
 from core.vocab.config import CompileConfig
 from core.vocab.limits import LIMITS, check_limits
-from core.models import is_file_source, split_factory
 from gui.widgets.safe_text import tooltip
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -61,12 +62,23 @@ def save_form(window: MainWindow) -> None:
     unknown backend) never comes back at the next launch: the last accepted ones stay."""
     s, p, m = window.settings, window.config_panel, window.model_panel
     c = p.current_config()
-    values = [("warmup", p.warmup.value()), ("iters", p.iters.value()), ("processes", p.processes.value()),
-              ("batch_size", m.batch.value()),
-              ("image_size", m.image.value()), ("sweep", m.sweep.isChecked())]
+    values = [
+        ("warmup", p.warmup.value()),
+        ("iters", p.iters.value()),
+        ("processes", p.processes.value()),
+        ("batch_size", m.batch.value()),
+        ("image_size", m.image.value()),
+        ("sweep", m.sweep.isChecked()),
+    ]
     if p.torch_info_loaded and not p.field_problem() and not p.config_problem(c):
-        values += [("backend", c.backend), ("mode", c.mode), ("dynamic", c.dynamic), ("fullgraph", c.fullgraph),
-                   ("dynamo_config", p.dynamo_config.text()), ("device", p.device.currentText())]
+        values += [
+            ("backend", c.backend),
+            ("mode", c.mode),
+            ("dynamic", c.dynamic),
+            ("fullgraph", c.fullgraph),
+            ("dynamo_config", p.dynamo_config.text()),
+            ("device", p.device.currentText()),
+        ]
     for key, value in values:
         s.setValue(f"form/{key}", value)
 
@@ -98,10 +110,14 @@ def restore(window: MainWindow) -> None:
     except (TypeError, ValueError):
         pass
     p = window.config_panel
-    p.set_config(CompileConfig(backend=str(s.value("form/backend", "inductor")),
-                               mode=str(s.value("form/mode", "default")),
-                               dynamic=str(s.value("form/dynamic", "auto")),
-                               fullgraph=str(s.value("form/fullgraph", "false")).lower() == "true"))
+    p.set_config(
+        CompileConfig(
+            backend=str(s.value("form/backend", "inductor")),
+            mode=str(s.value("form/mode", "default")),
+            dynamic=str(s.value("form/dynamic", "auto")),
+            fullgraph=str(s.value("form/fullgraph", "false")).lower() == "true",
+        )
+    )
     p.dynamo_config.setText(str(s.value("form/dynamo_config", "") or ""))
     p.warmup.setValue(_int(s, "form/warmup", 5, "warmup"))
     iters = _int(s, "form/iters", 0, "iters") if str(s.value("form/iters", 0)) != "0" else 0

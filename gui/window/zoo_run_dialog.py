@@ -4,19 +4,30 @@ settings, into a zoo folder, on this machine (core.zoo.sweep's local executor, o
 time), and follow it live in a Zoo window. The folder gets exactly what `python main.py zoo`
 writes, so the command line can `--resume` it. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListView, QPushButton, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QVBoxLayout,
+)
 
+from core.report.files import ReportError
 from core.vocab.config import ModelSpec, make_jobs
 from core.vocab.limits import ConfigError, check_limits
-from core.report.files import ReportError
 from gui.widgets.safe_text import plain
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -64,8 +75,11 @@ class PickModel(QAbstractListModel):
     def set_checked(self, source: str, checked: bool = True) -> None:
         for row, (s, _) in enumerate(self._items):
             if s == source:
-                self.setData(self.index(row), Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked,
-                             Qt.ItemDataRole.CheckStateRole)
+                self.setData(
+                    self.index(row),
+                    Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked,
+                    Qt.ItemDataRole.CheckStateRole,
+                )
 
     def picked(self) -> list[str]:
         return [s for s, _ in self._items if s in self._checked]
@@ -105,12 +119,15 @@ class ZooRunDialog(QDialog):
         self.list.setModel(self.proxy)
         configs = main.config_panel.run_configs()
         panel = main.config_panel
-        self.settings = plain(QLabel(
-            f"Configs (queued in the main window): {', '.join(c.label for c in configs)}\n"
-            f"Per job: {panel.warmup.value()} warm-up and {panel.iters.text()} timed calls per side, in "
-            f"{panel.processes.value()} process(es), on "
-            f"{panel.device.currentText()}, batch {main.model_panel.batch.value()}, image size "
-            f"{main.model_panel.image.value()}. Jobs run one at a time, each in its own process."))
+        self.settings = plain(
+            QLabel(
+                f"Configs (queued in the main window): {', '.join(c.label for c in configs)}\n"
+                f"Per job: {panel.warmup.value()} warm-up and {panel.iters.text()} timed calls per side, in "
+                f"{panel.processes.value()} process(es), on "
+                f"{panel.device.currentText()}, batch {main.model_panel.batch.value()}, image size "
+                f"{main.model_panel.image.value()}. Jobs run one at a time, each in its own process."
+            )
+        )
         self.settings.setWordWrap(True)
         self.folder = QLineEdit(os.path.join(os.getcwd(), "zoo"))
         browse = QPushButton("Browse…")
@@ -160,7 +177,9 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
     problem = panel.validate(configs)
     if problem:
         raise ConfigError(problem)
-    check_limits(warmup=panel.warmup.value(), batch_size=model_panel.batch.value(), image_size=model_panel.image.value())
+    check_limits(
+        warmup=panel.warmup.value(), batch_size=model_panel.batch.value(), image_size=model_panel.image.value()
+    )
     iterations = panel.iteration_fields()
     device = panel.device.currentText()
     specs = {}
@@ -171,10 +190,17 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
         except ModelLoadError as exc:
             raise ConfigError(f"{source}: {exc}") from None
         specs[source] = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations, device=device)
-    options = {"source": "gui", "models": models, "configs": [c.label for c in configs],
-               "warmup": panel.warmup.value(), "iters": panel.iters.value() or "auto",
-               "processes": iterations["processes"], "device": device,
-               "batch_size": model_panel.batch.value(), "image_size": model_panel.image.value()}
+    options = {
+        "source": "gui",
+        "models": models,
+        "configs": [c.label for c in configs],
+        "warmup": panel.warmup.value(),
+        "iters": panel.iters.value() or "auto",
+        "processes": iterations["processes"],
+        "device": device,
+        "batch_size": model_panel.batch.value(),
+        "image_size": model_panel.image.value(),
+    }
     sweep = ZooSweep(folder, specs, options)
     return sweep, sweep.prepare()
 

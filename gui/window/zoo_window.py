@@ -4,20 +4,21 @@ opens that model's report in the main window's usual views (its open_session pat
 still being written (zoo.json says not finished) is re-read when it changes, so a sweep
 running on the command line or a cluster fills in live. GUI thread only.
 """
+
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QProgressBar, QPushButton, QWidget
 
 from core.report.files import ReportError
-from core.zoo.results import Zoo
 from core.zoo.files import load_zoo
+from core.zoo.results import Zoo
 from gui.panels.zoo import ZooPanel
 from gui.widgets.actions import make_action
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -40,8 +41,13 @@ class ZooWindow(QMainWindow):
         self.panel = ZooPanel()
         self.panel.sig_job_chosen.connect(self._on_job_chosen)
         self.setCentralWidget(self.panel)
-        self.reload_action = make_action(self, "Reload", QKeySequence.StandardKey.Refresh,
-                                         "Read the zoo's files again", lambda: self.reload(force=True))
+        self.reload_action = make_action(
+            self,
+            "Reload",
+            QKeySequence.StandardKey.Refresh,
+            "Read the zoo's files again",
+            lambda: self.reload(force=True),
+        )
         menu = self.menuBar().addMenu("&Zoo")
         menu.addAction(self.reload_action)
         menu.addAction(make_action(self, "Close", QKeySequence.StandardKey.Close, "Close this zoo", self.close))
@@ -65,8 +71,10 @@ class ZooWindow(QMainWindow):
         try:
             zoo = load_zoo(path)
         except ReportError as exc:
-            self.main.show_error(f"Cannot open {os.path.basename(path.rstrip('/')) or path}",
-                                 f"{exc}\nWhat was on screen stays as it was.")
+            self.main.show_error(
+                f"Cannot open {os.path.basename(path.rstrip('/')) or path}",
+                f"{exc}\nWhat was on screen stays as it was.",
+            )
             return False
         self.show_zoo(zoo)
         return True
@@ -161,8 +169,9 @@ class ZooWindow(QMainWindow):
 
 
 def ask_zoo(parent: QWidget, folder: str) -> str:
-    path, _ = QFileDialog.getOpenFileName(parent, "Open zoo report", folder,
-                                          "compile-profiler zoo (zoo.json);;All files (*)")
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Open zoo report", folder, "compile-profiler zoo (zoo.json);;All files (*)"
+    )
     return path
 
 

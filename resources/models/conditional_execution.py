@@ -6,6 +6,7 @@ shows the break with its reason, its GB code and torch's hints (e.g. use torch.w
 torch.cond). A branchless version, `torch.where(x.sum() > 0, F.relu(x), -F.relu(-x))`,
 compiles as one graph.
 """
+
 import torch
 import torch.nn.functional as F
 

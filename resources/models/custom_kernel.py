@@ -13,6 +13,7 @@ Profile both and compare the graph breaks and latency:
 The C++ (and, when CUDA is present, CUDA) build needs a C++ compiler and the ninja package; it is
 cached under ~/.cache/torch_extensions, so only the first load is slow.
 """
+
 import hashlib
 
 import torch
@@ -73,12 +74,17 @@ def build_extension():
     try:
         if with_cuda:
             _extension = cpp_extension.load_inline(
-                name=name, cpp_sources="torch::Tensor add_cpu(torch::Tensor a, torch::Tensor b);\n"
-                                        "torch::Tensor add_cuda(torch::Tensor a, torch::Tensor b);",
-                cuda_sources=CPP_SOURCE + CUDA_SOURCE, functions=functions, verbose=False)
+                name=name,
+                cpp_sources="torch::Tensor add_cpu(torch::Tensor a, torch::Tensor b);\n"
+                "torch::Tensor add_cuda(torch::Tensor a, torch::Tensor b);",
+                cuda_sources=CPP_SOURCE + CUDA_SOURCE,
+                functions=functions,
+                verbose=False,
+            )
         else:
-            _extension = cpp_extension.load_inline(name=name, cpp_sources=CPP_SOURCE, functions=functions,
-                                                   verbose=False)
+            _extension = cpp_extension.load_inline(
+                name=name, cpp_sources=CPP_SOURCE, functions=functions, verbose=False
+            )
     except (RuntimeError, OSError, ImportError) as exc:
         raise RuntimeError(
             "building the C++ add kernel failed: it needs a C++ compiler (g++) and the ninja package "

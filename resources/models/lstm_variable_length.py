@@ -11,6 +11,7 @@ Over the 11 sequence lengths below, dynamic=false compiles once per new length u
 recompile limit (8), then runs new lengths eagerly; auto compiles twice and then marks the
 length dynamic; true compiles once.
 """
+
 import torch
 
 INPUT_SIZE, HIDDEN_SIZE, BATCH = 128, 256, 4

@@ -1,4 +1,5 @@
 """torchvision ResNet-50 with random weights (weights=None: nothing is downloaded)."""
+
 import torch
 import torchvision
 

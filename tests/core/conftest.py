@@ -1,5 +1,6 @@
 """The core tests' fixtures: tiny model files written into tmp_path, and what torch itself
 logs on its graph_breaks artifact (helpers they use are in tests/core/helpers.py)."""
+
 from __future__ import annotations
 
 import logging
@@ -28,8 +29,7 @@ def torch_log():
     import torch._dynamo.symbolic_convert  # noqa: F401
 
     handler = TorchLog()
-    loggers = [logging.getLogger(n) for n in list(logging.root.manager.loggerDict)
-               if n.endswith(".__graph_breaks")]
+    loggers = [logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.endswith(".__graph_breaks")]
     for logger in loggers:
         logger.addHandler(handler)
     yield handler

@@ -1,6 +1,7 @@
 """What the core tests share: tiny model files as text, a job spec for them, running a job in
 this process or `main.py profile` in a child, and a handler that collects what torch itself
 logs on its graph_breaks artifact. Imported by the tests; fixtures are in conftest.py."""
+
 from __future__ import annotations
 
 import logging
@@ -12,7 +13,6 @@ from core import PROJECT_ROOT as ROOT
 from core.analysis.results import JobResult
 from core.measure.job import run_job
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-
 
 BREAKS_MODEL = '''\
 """Three graph breaks: a data-dependent branch, .item() and an explicit graph_break()."""
@@ -62,7 +62,7 @@ def get_example_inputs():
 
 # The disabled function runs eagerly, so dynamo cannot see the counter: the code after it
 # receives a tensor whose size alternates, and with dynamic=false that forces a recompile.
-SHAPE_CHANGE_MODEL = '''\
+SHAPE_CHANGE_MODEL = """\
 import torch
 
 CALLS = [0]
@@ -90,10 +90,10 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
-LSTM_MODEL = '''\
+LSTM_MODEL = """\
 import torch
 
 
@@ -103,16 +103,18 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(5, 1, 8),)
-'''
+"""
 
 
 def make_spec(source: str, backend: str = "eager", iters: int = 6, warmup: int = 2, **kwargs) -> JobSpec:
-    config = kwargs.pop("config", None) or CompileConfig(backend=backend, dynamic=kwargs.pop("dynamic", "auto"),
-                                                         dynamo_config=kwargs.pop("dynamo_config", ()))
+    config = kwargs.pop("config", None) or CompileConfig(
+        backend=backend, dynamic=kwargs.pop("dynamic", "auto"), dynamo_config=kwargs.pop("dynamo_config", ())
+    )
     import uuid
 
-    return JobSpec(job_id=uuid.uuid4().hex[:8], model=ModelSpec(source), config=config, iters=iters,
-                   warmup=warmup, **kwargs)
+    return JobSpec(
+        job_id=uuid.uuid4().hex[:8], model=ModelSpec(source), config=config, iters=iters, warmup=warmup, **kwargs
+    )
 
 
 def run_in_process(spec, should_stop=lambda: False):
@@ -131,8 +133,9 @@ def profile_command(*args, timeout=240, processes="1"):
     """The command as typed; one timing process unless a test asks for more (the default, 3,
     is tested once below)."""
     more = ["--processes", processes] if processes else []
-    return subprocess.run([sys.executable, "main.py", "profile", *args, *more], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "main.py", "profile", *args, *more], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def default_sigint() -> None:
@@ -169,8 +172,13 @@ def get_example_inputs():
 '''
 
 
-TINY_GPT2 = ("num_hidden_layers=1", "hidden_size=32", "num_attention_heads=2", "vocab_size=100",
-             "max_position_embeddings=64")
+TINY_GPT2 = (
+    "num_hidden_layers=1",
+    "hidden_size=32",
+    "num_attention_heads=2",
+    "vocab_size=100",
+    "max_position_embeddings=64",
+)
 
 
 class TorchLog(logging.Handler):

@@ -1,8 +1,10 @@
 """core/ never imports Qt or gui/: every core module, in every package, imported in a fresh
 interpreter; and the same check shown to catch a Qt import planted in a subpackage."""
+
 import os
 import subprocess
 import sys
+
 from core import PROJECT_ROOT as ROOT
 
 QT = ("PySide6", "pyqtgraph", "gui", "shiboken6")
@@ -19,8 +21,13 @@ CHECK = (
 
 
 def check(root: str, package: str = "core") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", CHECK.format(package=package, qt=QT)], cwd=root,
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-c", CHECK.format(package=package, qt=QT)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_every_core_module_imports_without_qt():

@@ -9,6 +9,7 @@ Run it only inside a fresh network namespace (tests/core/test_zoo_ray.py does:
 writes MARKERS/<pid>.started, sleeps, then <pid>.loaded), removes the second worker node, and
 prints one JSON line: the exit codes of both runs and the killed node's id.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ import time
 
 def main(argv: list[str]) -> int:
     out, markers = argv[0], argv[1]
-    zoo_args = argv[argv.index("--") + 1:]
+    zoo_args = argv[argv.index("--") + 1 :]
     from ray.cluster_utils import Cluster
 
     from core.cli.zoo import main as zoo_main

@@ -1,5 +1,6 @@
 """Fixtures for the desktop app's tests: a window with throwaway settings, garbage collected
 on the GUI thread as the app does (the helpers the tests share are in tests/gui/helpers.py)."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,5 +36,3 @@ def window(qtbot, settings):
     win.config_panel.processes.setValue(1)  # one timing process keeps the suite short (3 is tested apart)
     yield win
     win.close()
-
-

@@ -5,6 +5,7 @@ so the compile is cold). `python -m tests.bench gui` calls `measure_heartbeat`.
 Also `measure_launch`: seconds from process start to the main window's first show event,
 as `python main.py` does it (a subprocess that prints the time and exits).
 """
+
 from __future__ import annotations
 
 import os
@@ -13,26 +14,40 @@ import subprocess
 import sys
 import tempfile
 import time
-from core import PROJECT_ROOT as ROOT
 
+from core import PROJECT_ROOT as ROOT
 
 
 def measure_launch(runs: int = 3) -> float:
     """Best of `runs` launches: seconds from process start to the window's first show."""
-    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-               XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="cp-launch-config-"))
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="cp-launch-config-"),
+    )
     times = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "--print-launch-time",
-                              "--exit-after-show"], env=env, capture_output=True, text=True, timeout=120).stdout
+        out = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "main.py"), "--print-launch-time", "--exit-after-show"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
         m = re.search(r"launch_to_window_s: ([\d.]+)", out)
         if m:
             times.append(float(m.group(1)))
     return min(times) if times else float("nan")
 
 
-def measure_heartbeat(model: str = "resnet18", backend: str = "inductor", iters: int = 30, warmup: int = 3,
-                      timeout_s: float = 900.0, launch: bool = True) -> dict:
+def measure_heartbeat(
+    model: str = "resnet18",
+    backend: str = "inductor",
+    iters: int = 30,
+    warmup: int = 3,
+    timeout_s: float = 900.0,
+    launch: bool = True,
+) -> dict:
     """Run one profile through the app's worker and record the GUI thread's timer gaps."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # A fresh cache: the job process inherits this, so its inductor compile is cold.
@@ -46,8 +61,8 @@ def measure_heartbeat(model: str = "resnet18", backend: str = "inductor", iters:
     from PySide6.QtWidgets import QApplication
 
     from core.vocab.config import CompileConfig
-    from gui.window.main_window import MainWindow
     from gui.widgets.theme import apply_chart_theme
+    from gui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     apply_chart_theme()

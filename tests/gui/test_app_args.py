@@ -2,6 +2,7 @@
 stderr naming the value and the valid ones, exit code 2), never replacing a value silently;
 only accepted settings are remembered; a missing library of Qt's xcb plugin is named with
 the command that installs it."""
+
 from __future__ import annotations
 
 import os
@@ -10,10 +11,10 @@ import sys
 
 import pytest
 
+from core import PROJECT_ROOT as ROOT
 from core.vocab.config import CompileConfig
 from core.vocab.limits import LIMITS
-from tests.gui.helpers import TORCH_INFO_TIMEOUT_MS, GRAPH_BREAK_MODEL
-from core import PROJECT_ROOT as ROOT
+from tests.gui.helpers import GRAPH_BREAK_MODEL, TORCH_INFO_TIMEOUT_MS
 
 MAIN = os.path.join(ROOT, "main.py")
 
@@ -39,14 +40,17 @@ def automation(window):
     Automation.exit_code = None
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--iters", "0", "--run"], "--iters must be between 1 and 1,000,000, not 0."),
-    (["--iters", str(10**9), "--run"], "--iters must be between 1 and 1,000,000, not 1,000,000,000"),
-    (["--warmup", "-1"], "--warmup must be between 0 and 100,000, not -1."),
-    (["--batch-size", "0"], "--batch-size must be between 1 and 65,536, not 0."),
-    (["--image-size", "9999"], "--image-size must be between 16 and 8,192, not 9,999."),
-    (["--dynamo-config", "allow_rnn"], "is not KEY=VALUE"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--iters", "0", "--run"], "--iters must be between 1 and 1,000,000, not 0."),
+        (["--iters", str(10**9), "--run"], "--iters must be between 1 and 1,000,000, not 1,000,000,000"),
+        (["--warmup", "-1"], "--warmup must be between 0 and 100,000, not -1."),
+        (["--batch-size", "0"], "--batch-size must be between 1 and 65,536, not 0."),
+        (["--image-size", "9999"], "--image-size must be between 16 and 8,192, not 9,999."),
+        (["--dynamo-config", "allow_rnn"], "is not KEY=VALUE"),
+    ],
+)
 def test_numbers_and_malformed_overrides_are_refused_before_the_window(argv, message, capsys, monkeypatch):
     from gui import app
 
@@ -58,8 +62,14 @@ def test_numbers_and_malformed_overrides_are_refused_before_the_window(argv, mes
 
 def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
-    proc = subprocess.run([sys.executable, MAIN, GRAPH_BREAK_MODEL, "--backend", "nope", "--run"], env=env,
-                          capture_output=True, text=True, timeout=180, cwd=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, MAIN, GRAPH_BREAK_MODEL, "--backend", "nope", "--run"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "error: Unknown backend 'nope'. Valid backends here: " in proc.stderr and "aot_eager" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -67,13 +77,16 @@ def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
     assert "nope" not in settings  # a refused value is never remembered
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--mode", "max", "--run"], "Unknown mode 'max'. Valid modes here: default,"),
-    (["--dynamo-config", "allow_rn=True", "--run"], "no setting 'allow_rn'. Did you mean: allow_rnn?"),
-    (["--dynamo-config", "allow_rnn=maybe", "--run"], "allow_rnn takes True or False, not 'maybe'"),
-    (["--backend", "eager", "--mode", "max-autotune", "--run"], "only applies to the inductor backend"),
-    (["--sweep-shapes", "--run"], "--sweep-shapes needs a Python model file that defines get_input_variants()"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--mode", "max", "--run"], "Unknown mode 'max'. Valid modes here: default,"),
+        (["--dynamo-config", "allow_rn=True", "--run"], "no setting 'allow_rn'. Did you mean: allow_rnn?"),
+        (["--dynamo-config", "allow_rnn=maybe", "--run"], "allow_rnn takes True or False, not 'maybe'"),
+        (["--backend", "eager", "--mode", "max-autotune", "--run"], "only applies to the inductor backend"),
+        (["--sweep-shapes", "--run"], "--sweep-shapes needs a Python model file that defines get_input_variants()"),
+    ],
+)
 def test_settings_torch_refuses_end_the_app(qtbot, window, automation, settings, capsys, argv, message):
     assert automation([GRAPH_BREAK_MODEL, *argv]) == 2
     err = capsys.readouterr().err
@@ -124,8 +137,12 @@ def test_form_never_swaps_a_value_silently(qtbot, settings):
     assert not win.run_profile() and "nope" in win.last_error
     assert panel.iters.value() == 0 and panel.iters.text() == "auto"  # the default
     # the spin boxes hold exactly core's accepted ranges: nothing typed is clamped into another
-    for box, key in ((panel.warmup, "warmup"), (panel.processes, "processes"), (win.model_panel.batch, "batch_size"),
-                     (win.model_panel.image, "image_size")):
+    for box, key in (
+        (panel.warmup, "warmup"),
+        (panel.processes, "processes"),
+        (win.model_panel.batch, "batch_size"),
+        (win.model_panel.image, "image_size"),
+    ):
         assert (box.minimum(), box.maximum()) == (LIMITS[key].low, LIMITS[key].high)
     assert (panel.iters.minimum(), panel.iters.maximum()) == (0, LIMITS["iters"].high)  # 0 reads "auto"
     win.close()

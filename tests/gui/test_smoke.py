@@ -1,10 +1,12 @@
 """Launch `main.py` as a user would: the window opens (offscreen) and saves a screenshot;
 without a display it says how to run instead of a Qt stack trace."""
+
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+
 from core import PROJECT_ROOT as ROOT
 
 MAIN = os.path.join(ROOT, "main.py")
@@ -21,9 +23,14 @@ def test_main_screenshot(tmp_path):
     from PySide6.QtGui import QImage
 
     png = tmp_path / "window.png"
-    proc = subprocess.run([sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--print-launch-time"],
-                          env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"), capture_output=True, text=True,
-                          timeout=180, cwd=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--print-launch-time"],
+        env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "launch_to_window_s:" in proc.stdout
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]

@@ -1,7 +1,8 @@
 """Save a picture of the Zoo view over a zoo folder (for the README):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.gui.zoo_screenshot ZOO_DIR OUT.png [ORDER]
+QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.gui.zoo_screenshot ZOO_DIR OUT.png [ORDER]
 """
+
 from __future__ import annotations
 
 import sys

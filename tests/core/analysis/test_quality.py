@@ -1,18 +1,19 @@
 """The measurement-quality grade (core.analysis.quality): each reason on calls made to show it, the
 speedup over several processes, and the grade carried through the files."""
+
 import csv
 import json
 
 import numpy as np
 import pytest
 
+from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
+from core.analysis.results import JobResult
+from core.analysis.stats import speedup_over_processes
+from core.report.files import load_report, write_report
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
-from core.report.files import load_report, write_report
-from core.analysis.results import JobResult
-from core.analysis.stats import speedup_over_processes
 from tests.core.fakes import fake_result
 
 
@@ -29,8 +30,14 @@ def made(eager, compiled, processes=None, others=None, precision=None):
     r.apply(ev.LatencyMeasured("q", samples=tuple(samples)))
     if others is not None:
         for i in range(20):
-            r.apply(ev.ResourceSampled("q", sample=rec.ResourceSample(i * 0.2, "benchmark", 200.0, 1.0,
-                                                                    machine_cpu_percent=200.0 + 100 * others)))
+            r.apply(
+                ev.ResourceSampled(
+                    "q",
+                    sample=rec.ResourceSample(
+                        i * 0.2, "benchmark", 200.0, 1.0, machine_cpu_percent=200.0 + 100 * others
+                    ),
+                )
+            )
     r.apply(ev.JobCompleted("q"))
     return r
 
@@ -48,7 +55,9 @@ def test_steady_calls_on_a_quiet_machine_are_quiet():
 @pytest.mark.parametrize("others, expected", [(0.4, NOISY), (1.6, UNUSABLE)])
 def test_other_processes_on_the_machine(others, expected):
     q = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=others))
-    assert q.grade == expected and q.reasons[0] == f"other processes used {others:.1f} of 2 cores while calls were timed"
+    assert (
+        q.grade == expected and q.reasons[0] == f"other processes used {others:.1f} of 2 cores while calls were timed"
+    )
 
 
 def test_a_long_tail_is_named_with_its_factor():
@@ -68,9 +77,15 @@ def test_drift_counts_only_beyond_the_calls_own_spread():
 
 
 def test_processes_that_disagree_and_a_precision_not_reached():
-    r = made(normal(26, 0.01), normal(33, 0.01, seed=1), {1: (normal(26, 0.01, seed=2), normal(25.2, 0.01, seed=3)),
-                                                          2: (normal(26, 0.01, seed=4), normal(33.1, 0.01, seed=5))},
-             precision=2.0)
+    r = made(
+        normal(26, 0.01),
+        normal(33, 0.01, seed=1),
+        {
+            1: (normal(26, 0.01, seed=2), normal(25.2, 0.01, seed=3)),
+            2: (normal(26, 0.01, seed=4), normal(33.1, 0.01, seed=5)),
+        },
+        precision=2.0,
+    )
     q = grade(r)
     assert q.processes == 3 and len(q.process_speedups) == 3 and q.process_spread > 0.2
     assert q.grade == UNUSABLE and "the 3 processes disagree (speedups 0.79x, 1.03x, 0.79x)" in q.reasons[0]

@@ -4,17 +4,16 @@ Each test runs a job in-process on a tiny model file (backend "eager", well unde
 compiling) and compares the break table with what torch itself logged, collected here by a
 handler of our own on torch's graph_breaks loggers.
 """
+
 import os
 import re
 
-
+from core.analysis.results import JobResult
 from core.capture import break_records
-
-from core.vocab import source_paths as paths
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab import source_paths as paths
 from core.vocab.config import CompileConfig
-from core.analysis.results import JobResult
 from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, make_spec
 from tests.core.helpers import run_in_process as run
 
@@ -29,7 +28,7 @@ def skipped(result):
 
 # A break in a loop makes dynamo skip `looped`; forward's own .item() is a break of the same
 # kind (GB0124). Merging skipped frames by GB code used to drop every ordinary GB0124 break.
-SHARED_CODE_MODEL = '''\
+SHARED_CODE_MODEL = """\
 import torch
 
 
@@ -52,7 +51,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 def test_ordinary_breaks_are_kept_beside_a_skipped_frame_of_the_same_kind(write_model, torch_log):
@@ -83,8 +82,12 @@ def test_a_skipped_frame_follow_up_moves_its_breaks_without_double_counting():
         ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="0/0")),
         ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="0/0", per_call=0)),
         ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(**where, compile_id="1/0", per_call=0)),
-        ev.GraphBreakFound(result.job_id, graph_break=rec.GraphBreak(
-            **where, compile_id="0/0", frame_skipped=True, logged=2, eager_function="f (m.py:4)")),
+        ev.GraphBreakFound(
+            result.job_id,
+            graph_break=rec.GraphBreak(
+                **where, compile_id="0/0", frame_skipped=True, logged=2, eager_function="f (m.py:4)"
+            ),
+        ),
     ]
     for e in events:
         assert result.apply(e)
@@ -103,7 +106,7 @@ def test_a_skipped_frame_follow_up_moves_its_breaks_without_double_counting():
 
 # maybe_hang() runs eagerly (compiler.disable), counting model calls: the eager check is
 # call 1, the eager warm-up calls 2-3, the compile call 4, where it hangs after the break.
-HANG_AFTER_BREAK_MODEL = '''\
+HANG_AFTER_BREAK_MODEL = """\
 import time
 import torch
 
@@ -135,7 +138,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 8),)
-'''
+"""
 
 
 def test_breaks_found_before_a_compile_times_out_are_kept(write_model):
@@ -150,7 +153,8 @@ def test_breaks_found_before_a_compile_times_out_are_kept(write_model):
 
 
 def test_a_break_reached_through_nested_calls_is_logged_three_times_but_passed_once(write_model, torch_log):
-    path = write_model('''\
+    path = write_model(
+        """\
         import torch
 
 
@@ -173,7 +177,9 @@ def test_a_break_reached_through_nested_calls_is_logged_three_times_but_passed_o
 
         def get_example_inputs():
             return (torch.randn(4, 8),)
-        ''', "deep.py")
+        """,
+        "deep.py",
+    )
     _, result, events = run(make_spec(path, iters=2, warmup=1))
     # dynamo restarts forward's and outer's analysis and logs the break each time
     assert torch_log.sites == [(path, 5)] * 3
@@ -186,7 +192,8 @@ def test_a_break_reached_through_nested_calls_is_logged_three_times_but_passed_o
 
 
 def test_the_same_break_on_two_paths_counts_twice_per_call(write_model):
-    path = write_model('''\
+    path = write_model(
+        """\
         import torch
 
 
@@ -207,7 +214,9 @@ def test_the_same_break_on_two_paths_counts_twice_per_call(write_model):
 
         def get_example_inputs():
             return (torch.randn(4, 8),)
-        ''', "twice.py")
+        """,
+        "twice.py",
+    )
     _, result, _ = run(make_spec(path, iters=2, warmup=1))
     (gb,) = result.graph_breaks
     assert gb.line == 5 and gb.per_call == 2 and gb.logged >= 2
@@ -225,7 +234,7 @@ def test_lstm_skip_is_counted_once_per_call_though_torch_logs_it_twice(write_mod
     assert skip.eager_function.startswith("inner (torch/_dynamo/external_utils.py:")
 
 
-DECORATED_MODEL = '''\
+DECORATED_MODEL = """\
 import functools
 
 import torch
@@ -252,7 +261,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 def test_a_skipped_frame_names_the_failing_line_and_the_function_that_ran_eagerly(write_model):
@@ -264,7 +273,7 @@ def test_a_skipped_frame_names_the_failing_line_and_the_function_that_ran_eagerl
     assert skip.eager_function == "forward (deco.py:15)"
 
 
-LIBRARY_BREAK_MODEL = '''\
+LIBRARY_BREAK_MODEL = """\
 import torch
 from torchvision.ops import boxes
 
@@ -281,7 +290,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.tensor([[0.0, 0.0, 2.0, 2.0], [0.0, 0.0, 0.1, 0.1]]),)
-'''
+"""
 
 
 def test_a_break_in_a_library_names_the_users_call_site(write_model, torch_log):
@@ -328,16 +337,22 @@ def test_odd_characters_in_the_model_path_keep_every_location(tmp_path):
 
 
 def test_parse_graph_break_text_fallback_keeps_an_odd_path():
-    text = ("Graph break in user code at /tmp/odd\nname/m.py:13\n"
-            "Graph Break Reason: Data-dependent branching\n"
-            "  Explanation: Detected data-dependent branching.\n"
-            "  Hint: Use `torch.cond` to express dynamic control flow.\n"
-            "\n  Developer debug context: attempted to jump with TensorVariable()\n\n"
-            " For more details about this graph break, please visit: "
-            "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html\n")
+    text = (
+        "Graph break in user code at /tmp/odd\nname/m.py:13\n"
+        "Graph Break Reason: Data-dependent branching\n"
+        "  Explanation: Detected data-dependent branching.\n"
+        "  Hint: Use `torch.cond` to express dynamic control flow.\n"
+        "\n  Developer debug context: attempted to jump with TensorVariable()\n\n"
+        " For more details about this graph break, please visit: "
+        "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html\n"
+    )
     gb = break_records.parse_graph_break(text)
-    assert (gb.file, gb.line, gb.reason, gb.gb_code) == ("/tmp/odd\nname/m.py", 13, "Data-dependent branching",
-                                                         "GB0170")
+    assert (gb.file, gb.line, gb.reason, gb.gb_code) == (
+        "/tmp/odd\nname/m.py",
+        13,
+        "Data-dependent branching",
+        "GB0170",
+    )
 
 
 def test_torch_folder_test_compares_whole_path_components():
@@ -352,8 +367,10 @@ def test_torch_folder_test_compares_whole_path_components():
 
 
 def test_display_path():
-    assert paths.display_path("/x/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py") \
+    assert (
+        paths.display_path("/x/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py")
         == "transformers/models/bert/modeling_bert.py"
+    )
     assert paths.display_path("/usr/lib/python3/dist-packages/torchvision/ops/boxes.py") == "torchvision/ops/boxes.py"
     assert paths.display_path(os.path.join(os.getcwd(), "models", "m.py")) == os.path.join("models", "m.py")
     assert paths.display_path("/somewhere/else/m.py") == "m.py"

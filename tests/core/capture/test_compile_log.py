@@ -1,11 +1,12 @@
 """torch's compile log (--compile-log), the artifact layout and tlparse, without running a job."""
+
 import os
 
 import pytest
 
-from core.vocab import artifacts
 from core.capture.compile_log import CompileLogError, filter_log, parse_settings, read_job_log, read_log
 from core.report.files import FolderInUseError, OutputFolder
+from core.vocab import artifacts
 
 LOG = """\
 V1130 05:41:55.168000 28277 torch/_dynamo/symbolic_convert.py:5368] [0/0] [__graph_breaks] Graph break in user code at /m.py:15
@@ -21,7 +22,11 @@ def test_settings_in_torch_logs_syntax():
 
     assert parse_settings("graph_breaks,recompiles") == {"graph_breaks": True, "recompiles": True}
     assert parse_settings("+dynamo, inductor,-aot,output_code") == {
-        "dynamo": logging.DEBUG, "inductor": logging.INFO, "aot": logging.ERROR, "output_code": True}
+        "dynamo": logging.DEBUG,
+        "inductor": logging.INFO,
+        "aot": logging.ERROR,
+        "output_code": True,
+    }
     assert parse_settings("all") == {"torch": logging.INFO}
     with pytest.raises(CompileLogError, match="'dynamoo' is neither a torch log nor a log artifact.*graph_breaks"):
         parse_settings("dynamoo")
@@ -34,9 +39,14 @@ def test_log_entries_joined_and_filtered(tmp_path):
     path.write_text(LOG)
     entries = read_log(str(path))
     assert [(e.level, e.compile_id, e.artifact) for e in entries] == [
-        ("debug", "0/0", "graph_breaks"), ("info", "1/0", "recompiles"), ("warning", "", "")]
-    assert entries[0].text.splitlines() == ["Graph break in user code at /m.py:15",
-                                            "Graph Break Reason: Data-dependent branching"]
+        ("debug", "0/0", "graph_breaks"),
+        ("info", "1/0", "recompiles"),
+        ("warning", "", ""),
+    ]
+    assert entries[0].text.splitlines() == [
+        "Graph break in user code at /m.py:15",
+        "Graph Break Reason: Data-dependent branching",
+    ]
     assert entries[2].text.endswith("a line torch wrote without its prefix")
     assert [e.level for e in filter_log(entries, "info")] == ["info", "warning"]
     assert [e.artifact for e in filter_log(entries, text="RECOMPIL")] == ["recompiles"]
@@ -83,8 +93,8 @@ def test_bad_level_is_refused_before_any_work_and_verbose_points_here(tmp_path):
 
 
 def test_a_cancelled_job_keeps_the_files_it_wrote(tmp_path, write_model):
-    from core.vocab import events as ev
     from core.run.runner import JobRunner, RunListener
+    from core.vocab import events as ev
     from tests.core.helpers import BREAKS_MODEL, make_spec
 
     class CancelInBenchmark(RunListener):
@@ -93,8 +103,12 @@ def test_a_cancelled_job_keeps_the_files_it_wrote(tmp_path, write_model):
                 runner.cancel()
 
     runner = JobRunner(listener=CancelInBenchmark())
-    spec = make_spec(write_model(BREAKS_MODEL, "breaks.py"), iters=1_000_000, artifacts_dir=str(tmp_path),
-                     compile_log="graph_breaks,recompiles,graph_code")
+    spec = make_spec(
+        write_model(BREAKS_MODEL, "breaks.py"),
+        iters=1_000_000,
+        artifacts_dir=str(tmp_path),
+        compile_log="graph_breaks,recompiles,graph_code",
+    )
     result = runner.run(spec)
     assert result.status == "cancelled" and len(result.graphs) >= 3
     a = artifacts.JobArtifacts.for_label("eager")

@@ -4,23 +4,24 @@ the `cudagraphs_skipped` suggestion built from it.
 No GPU here: torch logs a skip's reason only for graphs on a GPU, so the end-to-end test makes
 torch's inductor take the CPU for one (`output_code.is_gpu`); everything else there is the real
 compile, torch's own skip check and message, and the real capture."""
+
 import dataclasses
 import logging
 
 import pytest
 import torch
 
-from core.capture import live as capture
-from core.vocab import records as rec
-from core.vocab.config import CompileConfig
-from core.measure.job import run_job
 from core.analysis.result_json import result_from_dict, result_to_dict
 from core.analysis.results import JobResult
+from core.capture import live as capture
 from core.decide.suggestions import suggest
-from tests.core.helpers import MLP_MODEL, make_spec
+from core.measure.job import run_job
+from core.vocab import records as rec
+from core.vocab.config import CompileConfig
 from tests.core.fakes import fake_result
+from tests.core.helpers import MLP_MODEL, make_spec
 
-BUFFER_MODEL = '''\
+BUFFER_MODEL = """\
 import torch
 
 
@@ -41,7 +42,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 def suggestions(results, rule):
@@ -57,17 +58,23 @@ def test_reads_torch_skip_messages_made_by_torch():
     stack = '  File "/work/me/model.py", line 7, in forward\n    self.buf.add_(1)\n'
     placeholder = cu.PlaceholderInfo("buf", None, [], stack)
     skip = capture.read_cudagraph_skip(cu.get_mutation_stack_trace([placeholder], [0]), "0/1")
-    assert skip == rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/work/me/model.py",
-                                    7, "0/1")
+    assert skip == rec.CudagraphSkip(
+        "skipping cudagraphs due to mutated inputs (1 instances)", "/work/me/model.py", 7, "0/1"
+    )
     # torch wraps a reason that has its prefix already (output_code.py): said once
     twice = cu.format_default_skip_message(cu.format_default_skip_message("cpu device (arg0_1)"))
     assert capture.read_cudagraph_skip(twice).reason == "skipping cudagraphs due to cpu device (arg0_1)"
     # the innermost frame in the user's code, not torch's
-    msg = ("index_put_ fallback with boolean indexing is not compatible with CUDA graphs Found from : \n"
-           f' File "{torch.__file__}", line 3\n File "/u/m.py", line 9\n File "{torch.__file__}", line 4\n')
+    msg = (
+        "index_put_ fallback with boolean indexing is not compatible with CUDA graphs Found from : \n"
+        f' File "{torch.__file__}", line 3\n File "/u/m.py", line 9\n File "{torch.__file__}", line 4\n'
+    )
     skip = capture.read_cudagraph_skip(msg)
     assert (skip.reason, skip.file, skip.line) == (
-        "index_put_ fallback with boolean indexing is not compatible with CUDA graphs", "/u/m.py", 9)
+        "index_put_ fallback with boolean indexing is not compatible with CUDA graphs",
+        "/u/m.py",
+        9,
+    )
 
 
 def test_capture_takes_only_torchs_skip_records_and_its_unlogged_count():
@@ -90,8 +97,10 @@ def test_capture_takes_only_torchs_skip_records_and_its_unlogged_count():
     finally:
         capture.install(lambda gb: None, lambda rc: None)  # our handlers off torch's loggers
         counters.clear()
-    assert not any(isinstance(h, capture._Handler)
-                   for h in logging.getLogger("torch._inductor.cudagraph_utils.__cudagraphs").handlers)
+    assert not any(
+        isinstance(h, capture._Handler)
+        for h in logging.getLogger("torch._inductor.cudagraph_utils.__cudagraphs").handlers
+    )
 
 
 # ------------------------------------------------------------------ a real compile
@@ -107,8 +116,10 @@ def skipped_on_a_gpu(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("m") / "counter.py"
     path.write_text(BUFFER_MODEL)
-    config = CompileConfig("inductor", inductor_options=(("fx_graph_cache", False), ("graph_partition", False),
-                                                         ("triton.cudagraphs", True)))
+    config = CompileConfig(
+        "inductor",
+        inductor_options=(("fx_graph_cache", False), ("graph_partition", False), ("triton.cudagraphs", True)),
+    )
     spec = make_spec(str(path), config=config, iters=4)
     result = JobResult(spec)
     with pytest.MonkeyPatch.context() as mp:
@@ -152,8 +163,10 @@ def test_reduce_overhead_on_the_cpu_is_confirmed_by_torchs_count(tmp_path, capsy
     from core.cli.output import print_summary
 
     print_summary([r])
-    assert "  CUDA graphs: none (CPU): CUDA graphs exist on a GPU only; this ran on the CPU (torch counted 1 skip)." \
+    assert (
+        "  CUDA graphs: none (CPU): CUDA graphs exist on a GPU only; this ran on the CPU (torch counted 1 skip)."
         in capsys.readouterr().out
+    )
 
 
 # ------------------------------------------------------------------ the rule on its own
@@ -163,8 +176,9 @@ MUTATION = rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 insta
 
 
 def test_a_mutated_input_is_named_with_its_line_and_the_fix():
-    r = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", graph_count=3,
-                    cudagraph_skips=[MUTATION])
+    r = fake_result(
+        CompileConfig("inductor", mode="reduce-overhead"), device="cuda", graph_count=3, cudagraph_skips=[MUTATION]
+    )
     (s,) = suggestions([r], "cudagraphs_skipped")
     assert s.title == ("CUDA graphs were skipped 1 time (mutated inputs (1 instances)): update inputs out of place")
     assert "model.py:12" in s.evidence and "make that update out of place" in s.evidence
@@ -175,27 +189,41 @@ def test_torchs_other_skip_wordings_are_read():
     from torch._inductor import cudagraph_utils as cu
 
     # the stack on the reason's own line (compile_fx.py: incompatible ops, dynamic graphs)
-    skip = capture.read_cudagraph_skip("disabling cudagraphs due to incompatible op aten.nonzero.default Found from "
-                                       '  File "/u/net.py", line 21, in forward\n    i = x.nonzero()\n')
-    assert (skip.reason, skip.file, skip.line) == ("disabling cudagraphs due to incompatible op aten.nonzero.default",
-                                                   "/u/net.py", 21)
+    skip = capture.read_cudagraph_skip(
+        "disabling cudagraphs due to incompatible op aten.nonzero.default Found from "
+        '  File "/u/net.py", line 21, in forward\n    i = x.nonzero()\n'
+    )
+    assert (skip.reason, skip.file, skip.line) == (
+        "disabling cudagraphs due to incompatible op aten.nonzero.default",
+        "/u/net.py",
+        21,
+    )
     # "cudagraph", singular (cudagraph_trees.py)
-    rerecord = rec.CudagraphSkip("skipping cudagraph due to function 3 exceeding max re-recording limit (=50) on "
-                                "cudagraph node None due to static input data pointer changed.")
+    rerecord = rec.CudagraphSkip(
+        "skipping cudagraph due to function 3 exceeding max re-recording limit (=50) on "
+        "cudagraph node None due to static input data pointer changed."
+    )
     r = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[rerecord])
     (s,) = suggestions([r], "cudagraphs_skipped")
     assert s.title.startswith("CUDA graphs were skipped 1 time (function 3 exceeding max re-recording limit")
     assert s.title.endswith(": give the graph stable inputs between calls")
-    assert suggestions([fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda",
-                                    cudagraph_skips=[rec.CudagraphSkip(cu.format_default_skip_message(
-                                        "['non-Tensor inputs']"))])], "cudagraphs_skipped")[0].title.endswith(
-        ": pass tensors, not Python values, into the compiled region")
+    assert suggestions(
+        [
+            fake_result(
+                CompileConfig("inductor", mode="reduce-overhead"),
+                device="cuda",
+                cudagraph_skips=[rec.CudagraphSkip(cu.format_default_skip_message("['non-Tensor inputs']"))],
+            )
+        ],
+        "cudagraphs_skipped",
+    )[0].title.endswith(": pass tensors, not Python values, into the compiled region")
 
 
 def test_max_autotune_all_skipped_offers_its_no_cudagraphs_twin():
     unknown = rec.CudagraphSkip("skipping cudagraphs due to something new in torch")
-    r = fake_result(CompileConfig("inductor", mode="max-autotune"), device="cuda", graph_count=2,
-                    cudagraph_skips=[unknown, unknown])
+    r = fake_result(
+        CompileConfig("inductor", mode="max-autotune"), device="cuda", graph_count=2, cudagraph_skips=[unknown, unknown]
+    )
     (s,) = suggestions([r], "cudagraphs_skipped")
     assert s.title == "CUDA graphs were skipped 2 times (something new in torch)"  # no advice invented
     assert "(2 times)" in s.evidence and s.changes[0].mode == "max-autotune-no-cudagraphs"

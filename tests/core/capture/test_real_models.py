@@ -5,10 +5,10 @@ all with random weights (nothing is downloaded), compiled with backend "eager". 
 graph_breaks log records are collected here independently of core.capture.live, and every place
 torch logged must be in the table, each record counted once.
 """
+
 import os
 
 import pytest
-
 
 from core.vocab import source_paths as paths
 from tests.core.helpers import make_spec
@@ -121,8 +121,7 @@ def test_hugging_face_bart(write_model, torch_log):
     pytest.importorskip("transformers")
     _, result = profile(write_model, BART, "bart.py")
     ordinary = check_against_torch(result, torch_log)
-    assert ordinary and all(paths.display_path(g.file) == "transformers/models/bart/modeling_bart.py"
-                            for g in ordinary)
+    assert ordinary and all(paths.display_path(g.file) == "transformers/models/bart/modeling_bart.py" for g in ordinary)
     assert all(os.path.isabs(g.file) for g in ordinary)  # the report keeps the full path
 
 

@@ -1,12 +1,12 @@
 """`python main.py profile ...` exactly as a user types it."""
+
 import csv
 import subprocess
 import sys
 
-from tests.core.helpers import BREAKS_MODEL
-from tests.core.helpers import default_sigint, profile_command as profile
 from core import PROJECT_ROOT as ROOT
-
+from tests.core.helpers import BREAKS_MODEL, default_sigint
+from tests.core.helpers import profile_command as profile
 
 
 def test_invalid_values_are_refused_before_any_work(tmp_path):
@@ -32,8 +32,9 @@ def test_invalid_values_are_refused_before_any_work(tmp_path):
 def test_profile_every_combination_writes_the_report(tmp_path, write_model):
     path = write_model(BREAKS_MODEL, "breaks.py")
     out = tmp_path / "report"
-    proc = profile(path, "--backend", "eager", "--backend", "aot_eager", "--iters", "5", "--warmup", "1",
-                   "--out", str(out))
+    proc = profile(
+        path, "--backend", "eager", "--backend", "aot_eager", "--iters", "5", "--warmup", "1", "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     with open(out / "summary.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -41,15 +42,17 @@ def test_profile_every_combination_writes_the_report(tmp_path, write_model):
     assert all(r["status"] == "completed" and r["graph_break_sites"] == "3" for r in rows)
     with open(out / "graph_breaks.csv", newline="") as fh:
         breaks = list(csv.DictReader(fh))
-    assert sorted({(b["gb_code"], b["line"]) for b in breaks}) == [("GB0025", "19"), ("GB0124", "17"),
-                                                                  ("GB0170", "13")]
+    assert sorted({(b["gb_code"], b["line"]) for b in breaks}) == [("GB0025", "19"), ("GB0124", "17"), ("GB0170", "13")]
     assert "graph break GB0170 at breaks.py:13" in proc.stdout
     assert (out / "report.json").exists() and (out / "resources.csv").exists()
 
 
 def test_failing_job_exits_nonzero_and_still_reports(tmp_path, write_model):
-    path = write_model("import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
-                       "def get_example_inputs():\n    return (torch.randn(2, 5),)\n", "wrong_shape.py")
+    path = write_model(
+        "import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
+        "def get_example_inputs():\n    return (torch.randn(2, 5),)\n",
+        "wrong_shape.py",
+    )
     out = tmp_path / "report"
     proc = profile(path, "--backend", "eager", "--out", str(out))
     assert proc.returncode == 1
@@ -60,9 +63,11 @@ def test_failing_job_exits_nonzero_and_still_reports(tmp_path, write_model):
 
 
 def test_absurd_numbers_are_refused_not_clamped(tmp_path):
-    for flag, value, expected in (("--iters", "1000000000", "--iters must be between 1 and 1,000,000"),
-                                  ("--timeout", "0", "--timeout must be between 1 and"),
-                                  ("--warmup", "-1", "--warmup must be between 0 and")):
+    for flag, value, expected in (
+        ("--iters", "1000000000", "--iters must be between 1 and 1,000,000"),
+        ("--timeout", "0", "--timeout must be between 1 and"),
+        ("--warmup", "-1", "--warmup must be between 0 and"),
+    ):
         proc = profile("resnet18", flag, value, "--out", str(tmp_path / "out"))
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
     assert not (tmp_path / "out").exists()
@@ -82,24 +87,33 @@ def test_a_folder_that_cannot_be_written_or_holds_a_run_is_refused(tmp_path, wri
 
 def test_a_failed_compile_names_the_config_not_a_phase(tmp_path, write_model):
     path = write_model(BREAKS_MODEL, "breaks.py")
-    proc = profile(path, "--backend", "eager", "--fullgraph", "--iters", "3", "--warmup", "1",
-                   "--out", str(tmp_path / "r"))
+    proc = profile(
+        path, "--backend", "eager", "--fullgraph", "--iters", "3", "--warmup", "1", "--out", str(tmp_path / "r")
+    )
     assert proc.returncode == 1
     assert "error: config 'eager/fullgraph' (backend eager): compile failed" in proc.stderr
 
 
-MLP = ("import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
-       "def get_example_inputs():\n    return (torch.randn(2, 4),)\n")
-SLOW = ("import time, torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
-        "        time.sleep(0.05)\n        return x + 1\n"
-        "def get_model():\n    return M()\ndef get_example_inputs():\n    return (torch.randn(2, 4),)\n")
+MLP = (
+    "import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
+    "def get_example_inputs():\n    return (torch.randn(2, 4),)\n"
+)
+SLOW = (
+    "import time, torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        time.sleep(0.05)\n        return x + 1\n"
+    "def get_model():\n    return M()\ndef get_example_inputs():\n    return (torch.randn(2, 4),)\n"
+)
 
 
 def _start(*args):
-    return subprocess.Popen([sys.executable, "main.py", "profile", *args, "--processes", "1"], cwd=ROOT,
-                            preexec_fn=default_sigint,
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "main.py", "profile", *args, "--processes", "1"],
+        cwd=ROOT,
+        preexec_fn=default_sigint,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_ctrl_c_before_any_job_exits_cleanly(tmp_path):
@@ -121,8 +135,19 @@ def test_ctrl_c_during_a_job_keeps_what_was_measured(tmp_path, write_model):
 
     path = write_model(SLOW, "slow.py")
     out_dir = tmp_path / "r"
-    proc = _start(path, "--backend", "eager", "--backend", "aot_eager", "--iters", "100000", "--warmup", "1",
-                  "--out", str(out_dir))
+    proc = _start(
+        path,
+        "--backend",
+        "eager",
+        "--backend",
+        "aot_eager",
+        "--iters",
+        "100000",
+        "--warmup",
+        "1",
+        "--out",
+        str(out_dir),
+    )
     import select
 
     deadline = time.time() + 180
@@ -146,11 +171,13 @@ def test_the_defaults_time_until_precise_in_three_processes_and_grade_the_timing
     precision was reached, and how far the timing can be trusted."""
     import json
 
-    path = write_model("import torch\ndef get_model():\n    return torch.nn.Sequential(torch.nn.Linear(64, 64), "
-                       "torch.nn.ReLU())\ndef get_example_inputs():\n    return (torch.randn(8, 64),)\n", "mlp.py")
+    path = write_model(
+        "import torch\ndef get_model():\n    return torch.nn.Sequential(torch.nn.Linear(64, 64), "
+        "torch.nn.ReLU())\ndef get_example_inputs():\n    return (torch.randn(8, 64),)\n",
+        "mlp.py",
+    )
     out = tmp_path / "r"
-    proc = profile(path, "--backend", "eager", "--max-time", "6", "--op-profile", "0", "--out", str(out),
-                   processes="")
+    proc = profile(path, "--backend", "eager", "--max-time", "6", "--op-profile", "0", "--out", str(out), processes="")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "process 3 of 3" in proc.stderr and "calls a side, speedup" in proc.stderr
     timing = next(line for line in proc.stdout.splitlines() if line.startswith("  timing: "))

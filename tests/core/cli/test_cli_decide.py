@@ -1,20 +1,36 @@
 """`profile` with the decision: accuracy on the CLI, --fail-on accuracy, the recommendation
 and its files, --calls."""
+
 import csv
 import json
 import subprocess
 import sys
 
-from tests.core.helpers import BREAKS_MODEL
-from tests.core.helpers import SCALED_WHEN_COMPILED
 from core import PROJECT_ROOT as ROOT
-
+from tests.core.helpers import BREAKS_MODEL, SCALED_WHEN_COMPILED
 
 
 def profile(*args, timeout=240):
-    return subprocess.run([sys.executable, "main.py", "profile", *args, "--iters", "5", "--warmup", "1",
-                           "--op-profile", "0", "--processes", "1"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [
+            sys.executable,
+            "main.py",
+            "profile",
+            *args,
+            "--iters",
+            "5",
+            "--warmup",
+            "1",
+            "--op-profile",
+            "0",
+            "--processes",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_fail_on_accuracy_exits_nonzero_naming_the_config(write_model, tmp_path):
@@ -40,8 +56,10 @@ def test_recommendation_and_suggestions_in_report_json_text_and_stdout(write_mod
     # backend eager is a reference only: nothing that could be chosen was measured
     assert rec["calls"] == 250 and rec["choice"] == "" and rec["confidence"] == "cannot tell"
     assert doc["options"]["calls"] == 250
-    assert any(s["rule"] == "dynamo_config" and s["changes"][0]["dynamo_config"] == {"capture_scalar_outputs": True}
-               for s in doc["suggestions"])
+    assert any(
+        s["rule"] == "dynamo_config" and s["changes"][0]["dynamo_config"] == {"capture_scalar_outputs": True}
+        for s in doc["suggestions"]
+    )
     text = (out / "recommendation.txt").read_text()
     assert rec["sentence"] in text and "capture_scalar_outputs" in text
     assert "Recommendation for 250 calls" in proc.stdout and "Suggestions from the measurements:" in proc.stdout

@@ -1,8 +1,10 @@
 """The check of Qt's xcb plugin before the app starts: which libraries are missing and what
 installs them, with stand-ins for ldd and the library lookup."""
+
 from __future__ import annotations
 
 from core.cli import platform_check as pc
+
 LDD_OUTPUT = """\
 \tlinux-vdso.so.1 (0x00007ffc)
 \tlibQt6XcbQpa.so.6 => /venv/PySide6/Qt/lib/libQt6XcbQpa.so.6 (0x00007f)
@@ -44,8 +46,9 @@ def test_without_ldd_the_known_libraries_are_looked_up_by_name(tmp_path):
     assert missing == ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0"]
     assert "xcb-icccm" in looked_up and "X11-xcb" in looked_up
     # ldd, when it answers, decides; a plugin that is not there falls back to the names
-    assert pc.missing_xcb_libraries(str(plugin), ldd=lambda path: ["libxcb-icccm.so.4"], find=find) == \
-        ["libxcb-icccm.so.4"]
+    assert pc.missing_xcb_libraries(str(plugin), ldd=lambda path: ["libxcb-icccm.so.4"], find=find) == [
+        "libxcb-icccm.so.4"
+    ]
     assert pc.missing_xcb_libraries(str(tmp_path / "absent.so"), ldd=lambda path: [], find=lambda n: "x") == []
 
 

@@ -1,16 +1,17 @@
 """`compare BASELINE NEW`: an injected regression is flagged, a rerun within noise passes."""
+
 import csv
 import os
 import subprocess
 import sys
 
-from core.vocab import records as rec
+from core import PROJECT_ROOT as ROOT
 from core.analysis.stats import median_interval
 from core.decide.compare import compare_reports
-from core.vocab.config import CompileConfig
 from core.report.files import load_report, write_report
+from core.vocab import records as rec
+from core.vocab.config import CompileConfig
 from tests.core.fakes import fake_result
-from core import PROJECT_ROOT as ROOT
 
 BREAK = rec.GraphBreak("Data-dependent branching", "GB0170", file="/models/net.py", line=13, source="if x.sum() > 0:")
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
@@ -23,8 +24,9 @@ def saved(tmp_path, name, results, **kwargs):
 
 
 def compare(*args):
-    return subprocess.run([sys.executable, "main.py", "compare", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "main.py", "compare", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def baseline():
@@ -33,13 +35,17 @@ def baseline():
 
 def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
     base = saved(tmp_path, "base", baseline())
-    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
-              fake_result(FREEZING, compiled_ms=3.0, seed=4)]
+    slower = [
+        fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+        fake_result(FREEZING, compiled_ms=3.0, seed=4),
+    ]
     new = saved(tmp_path, "new", slower)
     proc = compare(base, new, "--threshold", "10", "--out", str(tmp_path / "cmp"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
-    assert "REGRESSION" in line and "compiled +30" in line and "outside the noise" in line and "graph break added" in line
+    assert (
+        "REGRESSION" in line and "compiled +30" in line and "outside the noise" in line and "graph break added" in line
+    )
     assert "+ graph break GB0170 at " in proc.stdout and "net.py:13: Data-dependent branching" in proc.stdout
     assert next(x for x in proc.stdout.splitlines() if x.startswith(FREEZING.label)).startswith(f"{FREEZING.label}: ok")
     with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
@@ -52,8 +58,14 @@ def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
 
 def test_two_runs_of_the_same_config_within_noise_pass(tmp_path):
     base = saved(tmp_path, "base", baseline())
-    rerun = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05),
-                                    fake_result(FREEZING, compiled_ms=2.98, seed=12, noise=0.05)])
+    rerun = saved(
+        tmp_path,
+        "new",
+        [
+            fake_result("inductor", compiled_ms=5.02, seed=11, noise=0.05),
+            fake_result(FREEZING, compiled_ms=2.98, seed=12, noise=0.05),
+        ],
+    )
     proc = compare(base, os.path.join(rerun, "report.json"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert all(line.split(": ", 1)[1].startswith("ok") for line in proc.stdout.splitlines() if ": " in line)
@@ -75,8 +87,11 @@ def test_accuracy_failure_and_a_failed_job_are_regressions():
 
 def test_different_torch_device_or_threads_warn_naming_the_difference(tmp_path):
     base = saved(tmp_path, "base", [fake_result("inductor", environment={"threads": 2})])
-    new = saved(tmp_path, "new", [fake_result("inductor", environment={"threads": 8, "torch": "2.15.0"}),
-                                  fake_result("aot_eager")])
+    new = saved(
+        tmp_path,
+        "new",
+        [fake_result("inductor", environment={"threads": 8, "torch": "2.15.0"}), fake_result("aot_eager")],
+    )
     results = [load_report(base), load_report(new)]
     comparison = compare_reports(*results[0], *results[1])
     text = " ".join(comparison.warnings)
@@ -100,8 +115,10 @@ def test_median_interval_brackets_the_median():
 def test_trends_colour_a_regression_worse_and_a_rerun_within_noise():
     from core.decide.compare import BETTER, NOISE, WORSE, trends
 
-    slower = [fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
-              fake_result(FREEZING, compiled_ms=2.0, seed=4)]
+    slower = [
+        fake_result("inductor", compiled_ms=6.5, seed=3, graph_breaks=(BREAK,)),
+        fake_result(FREEZING, compiled_ms=2.0, seed=4),
+    ]
     result = compare_reports(baseline(), {}, slower, {}, 10.0)
     by = {c.config: trends(c, 10.0) for c in result.configs}
     assert by["inductor"]["compiled"] == WORSE and by["inductor"]["graph_breaks"] == WORSE
@@ -169,8 +186,9 @@ def test_out_naming_a_file_is_refused_before_any_work(tmp_path):
 
 def test_a_config_still_running_in_the_app_is_not_missing():
     base = baseline()
-    (c, _) = compare_reports(base, {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {},
-                             pending=frozenset({FREEZING.label})).configs[::-1]
+    (c, _) = compare_reports(
+        base, {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {}, pending=frozenset({FREEZING.label})
+    ).configs[::-1]
     assert c.config == FREEZING.label and not c.regression and "not finished yet" in c.verdict
 
 
@@ -183,20 +201,30 @@ def test_a_report_with_no_timed_calls_or_an_unusable_timing_cannot_tell_and_a_ga
     line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
     assert line.startswith("inductor: CANNOT TELL: the new report has no timed calls for it")
     assert "cannot tell whether these regressed (see above): inductor" in proc.stderr
-    busy = saved(tmp_path, "busy", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5),
-                                    fake_result(FREEZING, compiled_ms=3.0)])
+    busy = saved(
+        tmp_path,
+        "busy",
+        [fake_result("inductor", compiled_ms=9.0, others_cores=1.5), fake_result(FREEZING, compiled_ms=3.0)],
+    )
     proc = compare(base, busy)
     assert proc.returncode == 3 and "the timing of the new report was unusable (other processes used 1.5" in proc.stdout
-    worse = saved(tmp_path, "worse", [fake_result("inductor", compiled_ms=9.0, others_cores=1.5, accuracy="fail"),
-                                      fake_result(FREEZING, compiled_ms=3.0)])
+    worse = saved(
+        tmp_path,
+        "worse",
+        [
+            fake_result("inductor", compiled_ms=9.0, others_cores=1.5, accuracy="fail"),
+            fake_result(FREEZING, compiled_ms=3.0),
+        ],
+    )
     assert compare(base, worse).returncode == 1  # what can be judged (accuracy) still fails the gate
 
 
 def test_a_noisy_report_is_warned_about():
     noisy = [fake_result("inductor", compiled_ms=5.0, others_cores=0.4, seed=7)]
     comparison = compare_reports([fake_result("inductor", compiled_ms=5.0, seed=8)], {}, noisy, {})
-    assert any(w.startswith("new: the timing of inductor was noisy (other processes used 0.4") for w in
-               comparison.warnings)
+    assert any(
+        w.startswith("new: the timing of inductor was noisy (other processes used 0.4") for w in comparison.warnings
+    )
 
 
 def test_a_config_label_with_terminal_escapes_is_printed_escaped(tmp_path):

@@ -1,10 +1,11 @@
 """The recommendation: total time per option, the choice, how sure, and its code."""
+
 import pytest
 import torch
 
 from core.decide.codegen import compile_code
-from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.decide.recommend import CANNOT_TELL, NOT_COMPILED, recommend
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from tests.core.fakes import fake_result
 
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
@@ -44,15 +45,21 @@ def test_overlapping_intervals_are_indistinguishable_and_the_cheaper_compile_win
 
 
 def test_clearly_faster_config_is_clear_and_names_the_runner_up():
-    rec = recommend([fake_result("inductor", compiled_ms=9.0, compile_s=5.0, seed=1),
-                     fake_result(FREEZING, compiled_ms=6.0, compile_s=8.0, seed=2)], calls=10_000)
+    rec = recommend(
+        [
+            fake_result("inductor", compiled_ms=9.0, compile_s=5.0, seed=1),
+            fake_result(FREEZING, compiled_ms=6.0, compile_s=8.0, seed=2),
+        ],
+        calls=10_000,
+    )
     assert rec.choice == FREEZING.label and rec.confidence == "clear"
     assert "clearly ahead of the next best, inductor" in rec.sentence
 
 
 def test_no_config_measurably_faster_than_eager_cannot_tell():
-    rec = recommend([fake_result("inductor", eager_ms=10.0, compiled_ms=9.9, compile_s=1.0, noise=0.3)],
-                    calls=1_000_000)
+    rec = recommend(
+        [fake_result("inductor", eager_ms=10.0, compiled_ms=9.9, compile_s=1.0, noise=0.3)], calls=1_000_000
+    )
     assert rec.choice == NOT_COMPILED and rec.confidence == CANNOT_TELL and rec.config is None
     assert rec.sentence.startswith("Cannot tell whether compiling pays off at 1,000,000 calls")
     assert "within the noise of not compiling" in rec.sentence and rec.rerun
@@ -109,10 +116,15 @@ def test_fast_and_wrong_is_never_recommended():
 
 
 def test_reference_backends_failed_jobs_and_unchecked_accuracy():
-    rec = recommend([fake_result("eager", compiled_ms=1.0, compile_s=0.1),
-                     fake_result("aot_eager", compiled_ms=1.0, compile_s=0.1),
-                     fake_result(FREEZING, status="failed"),
-                     fake_result("inductor", compiled_ms=5.0, accuracy="nondeterministic")], calls=10_000)
+    rec = recommend(
+        [
+            fake_result("eager", compiled_ms=1.0, compile_s=0.1),
+            fake_result("aot_eager", compiled_ms=1.0, compile_s=0.1),
+            fake_result(FREEZING, status="failed"),
+            fake_result("inductor", compiled_ms=5.0, accuracy="nondeterministic"),
+        ],
+        calls=10_000,
+    )
     assert rec.choice == "inductor" and "accuracy nondeterministic" in rec.sentence
     assert "debugging reference" in option(rec, "eager").why_not
     assert "did not complete" in option(rec, FREEZING.label).why_not
@@ -136,8 +148,7 @@ def test_text_and_dict_hold_the_sentence_code_and_every_option():
 
 CONFIGS = [
     CompileConfig("aot_eager", dynamic="true", fullgraph=True),
-    CompileConfig("eager", dynamic="false", dynamo_config=(("capture_scalar_outputs", True),
-                                                           ("recompile_limit", 16))),
+    CompileConfig("eager", dynamic="false", dynamo_config=(("capture_scalar_outputs", True), ("recompile_limit", 16))),
     FREEZING,
     AUTOTUNE,
     CompileConfig("inductor"),
@@ -183,10 +194,18 @@ def test_shape_sweeps_are_costed_per_cycle_of_variants_and_kept_apart_from_plain
     from core.vocab import records
 
     def variants(compiled_ms, compile_s):
-        return [records.VariantResult(i, (f"x[{n}×8]",), 1, i > 0, compile_time_s=compile_s,
-                                 eager_ms=tuple(10.0 * n + 0.01 * k for k in range(20)),
-                                 compiled_ms=tuple(compiled_ms * n + 0.01 * k for k in range(20)))
-                for i, n in enumerate((1, 2, 3))]
+        return [
+            records.VariantResult(
+                i,
+                (f"x[{n}×8]",),
+                1,
+                i > 0,
+                compile_time_s=compile_s,
+                eager_ms=tuple(10.0 * n + 0.01 * k for k in range(20)),
+                compiled_ms=tuple(compiled_ms * n + 0.01 * k for k in range(20)),
+            )
+            for i, n in enumerate((1, 2, 3))
+        ]
 
     dyn = fake_result(CompileConfig("inductor", dynamic="true"), sweep=True, variants=variants(5.0, 2.0))
     static = fake_result(CompileConfig("inductor", dynamic="false"), sweep=True, variants=variants(4.0, 10.0))

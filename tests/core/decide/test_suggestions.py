@@ -1,17 +1,18 @@
 """Every suggestion rule on a model that triggers it and on one that does not; the
 "apply and re-run" changes as data."""
+
 import pytest
 
-from core.vocab import events as ev
-from core.vocab import records as rec
-from core.vocab import op_records as oprec
-from core.vocab.config import CompileConfig
-from core.measure.job import run_job
 from core.analysis.results import JobResult
-from core.decide.suggestions import suggest
 from core.decide.advice import ConfigChange
-from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
+from core.decide.suggestions import suggest
+from core.measure.job import run_job
+from core.vocab import events as ev
+from core.vocab import op_records as oprec
+from core.vocab import records as rec
+from core.vocab.config import CompileConfig
 from tests.core.fakes import fake_result
+from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
 
 
 def run(spec):
@@ -44,6 +45,7 @@ def inductor_reduce_overhead_on_cpu(tmp_path_factory):
 
 def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu, monkeypatch):
     from core.decide import suggestions
+
     # the premise under test is the compile's; whether this machine was busy meanwhile (the
     # timing gate, tested with fakes below) is not
     monkeypatch.setattr(suggestions, "timing_trusted", lambda result: True)
@@ -66,13 +68,17 @@ def test_rules_stay_quiet_where_they_do_not_apply():
     assert rules([frozen], calls=10**9) == []
     assert rules([fake_result("aot_eager", compile_s=100.0)], calls=1) == []  # no inductor: no cache, no freezing
     assert "freezing" not in rules([fake_result("inductor", device="cuda")])
-    assert "cudagraphs_on_cpu" not in rules([fake_result(CompileConfig("inductor", mode="reduce-overhead"),
-                                                         device="cuda")])
+    assert "cudagraphs_on_cpu" not in rules(
+        [fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda")]
+    )
     assert "compile_cache" not in rules([fake_result("inductor", compile_s=1.0, compiled_ms=5.0)], calls=10_000)
 
 
 def test_freezing_not_suggested_when_the_run_already_measured_it():
-    plain, frozen = fake_result("inductor"), fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)))
+    plain, frozen = (
+        fake_result("inductor"),
+        fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),))),
+    )
     assert "freezing" in rules([plain]) and "freezing" not in rules([plain, frozen])
 
 
@@ -100,9 +106,17 @@ def test_size_mismatch_recompiles_suggest_dynamic_and_mark_dynamic(write_model):
 
 
 def test_sweep_recompiles_count_their_compile_time():
-    variants = [rec.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
-                rec.VariantResult(1, ("x[8×8]",), 1, True, ("tensor 'args[0]' size mismatch at index 0. expected 4, "
-                                                           "actual 8",), compile_time_s=2.5)]
+    variants = [
+        rec.VariantResult(0, ("x[4×8]",), 1, False, compile_time_s=1.0),
+        rec.VariantResult(
+            1,
+            ("x[8×8]",),
+            1,
+            True,
+            ("tensor 'args[0]' size mismatch at index 0. expected 4, actual 8",),
+            compile_time_s=2.5,
+        ),
+    ]
     r = fake_result(CompileConfig("eager", dynamic="false"), variants=variants)
     s = only([r], "dynamic_shapes")
     assert "2.5 s of compiling" in s.evidence and "mark_dynamic(inputs[0], 0)" in s.code
@@ -135,20 +149,36 @@ def test_a_config_change_is_plain_data():
     d = change.to_dict()
     assert d["dynamic"] == "true" and d["dynamo_config"] == {"allow_rnn": True} and d["backend"] is None
     assert change.apply(CompileConfig("eager", dynamo_config=(("recompile_limit", 16),))).dynamo_config == (
-        ("allow_rnn", True), ("recompile_limit", 16))
+        ("allow_rnn", True),
+        ("recompile_limit", 16),
+    )
 
 
 # ------------------------------------------------------------------ the op profile: time outside graphs
 
 
 def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
-    r = fake_result("inductor", eager_ms=5.0, compiled_ms=compiled_ms, graph_breaks=(
-        rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),))
-    compiled = oprec.SideOpProfile("compiled", calls=10, ms_per_call=per_call_ms, outside_graphs_ms=outside_ms,
-                                guard_checks_ms=guard_ms, in_graphs_ms=per_call_ms - outside_ms, graphs_per_call=2)
-    profile = oprec.OpProfile(10, eager=oprec.SideOpProfile("eager", calls=10, ms_per_call=0.8), compiled=compiled,
-                           break_costs=(oprec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8,
-                                                     1.0),))
+    r = fake_result(
+        "inductor",
+        eager_ms=5.0,
+        compiled_ms=compiled_ms,
+        graph_breaks=(rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),),
+    )
+    compiled = oprec.SideOpProfile(
+        "compiled",
+        calls=10,
+        ms_per_call=per_call_ms,
+        outside_graphs_ms=outside_ms,
+        guard_checks_ms=guard_ms,
+        in_graphs_ms=per_call_ms - outside_ms,
+        graphs_per_call=2,
+    )
+    profile = oprec.OpProfile(
+        10,
+        eager=oprec.SideOpProfile("eager", calls=10, ms_per_call=0.8),
+        compiled=compiled,
+        break_costs=(oprec.BreakCost("Data-dependent branching", "/m/net.py", 13, outside_ms * 0.8, 1.0),),
+    )
     r.apply(ev.OpProfileMeasured(r.job_id, profile=profile))
     return r
 
@@ -167,8 +197,11 @@ def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timin
     noisy = _profiled(compiled_ms=5.0, outside_ms=0.7, guard_ms=0.3)  # 1.00x: the interval includes 1
     assert noisy.summary()["speedup_ci_high"] > 1.0 and "time_outside_graphs" not in rules([noisy])
     busy = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.3)
-    busy.apply(ev.ResourceSampled(busy.job_id, sample=rec.ResourceSample(0.2, "benchmark", 100.0, 1.0,
-                                                                       machine_cpu_percent=250.0)))
+    busy.apply(
+        ev.ResourceSampled(
+            busy.job_id, sample=rec.ResourceSample(0.2, "benchmark", 100.0, 1.0, machine_cpu_percent=250.0)
+        )
+    )
     assert busy.quality().grade == "unusable" and rules([busy]) == []
 
 
@@ -178,9 +211,15 @@ def test_no_compiled_is_slower_advice_within_the_noise_or_from_an_unusable_timin
 def test_nothing_compiled_gets_no_tuning_advice_and_the_blocking_cause_comes_first():
     """The reported case: the LSTM without allow_rnn got "Try freezing" first, citing two runs of
     the same eager code that differed by noise (compiled 10.9 ms against eager 15.3 ms)."""
-    skipped = rec.GraphBreak("Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/m/lstm.py", line=12,
-                            frame_skipped=True, eager_function="forward",
-                            hints=("Set torch._dynamo.config.allow_rnn=True to enable experimental support.",))
+    skipped = rec.GraphBreak(
+        "Attempted to wrap RNN, GRU, or LSTM",
+        "GB0014",
+        file="/m/lstm.py",
+        line=12,
+        frame_skipped=True,
+        eager_function="forward",
+        hints=("Set torch._dynamo.config.allow_rnn=True to enable experimental support.",),
+    )
     lstm = fake_result("inductor", eager_ms=15.3, compiled_ms=10.9, graph_count=0, graph_breaks=(skipped,))
     found = suggest([lstm])
     assert found[0].rule == "dynamo_config" and found[0].blocking and "allow_rnn" in found[0].code
@@ -203,8 +242,12 @@ def test_a_failed_fullgraph_compile_suggests_the_run_without_it():
 
 
 def test_a_change_this_run_already_measured_is_named_not_offered():
-    static = fake_result(CompileConfig("eager", dynamic="false"), recompiles=(
-        rec.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),))
+    static = fake_result(
+        CompileConfig("eager", dynamic="false"),
+        recompiles=(
+            rec.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),
+        ),
+    )
     s = only([static], "dynamic_shapes")
     assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
     s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
@@ -215,7 +258,9 @@ def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
     frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=14.0)
     autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
     s = only([frozen, autotuned], "freezing")
-    assert s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
+    assert (
+        s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
+    )
 
 
 def test_compile_cache_is_said_once_for_the_run_naming_every_config_it_fits():

@@ -1,17 +1,17 @@
 """`tune`: the candidate set, the budget (before a job and while it runs) and the command."""
+
 import json
 import subprocess
 import sys
 
+from core import PROJECT_ROOT as ROOT
+from core.decide.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
+from core.run.runner import JobRunner, RunListener
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig
-from core.run.runner import JobRunner, RunListener
-from core.decide.tune import BudgetListener, Candidate, Estimator, candidate_specs, candidates
 from tests.core.helpers import MLP_MODEL, make_spec
-from core import PROJECT_ROOT as ROOT
 
-
-SLOW_MODEL = '''\
+SLOW_MODEL = """\
 import time
 import torch
 
@@ -28,7 +28,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 2),)
-'''
+"""
 
 
 def test_cpu_candidates_cheapest_first_with_references():
@@ -42,7 +42,8 @@ def test_variants_add_dynamic_settings_and_the_gpu_its_cuda_graph_modes():
     gpu = [c.config.label for c in candidates("cuda", has_variants=False)]
     assert gpu[-2:] == ["inductor/max-autotune-no-cudagraphs", "inductor/max-autotune"]
     assert "inductor/reduce-overhead" in gpu and "reduce-overhead" not in " ".join(
-        c.config.label for c in candidates("cpu", True))
+        c.config.label for c in candidates("cpu", True)
+    )
 
 
 def test_estimates_learn_from_the_jobs_before():
@@ -65,7 +66,9 @@ def test_the_budget_skips_what_does_not_fit_and_stops_what_runs_past_it(write_mo
     too_big = CompileConfig("aot_eager")
     est = Estimator({fits: Candidate(fits, "", compile_s=0.1), too_big: Candidate(too_big, "", compile_s=10_000.0)})
     est.overhead_s, est.call_ms = 0.0, 1.0
-    listener = BudgetListener(RunListener(), budget_s=20.0, estimator=est, quiet=True)  # a loaded machine starts a job slowly
+    listener = BudgetListener(
+        RunListener(), budget_s=20.0, estimator=est, quiet=True
+    )  # a loaded machine starts a job slowly
     runner = JobRunner(listener=listener)
     listener.attach(runner)
     specs = [make_spec(slow, config=fits, iters=200, warmup=1), make_spec(slow, config=too_big, iters=2)]
@@ -86,9 +89,32 @@ def test_the_budget_skips_what_does_not_fit_and_stops_what_runs_past_it(write_mo
 def test_tune_command_on_a_tiny_model_stays_in_budget_and_recommends(write_model, tmp_path):
     path = write_model(MLP_MODEL)
     out = tmp_path / "tune"
-    proc = subprocess.run([sys.executable, "main.py", "tune", path, "--budget", "0.5", "--iters", "5", "--processes", "1",
-                           "--warmup", "1", "--op-profile", "0", "--calls", "100", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "main.py",
+            "tune",
+            path,
+            "--budget",
+            "0.5",
+            "--iters",
+            "5",
+            "--processes",
+            "1",
+            "--warmup",
+            "1",
+            "--op-profile",
+            "0",
+            "--calls",
+            "100",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = json.loads((out / "report.json").read_text())
     tune = doc["tune"]
@@ -102,16 +128,23 @@ def test_tune_command_on_a_tiny_model_stays_in_budget_and_recommends(write_model
 
 
 def test_tune_refuses_profile_only_options():
-    proc = subprocess.run([sys.executable, "main.py", "tune", "resnet18", "--backend", "eager", "--out", "/tmp/x"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "main.py", "tune", "resnet18", "--backend", "eager", "--out", "/tmp/x"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "unrecognized arguments: --backend" in proc.stderr
 
 
 def test_candidate_specs_keep_the_template_but_the_compile_settings():
-    template = make_spec("resnet18", config=CompileConfig("eager", mode="default",
-                                                          dynamo_config=(("recompile_limit", 16),)), iters=33)
+    template = make_spec(
+        "resnet18", config=CompileConfig("eager", mode="default", dynamo_config=(("recompile_limit", 16),)), iters=33
+    )
     pairs = candidate_specs(template, has_variants=True)
     assert [c.config.label.split("/")[0] for _, c in pairs][:3] == ["eager", "aot_eager", "inductor"]
-    assert all(s.iters == 33 and s.sweep_shapes and s.config.dynamo_config == (("recompile_limit", 16),)
-               for s, _ in pairs)
+    assert all(
+        s.iters == 33 and s.sweep_shapes and s.config.dynamo_config == (("recompile_limit", 16),) for s, _ in pairs
+    )
     assert len({s.job_id for s, _ in pairs}) == len(pairs)

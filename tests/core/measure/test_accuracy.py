@@ -1,15 +1,15 @@
 """The correctness check: compiled outputs against eager (core.measure.accuracy), in a job and alone."""
+
 import dataclasses
 
 import pytest
 import torch
 
-from core.measure import accuracy
-from core.vocab.records import AccuracyStatus
-from core.measure.job import run_job
 from core.analysis.results import JobResult
-from tests.core.helpers import MLP_MODEL, make_spec
-from tests.core.helpers import SCALED_WHEN_COMPILED
+from core.measure import accuracy
+from core.measure.job import run_job
+from core.vocab.records import AccuracyStatus
+from tests.core.helpers import MLP_MODEL, SCALED_WHEN_COMPILED, make_spec
 
 PASS, FAIL = AccuracyStatus.PASS.value, AccuracyStatus.FAIL.value
 NONDET, NOT_CHECKED = AccuracyStatus.NONDETERMINISTIC.value, AccuracyStatus.NOT_CHECKED.value
@@ -141,8 +141,14 @@ class _Counter(torch.nn.Module):
         return x * self.calls
 
 
-@pytest.mark.parametrize("model,words", [(_Dropout(), "draws random numbers"), (_Rand(), "draws random numbers"),
-                                         (_Counter(), "two eager calls with the same inputs and seed differ")])
+@pytest.mark.parametrize(
+    "model,words",
+    [
+        (_Dropout(), "draws random numbers"),
+        (_Rand(), "draws random numbers"),
+        (_Counter(), "two eager calls with the same inputs and seed differ"),
+    ],
+)
 def test_randomness_or_state_in_forward_is_nondeterministic_never_pass_or_fail(model, words):
     x = (torch.randn(4, 8),)
     a = accuracy.check(model, model, x)
@@ -162,7 +168,7 @@ def test_random_numbers_that_do_not_reach_the_output_are_still_comparable():
 # ------------------------------------------------------------------ in a job
 
 
-DROPOUT_MODEL = '''\
+DROPOUT_MODEL = """\
 import torch
 
 
@@ -177,7 +183,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(4, 16),)
-'''
+"""
 
 
 def test_ordinary_model_passes_in_the_job(write_model):
@@ -202,8 +208,12 @@ def test_custom_backend_that_perturbs_the_graph_fails(write_model):
     def perturb(gm, example_inputs):
         def run_perturbed(*args):
             out = gm(*args)
-            return tuple(o + 0.01 if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in out) \
-                if isinstance(out, (tuple, list)) else out + 0.01
+            return (
+                tuple(o + 0.01 if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in out)
+                if isinstance(out, (tuple, list))
+                else out + 0.01
+            )
+
         return run_perturbed
 
     result = run(make_spec(write_model(MLP_MODEL), backend="perturb_for_test"))
@@ -216,8 +226,11 @@ def test_dropout_in_forward_is_reported_nondeterministic_in_the_job(write_model)
 
 
 def test_a_job_that_ends_early_is_not_checked_with_why(write_model):
-    path = write_model("import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
-                       "def get_example_inputs():\n    return (torch.randn(2, 5),)\n", "bad.py")
+    path = write_model(
+        "import torch\ndef get_model():\n    return torch.nn.Linear(4, 4)\n"
+        "def get_example_inputs():\n    return (torch.randn(2, 5),)\n",
+        "bad.py",
+    )
     spec = make_spec(path)
     result = JobResult(spec)
     assert run_job(spec, result.apply) == "failed"

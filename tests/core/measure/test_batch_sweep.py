@@ -1,20 +1,22 @@
 """--sweep-batch: each batch size against one compiled model; throughput, best batch size."""
+
 import dataclasses
 
 import pytest
 
-from core.vocab import records as rec
-from core.cli.args import build_parser, build_specs
-from core.vocab.limits import ConfigError
 from core.analysis.variants import best_batch, throughput_rows
+from core.cli.args import build_parser, build_specs
+from core.vocab import records as rec
+from core.vocab.limits import ConfigError
 from tests.core.helpers import MLP_MODEL, make_spec
 from tests.core.helpers import run_in_process as run
 
 
 def test_batch_sweep_measures_each_size_against_one_compiled_model(write_model):
     path = write_model(MLP_MODEL, "mlp.py")
-    spec = dataclasses.replace(make_spec(path, backend="eager", iters=4, warmup=1, op_profile_calls=0),
-                               sweep_batch=(1, 4, 16))
+    spec = dataclasses.replace(
+        make_spec(path, backend="eager", iters=4, warmup=1, op_profile_calls=0), sweep_batch=(1, 4, 16)
+    )
     outcome, result, _ = run(spec)
     assert outcome == "completed", result.failure_detail
     assert [v.batch_size for v in result.variants] == [1, 4, 16]
@@ -42,7 +44,8 @@ def test_sweep_batch_option(write_model):
     assert build_specs(args)[0].sweep_batch == (1, 8, 32)
     with pytest.raises(SystemExit):
         build_parser().parse_args([path, "--sweep-batch", "1,x", "--out", "x"])
-    bad = build_parser().parse_args([path, "--sweep-batch", "1,2", "--task", "training", "--sweep-shapes",
-                                     "--out", "x"])
+    bad = build_parser().parse_args(
+        [path, "--sweep-batch", "1,2", "--task", "training", "--sweep-shapes", "--out", "x"]
+    )
     with pytest.raises(ConfigError):
         build_specs(bad)

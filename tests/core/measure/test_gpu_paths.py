@@ -2,15 +2,16 @@
 
 What still needs a real GPU: CUDA timing under load, NVML readings, reduce-overhead with CUDA
 graphs, peak CUDA memory (see docs/BENCHMARKS.md)."""
+
 import types
 
 import pytest
 import torch
 
-from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.measure.job import Job
-from core.vocab.samples import SampleLog
 from core.run.sampling import GpuMonitor, ProcessSampler
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+from core.vocab.samples import SampleLog
 
 
 def make_job(mode="default", device="cuda"):
@@ -27,8 +28,15 @@ def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
     assert calls == ["step", "sync", "call", "sync"]
 
 
-@pytest.mark.parametrize("mode, device, marks", [("reduce-overhead", "cuda", True), ("max-autotune", "cuda", True),
-                                                 ("default", "cuda", False), ("reduce-overhead", "cpu", False)])
+@pytest.mark.parametrize(
+    "mode, device, marks",
+    [
+        ("reduce-overhead", "cuda", True),
+        ("max-autotune", "cuda", True),
+        ("default", "cuda", False),
+        ("reduce-overhead", "cpu", False),
+    ],
+)
 def test_cudagraph_modes_mark_each_step(mode, device, marks):
     job = make_job(mode, device)
     assert (job.step_marker() is torch.compiler.cudagraph_mark_step_begin) == marks
@@ -45,8 +53,10 @@ def test_nvml_readings_per_process(monkeypatch):
     """With a stand-in NVML: utilization, and memory of the job's processes only."""
     fake = types.SimpleNamespace(
         nvmlDeviceGetUtilizationRates=lambda h: types.SimpleNamespace(gpu=73),
-        nvmlDeviceGetComputeRunningProcesses=lambda h: [types.SimpleNamespace(pid=10, usedGpuMemory=512 * 2**20),
-                                                        types.SimpleNamespace(pid=99, usedGpuMemory=2**30)],
+        nvmlDeviceGetComputeRunningProcesses=lambda h: [
+            types.SimpleNamespace(pid=10, usedGpuMemory=512 * 2**20),
+            types.SimpleNamespace(pid=99, usedGpuMemory=2**30),
+        ],
         nvmlDeviceGetMemoryInfo=lambda h: types.SimpleNamespace(used=8 * 2**30),
     )
     gpu = GpuMonitor.__new__(GpuMonitor)
@@ -60,7 +70,7 @@ def test_nvml_readings_per_process(monkeypatch):
 
 
 def test_cudagraphs_through_options_mark_each_step_too():
-    """"Apply and re-run" folds a mode into inductor options (triton.cudagraphs=True): such a
+    """ "Apply and re-run" folds a mode into inductor options (triton.cudagraphs=True): such a
     config records CUDA graphs as the mode did, so each call still needs its step mark."""
     from core.decide.advice import ConfigChange
 

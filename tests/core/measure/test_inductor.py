@@ -1,4 +1,5 @@
 """One real end-to-end inductor job (C++ codegen with g++): ~22 s cold, ~4 s with a warm cache."""
+
 from core.run.runner import JobRunner
 from tests.core.helpers import MLP_MODEL, make_spec
 

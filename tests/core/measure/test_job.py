@@ -1,4 +1,5 @@
 """The job itself, called in-process (synchronously, no child): what it measures and reports."""
+
 from core.vocab import events as ev
 from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
 from tests.core.helpers import run_in_process as run
@@ -115,10 +116,22 @@ def test_fullgraph_refuses_breaks_but_keeps_eager(write_model):
 def test_alternating_blocks():
     from core.measure.timing import alternating
 
-    assert list(alternating(3, 1)) == [("eager", 0), ("compiled", 0), ("eager", 1), ("compiled", 1),
-                                       ("eager", 2), ("compiled", 2)]
-    assert list(alternating(3, 2)) == [("eager", 0), ("eager", 1), ("compiled", 0), ("compiled", 1),
-                                       ("eager", 2), ("compiled", 2)]
+    assert list(alternating(3, 1)) == [
+        ("eager", 0),
+        ("compiled", 0),
+        ("eager", 1),
+        ("compiled", 1),
+        ("eager", 2),
+        ("compiled", 2),
+    ]
+    assert list(alternating(3, 2)) == [
+        ("eager", 0),
+        ("eager", 1),
+        ("compiled", 0),
+        ("compiled", 1),
+        ("eager", 2),
+        ("compiled", 2),
+    ]
 
 
 def test_torchscript_gets_an_eager_only_profile(tmp_path):

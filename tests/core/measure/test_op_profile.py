@@ -1,16 +1,17 @@
 """The op profile and what the compiler made, on real jobs (in-process, backend eager or
 aot_eager, one thread: this machine is shared), plus one inductor job."""
+
 import csv
 import json
 import os
 
 import pytest
 
-from core.vocab import events as ev
-from core.vocab.artifacts import JobArtifacts
+from core.analysis.results import JobResult
 from core.measure.job import run_job
 from core.report.files import OutputFolder, load_report, write_report
-from core.analysis.results import JobResult
+from core.vocab import events as ev
+from core.vocab.artifacts import JobArtifacts
 from tests.core.helpers import make_spec
 
 SLEEP_MS = 3.0
@@ -101,8 +102,9 @@ def known_cost(tmp_path_factory):
     path = root / "known_cost.py"
     path.write_text(KNOWN_COST_MODEL)
     folder = OutputFolder(str(root / "out")).claim()
-    spec = make_spec(str(path), backend="aot_eager", iters=10, warmup=2, threads=1, op_profile_calls=8,
-                     artifacts_dir=folder.path)
+    spec = make_spec(
+        str(path), backend="aot_eager", iters=10, warmup=2, threads=1, op_profile_calls=8, artifacts_dir=folder.path
+    )
     result, events = run(spec)
     write_report([result], folder.path, folder=folder)
     folder.release()
@@ -149,7 +151,7 @@ def test_break_costs_are_the_known_ones_and_add_up(known_cost):
     assert between >= 0.9 * (p.compiled.outside_graphs_ms - p.entry_exit_ms)
     verdict = result.time_verdict()  # eager sleeps too: slower or within the noise, the sleep named either way
     assert verdict.startswith(("Compiled is slower", "Compiled and eager are within the noise")), verdict
-    assert "runs between graphs (2 graph breaks); fix the break at " f"known_cost.py:{sleeps}" in verdict, verdict
+    assert f"runs between graphs (2 graph breaks); fix the break at known_cost.py:{sleeps}" in verdict, verdict
 
 
 def test_graphs_are_reported_with_code_and_guards(known_cost):
@@ -188,8 +190,17 @@ def test_files_of_the_job(known_cost):
     assert all(float(r["cost_ms_per_call"]) > 0 for r in rows)
     with open(os.path.join(root, "ops.csv"), newline="") as fh:
         ops = list(csv.DictReader(fh))
-    assert list(ops[0]) == ["config", "side", "name", "category", "graph", "calls_per_call", "self_ms_per_call",
-                            "total_ms_per_call", "device_ms_per_call"]
+    assert list(ops[0]) == [
+        "config",
+        "side",
+        "name",
+        "category",
+        "graph",
+        "calls_per_call",
+        "self_ms_per_call",
+        "total_ms_per_call",
+        "device_ms_per_call",
+    ]
     assert {r["side"] for r in ops} == {"eager", "compiled"}
     with open(os.path.join(root, "graphs.csv"), newline="") as fh:
         graph_rows = list(csv.DictReader(fh))
@@ -227,7 +238,8 @@ def test_op_profile_off_and_eager_backend(write_model):
     explicit = next(g for g in result.graph_breaks if g.line == line_of(KNOWN_COST_MODEL, "EXPLICIT"))
     before, after = result.graphs_around(explicit)  # without a profile: from compile ids and resume names
     assert [g.graph for g in before] == ["1/0"] and [g.function for g in after] == [
-        f"torch_dynamo_resume_in_forward_at_{explicit.line}"]
+        f"torch_dynamo_resume_in_forward_at_{explicit.line}"
+    ]
     result, _ = run(make_spec(path, iters=4, warmup=1, threads=1, op_profile_calls=3))
     p = result.op_profile  # backend eager: no AOT wrappers, the marks still find the graphs
     assert p.compiled.graphs_per_call == 3 and len(p.break_costs) == 2
@@ -254,9 +266,12 @@ def test_inductor_fuses_the_chain_and_the_timed_model_is_left_as_compiled(write_
     assert not torch._inductor.config.cpp.enable_kernel_profile  # the timed model was never instrumented
     for module in PyCodeCache.modules:  # and the marks are gone again
         assert not any(getattr(v, "_compile_profiler_mark", False) for v in vars(module).values())
-    assert not any(getattr(v, "_compile_profiler_mark", False)
-                   for m in list(sys.modules.values()) for k, v in list(getattr(m, "__dict__", {}).items())
-                   if isinstance(k, str) and k.startswith("__compiled_fn_"))
+    assert not any(
+        getattr(v, "_compile_profiler_mark", False)
+        for m in list(sys.modules.values())
+        for k, v in list(getattr(m, "__dict__", {}).items())
+        if isinstance(k, str) and k.startswith("__compiled_fn_")
+    )
     assert "runs inside compiled graphs" in result.time_verdict() or "overhead" in result.time_verdict()
 
 
@@ -264,8 +279,9 @@ def test_a_recompiled_graph_carries_its_guard_failure(write_model, tmp_path):
     from tests.core.helpers import SHAPE_CHANGE_MODEL
 
     path = write_model(SHAPE_CHANGE_MODEL, "shapes.py")
-    result, _ = run(make_spec(path, dynamic="false", iters=4, warmup=2, threads=1, op_profile_calls=2,
-                              artifacts_dir=str(tmp_path)))
+    result, _ = run(
+        make_spec(path, dynamic="false", iters=4, warmup=2, threads=1, op_profile_calls=2, artifacts_dir=str(tmp_path))
+    )
     recompiled = [g for g in result.graphs if not g.graph.endswith("/0")]
     assert recompiled, [g.graph for g in result.graphs]
     assert "size mismatch at index 0" in recompiled[0].recompile_reason

@@ -1,21 +1,28 @@
 """--task training: forward, loss, backward and optimizer step per call, eager against compiled,
 from the same start state (core.measure.training), called in-process on tiny models."""
+
 import dataclasses
 
 import pytest
 
-from core.vocab.config import CompileConfig, ModelSpec
 from core.measure.training import TrainingSteps, loss_of
-from tests.core.helpers import MLP_MODEL, make_spec
+from core.vocab.config import CompileConfig, ModelSpec
+from tests.core.helpers import MLP_MODEL, TINY_GPT2, make_spec
 from tests.core.helpers import run_in_process as run
-from tests.core.helpers import TINY_GPT2
 
 
 def test_mlp_training_step_compiled_with_aot_eager(write_model):
     path = write_model(MLP_MODEL, "mlp.py")
-    spec = make_spec(path, backend="aot_eager", iters=4, warmup=1, task="training", optimizer="adamw",
-                     op_profile_calls=0,
-                     config=CompileConfig(backend="aot_eager", compile_optimizer=True))
+    spec = make_spec(
+        path,
+        backend="aot_eager",
+        iters=4,
+        warmup=1,
+        task="training",
+        optimizer="adamw",
+        op_profile_calls=0,
+        config=CompileConfig(backend="aot_eager", compile_optimizer=True),
+    )
     outcome, result, _ = run(spec)
     assert outcome == "completed", result.failure_detail
     s = result.summary()
@@ -53,8 +60,9 @@ def test_loss_is_the_models_own_when_it_returns_one():
 
 def test_hf_causal_lm_trains_on_its_own_loss():
     spec = make_spec("hf:gpt2", backend="eager", iters=2, warmup=1, task="training", op_profile_calls=0)
-    spec = dataclasses.replace(spec, model=ModelSpec("hf:gpt2", batch_size=2, seq_len=8,
-                                                     hf_class="AutoModelForCausalLM", hf_config=TINY_GPT2))
+    spec = dataclasses.replace(
+        spec, model=ModelSpec("hf:gpt2", batch_size=2, seq_len=8, hf_class="AutoModelForCausalLM", hf_config=TINY_GPT2)
+    )
     outcome, result, _ = run(spec)
     assert outcome == "completed", result.failure_detail
     assert "labels = input_ids" in result.model_info.description

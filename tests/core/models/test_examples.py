@@ -1,4 +1,5 @@
 """The bundled example models (resources/models/) load, profile and show what torch really does."""
+
 import csv
 import os
 import subprocess
@@ -6,17 +7,23 @@ import sys
 
 import pytest
 
+from core import PROJECT_ROOT as ROOT
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from tests.core.helpers import run_in_process as run
-from core import PROJECT_ROOT as ROOT
 
 MODELS = os.path.join(ROOT, "resources", "models")
 LSTM = os.path.join(MODELS, "lstm_variable_length.py")
 
 
 def spec(source, dynamic="auto", dynamo_config=(), sweep=False, iters=2, warmup=1):
-    return JobSpec("ex", ModelSpec(source), CompileConfig(backend="eager", dynamic=dynamic, dynamo_config=dynamo_config),
-                   warmup=warmup, iters=iters, sweep_shapes=sweep)
+    return JobSpec(
+        "ex",
+        ModelSpec(source),
+        CompileConfig(backend="eager", dynamic=dynamic, dynamo_config=dynamo_config),
+        warmup=warmup,
+        iters=iters,
+        sweep_shapes=sweep,
+    )
 
 
 def test_resnet50_example_profiles():
@@ -42,8 +49,7 @@ def test_lstm_runs_eagerly_by_default_and_compiles_with_allow_rnn():
 
 @pytest.mark.parametrize("dynamic, compiles, recompiled", [("false", 9, 8), ("auto", 2, 1), ("true", 1, 0)])
 def test_lstm_sweep_follows_torchs_recompile_pattern(dynamic, compiles, recompiled):
-    _, result, _ = run(spec(LSTM, dynamic=dynamic, dynamo_config=(("allow_rnn", True),), sweep=True,
-                            iters=1, warmup=0))
+    _, result, _ = run(spec(LSTM, dynamic=dynamic, dynamo_config=(("allow_rnn", True),), sweep=True, iters=1, warmup=0))
     assert result.status == "completed", result.failure_reason
     variants = result.variants
     assert len(variants) == 11
@@ -70,15 +76,47 @@ def test_custom_kernel_two_ways():
 
 def test_sweep_cli_writes_variants_csv(tmp_path):
     out = tmp_path / "sweep"
-    proc = subprocess.run([sys.executable, "main.py", "profile", LSTM, "--backend", "eager", "--dynamo-config",
-                           "allow_rnn=True", "--sweep-shapes", "--dynamic", "false", "--dynamic", "true",
-                           "--iters", "1", "--warmup", "0", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "main.py",
+            "profile",
+            LSTM,
+            "--backend",
+            "eager",
+            "--dynamo-config",
+            "allow_rnn=True",
+            "--sweep-shapes",
+            "--dynamic",
+            "false",
+            "--dynamic",
+            "true",
+            "--iters",
+            "1",
+            "--warmup",
+            "0",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(out / "variants.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert {"config", "dynamic", "variant", "input_shapes", "recompiled", "recompile_reason", "compile_time_s",
-            "eager_median_ms", "compiled_median_ms"} <= set(rows[0])
+    assert {
+        "config",
+        "dynamic",
+        "variant",
+        "input_shapes",
+        "recompiled",
+        "recompile_reason",
+        "compile_time_s",
+        "eager_median_ms",
+        "compiled_median_ms",
+    } <= set(rows[0])
     assert len(rows) == 22
     assert sum(r["recompiled"] == "true" for r in rows if r["dynamic"] == "false") == 8
     assert "recompile limit hit" in proc.stdout
@@ -86,10 +124,17 @@ def test_sweep_cli_writes_variants_csv(tmp_path):
 
 def test_sweep_needs_variants(tmp_path):
     path = tmp_path / "plain.py"
-    path.write_text("import torch\ndef get_model():\n    return torch.nn.ReLU()\n"
-                    "def get_example_inputs():\n    return (torch.randn(2),)\n")
-    proc = subprocess.run([sys.executable, "main.py", "profile", str(path), "--sweep-shapes", "--out",
-                           str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    path.write_text(
+        "import torch\ndef get_model():\n    return torch.nn.ReLU()\n"
+        "def get_example_inputs():\n    return (torch.randn(2),)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "main.py", "profile", str(path), "--sweep-shapes", "--out", str(tmp_path / "o")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "get_input_variants" in proc.stderr
 
 
@@ -106,5 +151,7 @@ def test_custom_kernel_build_error_is_clear(monkeypatch):
         raise RuntimeError("Ninja is required to load C++ extensions")
 
     monkeypatch.setattr(cpp_extension, "load_inline", no_toolchain)
-    with pytest.raises(RuntimeError, match=r"needs a C\+\+ compiler \(g\+\+\) and the ninja package.*Ninja is required"):
+    with pytest.raises(
+        RuntimeError, match=r"needs a C\+\+ compiler \(g\+\+\) and the ninja package.*Ninja is required"
+    ):
         module.build_extension()

@@ -1,5 +1,6 @@
 """.pt2 archives: the safety check that runs before torch.export.load, and genuine exports run
 end to end through the job (inputs for dynamic shapes, integer and bool inputs, keywords)."""
+
 import json
 import pickle
 import sys
@@ -9,11 +10,11 @@ import pytest
 import torch
 from torch.export import Dim
 
-from core.vocab import events as ev
-from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.measure.job import run_job
 from core.models import ModelLoadError, check_forward, load_model
 from core.models.export_archives import check_export_archive
+from core.vocab import events as ev
+from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
 
 class _CreatesMarker:
@@ -82,11 +83,14 @@ def rewrite(src, dst, edit):
 
 def run_whole_job(path):
     events = []
-    outcome = run_job(JobSpec(job_id="t", model=ModelSpec(str(path)), config=CompileConfig(backend="eager"),
-                              warmup=1, iters=3), events.append)
+    outcome = run_job(
+        JobSpec(job_id="t", model=ModelSpec(str(path)), config=CompileConfig(backend="eager"), warmup=1, iters=3),
+        events.append,
+    )
     failed = [e for e in events if isinstance(e, ev.JobFailed)]
-    assert outcome == "completed" and isinstance(events[-1], ev.JobCompleted), \
+    assert outcome == "completed" and isinstance(events[-1], ev.JobCompleted), (
         failed[0].reason + "\n" + failed[0].detail if failed else events[-1]
+    )
     return events
 
 
@@ -146,8 +150,10 @@ def test_the_whole_job_refuses_the_crafted_archive(genuine, tmp_path):
     marker = tmp_path / "must-not-exist"
     crafted = rewrite(genuine, tmp_path / "crafted.pt2", use_pickle_weight(marker))
     events = []
-    run_job(JobSpec(job_id="t", model=ModelSpec(str(crafted)), config=CompileConfig(backend="eager"),
-                    warmup=1, iters=1), events.append)
+    run_job(
+        JobSpec(job_id="t", model=ModelSpec(str(crafted)), config=CompileConfig(backend="eager"), warmup=1, iters=1),
+        events.append,
+    )
     assert isinstance(events[-1], ev.JobFailed) and "use_pickle" in events[-1].reason
     assert not marker.exists()
 
@@ -163,18 +169,31 @@ def _truthy_use_pickle_constant(marker):
 
     def edit(name, data):
         if name.endswith("data/constants/model_constants_config.json"):
-            return json.dumps({"config": {"c": {"path_name": "tensor_0", "is_param": False, "use_pickle": "yes",
-                                                "tensor_meta": None}}}).encode()
+            return json.dumps(
+                {
+                    "config": {
+                        "c": {"path_name": "tensor_0", "is_param": False, "use_pickle": "yes", "tensor_meta": None}
+                    }
+                }
+            ).encode()
         return data
 
     return edit
 
 
-@pytest.mark.parametrize("attack, expected", [
-    (_sample_inputs_payload,
-     r"data/sample_inputs/model.pt.*weights_only=True.*GLOBAL io.open was not an allowed global"),
-    (_truthy_use_pickle_constant, r"model_constants_config.json' for 'c' \(tensor_0\) says \"use_pickle\": \"yes\""),
-])
+@pytest.mark.parametrize(
+    "attack, expected",
+    [
+        (
+            _sample_inputs_payload,
+            r"data/sample_inputs/model.pt.*weights_only=True.*GLOBAL io.open was not an allowed global",
+        ),
+        (
+            _truthy_use_pickle_constant,
+            r"model_constants_config.json' for 'c' \(tensor_0\) says \"use_pickle\": \"yes\"",
+        ),
+    ],
+)
 def test_other_pickled_payloads_are_refused(genuine, tmp_path, attack, expected):
     marker = tmp_path / "must-not-exist"
     crafted = rewrite(genuine, tmp_path / "crafted.pt2", attack(marker))
@@ -187,8 +206,9 @@ def enum_in_spec(tmp_path, monkeypatch, genuine, module):
     """An archive whose input spec holds an enum key of `module`, a module on sys.path that
     creates a marker file when imported. Returns (archive, marker)."""
     marker = tmp_path / f"{module}-imported"
-    (tmp_path / f"{module}.py").write_text(f"open({str(marker)!r}, 'w')\nimport enum\n\n\n"
-                                           "class Colour(enum.Enum):\n    RED = 1\n")
+    (tmp_path / f"{module}.py").write_text(
+        f"open({str(marker)!r}, 'w')\nimport enum\n\n\nclass Colour(enum.Enum):\n    RED = 1\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, module, raising=False)  # and forget it again afterwards
 
@@ -198,7 +218,8 @@ def enum_in_spec(tmp_path, monkeypatch, genuine, module):
             signature = program["graph_module"]["module_call_graph"][0]["signature"]
             spec = json.loads(signature["in_spec"])
             spec[1]["children_spec"][1]["context"] = json.dumps(
-                [{"__enum__": True, "fqn": f"{module}:Colour", "name": "RED"}])  # the kwargs dict's keys
+                [{"__enum__": True, "fqn": f"{module}:Colour", "name": "RED"}]
+            )  # the kwargs dict's keys
             signature["in_spec"] = json.dumps(spec)
             return json.dumps(program).encode()
         return data
@@ -223,29 +244,42 @@ def test_enum_context_naming_an_unloaded_module_is_refused(genuine, tmp_path, mo
     assert not marker.exists()
 
 
-_OPAQUE_CONFIG = json.dumps({"config": {"obj": {"path_name": "opaque_obj_0", "is_param": False, "use_pickle": True,
-                                                 "tensor_meta": None}}})
+_OPAQUE_CONFIG = json.dumps(
+    {"config": {"obj": {"path_name": "opaque_obj_0", "is_param": False, "use_pickle": True, "tensor_meta": None}}}
+)
 
 
-@pytest.mark.parametrize("added, expected", [
-    # a pickled Python object as a constant: unpickled with pickle.loads whatever its flag
-    ({"{root}/data/constants/model_constants_config.json": _OPAQUE_CONFIG,
-      "{root}/data/constants/opaque_obj_0": "PAYLOAD"}, ["opaque_obj_0", "pickle.loads"]),
-    # AOTInductor: torch.export.load loads the compiled shared library
-    ({"{root}/data/aotinductor/model/model.so": "PAYLOAD"}, ["data/aotinductor/model/model.so", "native code"]),
-    # the torch 2.7 zip format torch.export.load falls back to when the archive fails to load
-    ({"version": "1", "serialized_state_dict.pt": "PAYLOAD"},
-     ["'version'", "outside the archive folder", "older torch.export zip format"]),
-    # a legacy weights file, loaded in place of the weights config
-    ({"{root}/data/weights/model.pt": "PAYLOAD"}, ["data/weights/model.pt", "weights_only=True"]),
-    # anything torch.export.save does not write
-    ({"{root}/data/executorch/x.bin": "PAYLOAD"}, ["data/executorch/x.bin", "not part of the layout"]),
-])
+@pytest.mark.parametrize(
+    "added, expected",
+    [
+        # a pickled Python object as a constant: unpickled with pickle.loads whatever its flag
+        (
+            {
+                "{root}/data/constants/model_constants_config.json": _OPAQUE_CONFIG,
+                "{root}/data/constants/opaque_obj_0": "PAYLOAD",
+            },
+            ["opaque_obj_0", "pickle.loads"],
+        ),
+        # AOTInductor: torch.export.load loads the compiled shared library
+        ({"{root}/data/aotinductor/model/model.so": "PAYLOAD"}, ["data/aotinductor/model/model.so", "native code"]),
+        # the torch 2.7 zip format torch.export.load falls back to when the archive fails to load
+        (
+            {"version": "1", "serialized_state_dict.pt": "PAYLOAD"},
+            ["'version'", "outside the archive folder", "older torch.export zip format"],
+        ),
+        # a legacy weights file, loaded in place of the weights config
+        ({"{root}/data/weights/model.pt": "PAYLOAD"}, ["data/weights/model.pt", "weights_only=True"]),
+        # anything torch.export.save does not write
+        ({"{root}/data/executorch/x.bin": "PAYLOAD"}, ["data/executorch/x.bin", "not part of the layout"]),
+    ],
+)
 def test_pickled_objects_native_code_legacy_and_unknown_entries_are_refused(genuine, tmp_path, added, expected):
     marker = tmp_path / "must-not-exist"
     root = zipfile.ZipFile(genuine).namelist()[0].split("/")[0]
-    added = {name.format(root=root): pickle.dumps(_CreatesMarker(marker)) if data == "PAYLOAD" else data
-             for name, data in added.items()}
+    added = {
+        name.format(root=root): pickle.dumps(_CreatesMarker(marker)) if data == "PAYLOAD" else data
+        for name, data in added.items()
+    }
     crafted = rewrite(genuine, tmp_path / "crafted.pt2", lambda name, data: None if name in added else data)
     with zipfile.ZipFile(crafted, "a") as zout:
         for name, data in added.items():
@@ -274,8 +308,11 @@ def case_variant_config(genuine, dst, marker):
     case, so a second weights config spelled `.JSON`, placed after the genuine one, is what
     torch reads. The model is named weight_m, so the old check took that entry for raw tensor
     bytes (data/weights/weight_*) and passed the archive."""
-    rename = {"/models/model.json": "/models/weight_m.json", "/model_": "/weight_m_",
-              "/sample_inputs/model.pt": "/sample_inputs/weight_m.pt"}
+    rename = {
+        "/models/model.json": "/models/weight_m.json",
+        "/model_": "/weight_m_",
+        "/sample_inputs/model.pt": "/sample_inputs/weight_m.pt",
+    }
     with zipfile.ZipFile(genuine) as zin, zipfile.ZipFile(dst, "w") as zout:
         root = zin.namelist()[0].split("/")[0]
         for info in zin.infolist():
@@ -287,7 +324,7 @@ def case_variant_config(genuine, dst, marker):
                 config = json.loads(data)
                 first = next(iter(config["config"].values()))
                 first["use_pickle"], first["path_name"] = True, "weight_crafted"
-                zout.writestr(name[:-len(".json")] + ".JSON", json.dumps(config))
+                zout.writestr(name[: -len(".json")] + ".JSON", json.dumps(config))
                 zout.writestr(f"{root}/data/weights/weight_crafted", pickle.dumps(_CreatesMarker(marker), protocol=2))
     return dst
 
@@ -323,8 +360,7 @@ def test_an_entry_is_judged_by_the_name_torch_resolves_it_to(genuine, tmp_path):
     source = rewrite(genuine, tmp_path / "pickled.pt2", use_pickle_weight(marker))
     with zipfile.ZipFile(source) as zin, zipfile.ZipFile(crafted, "a") as zout:
         name = next(n for n in zin.namelist() if n.endswith("model_weights_config.json"))
-        zout.writestr(name.replace("/model_weights_config.json", "/MODEL_weights_config.JSON"),
-                      zin.read(name))
+        zout.writestr(name.replace("/model_weights_config.json", "/MODEL_weights_config.JSON"), zin.read(name))
     with pytest.raises(ModelLoadError) as err:
         check_export_archive(str(crafted))
     assert "MODEL_weights_config.JSON" in str(err.value) and "use_pickle" in str(err.value)
@@ -355,12 +391,20 @@ def test_a_callable_argument_in_the_graph_is_refused(genuine, tmp_path):
     def edit(name, data):
         if name.endswith("/models/model.json"):
             program = json.loads(data)
-            program["graph_module"]["graph"]["nodes"].insert(0, {
-                "target": "torch.ops.higher_order.wrap_with_set_grad_enabled",
-                "inputs": [{"name": "", "arg": {"as_bool": True}, "kind": 1},
-                           {"name": "", "arg": {"as_operator": "torch.os.getcwd"}, "kind": 1}],
-                "outputs": [{"as_none": True}], "metadata": {}, "is_hop_single_tensor_return": None,
-                "name": "crafted"})
+            program["graph_module"]["graph"]["nodes"].insert(
+                0,
+                {
+                    "target": "torch.ops.higher_order.wrap_with_set_grad_enabled",
+                    "inputs": [
+                        {"name": "", "arg": {"as_bool": True}, "kind": 1},
+                        {"name": "", "arg": {"as_operator": "torch.os.getcwd"}, "kind": 1},
+                    ],
+                    "outputs": [{"as_none": True}],
+                    "metadata": {},
+                    "is_hop_single_tensor_return": None,
+                    "name": "crafted",
+                },
+            )
             return json.dumps(program).encode()
         return data
 
@@ -401,8 +445,12 @@ def test_derived_dynamic_dims_and_a_dynamic_int_input(tmp_path):
             return torch.cat([x, y]) * n
 
     half = Dim("half", min=3, max=20)
-    path = save(tmp_path, Cat(), (torch.randn(6, 2), torch.randn(7, 2), 3),
-                dynamic_shapes=({0: 2 * half}, {0: 2 * half + 1}, Dim.DYNAMIC))
+    path = save(
+        tmp_path,
+        Cat(),
+        (torch.randn(6, 2), torch.randn(7, 2), 3),
+        dynamic_shapes=({0: 2 * half}, {0: 2 * half + 1}, Dim.DYNAMIC),
+    )
     loaded = load_model(ModelSpec(str(path)))
     assert [tuple(t.shape) for t in loaded.inputs[:2]] == [(6, 2), (7, 2)] and loaded.inputs[2] == 3
     check_forward(loaded, str(path))

@@ -1,9 +1,10 @@
 """Every model source and its error cases."""
+
 import pytest
 import torch
 
-from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, load_model
+from core.vocab.config import ModelSpec
 from tests.core.helpers import MLP_MODEL
 
 
@@ -47,17 +48,31 @@ def test_python_model_file(write_model):
     check_forward(loaded, path)
 
 
-@pytest.mark.parametrize("source, line, message", [
-    ("import torch\ndef get_model(:\n    pass\n", 2, "syntax error"),
-    ("import torch\nx = 1\nraise RuntimeError('boom at import')\n", 3, "RuntimeError: boom at import"),
-    ("import torch\ndef get_example_inputs():\n    return (torch.randn(1),)\n", 0, r"no get_model\(\) function"),
-    ("import torch\ndef get_model():\n    return 5\ndef get_example_inputs():\n    return ()\n", 2,
-     "must return an nn.Module or a callable, not int"),
-    ("import torch\ndef get_model():\n    return torch.nn.Linear(2, 2)\n"
-     "def get_example_inputs():\n    return 'x'\n", 4, "must return a tuple of inputs, not str"),
-    ("import torch\ndef get_model():\n    cfg = {}\n    return torch.nn.Linear(cfg['width'], 2)\n"
-     "def get_example_inputs():\n    return (torch.randn(1, 2),)\n", 4, "get_model\\(\\) raised KeyError"),
-])
+@pytest.mark.parametrize(
+    "source, line, message",
+    [
+        ("import torch\ndef get_model(:\n    pass\n", 2, "syntax error"),
+        ("import torch\nx = 1\nraise RuntimeError('boom at import')\n", 3, "RuntimeError: boom at import"),
+        ("import torch\ndef get_example_inputs():\n    return (torch.randn(1),)\n", 0, r"no get_model\(\) function"),
+        (
+            "import torch\ndef get_model():\n    return 5\ndef get_example_inputs():\n    return ()\n",
+            2,
+            "must return an nn.Module or a callable, not int",
+        ),
+        (
+            "import torch\ndef get_model():\n    return torch.nn.Linear(2, 2)\n"
+            "def get_example_inputs():\n    return 'x'\n",
+            4,
+            "must return a tuple of inputs, not str",
+        ),
+        (
+            "import torch\ndef get_model():\n    cfg = {}\n    return torch.nn.Linear(cfg['width'], 2)\n"
+            "def get_example_inputs():\n    return (torch.randn(1, 2),)\n",
+            4,
+            "get_model\\(\\) raised KeyError",
+        ),
+    ],
+)
 def test_python_model_file_errors_name_file_and_line(write_model, source, line, message):
     path = write_model(source, "broken.py")
     with pytest.raises(ModelLoadError, match=message) as err:
@@ -75,7 +90,9 @@ def test_forward_errors_name_the_line(write_model):
         "    def forward(self, x):\n"
         "        raise ValueError('unsupported input')\n"
         "def get_model():\n    return M()\n"
-        "def get_example_inputs():\n    return (torch.randn(2),)\n", "raising.py")
+        "def get_example_inputs():\n    return (torch.randn(2),)\n",
+        "raising.py",
+    )
     loaded = load_model(ModelSpec(raising))
     with pytest.raises(ModelLoadError, match="forward raised ValueError: unsupported input") as err:
         check_forward(loaded, raising)
@@ -88,7 +105,9 @@ def test_forward_errors_name_the_line(write_model):
         "    def forward(self, x):\n"
         "        return self.lin(x)\n"
         "def get_model():\n    return M()\n"
-        "def get_example_inputs():\n    return (torch.randn(3, 5),)\n", "shapes.py")
+        "def get_example_inputs():\n    return (torch.randn(3, 5),)\n",
+        "shapes.py",
+    )
     loaded = load_model(ModelSpec(shapes))
     with pytest.raises(ModelLoadError, match=r"float32\[3×5\].*get_example_inputs") as err:
         check_forward(loaded, shapes)
@@ -132,20 +151,39 @@ _FACTORY = "def get_model():\n    return torch.nn.Linear(2, 2)\n"
 _INPUTS = "def get_example_inputs():\n    return (torch.randn(1, 2),)\n"
 
 
-@pytest.mark.parametrize("source, line, message", [
-    ("import sys\nimport torch\nsys.exit(0)\n" + _FACTORY + _INPUTS, 3,
-     r"running the file called sys\.exit\(0\); a model file must define get_model\(\) and get_example_inputs\(\) "
-     r"\(put script code under `if __name__ == \"__main__\":`\), not exit\."),
-    ("import sys\nimport torch\ndef get_model():\n    sys.exit(0)\n" + _INPUTS, 4,
-     r"get_model\(\) called sys\.exit\(0\); a model file must return a model, not exit\."),
-    ("import torch\n" + _FACTORY + "def get_example_inputs():\n    raise SystemExit('no inputs')\n", 5,
-     r"get_example_inputs\(\) called sys\.exit\('no inputs'\); a model file must return a tuple of inputs"),
-    ("import torch\ndef get_model():\n    exit()\n" + _INPUTS, 3, r"get_model\(\) called sys\.exit\(\);"),
-    ("import argparse\nimport torch\ndef get_model():\n    argparse.ArgumentParser().parse_args(['--x'])\n" + _INPUTS,
-     4, r"get_model\(\) called sys\.exit\(2\) \(argparse exits when the command line does not match"),
-    ("import torch\nclass Stop(BaseException):\n    pass\ndef get_model():\n    raise Stop('halt')\n" + _INPUTS, 5,
-     r"get_model\(\) raised Stop: halt, which is not an Exception"),
-])
+@pytest.mark.parametrize(
+    "source, line, message",
+    [
+        (
+            "import sys\nimport torch\nsys.exit(0)\n" + _FACTORY + _INPUTS,
+            3,
+            r"running the file called sys\.exit\(0\); a model file must define get_model\(\) and get_example_inputs\(\) "
+            r"\(put script code under `if __name__ == \"__main__\":`\), not exit\.",
+        ),
+        (
+            "import sys\nimport torch\ndef get_model():\n    sys.exit(0)\n" + _INPUTS,
+            4,
+            r"get_model\(\) called sys\.exit\(0\); a model file must return a model, not exit\.",
+        ),
+        (
+            "import torch\n" + _FACTORY + "def get_example_inputs():\n    raise SystemExit('no inputs')\n",
+            5,
+            r"get_example_inputs\(\) called sys\.exit\('no inputs'\); a model file must return a tuple of inputs",
+        ),
+        ("import torch\ndef get_model():\n    exit()\n" + _INPUTS, 3, r"get_model\(\) called sys\.exit\(\);"),
+        (
+            "import argparse\nimport torch\ndef get_model():\n    argparse.ArgumentParser().parse_args(['--x'])\n"
+            + _INPUTS,
+            4,
+            r"get_model\(\) called sys\.exit\(2\) \(argparse exits when the command line does not match",
+        ),
+        (
+            "import torch\nclass Stop(BaseException):\n    pass\ndef get_model():\n    raise Stop('halt')\n" + _INPUTS,
+            5,
+            r"get_model\(\) raised Stop: halt, which is not an Exception",
+        ),
+    ],
+)
 def test_exiting_model_files_name_file_and_line(write_model, source, line, message):
     """sys.exit() in a model file used to surface as "load failed (SystemExit): 0"."""
     path = write_model(source, "exits.py")
@@ -156,8 +194,11 @@ def test_exiting_model_files_name_file_and_line(write_model, source, line, messa
 
 
 def test_exit_in_forward_names_the_line(write_model):
-    path = write_model("import sys\nimport torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
-                       "        sys.exit(3)\ndef get_model():\n    return M()\n" + _INPUTS, "exits.py")
+    path = write_model(
+        "import sys\nimport torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        sys.exit(3)\ndef get_model():\n    return M()\n" + _INPUTS,
+        "exits.py",
+    )
     loaded = load_model(ModelSpec(path))
     with pytest.raises(ModelLoadError, match=r"forward called sys\.exit\(3\)") as err:
         check_forward(loaded, path)
@@ -169,7 +210,7 @@ _INTERRUPTED = {
     "get_model": "import torch\ndef get_model():\n    raise KeyboardInterrupt\n" + _INPUTS,
     "get_example_inputs": "import torch\n" + _FACTORY + "def get_example_inputs():\n    raise KeyboardInterrupt\n",
     "forward": "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        raise KeyboardInterrupt\n"
-               "def get_model():\n    return M()\n" + _INPUTS,
+    "def get_model():\n    return M()\n" + _INPUTS,
 }
 
 

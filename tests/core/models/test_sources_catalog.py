@@ -1,4 +1,5 @@
 """The Qt-free model catalog the app's picker lists: torchvision, timm and Hugging Face."""
+
 import sys
 
 from core.models.catalog import load_model_catalog, search
@@ -12,8 +13,13 @@ def test_the_three_catalogs_are_listed_with_families_and_buildability():
     assert by_source["fasterrcnn_mobilenet_v3_large_320_fpn"].family == "detection"
     assert by_source["raft_small"].family == "optical flow"
     assert by_source["timm:resnet50"].family == "resnet" and by_source["timm:resnet50"].catalog == "timm"
-    for model_type, modality in (("bert", "text"), ("t5", "text encoder-decoder"), ("vit", "vision"),
-                                 ("whisper", "audio"), ("clip", "text+vision")):
+    for model_type, modality in (
+        ("bert", "text"),
+        ("t5", "text encoder-decoder"),
+        ("vit", "vision"),
+        ("whisper", "audio"),
+        ("clip", "text+vision"),
+    ):
         entry = by_source[f"hf:{model_type}"]
         assert (entry.family, entry.buildable) == (modality, True), entry
     llava = by_source["hf:llava"]

@@ -1,20 +1,35 @@
 """Hugging Face models by type (hf:TYPE, default config, random weights) and by save_pretrained
 folder (hf:FOLDER), all from tiny configs: nothing is downloaded."""
+
 import json
 import os
 
 import pytest
 import torch
 
+from core.models import (
+    ModelLoadError,
+    check_forward,
+    check_source,
+    describe_inputs,
+    hf_config,
+    hf_memory,
+    hf_models,
+    load_model,
+    normalize_source,
+)
 from core.vocab.config import ModelSpec
-from core.models import ModelLoadError, check_forward, check_source, describe_inputs, load_model, normalize_source
-from core.models import hf_config, hf_memory, hf_models
 from tests.core.helpers import TINY_GPT2
 
-TINY_BERT = ("num_hidden_layers=1", "hidden_size=32", "num_attention_heads=2", "intermediate_size=37",
-             "vocab_size=100", "max_position_embeddings=64")
-TINY_T5 = ("num_layers=1", "num_decoder_layers=1", "d_model=32", "num_heads=2", "d_ff=37", "d_kv=16",
-           "vocab_size=100")
+TINY_BERT = (
+    "num_hidden_layers=1",
+    "hidden_size=32",
+    "num_attention_heads=2",
+    "intermediate_size=37",
+    "vocab_size=100",
+    "max_position_embeddings=64",
+)
+TINY_T5 = ("num_layers=1", "num_decoder_layers=1", "d_model=32", "num_heads=2", "d_ff=37", "d_kv=16", "vocab_size=100")
 
 
 def loaded(source, overrides, **kwargs):
@@ -56,20 +71,44 @@ def test_encoder_decoders_get_decoder_inputs_and_heads_are_picked():
 def test_vision_and_audio_models_get_pixels_and_waveforms():
     vit = loaded("hf:vit", TINY_BERT[:4] + ("image_size=32", "patch_size=8"))
     assert describe_inputs(vit) == ("pixel_values=float32[1×3×32×32]",)
-    wav = loaded("hf:wav2vec2", TINY_BERT[:4] + ("conv_dim=(8, 8)", "conv_stride=(5, 2)", "conv_kernel=(10, 3)",
-                                                 "num_conv_pos_embeddings=16", "num_feat_extract_layers=2"))
+    wav = loaded(
+        "hf:wav2vec2",
+        TINY_BERT[:4]
+        + (
+            "conv_dim=(8, 8)",
+            "conv_stride=(5, 2)",
+            "conv_kernel=(10, 3)",
+            "num_conv_pos_embeddings=16",
+            "num_feat_extract_layers=2",
+        ),
+    )
     assert describe_inputs(wav) == ("input_values=float32[1×16000]",)
-    whisper = loaded("hf:whisper", ("encoder_layers=1", "decoder_layers=1", "d_model=32", "encoder_attention_heads=2",
-                                    "decoder_attention_heads=2", "encoder_ffn_dim=37", "decoder_ffn_dim=37",
-                                    "num_mel_bins=8", "max_source_positions=16"), seq_len=4)
+    whisper = loaded(
+        "hf:whisper",
+        (
+            "encoder_layers=1",
+            "decoder_layers=1",
+            "d_model=32",
+            "encoder_attention_heads=2",
+            "decoder_attention_heads=2",
+            "encoder_ffn_dim=37",
+            "decoder_ffn_dim=37",
+            "num_mel_bins=8",
+            "max_source_positions=16",
+        ),
+        seq_len=4,
+    )
     assert describe_inputs(whisper) == ("input_features=float32[1×8×32]", "decoder_input_ids=int64[1×4]")
 
 
 def test_wrong_names_and_overrides_are_refused_with_the_valid_ones():
     with pytest.raises(ModelLoadError, match="no model type 'bret'. Close matches: hf:bert"):
         check_source(ModelSpec("hf:bret"))
-    with pytest.raises(ModelLoadError, match="no setting 'num_hiden_layers'.*Did you mean: num_hidden_layers.*"
-                                             r"keys of the bert config \(.*vocab_size\)"):
+    with pytest.raises(
+        ModelLoadError,
+        match="no setting 'num_hiden_layers'.*Did you mean: num_hidden_layers.*"
+        r"keys of the bert config \(.*vocab_size\)",
+    ):
         check_source(ModelSpec("hf:bert", hf_config=("num_hiden_layers=2",)))
     with pytest.raises(ModelLoadError, match="num_hidden_layers takes a number, not 'two'"):
         check_source(ModelSpec("hf:bert", hf_config=("num_hidden_layers=two",)))
@@ -103,8 +142,9 @@ def _class_and_config(model_type):
 def saved_gpt2(tmp_path):
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = AutoConfig.for_model("gpt2", n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64,
-                                  bos_token_id=0, eos_token_id=0)
+    config = AutoConfig.for_model(
+        "gpt2", n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64, bos_token_id=0, eos_token_id=0
+    )
     model = AutoModelForCausalLM.from_config(config)
     folder = tmp_path / "tiny_gpt2"
     model.save_pretrained(folder)

@@ -1,9 +1,10 @@
 """timm:NAME: built with pretrained=False, inputs sized from the model's pretrained config."""
+
 import pytest
 
-from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_forward, check_source, load_model
 from core.models.timm_models import check
+from core.vocab.config import ModelSpec
 
 
 def test_input_size_comes_from_the_pretrained_config():

@@ -1,12 +1,13 @@
 """torchvision detection, keypoint, instance-segmentation and optical-flow models, with the inputs they take."""
+
 import pytest
 import torch
 
-from core.vocab.config import ModelSpec
 from core.models import ModelLoadError, check_source, describe_inputs, load_model
 from core.models.torchvision_models import families
-from tests.core.helpers import run_in_process as run
+from core.vocab.config import ModelSpec
 from tests.core.helpers import make_spec
+from tests.core.helpers import run_in_process as run
 
 
 def test_families_are_detailed():
@@ -21,7 +22,7 @@ def test_families_are_detailed():
 def test_detection_takes_a_list_of_images_in_eval_mode():
     loaded = load_model(ModelSpec("fasterrcnn_mobilenet_v3_large_320_fpn", batch_size=2, image_size=64))
     assert not loaded.model.training
-    images, = loaded.inputs
+    (images,) = loaded.inputs
     assert isinstance(images, list) and len(images) == 2 and tuple(images[0].shape) == (3, 64, 64)
     assert describe_inputs(loaded) == ("list of 2 float32[3×64×64]",)
     with torch.inference_mode():

@@ -1,4 +1,5 @@
 """Inputs and outputs of any nesting (core.models.values): moved, described and called alike."""
+
 import collections
 import dataclasses
 
@@ -35,8 +36,13 @@ def test_inputs_are_described_with_their_names_and_nesting():
     assert describe_value(torch.zeros(2, 3, dtype=torch.int64)) == "int64[2×3]"
     assert describe_value([torch.zeros(3, 8, 8)] * 2) == "list of 2 float32[3×8×8]"
     assert describe_value({"ids": torch.zeros(1, 4)}) == "{ids: float32[1×4]}"
-    loaded = LoadedModel(torch.nn.Identity(), (torch.zeros(1, 4), torch.ones(1, 4)), "hf", "",
-                         input_names=("input_ids", "attention_mask"))
+    loaded = LoadedModel(
+        torch.nn.Identity(),
+        (torch.zeros(1, 4), torch.ones(1, 4)),
+        "hf",
+        "",
+        input_names=("input_ids", "attention_mask"),
+    )
     assert describe_inputs(loaded) == ("input_ids=float32[1×4]", "attention_mask=float32[1×4]")
 
 

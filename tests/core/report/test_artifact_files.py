@@ -1,5 +1,6 @@
 """Reading artifacts back (core.report.artifact_views): paths rebuilt from core.vocab.artifacts' rule and
 refused outside the folder's own artifact folders."""
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,14 @@ def test_compile_log_and_traces(tmp_path):
 def test_paths_outside_the_artifact_folders_are_refused(tmp_path):
     root = _job(tmp_path / "report")
     (tmp_path / "secret.txt").write_text("secret")
-    for rel in ("../secret.txt", "graphs/../../secret.txt", str(tmp_path / "secret.txt"), "report.json",
-                "graphs//x", ""):
+    for rel in (
+        "../secret.txt",
+        "graphs/../../secret.txt",
+        str(tmp_path / "secret.txt"),
+        "report.json",
+        "graphs//x",
+        "",
+    ):
         assert af.resolve(root, rel) is None, rel
         assert af.read_text(root, rel) == ""
     # a symbolic link inside graphs/ pointing out of the folder
@@ -127,6 +134,7 @@ def fake_tlparse(tmp_path, monkeypatch):
     import sys
 
     from core.report import tlparse
+
     calls = []
 
     def run(argv, **kw):

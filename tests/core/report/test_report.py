@@ -1,22 +1,47 @@
 """Report files: headers, formula-safe cells, atomic writes, JSON round trip."""
+
 import csv
 import json
 import os
 
 import pytest
 
+from core.analysis.result_json import result_to_dict
+from core.analysis.results import JobResult
+from core.report.files import (
+    GRAPH_BREAK_COLUMNS,
+    LATENCY_COLUMNS,
+    RESOURCE_COLUMNS,
+    SUMMARY_COLUMNS,
+    ReportError,
+    load_report,
+    safe_cell,
+    write_report,
+)
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.analysis.result_json import result_to_dict
-from core.report.files import (GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS, SUMMARY_COLUMNS, ReportError,
-                         load_report, safe_cell, write_report)
-from core.analysis.results import JobResult
 
-REQUIRED_SUMMARY = ["config", "backend", "mode", "dynamic", "fullgraph", "status", "eager_median_ms",
-                    "compiled_median_ms", "speedup", "speedup_ci_low", "speedup_ci_high", "compile_time_s",
-                    "graph_count", "graph_break_sites", "recompile_count", "eager_peak_mb", "compiled_peak_mb",
-                    "break_even_iters"]
+REQUIRED_SUMMARY = [
+    "config",
+    "backend",
+    "mode",
+    "dynamic",
+    "fullgraph",
+    "status",
+    "eager_median_ms",
+    "compiled_median_ms",
+    "speedup",
+    "speedup_ci_low",
+    "speedup_ci_high",
+    "compile_time_s",
+    "graph_count",
+    "graph_break_sites",
+    "recompile_count",
+    "eager_peak_mb",
+    "compiled_peak_mb",
+    "break_even_iters",
+]
 
 
 def synthetic_result(job_id="j1", backend="eager") -> JobResult:
@@ -26,16 +51,33 @@ def synthetic_result(job_id="j1", backend="eager") -> JobResult:
     events = [
         ev.JobStarted(job_id, pid=1, environment={"torch": "2.x", "threads": 2}),
         ev.PhaseChanged(job_id, phase="benchmark"),
-        ev.LatencyMeasured(job_id, samples=tuple(
-            rec.LatencySample(p, i, v) for i in range(4) for p, v in (("eager", 10.0 + i), ("compiled", 5.0 + i)))
-            + (rec.LatencySample("eager", 0, 99.0, warmup=True),)),
-        ev.CompileFinished(job_id, result=rec.CompileResult(compile_time_s=2.0, graph_count=2, op_count=9,
-                                                           coverage="Partly compiled")),
-        ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
-            reason="Data-dependent branching", gb_code="GB0170", file="/models/m.py", line=7,
-            source="-F.relu(-x)", hints=("=cmd|' /C calc'!A0", "Use torch.cond"))),
-        ev.GraphBreakFound(job_id, graph_break=rec.GraphBreak(
-            reason="Data-dependent branching", gb_code="GB0170", file="/models/m.py", line=7, source="-F.relu(-x)")),
+        ev.LatencyMeasured(
+            job_id,
+            samples=tuple(
+                rec.LatencySample(p, i, v) for i in range(4) for p, v in (("eager", 10.0 + i), ("compiled", 5.0 + i))
+            )
+            + (rec.LatencySample("eager", 0, 99.0, warmup=True),),
+        ),
+        ev.CompileFinished(
+            job_id, result=rec.CompileResult(compile_time_s=2.0, graph_count=2, op_count=9, coverage="Partly compiled")
+        ),
+        ev.GraphBreakFound(
+            job_id,
+            graph_break=rec.GraphBreak(
+                reason="Data-dependent branching",
+                gb_code="GB0170",
+                file="/models/m.py",
+                line=7,
+                source="-F.relu(-x)",
+                hints=("=cmd|' /C calc'!A0", "Use torch.cond"),
+            ),
+        ),
+        ev.GraphBreakFound(
+            job_id,
+            graph_break=rec.GraphBreak(
+                reason="Data-dependent branching", gb_code="GB0170", file="/models/m.py", line=7, source="-F.relu(-x)"
+            ),
+        ),
         ev.RecompileFound(job_id, recompile=rec.Recompile("f", "/models/m.py:3", ("0/0: tensor 'x' size mismatch",))),
         ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("eager", 100.0)),
         ev.MemoryMeasured(job_id, peak=rec.MemoryPeak("compiled", 125.0)),
@@ -67,8 +109,15 @@ def test_summary_figures_from_events():
 def test_csv_files_headers_and_formula_safety(tmp_path):
     paths = write_report([synthetic_result(), synthetic_result("j2", "aot_eager")], str(tmp_path))
     names = sorted(os.path.basename(p) for p in paths)
-    assert names == ["graph_breaks.csv", "latency.csv", "recommendation.txt", "recompiles.csv", "report.json",
-                     "resources.csv", "summary.csv"]
+    assert names == [
+        "graph_breaks.csv",
+        "latency.csv",
+        "recommendation.txt",
+        "recompiles.csv",
+        "report.json",
+        "resources.csv",
+        "summary.csv",
+    ]
     summary = read_csv(tmp_path / "summary.csv")
     assert list(summary[0]) == SUMMARY_COLUMNS and set(REQUIRED_SUMMARY) <= set(SUMMARY_COLUMNS)
     assert [row["config"] for row in summary] == ["eager", "aot_eager"]
@@ -170,17 +219,20 @@ def _report_doc(tmp_path):
     return json.loads((tmp_path / "r" / "report.json").read_text())
 
 
-@pytest.mark.parametrize("path,value,message", [
-    (("spec", "config", "backend"), 3, r"jobs\[0\]\.spec\.config\.backend must be text, not 3"),
-    (("compile", "compile_time_s"), "fast", r"jobs\[0\]\.compile\.compile_time_s must be a number, not 'fast'"),
-    (("samples", "latency_ms"), "AAAA", r"jobs\[0\]\.samples cannot be read"),
-    (("graph_breaks",), [{"reason": 7}], r"jobs\[0\]\.graph_breaks\[0\]\.reason must be text"),
-    (("status",), "exploded", r"jobs\[0\]\.status must be one of"),
-    (("spec", "iters"), "many", r"jobs\[0\]\.spec\.iters must be a whole number"),
-    (("cudagraph_skips",), [{"reason": ["<b>x</b>"]}], r"jobs\[0\]\.cudagraph_skips\[0\]\.reason must be text"),
-    (("cudagraph_skips",), {"reason": "x"}, r"jobs\[0\]\.cudagraph_skips must be a list"),
-    (("compile", "compile_time_s"), float("nan"), r"jobs\[0\]\.compile\.compile_time_s must be a number, not NaN"),
-])
+@pytest.mark.parametrize(
+    "path,value,message",
+    [
+        (("spec", "config", "backend"), 3, r"jobs\[0\]\.spec\.config\.backend must be text, not 3"),
+        (("compile", "compile_time_s"), "fast", r"jobs\[0\]\.compile\.compile_time_s must be a number, not 'fast'"),
+        (("samples", "latency_ms"), "AAAA", r"jobs\[0\]\.samples cannot be read"),
+        (("graph_breaks",), [{"reason": 7}], r"jobs\[0\]\.graph_breaks\[0\]\.reason must be text"),
+        (("status",), "exploded", r"jobs\[0\]\.status must be one of"),
+        (("spec", "iters"), "many", r"jobs\[0\]\.spec\.iters must be a whole number"),
+        (("cudagraph_skips",), [{"reason": ["<b>x</b>"]}], r"jobs\[0\]\.cudagraph_skips\[0\]\.reason must be text"),
+        (("cudagraph_skips",), {"reason": "x"}, r"jobs\[0\]\.cudagraph_skips must be a list"),
+        (("compile", "compile_time_s"), float("nan"), r"jobs\[0\]\.compile\.compile_time_s must be a number, not NaN"),
+    ],
+)
 def test_a_value_of_the_wrong_type_is_named(tmp_path, path, value, message):
     doc = _report_doc(tmp_path)
     target = doc["jobs"][0]
@@ -197,8 +249,10 @@ def test_version_1_samples_as_objects_still_open_with_a_warning(tmp_path):
     doc = _report_doc(tmp_path)
     doc["report_version"] = 1
     job = doc["jobs"][0]
-    job["samples"] = [{"phase": "eager", "iteration": 0, "latency_ms": 2.0, "warmup": False},
-                      {"phase": "compiled", "iteration": 0, "latency_ms": 1.0, "warmup": False}]
+    job["samples"] = [
+        {"phase": "eager", "iteration": 0, "latency_ms": 2.0, "warmup": False},
+        {"phase": "compiled", "iteration": 0, "latency_ms": 1.0, "warmup": False},
+    ]
     job["graph_breaks"][0] = {k: v for k, v in job["graph_breaks"][0].items() if k not in ("logged", "per_call")}
     job["graph_breaks"][0]["count"] = 3
     old = tmp_path / "old.json"
@@ -227,8 +281,9 @@ def test_a_million_samples_are_stored_compactly(tmp_path):
 
     r = synthetic_result()
     n = 1_000_000
-    r.samples.extend_columns(side=np.arange(n) % 2, iteration=np.arange(n) // 2, warmup=np.zeros(n, bool),
-                             latency_ms=np.linspace(1, 2, n))
+    r.samples.extend_columns(
+        side=np.arange(n) % 2, iteration=np.arange(n) // 2, warmup=np.zeros(n, bool), latency_ms=np.linspace(1, 2, n)
+    )
     write_report([r], str(tmp_path))
     assert os.path.getsize(tmp_path / "report.json") < 25 * n  # not one JSON object per sample
     loaded, _ = load_report(str(tmp_path))

@@ -1,4 +1,5 @@
 """Which links a report may open: only https pages of the PyTorch documentation."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,31 +7,52 @@ import pytest
 from core.report.safety import as_html, is_documentation_url
 
 
-@pytest.mark.parametrize("url", [
-    "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
-    "https://pytorch.org/docs/stable/generated/torch.compile.html",
-    "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",  # what torch 2.14 links GB codes to
-    "HTTPS://Docs.PyTorch.org/docs/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
+        "https://pytorch.org/docs/stable/generated/torch.compile.html",
+        "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",  # what torch 2.14 links GB codes to
+        "HTTPS://Docs.PyTorch.org/docs/",
+    ],
+)
 def test_documentation_links_open(url):
     assert is_documentation_url(url)
 
 
-@pytest.mark.parametrize("url", [
-    "file:///etc/passwd", "javascript:alert(1)", "http://docs.pytorch.org/docs/", "ftp://pytorch.org/",
-    "https://pytorch.org.evil.example/", "https://evil.example/pytorch.org", "https://docs.pytorch.org@evil.example/",
-    "https://user:pw@pytorch.org/", "https://pytorch.org:8443/", "https://evil.example/gb/gb0170.html",
-    "https://meta-pytorch.github.io/other-site/", "https://meta-pytorch.github.io/compile-graph-break-site/../x",
-    "https://pytorch.org/ docs", "https://pytorch.org/\ndocs", "https://pytorch.org\\@evil.example/", "", None, 42,
-    "https://[::1/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "http://docs.pytorch.org/docs/",
+        "ftp://pytorch.org/",
+        "https://pytorch.org.evil.example/",
+        "https://evil.example/pytorch.org",
+        "https://docs.pytorch.org@evil.example/",
+        "https://user:pw@pytorch.org/",
+        "https://pytorch.org:8443/",
+        "https://evil.example/gb/gb0170.html",
+        "https://meta-pytorch.github.io/other-site/",
+        "https://meta-pytorch.github.io/compile-graph-break-site/../x",
+        "https://pytorch.org/ docs",
+        "https://pytorch.org/\ndocs",
+        "https://pytorch.org\\@evil.example/",
+        "",
+        None,
+        42,
+        "https://[::1/",
+    ],
+)
 def test_anything_else_does_not(url):
     assert not is_documentation_url(url)
 
 
 def test_as_html_shows_the_text_itself():
-    assert as_html("<img src='x'> & <a href=\"y\">\nz") == \
-        "&lt;img src=&#x27;x&#x27;&gt; &amp; &lt;a href=&quot;y&quot;&gt;<br>z"
+    assert (
+        as_html("<img src='x'> & <a href=\"y\">\nz")
+        == "&lt;img src=&#x27;x&#x27;&gt; &amp; &lt;a href=&quot;y&quot;&gt;<br>z"
+    )
     assert as_html(None) == ""
 
 
@@ -38,22 +60,41 @@ def test_as_html_shows_the_text_itself():
 
 
 def test_settings_that_name_programs_paths_or_code_are_flagged():
-    from core.vocab.config import CompileConfig
     from core.report.safety import describe_config, risky_settings, without_risky_settings
+    from core.vocab.config import CompileConfig
 
-    config = CompileConfig("inductor", inductor_options=(
-        ("cpp.cxx", ["sh", "-c", "touch /tmp/owned"]), ("freezing", True), ("trace.enabled", True),
-        ("fx_graph_remote_cache", True), ("epilogue_fusion", True), ("triton.cudagraphs", False)),
-        dynamo_config=(("allow_rnn", True), ("recompile_limit", 16), ("capture_scalar_outputs", True),
-                       ("repro_after", "dynamo")))
+    config = CompileConfig(
+        "inductor",
+        inductor_options=(
+            ("cpp.cxx", ["sh", "-c", "touch /tmp/owned"]),
+            ("freezing", True),
+            ("trace.enabled", True),
+            ("fx_graph_remote_cache", True),
+            ("epilogue_fusion", True),
+            ("triton.cudagraphs", False),
+        ),
+        dynamo_config=(
+            ("allow_rnn", True),
+            ("recompile_limit", 16),
+            ("capture_scalar_outputs", True),
+            ("repro_after", "dynamo"),
+        ),
+    )
     flagged = {(r.table, r.key) for r in risky_settings(config)}
-    assert flagged == {("inductor option", "cpp.cxx"), ("inductor option", "trace.enabled"),
-                       ("inductor option", "fx_graph_remote_cache"), ("torch._dynamo.config", "repro_after")}
+    assert flagged == {
+        ("inductor option", "cpp.cxx"),
+        ("inductor option", "trace.enabled"),
+        ("inductor option", "fx_graph_remote_cache"),
+        ("torch._dynamo.config", "repro_after"),
+    }
     cxx = next(r for r in risky_settings(config) if r.key == "cpp.cxx")
     assert "C++ compiler command" in cxx.why and "list value" in cxx.why
     clean = without_risky_settings(config)
     assert risky_settings(clean) == [] and dict(clean.inductor_options) == {
-        "freezing": True, "epilogue_fusion": True, "triton.cudagraphs": False}
+        "freezing": True,
+        "epilogue_fusion": True,
+        "triton.cudagraphs": False,
+    }
     assert dict(clean.dynamo_config) == {"allow_rnn": True, "recompile_limit": 16, "capture_scalar_outputs": True}
     shown = describe_config(config)
     assert "inductor option cpp.cxx = ['sh', '-c', 'touch /tmp/owned']" in shown and "backend = 'inductor'" in shown

@@ -1,11 +1,12 @@
 """Run progress: fraction and words from the jobs' own events, never from time."""
+
 from __future__ import annotations
 
+from core.analysis.results import JobResult
+from core.run.progress import PHASE_START, describe, job_fraction
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.run.progress import PHASE_START, describe, job_fraction
-from core.analysis.results import JobResult
 
 
 def _result(job_id: str, iters: int = 10) -> JobResult:
@@ -17,8 +18,13 @@ def test_benchmark_progress_counts_compiled_timed_calls():
     r.apply(ev.JobStarted("a"))
     r.apply(ev.PhaseChanged("a", phase="benchmark"))
     start = job_fraction(r)
-    r.apply(ev.LatencyMeasured("a", samples=tuple(rec.LatencySample("compiled", i, 1.0) for i in range(5))
-                               + (rec.LatencySample("compiled", 0, 1.0, warmup=True),)))
+    r.apply(
+        ev.LatencyMeasured(
+            "a",
+            samples=tuple(rec.LatencySample("compiled", i, 1.0) for i in range(5))
+            + (rec.LatencySample("compiled", 0, 1.0, warmup=True),),
+        )
+    )
     assert job_fraction(r) > start
     fraction, text = describe([r])
     assert text == "job 1/1 · eager · benchmark 5/10" and 0 < fraction < 1

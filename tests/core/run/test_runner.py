@@ -1,19 +1,19 @@
 """The runner with real child processes: crashes, timeouts and cancels keep partial results."""
+
 import os
 
 import psutil
 import pytest
 
-from core.vocab import events as ev
+from core import PROJECT_ROOT as ROOT
 from core.run.job_process import describe_exit
 from core.run.runner import JobRunner, RunnerState
+from core.vocab import events as ev
 from tests.core.helpers import MLP_MODEL, make_spec
-from core import PROJECT_ROOT as ROOT
-
 
 # maybe_misbehave() runs eagerly (compiler.disable), counting model calls: the eager check
 # is call 1, eager warm-up calls 2-3, the compile call 4, compiled warm-up 5-6.
-MISBEHAVING_MODEL = '''\
+MISBEHAVING_MODEL = """\
 import os, time
 import torch
 
@@ -43,7 +43,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 8),)
-'''
+"""
 
 
 def test_completed_job_streams_every_event_kind(write_model):
@@ -52,8 +52,16 @@ def test_completed_job_streams_every_event_kind(write_model):
     result = runner.run(make_spec(write_model(MLP_MODEL), iters=20))
     assert result.status == "completed", result.failure_reason + result.failure_detail
     kinds = {e.kind for e in events}
-    assert {"JobStarted", "PhaseChanged", "ModelLoaded", "LatencyMeasured", "CompileFinished",
-            "MemoryMeasured", "ResourceSampled", "JobCompleted"} <= kinds
+    assert {
+        "JobStarted",
+        "PhaseChanged",
+        "ModelLoaded",
+        "LatencyMeasured",
+        "CompileFinished",
+        "MemoryMeasured",
+        "ResourceSampled",
+        "JobCompleted",
+    } <= kinds
     assert all(e.job_id == result.job_id for e in events)
     assert len(result.latencies("compiled")) == 20
     assert result.resources and all(s.rss_mb >= 0 for s in result.resources)
@@ -97,8 +105,7 @@ def test_cancel_mid_run_ends_child_and_queue(write_model):
     def on_event(event):
         if isinstance(event, ev.JobStarted):
             pids.append(event.pid)
-        if isinstance(event, ev.LatencyMeasured) and any(not s.warmup and s.side == "compiled"
-                                                             for s in event.samples):
+        if isinstance(event, ev.LatencyMeasured) and any(not s.warmup and s.side == "compiled" for s in event.samples):
             runner.cancel()  # from inside the callback, as a GUI button would from another thread
 
     runner = JobRunner(on_event=on_event)
@@ -142,7 +149,7 @@ def test_no_timed_sample_is_lost_on_a_crash_or_hang(write_model, action, timeout
     assert len(received) == len(result.samples)  # the recovered samples reach the listener too
 
 
-SPAWNING_MODEL = '''\
+SPAWNING_MODEL = """\
 import os, subprocess, sys
 import torch
 
@@ -166,7 +173,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 4),)
-'''
+"""
 
 
 @pytest.mark.parametrize("then,status", [("pass", "completed"), ("import time; time.sleep(600)", "failed")])
@@ -231,8 +238,9 @@ def test_events_unpickle_without_importing_torch(write_model):
     events = []
     JobRunner(on_event=events.append).run(make_spec(write_model(MLP_MODEL), iters=2, warmup=1))
     blob = pickle.dumps(events)
-    code = ("import pickle, sys; events = pickle.loads(sys.stdin.buffer.read()); "
-            "print(len(events), 'torch' in sys.modules, 'numpy' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=60,
-                          cwd=ROOT)
+    code = (
+        "import pickle, sys; events = pickle.loads(sys.stdin.buffer.read()); "
+        "print(len(events), 'torch' in sys.modules, 'numpy' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=60, cwd=ROOT)
     assert proc.stdout.decode().split() == [str(len(events)), "False", "False"], proc.stderr.decode()

@@ -1,6 +1,14 @@
 import pytest
 
-from core.vocab.config import CompileConfig, available_backends, available_modes, dynamo_config_defaults, expand_configs, parse_key_values, validate_config
+from core.vocab.config import (
+    CompileConfig,
+    available_backends,
+    available_modes,
+    dynamo_config_defaults,
+    expand_configs,
+    parse_key_values,
+    validate_config,
+)
 from core.vocab.limits import ConfigError
 
 
@@ -53,8 +61,9 @@ def test_cuda_refused_without_gpu():
 
 def test_dynamo_overrides_are_checked_against_torch_keys():
     defaults = dynamo_config_defaults()
-    parsed = parse_key_values(["capture_scalar_outputs=True", "allow_rnn=1", "recompile_limit=4"], defaults,
-                              "torch._dynamo.config")
+    parsed = parse_key_values(
+        ["capture_scalar_outputs=True", "allow_rnn=1", "recompile_limit=4"], defaults, "torch._dynamo.config"
+    )
     assert dict(parsed) == {"capture_scalar_outputs": True, "allow_rnn": True, "recompile_limit": 4}
     with pytest.raises(ConfigError, match="no setting 'capture_scalars'.*capture_scalar_outputs"):
         parse_key_values(["capture_scalars=True"], defaults, "torch._dynamo.config")
@@ -76,5 +85,9 @@ def test_expand_configs_every_combination():
 def test_config_round_trip_and_kwargs():
     cfg = CompileConfig("inductor", "default", "true", True, (("allow_rnn", True),), (("max_autotune", True),))
     assert CompileConfig.from_dict(cfg.to_dict()) == cfg
-    assert cfg.compile_kwargs() == {"backend": "inductor", "fullgraph": True, "dynamic": True,
-                                    "options": {"max_autotune": True}}
+    assert cfg.compile_kwargs() == {
+        "backend": "inductor",
+        "fullgraph": True,
+        "dynamic": True,
+        "options": {"max_autotune": True},
+    }

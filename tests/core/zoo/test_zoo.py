@@ -1,6 +1,7 @@
 """The zoo's figures and files (core.zoo.results, core.zoo.files), from fake results: rows, the
 per-config summary, the warning when machines differ, folder names, zoo.json read back as
 untrusted input, and the Zoo view's sort orders."""
+
 import csv
 import json
 import math
@@ -8,9 +9,16 @@ import math
 import pytest
 
 from core.report.files import ReportError, load_report
-from core.zoo.results import (ConfigSummary, ZooRow, cell_text, environment_warning, geometric_mean, sort_models,
-                      summarize_configs)
 from core.zoo.files import folder_name, folder_names, load_zoo
+from core.zoo.results import (
+    ConfigSummary,
+    ZooRow,
+    cell_text,
+    environment_warning,
+    geometric_mean,
+    sort_models,
+    summarize_configs,
+)
 from tests.core.zoo_fakes import FIGURES, write_fake_zoo
 
 
@@ -28,8 +36,10 @@ def test_rows_and_the_per_config_summary(tmp_path):
     assert inductor.median_compile_time_s == 30.0 and inductor.graph_break_sites_total == 2
     assert inductor.models_with_breaks == 1 and abs(inductor.pass_rate - 2 / 3) < 1e-9
     assert (aot.passed, aot.failed) == (2, 1) and aot.median_compile_time_s == 4.5
-    assert inductor.sentence() == ("inductor: 2 of 3 models passed (1 failed the accuracy check); geometric-mean "
-                                   "speedup 1.58x, median compile 30.0 s, 2 graph breaks in 1 model")
+    assert inductor.sentence() == (
+        "inductor: 2 of 3 models passed (1 failed the accuracy check); geometric-mean "
+        "speedup 1.58x, median compile 30.0 s, 2 graph breaks in 1 model"
+    )
     assert "1 failed" in aot.sentence() and not inductor.environment_warning
 
 
@@ -55,15 +65,22 @@ def test_a_crafted_zoo_json_is_refused_naming_the_field(tmp_path):
     write_fake_zoo(str(tmp_path))
     doc = json.loads((tmp_path / "zoo.json").read_text())
     for change, expected in (
-            (lambda d: d["models"][0].update(folder="../../etc"), "models[0].folder must be a plain folder name"),
-            (lambda d: d["rows"][0].update(speedup="fast"), "rows[0].speedup must be a number or null"),
-            (lambda d: d["rows"][0].update(model="other"), "rows[0].model 'other' is not one of the zoo's models"),
-            (lambda d: d.update(zoo_version="1"), "zoo_version must be a whole number")):
+        (lambda d: d["models"][0].update(folder="../../etc"), "models[0].folder must be a plain folder name"),
+        (lambda d: d["rows"][0].update(speedup="fast"), "rows[0].speedup must be a number or null"),
+        (lambda d: d["rows"][0].update(model="other"), "rows[0].model 'other' is not one of the zoo's models"),
+        (lambda d: d.update(zoo_version="1"), "zoo_version must be a whole number"),
+    ):
         bad = json.loads(json.dumps(doc))
         change(bad)
         (tmp_path / "zoo.json").write_text(json.dumps(bad))
-        with pytest.raises(ReportError, match=expected.replace("(", r"\(").replace(")", r"\)")
-                           .replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+        with pytest.raises(
+            ReportError,
+            match=expected.replace("(", r"\(")
+            .replace(")", r"\)")
+            .replace("[", r"\[")
+            .replace("]", r"\]")
+            .replace(".", r"\."),
+        ):
             load_zoo(str(tmp_path))
     (tmp_path / "zoo.json").write_text("{not json")
     with pytest.raises(ReportError, match="not a valid zoo.json"):
@@ -73,8 +90,9 @@ def test_a_crafted_zoo_json_is_refused_naming_the_field(tmp_path):
 def test_machines_that_differ_are_warned_about_per_config(tmp_path):
     zoo = write_fake_zoo(str(tmp_path), environment={"resnet18": {"torch": "2.13.0", "node": "node-b"}})
     warning = zoo.summaries()[0].environment_warning
-    assert warning.startswith("the jobs ran on machines that differ: torch 2.13.0 (1 jobs on node-b); "
-                              "torch 2.14.1 (2 jobs on node-a)")
+    assert warning.startswith(
+        "the jobs ran on machines that differ: torch 2.13.0 (1 jobs on node-b); torch 2.14.1 (2 jobs on node-a)"
+    )
     assert zoo.overall_warning() and "not directly comparable" in warning
     assert environment_warning([ZooRow("m", "m", "c", "pending")]) == ""
 

@@ -3,23 +3,26 @@ files and a torchvision model at a small image size, backends eager and aot_eage
 iterations), --parallel, --resume after a failed job, and what is refused before any work.
 Ray must never be imported by a local sweep: the command runs in a fresh interpreter that
 checks sys.modules at the end."""
+
 import csv
 import json
 import os
 import subprocess
 import sys
 
+from core import PROJECT_ROOT as ROOT
+from core.cli.zoo import main as zoo_main
 from core.report.files import load_report, write_report
 from core.zoo.files import load_zoo
-from core.cli.zoo import main as zoo_main
 from tests.core.helpers import BREAKS_MODEL, MLP_MODEL
-from core import PROJECT_ROOT as ROOT
 
 QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0", "--processes", "1"]
-NO_RAY = ("import sys; from core.cli.zoo import main; code = main(sys.argv[1:]); "
-          "assert 'ray' not in sys.modules, 'the local executor imported ray'; sys.exit(code)")
+NO_RAY = (
+    "import sys; from core.cli.zoo import main; code = main(sys.argv[1:]); "
+    "assert 'ray' not in sys.modules, 'the local executor imported ray'; sys.exit(code)"
+)
 
-FLAKY_MODEL = '''\
+FLAKY_MODEL = """\
 import os
 import torch
 
@@ -34,12 +37,13 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 4),)
-'''
+"""
 
 
 def zoo(*args, timeout=400):
-    return subprocess.run([sys.executable, "-c", NO_RAY, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", NO_RAY, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def rows_of(out):
@@ -54,8 +58,11 @@ def test_a_tiny_zoo_writes_a_report_per_model_and_the_zoo_tables(tmp_path, write
     assert proc.returncode == 0, proc.stderr
     rows = rows_of(out)
     assert [(r["folder"], r["config"], r["status"]) for r in rows] == [
-        ("breaks.py", "eager", "completed"), ("breaks.py", "aot_eager", "completed"),
-        ("resnet18", "eager", "completed"), ("resnet18", "aot_eager", "completed")]
+        ("breaks.py", "eager", "completed"),
+        ("breaks.py", "aot_eager", "completed"),
+        ("resnet18", "eager", "completed"),
+        ("resnet18", "aot_eager", "completed"),
+    ]
     assert all(float(r["speedup"]) > 0 and float(r["speedup_ci_low"]) <= float(r["speedup_ci_high"]) for r in rows)
     assert [r["graph_break_sites"] for r in rows] == ["3", "3", "0", "0"]
     assert all(r["accuracy"] == "pass" and r["torch"] and r["node"] for r in rows)
@@ -101,12 +108,14 @@ def test_parallel_jobs_then_resume_runs_only_what_did_not_complete(tmp_path, wri
 
 def test_what_is_refused_before_any_work(tmp_path, capsys):
     out = str(tmp_path / "zoo")
-    for argv, expected in (([], "no models given"),
-                           (["resnet18", "--parallel", "0"], "--parallel must be at least 1"),
-                           (["resnet18", "--parallel", "2", "--executor", "ray"], "applies to the local executor"),
-                           (["resnet18", "--models-file", str(tmp_path / "none.txt")], "cannot read --models-file"),
-                           (["resnet18", "resnet1", "--backend", "eager"], "resnet1: "),
-                           (["resnet18", "--mode", "max"], "resnet18: Unknown mode 'max'")):
+    for argv, expected in (
+        ([], "no models given"),
+        (["resnet18", "--parallel", "0"], "--parallel must be at least 1"),
+        (["resnet18", "--parallel", "2", "--executor", "ray"], "applies to the local executor"),
+        (["resnet18", "--models-file", str(tmp_path / "none.txt")], "cannot read --models-file"),
+        (["resnet18", "resnet1", "--backend", "eager"], "resnet1: "),
+        (["resnet18", "--mode", "max"], "resnet18: Unknown mode 'max'"),
+    ):
         assert zoo_main([*argv, "--out", out]) == 2, argv
         assert expected in capsys.readouterr().err, argv
     assert not os.path.exists(out)
@@ -127,7 +136,7 @@ def test_models_file_adds_models_once(tmp_path):
     assert read_models(args) == ["mobilenet_v3_small", "resnet18", "timm:resnet50"]
 
 
-SLOW_LOAD_MODEL = '''\
+SLOW_LOAD_MODEL = """\
 import time
 import torch
 
@@ -139,7 +148,7 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 4),)
-'''
+"""
 
 
 def test_ctrl_c_cancels_the_running_and_queued_jobs_and_writes_the_zoo(tmp_path, write_model):
@@ -150,8 +159,14 @@ def test_ctrl_c_cancels_the_running_and_queued_jobs_and_writes_the_zoo(tmp_path,
     out = str(tmp_path / "zoo")
     from tests.core.helpers import default_sigint
 
-    proc = subprocess.Popen([sys.executable, "-c", NO_RAY, slow, mlp, *QUICK, "--out", out], cwd=ROOT,
-                            preexec_fn=default_sigint, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", NO_RAY, slow, mlp, *QUICK, "--out", out],
+        cwd=ROOT,
+        preexec_fn=default_sigint,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while not os.path.exists(os.path.join(out, "slow.py")) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -6,6 +6,7 @@ Ray is only ever started inside a fresh network namespace (`unshare -n`, loopbac
 every connection it makes stays on 127.0.0.1; the tests skip, saying so, where that is not
 possible. The pytest process itself never imports Ray.
 """
+
 import csv
 import importlib.util
 import os
@@ -16,28 +17,35 @@ import time
 
 import pytest
 
-from tests.core.helpers import BREAKS_MODEL, MLP_MODEL
 from core import PROJECT_ROOT as ROOT
+from tests.core.helpers import BREAKS_MODEL, MLP_MODEL
 
 QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0", "--processes", "1"]
 
 
 def _netns_works() -> bool:
     try:
-        return subprocess.run(["unshare", "-n", "sh", "-c", "ip link set lo up"], capture_output=True,
-                              timeout=30).returncode == 0
+        return (
+            subprocess.run(
+                ["unshare", "-n", "sh", "-c", "ip link set lo up"], capture_output=True, timeout=30
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
 
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed (pip install ray)"),
-    pytest.mark.skipif(not _netns_works(), reason="Ray tests run inside a fresh network namespace (unshare -n with "
-                       "ip link, as root) so that Ray talks over 127.0.0.1 only; that is not possible here"),
+    pytest.mark.skipif(
+        not _netns_works(),
+        reason="Ray tests run inside a fresh network namespace (unshare -n with "
+        "ip link, as root) so that Ray talks over 127.0.0.1 only; that is not possible here",
+    ),
 ]
 
 # Loads slowly and says so: the cluster test kills a node while both nodes are inside such a job.
-SLOW_MODEL = '''\
+SLOW_MODEL = """\
 import os
 import time
 import torch
@@ -54,14 +62,15 @@ def get_model():
 
 def get_example_inputs():
     return (torch.randn(2, 8),)
-'''
+"""
 
 
 def in_netns(argv: list[str], timeout: float = 420) -> subprocess.CompletedProcess:
     """Run `argv` in a new network namespace with only the loopback interface up."""
     script = "ip link set lo up && exec " + shlex.join(argv)
-    return subprocess.run(["unshare", "-n", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        ["unshare", "-n", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def rows_of(out):
@@ -73,21 +82,28 @@ def test_a_zoo_on_a_local_ray_instance(tmp_path, write_model):
     breaks, mlp = write_model(BREAKS_MODEL, "breaks.py"), write_model(MLP_MODEL, "mlp.py")
     mlp2, mlp3 = write_model(MLP_MODEL, "mlp2.py"), write_model(MLP_MODEL, "mlp3.py")
     out = str(tmp_path / "zoo")
-    proc = in_netns([sys.executable, "main.py", "zoo", breaks, mlp, mlp2, mlp3, *QUICK, "--executor", "ray",
-                     "--out", out])
+    proc = in_netns(
+        [sys.executable, "main.py", "zoo", breaks, mlp, mlp2, mlp3, *QUICK, "--executor", "ray", "--out", out]
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = rows_of(out)
     assert [(r["folder"], r["status"], r["graph_break_sites"]) for r in rows] == [
-        ("breaks.py", "completed", "3"), ("mlp.py", "completed", "0"), ("mlp2.py", "completed", "0"),
-        ("mlp3.py", "completed", "0")]
+        ("breaks.py", "completed", "3"),
+        ("mlp.py", "completed", "0"),
+        ("mlp2.py", "completed", "0"),
+        ("mlp3.py", "completed", "0"),
+    ]
     assert all("/" in r["node"] and r["torch"] and float(r["speedup"]) > 0 for r in rows)  # host/node id
     assert "breaks.py · eager: started on " in proc.stderr
     # the files the job wrote on its node came back beside the report
     assert os.path.exists(os.path.join(out, "breaks.py", "compile_log", "eager.log"))
     assert "eager: 4 of 4 models passed" in proc.stdout
     # one job at a time on the node (each claims all its CPUs): every start follows the last end
-    steps = [("start" if ": started on " in line else "end") for line in proc.stderr.splitlines()
-             if line.startswith("[") and " · eager: " in line]
+    steps = [
+        ("start" if ": started on " in line else "end")
+        for line in proc.stderr.splitlines()
+        if line.startswith("[") and " · eager: " in line
+    ]
     assert steps == ["start", "end"] * 4, proc.stderr
 
 
@@ -97,8 +113,7 @@ def test_a_node_killed_mid_sweep_fails_its_job_and_resume_completes_the_zoo(tmp_
     slow = [write_model(SLOW_MODEL.format(markers=str(markers)), f"slow{i}.py") for i in (1, 2)]
     fast = [write_model(MLP_MODEL, "mlp.py"), write_model(MLP_MODEL, "mlp2.py")]
     out = str(tmp_path / "zoo")
-    proc = in_netns([sys.executable, "-m", "tests.core.zoo_ray_cluster", out, str(markers), "--", *slow, *fast,
-                     *QUICK])
+    proc = in_netns([sys.executable, "-m", "tests.core.zoo_ray_cluster", out, str(markers), "--", *slow, *fast, *QUICK])
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
     import json
 
@@ -109,14 +124,16 @@ def test_a_node_killed_mid_sweep_fails_its_job_and_resume_completes_the_zoo(tmp_
     # Every job on the node as it went down fails with the cause (Ray may hand the node one
     # more job while its processes are being killed one by one); the others complete.
     died = [line for line in proc.stderr.splitlines() if line.startswith("error: ") and "died" in line]
-    assert died and all("the Ray node running it" in line or "the Ray worker running it" in line
-                        for line in died), died
+    assert died and all("the Ray node running it" in line or "the Ray worker running it" in line for line in died), died
     assert any("slow" in line and killed_node in line and "died during its " in line for line in died), died
     assert f"--resume: {4 - len(died)} jobs completed earlier are kept; {len(died)} to run." in proc.stderr
     rows = rows_of(out)
     assert [r["status"] for r in rows] == ["completed"] * 4
-    rerun = [r for r in rows if f"{r['folder']} · eager: failed" in " ".join(died) or
-             any(f"/{r['folder']} · eager" in line for line in died)]
+    rerun = [
+        r
+        for r in rows
+        if f"{r['folder']} · eager: failed" in " ".join(died) or any(f"/{r['folder']} · eager" in line for line in died)
+    ]
     assert len(rerun) == len(died) and not any(killed_node in r["node"] for r in rerun)  # measured again elsewhere
     # nothing of the killed node's job outlives it
     pids = [int(p.read_text()) for p in markers.iterdir() if p.suffix == ".started"]

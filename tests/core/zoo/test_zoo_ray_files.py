@@ -1,6 +1,7 @@
 """What a Ray task does with the files a job needs (core.zoo.ray_executor, no Ray started): a model
 file the node lacks, or holds with other content, is written from the shipped copy; one it
 holds as shipped is used where it is."""
+
 import dataclasses
 import hashlib
 import importlib.util
@@ -19,8 +20,9 @@ def test_files_a_node_lacks_come_from_the_shipped_copy(tmp_path):
     text = b"import torch\ndef make():\n    return torch.nn.Linear(2, 2)\n"
     sha = hashlib.sha256(text).hexdigest()
     missing = str(tmp_path / "elsewhere" / "net.py")
-    spec = dataclasses.replace(make_spec(f"{missing}:make"),
-                               model=ModelSpec(f"{missing}:make", weights=str(tmp_path / "w.pt")))
+    spec = dataclasses.replace(
+        make_spec(f"{missing}:make"), model=ModelSpec(f"{missing}:make", weights=str(tmp_path / "w.pt"))
+    )
     assert files_of(spec) == [missing, str(tmp_path / "w.pt")] and files_of(make_spec("resnet18")) == []
     local = _localize(spec, {missing: (sha, text)}, str(tmp_path / "node"))
     path, factory = local.model.source.rsplit(":", 1)

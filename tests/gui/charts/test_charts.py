@@ -1,5 +1,6 @@
 """Charts: every sample kept, redraws throttled, smooth with 8 configs × 10,000 points;
 resource panel and distribution fed from results; no empty GPU charts without a GPU."""
+
 from __future__ import annotations
 
 import time
@@ -18,17 +19,21 @@ def test_latency_chart_keeps_every_sample_and_throttles_redraws(qtbot):
     chart.resize(1000, 500)
     qtbot.addWidget(chart)
     chart.show()
-    specs = [JobSpec(f"j{i}", ModelSpec("resnet18"), CompileConfig(backend=f"b{i}"), warmup=3, iters=10_000)
-             for i in range(8)]
+    specs = [
+        JobSpec(f"j{i}", ModelSpec("resnet18"), CompileConfig(backend=f"b{i}"), warmup=3, iters=10_000)
+        for i in range(8)
+    ]
     chart.reset([])
     for i, spec in enumerate(specs):
         chart.add_job(spec, i)
     start = time.perf_counter()
     for chunk in range(100):  # 100 batches of 100 calls per side per job, as the runner sends them
         for spec in specs:
-            samples = tuple(s for it in range(chunk * 100, chunk * 100 + 100)
-                            for s in (rec.LatencySample("eager", it, 5.0 + it % 7),
-                                      rec.LatencySample("compiled", it, 3.0 + it % 5)))
+            samples = tuple(
+                s
+                for it in range(chunk * 100, chunk * 100 + 100)
+                for s in (rec.LatencySample("eager", it, 5.0 + it % 7), rec.LatencySample("compiled", it, 3.0 + it % 5))
+            )
             chart.add_samples(spec.job_id, samples)
         qtbot.wait(1)
     add_s = time.perf_counter() - start
@@ -87,7 +92,7 @@ def test_log_axis_labels_plain_numbers_without_crowding():
 
     decade = [math.log10(m * 10) for m in range(1, 10)]  # 10, 20, ..., 90
     assert log_labels(decade) == ["10", "20", "", "", "50", "", "", "", ""]
-    wide = [math.log10(m * 10 ** d) for d in range(-1, 4) for m in (1, 2, 5)]  # five decades: decades only
+    wide = [math.log10(m * 10**d) for d in range(-1, 4) for m in (1, 2, 5)]  # five decades: decades only
     assert [x for x in log_labels(wide) if x] == ["0.1", "1", "10", "100", "1,000"]
     assert log_labels([math.log10(0.05), 6.0]) == ["0.05", "1e6"]
     axis = LogAxis("left")

@@ -1,4 +1,5 @@
 """A tiny model with three graph breaks: a data-dependent branch, .item() and an explicit break."""
+
 import torch
 from torch import nn
 

@@ -1,6 +1,7 @@
 """The model list fills in two steps: torch's catalog (the window is ready to run), then the
 timm and Hugging Face names, listed by a helper process (never imported into the app's) and
 cached per installed versions."""
+
 from __future__ import annotations
 
 import sys
@@ -21,7 +22,9 @@ def _loader(monkeypatch, cached, helper='import json; print(json.dumps(["timm:x"
     from core.run.torch_info import TorchInfo
 
     order = []
-    monkeypatch.setattr(torch_info_loader, "load_torch_info", lambda: order.append("torch") or TorchInfo(backends=("eager",)))
+    monkeypatch.setattr(
+        torch_info_loader, "load_torch_info", lambda: order.append("torch") or TorchInfo(backends=("eager",))
+    )
     monkeypatch.setattr(torch_info_loader, "cached_more_models", lambda: cached)
     monkeypatch.setattr(torch_info_loader, "more_models_command", lambda: [sys.executable, "-c", helper])
     loader = torch_info_loader.TorchInfoLoader()
@@ -56,9 +59,16 @@ def test_the_names_are_listed_and_cached_by_a_real_helper_process(tmp_path, monk
     import subprocess
 
     from core.run import torch_info as catalog
+
     monkeypatch.setenv(catalog.CACHE_ENV, str(tmp_path))
-    out = subprocess.run(catalog.more_models_command(), cwd=catalog.ROOT, capture_output=True, text=True,
-                         timeout=600, env={**__import__("os").environ, catalog.CACHE_ENV: str(tmp_path)})
+    out = subprocess.run(
+        catalog.more_models_command(),
+        cwd=catalog.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**__import__("os").environ, catalog.CACHE_ENV: str(tmp_path)},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     names = json.loads(out.stdout.strip().splitlines()[-1])
     assert "timm:resnet50" in names and "hf:bert" in names

@@ -1,4 +1,5 @@
 """The notice before a Python model file's content runs for the first time."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings
@@ -45,12 +46,14 @@ def test_confirm_runs_only_on_trust(qtbot, tmp_path, monkeypatch):
         def exec_(box):
             shown.append((box.text(), box.informativeText()))
             for button in box.buttons():
-                if button.text() == button_text or (button_text is None and
-                                                    box.standardButton(button) == QMessageBox.StandardButton.Cancel):
+                if button.text() == button_text or (
+                    button_text is None and box.standardButton(button) == QMessageBox.StandardButton.Cancel
+                ):
                     box.setProperty("clicked", True)
                     button.click()
                     return 0
             raise AssertionError("button not found")
+
         return exec_
 
     monkeypatch.setattr(QMessageBox, "exec", answer(None))

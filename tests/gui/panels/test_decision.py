@@ -1,11 +1,12 @@
 """Issue 10 in the app, view by view: the summary's accuracy columns and the Decision tab
 (recommendation, Copy, suggestions with apply-and-re-run), built from events, no job run."""
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from core.decide.recommend import DEFAULT_CALLS, recommend
 from core.vocab import events as ev
 from core.vocab import records as rec
-from core.decide.recommend import DEFAULT_CALLS, recommend
 from tests.core.fakes import fake_result as measured
 from tests.gui.helpers import fake_result
 
@@ -20,11 +21,14 @@ def _checked(job_id, backend, accuracy):
 def test_summary_shows_accuracy_and_a_failing_config_stands_out(qtbot, qtmodeltester):
     from gui.panels.summary import ACCURACY_COLUMN, COLUMNS, SummaryPanel
 
-    fail = rec.AccuracyResult("fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5,
-                             max_rel_error=0.25, cosine=0.97)
-    rows = [_checked("a", "eager", rec.AccuracyResult("pass", "matches", max_abs_error=0.0, max_rel_error=0.0, cosine=1.0)),
-            _checked("b", "aot_eager", fail),
-            _checked("c", "inductor", rec.AccuracyResult("nondeterministic", "eager differs from itself (dropout?)"))]
+    fail = rec.AccuracyResult(
+        "fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5, max_rel_error=0.25, cosine=0.97
+    )
+    rows = [
+        _checked("a", "eager", rec.AccuracyResult("pass", "matches", max_abs_error=0.0, max_rel_error=0.0, cosine=1.0)),
+        _checked("b", "aot_eager", fail),
+        _checked("c", "inductor", rec.AccuracyResult("nondeterministic", "eager differs from itself (dropout?)")),
+    ]
     panel = SummaryPanel()
     qtbot.addWidget(panel)
     panel.show_results(rows)
@@ -51,8 +55,10 @@ def _decision(qtbot, results):
 
 
 def test_decision_shows_cores_recommendation_and_copy_puts_its_code_on_the_clipboard(qtbot):
-    results = [measured("inductor", compiled_ms=5.0, compile_s=10.0, seed=1),
-               measured("aot_eager", compiled_ms=9.0, compile_s=1.0, seed=2)]
+    results = [
+        measured("inductor", compiled_ms=5.0, compile_s=10.0, seed=1),
+        measured("aot_eager", compiled_ms=9.0, compile_s=1.0, seed=2),
+    ]
     panel = _decision(qtbot, results)
     assert panel.calls.value() == DEFAULT_CALLS and "your choice" in panel.calls.toolTip()
     expected = recommend(results, DEFAULT_CALLS)

@@ -1,5 +1,6 @@
 """The Time breakdown and Graphs views, the compile-log dialog and the graph-break cost
 column, over results folded from events (tests/gui/panels/explain_fakes.py)."""
+
 from __future__ import annotations
 
 import os
@@ -65,7 +66,7 @@ def test_time_breakdown_without_a_profile(qtbot, tmp_path):
 
 
 def test_graphs_view_shows_code_guards_output_and_recompiles(qtbot, session):
-    from gui.panels.graphs import GraphsPanel, REASON_COLUMN
+    from gui.panels.graphs import REASON_COLUMN, GraphsPanel
 
     view = _bound(qtbot, GraphsPanel, session)
     assert [view.proxy.index(r, 0).data() for r in range(3)] == ["0/0", "0/1", "1/0"]

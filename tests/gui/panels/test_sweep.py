@@ -1,13 +1,14 @@
 """The Shape sweep tab: the variant table (qtmodeltester), the chart's markers and the
 per-config sentence from hand-made results; a real sweep of the LSTM example through the
 worker (backend eager, dynamic false and true); a sweep session round trip."""
+
 from __future__ import annotations
 
 import os
 
+from core.analysis.variants import shape_ticks
 from core.vocab.config import CompileConfig
 from gui.panels.sweep import SweepModel, SweepPanel
-from core.analysis.variants import shape_ticks
 from tests.gui.helpers import LSTM_EXAMPLE, RUN_TIMEOUT_MS, fake_sweep_result
 
 DEFAULTS = {"recompile_limit": 8}
@@ -35,8 +36,10 @@ def test_sweep_panel_chart_and_sentences(qtbot):
     assert chart.marker_indices("a", "limit") == [2] and chart.marker_indices("a", "eager") == [3]
     assert chart.marker_indices("b", "limit") == []
     false_line, true_line = panel.sentences()
-    assert "recompile limit (8) hit at variant 2 (float32[32×4×128]): torch stopped compiling new shapes " \
-           "of this frame and ran them eagerly" in false_line
+    assert (
+        "recompile limit (8) hit at variant 2 (float32[32×4×128]): torch stopped compiling new shapes "
+        "of this frame and ran them eagerly" in false_line
+    )
     assert "2 recompiles" in false_line and "compile time 0.30 s" in false_line
     assert "0 recompiles (one compile served every shape)" in true_line
     assert shape_ticks(results[0].variants) == ("N in float32[N×4×128]", ["8", "16", "32", "48"])
@@ -53,8 +56,9 @@ def test_real_lstm_sweep_fills_the_sweep_tab(qtbot, window, tmp_path):
     window.model_panel.sweep.setChecked(True)
     with qtbot.waitSignal(window.sig_run_finished, timeout=RUN_TIMEOUT_MS):
         assert window.run_profile()
-    assert [r.status for r in window.session.results] == ["completed", "completed"], \
-        [r.failure_reason for r in window.session.results]
+    assert [r.status for r in window.session.results] == ["completed", "completed"], [
+        r.failure_reason for r in window.session.results
+    ]
     assert window.tabs.currentWidget() is window.sweep_panel
     sweep = window.sweep_panel
     assert sweep.model.rowCount() == 22

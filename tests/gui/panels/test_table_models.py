@@ -1,5 +1,6 @@
 """The table models over core dataclasses: Qt's model contract (qtmodeltester), sorting,
 filtering, and what the detail view shows. No child process, no torch compile."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -7,17 +8,22 @@ from PySide6.QtCore import Qt
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig
-from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.form.config_panel import QueueModel
+from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html
 from gui.panels.summary import COLUMNS, SummaryModel, SummaryPanel
 from tests.gui.helpers import fake_result
 
 
 def _results():
-    failed = fake_result("job2", backend="aot_eager", breaks=False,
-                         status_event=ev.JobFailed("job2", reason="compile failed (BackendCompilerFailed): boom",
-                                                   detail="Traceback ...", phase="compile"))
+    failed = fake_result(
+        "job2",
+        backend="aot_eager",
+        breaks=False,
+        status_event=ev.JobFailed(
+            "job2", reason="compile failed (BackendCompilerFailed): boom", detail="Traceback ...", phase="compile"
+        ),
+    )
     return [fake_result("job1"), failed]
 
 
@@ -90,10 +96,23 @@ def test_skipped_frame_and_library_break_rows():
     """Per call, Location (short path, full path on hover) and Your code; a skipped frame
     says what ran eagerly."""
     result = fake_result("a")
-    assert result.apply(ev.GraphBreakFound("a", graph_break=rec.GraphBreak(
-        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", file="/opt/lib/site-packages/torch/nn/rnn.py", line=12,
-        frame_skipped=True, eager_function="forward (rnn.py:10)", user_file="/home/me/model.py", user_line=30,
-        logged=2, per_call=1)))
+    assert result.apply(
+        ev.GraphBreakFound(
+            "a",
+            graph_break=rec.GraphBreak(
+                "Attempted to wrap RNN, GRU, or LSTM",
+                "GB0014",
+                file="/opt/lib/site-packages/torch/nn/rnn.py",
+                line=12,
+                frame_skipped=True,
+                eager_function="forward (rnn.py:10)",
+                user_file="/home/me/model.py",
+                user_line=30,
+                logged=2,
+                per_call=1,
+            ),
+        )
+    )
     model = GraphBreakModel()
     model.set_results([result])
     row = model.rowCount() - 1
@@ -101,8 +120,10 @@ def test_skipped_frame_and_library_break_rows():
     assert model.index(row, 3).data() == "torch/nn/rnn.py:12"
     assert "/opt/lib/site-packages/torch/nn/rnn.py:12" in model.index(row, 3).data(Qt.ItemDataRole.ToolTipRole)
     assert model.index(row, 4).data() == "model.py:30"
-    assert "times one compiled call" in model.headerData(PER_CALL_COLUMN, Qt.Orientation.Horizontal,
-                                                          Qt.ItemDataRole.ToolTipRole).lower()
+    assert (
+        "times one compiled call"
+        in model.headerData(PER_CALL_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole).lower()
+    )
     html = detail_html(model.graph_break(row))
     assert "ran eagerly: <code>forward (rnn.py:10)</code>" in html and "logged 2×" in html
     assert "your code: <code>/home/me/model.py:30</code>" in html
@@ -112,10 +133,12 @@ def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
     from tests.core.fakes import fake_result as core_fake
 
     skip = rec.CudagraphSkip("skipping cudagraphs due to mutated inputs (1 instances)", "/m/<i>model.py", 12)
-    results = [core_fake("inductor", device="cuda"),
-               core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda"),
-               core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[skip]),
-               core_fake(CompileConfig("inductor", mode="max-autotune"))]
+    results = [
+        core_fake("inductor", device="cuda"),
+        core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda"),
+        core_fake(CompileConfig("inductor", mode="reduce-overhead"), device="cuda", cudagraph_skips=[skip]),
+        core_fake(CompileConfig("inductor", mode="max-autotune")),
+    ]
     model = CompileBreakdownModel()
     model.set_results(results)
     col = 2  # beside the compile time, seen without scrolling

@@ -1,10 +1,10 @@
 """The Throughput tab (batch sweeps) from hand-made results, and the form's workload fields."""
+
 from __future__ import annotations
 
-
+from core.analysis.results import JobResult
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec
-from core.analysis.results import JobResult
 from gui.panels.throughput import ThroughputModel, ThroughputPanel
 
 
@@ -12,12 +12,37 @@ def batch_result(label_backend: str = "inductor") -> JobResult:
     spec = JobSpec("j1", ModelSpec("resnet18"), CompileConfig(backend=label_backend), sweep_batch=(1, 4, 16))
     r = JobResult(spec)
     r.variants = [
-        rec.VariantResult(0, ("float32[1×3×64×64]",), 1, False, compile_time_s=2.0, eager_ms=(10.0,),
-                         compiled_ms=(5.0,), batch_size=1, peak_mb=300.0),
-        rec.VariantResult(1, ("float32[4×3×64×64]",), 1, True, compile_time_s=1.0, eager_ms=(20.0,),
-                         compiled_ms=(8.0,), batch_size=4, peak_mb=350.0),
-        rec.VariantResult(2, ("float32[16×3×64×64]",), 0, False, batch_size=16, peak_mb=900.0,
-                         error="out of memory at batch size 16: boom"),
+        rec.VariantResult(
+            0,
+            ("float32[1×3×64×64]",),
+            1,
+            False,
+            compile_time_s=2.0,
+            eager_ms=(10.0,),
+            compiled_ms=(5.0,),
+            batch_size=1,
+            peak_mb=300.0,
+        ),
+        rec.VariantResult(
+            1,
+            ("float32[4×3×64×64]",),
+            1,
+            True,
+            compile_time_s=1.0,
+            eager_ms=(20.0,),
+            compiled_ms=(8.0,),
+            batch_size=4,
+            peak_mb=350.0,
+        ),
+        rec.VariantResult(
+            2,
+            ("float32[16×3×64×64]",),
+            0,
+            False,
+            batch_size=16,
+            peak_mb=900.0,
+            error="out of memory at batch size 16: boom",
+        ),
     ]
     return r
 

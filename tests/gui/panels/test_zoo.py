@@ -1,6 +1,7 @@
 """The Zoo view: the grid model over a zoo (summary row, cells, colours, order), a click on a
 cell, and File → Open zoo report… in the main window: a cell opens that model's report in
 the usual views; a crafted zoo.json is refused with the field named."""
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,7 @@ def test_clicking_a_cell_names_the_report_and_config(qtbot, tmp_path):
     assert panel.sentences.text().splitlines()[0].startswith("inductor: 2 of 3 models passed")
     index = panel.model.index(3, 1)  # resnet18 (fastest, last in worst-speedup order) · inductor
     with qtbot.waitSignal(panel.sig_job_chosen) as signal:
-        qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton,
-                         pos=panel.table.visualRect(index).center())
+        qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=panel.table.visualRect(index).center())
     assert signal.args == [os.path.join(str(tmp_path), "resnet18"), "inductor"]
 
 

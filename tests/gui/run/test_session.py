@@ -1,5 +1,6 @@
 """Sessions (report.json) round-trip through the window with every panel filled; errors
 such as an unwritable folder are shown and lose nothing; stale events are dropped."""
+
 from __future__ import annotations
 
 import os
@@ -73,10 +74,12 @@ def test_settings_are_remembered(qtbot, settings):
 def test_every_control_has_a_tooltip(qtbot, window):
     from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit
 
-    missing = [w.objectName() or type(w).__name__ + ":" + (getattr(w, "text", lambda: "")() or "")
-               for kind in (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit)
-               for w in window.findChildren(kind)
-               if w.isVisibleTo(window) and not w.toolTip() and not _inside_plot(w)]
+    missing = [
+        w.objectName() or type(w).__name__ + ":" + (getattr(w, "text", lambda: "")() or "")
+        for kind in (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit)
+        for w in window.findChildren(kind)
+        if w.isVisibleTo(window) and not w.toolTip() and not _inside_plot(w)
+    ]
     assert not missing, missing
 
 

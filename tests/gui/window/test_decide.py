@@ -2,16 +2,17 @@
 and starts a run, Find best settings queues core.decide.tune's candidates under core.decide.tune's
 BudgetListener, Compare with report… flags an injected regression. Only the run controller's
 start is replaced (a recorder), so no job process starts."""
+
 import os
 
 from PySide6.QtCore import Qt
 
+from core.decide.compare import WORSE
+from core.decide.tune import BudgetListener, candidate_specs
+from core.report.files import write_report
 from core.vocab import events as ev
 from core.vocab import records as rec
-from core.decide.compare import WORSE
 from core.vocab.config import CompileConfig
-from core.report.files import write_report
-from core.decide.tune import BudgetListener, candidate_specs
 from tests.core.fakes import fake_result as measured
 from tests.gui.helpers import GRAPH_BREAK_MODEL
 
@@ -80,8 +81,10 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
     base = [measured("inductor", compiled_ms=5.0, seed=1), measured(FREEZING, compiled_ms=3.0, seed=2)]
     write_report(base, str(tmp_path / "base"), {})
     brk = rec.GraphBreak("Data-dependent branching", "GB0170", file=GRAPH_BREAK_MODEL, line=15)
-    now = [measured("inductor", compiled_ms=6.5, seed=3, graph_breaks=(brk,), environment={"threads": 4}),
-           measured(FREEZING, compiled_ms=3.0, seed=4, environment={"threads": 4})]
+    now = [
+        measured("inductor", compiled_ms=6.5, seed=3, graph_breaks=(brk,), environment={"threads": 4}),
+        measured(FREEZING, compiled_ms=3.0, seed=4, environment={"threads": 4}),
+    ]
     window.session.load(now, {})
     dialog = compare_with_report(window, os.path.join(str(tmp_path / "base"), "report.json"))
     qtbot.addWidget(dialog)
@@ -149,8 +152,7 @@ def _opened_report_with_compiler_command(window, tmp_path):
     window.set_model("resnet18")
     window.config_panel.queue.clear()
     origin = str(tmp_path / "report.json")
-    window.session.load([measured(crafted, compiled_ms=9.0, seed=1), measured("aot_eager", seed=2)], {},
-                        origin=origin)
+    window.session.load([measured(crafted, compiled_ms=9.0, seed=1), measured("aot_eager", seed=2)], {}, origin=origin)
     window.show_tab("decision")
     card = next(c for c in window.view("decision").card_widgets if c.suggestion.rule == "freezing")
     return crafted, card
@@ -161,13 +163,16 @@ def test_apply_and_rerun_of_a_config_from_a_file_asks_and_cancel_runs_nothing(qt
     from gui.window import decide
 
     asked = []
-    monkeypatch.setattr(decide, "confirm_config_from_file",
-                        lambda parent, origin, to_run, risky: asked.append((origin, to_run, risky)) or trust.CANCEL)
+    monkeypatch.setattr(
+        decide,
+        "confirm_config_from_file",
+        lambda parent, origin, to_run, risky: asked.append((origin, to_run, risky)) or trust.CANCEL,
+    )
     crafted, card = _opened_report_with_compiler_command(window, tmp_path)
     started = _recorder(window)
     card.buttons[0].click()
     assert started == [] and window.config_panel.queue.configs == []
-    (origin, to_run, risky), = asked
+    ((origin, to_run, risky),) = asked
     assert origin.endswith("report.json") and [r.key for r in risky] == ["cpp.cxx"]
     assert "cpp.cxx" in to_run and "freezing = True" in to_run  # the whole config that would run
 

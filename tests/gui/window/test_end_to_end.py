@@ -1,6 +1,7 @@
 """The app driving real profiling jobs (child processes, backend eager, a tiny model):
 a full run fills every panel; cancel mid-run; a failing job keeps what it measured and the
 app keeps working; export and session round trip."""
+
 from __future__ import annotations
 
 import os
@@ -55,8 +56,9 @@ def test_run_fills_every_panel_and_a_failing_job_is_shown(qtbot, window, tmp_pat
     assert window.actions.run.isEnabled() and not window.actions.cancel.isEnabled()
     paths = window.export_csv(str(tmp_path / "report"))
     names = sorted(os.path.basename(p) for p in paths)
-    assert {"summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv",
-            "report.json"} <= set(names)
+    assert {"summary.csv", "latency.csv", "graph_breaks.csv", "resources.csv", "recompiles.csv", "report.json"} <= set(
+        names
+    )
     with open(tmp_path / "report" / "graph_breaks.csv") as fh:
         assert "GB0170" in fh.read()
 

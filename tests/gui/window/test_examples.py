@@ -1,15 +1,16 @@
 """The bundled examples in the model panel (found from the files' text, never imported),
 choosing one, and the dynamo-config overrides: parsed, validated against the installed
 torch, shown in red before a run, carried into the config; the allow_rnn suggestion."""
+
 from __future__ import annotations
 
 import os
 
 from PySide6.QtCore import Qt
 
-from core.vocab.config import CompileConfig
-from core.vocab import dynamo_overrides
 from core.models import examples
+from core.vocab import dynamo_overrides
+from core.vocab.config import CompileConfig
 from tests.gui.helpers import LSTM_EXAMPLE, ROOT
 
 MODELS = os.path.join(ROOT, "resources", "models")
@@ -17,8 +18,13 @@ MODELS = os.path.join(ROOT, "resources", "models")
 
 def test_examples_are_read_from_the_files_text():
     found = {e.name: e for e in examples.examples_in()}
-    assert set(found) >= {"resnet50.py", "lstm_variable_length.py", "conditional_execution.py", "custom_kernel.py",
-                          "custom_kernel.py:get_model_custom_op"}
+    assert set(found) >= {
+        "resnet50.py",
+        "lstm_variable_length.py",
+        "conditional_execution.py",
+        "custom_kernel.py",
+        "custom_kernel.py:get_model_custom_op",
+    }
     op = found["custom_kernel.py:get_model_custom_op"]
     assert op.source == os.path.join(MODELS, "custom_kernel.py") + ":get_model_custom_op"
     assert "custom_op" in op.summary
@@ -31,10 +37,15 @@ def test_examples_are_read_from_the_files_text():
 
 
 def test_override_text_parsing():
-    assert dynamo_overrides.split_items("allow_rnn=True, recompile_limit = 16 x=[1, 2]") == \
-        ["allow_rnn=True", "recompile_limit=16", "x=[1, 2]"]
-    assert dynamo_overrides.parse("allow_rnn=true recompile_limit=16", None) == \
-        (("allow_rnn", True), ("recompile_limit", 16))
+    assert dynamo_overrides.split_items("allow_rnn=True, recompile_limit = 16 x=[1, 2]") == [
+        "allow_rnn=True",
+        "recompile_limit=16",
+        "x=[1, 2]",
+    ]
+    assert dynamo_overrides.parse("allow_rnn=true recompile_limit=16", None) == (
+        ("allow_rnn", True),
+        ("recompile_limit", 16),
+    )
 
 
 def test_choosing_an_example(qtbot, window):
@@ -95,10 +106,19 @@ def test_hinted_setting_is_offered_with_apply_and_rerun(qtbot, window):
     from tests.gui.helpers import fake_result
 
     result = fake_result("a")
-    result.apply(ev.GraphBreakFound("a", graph_break=rec.GraphBreak(
-        "Attempted to wrap RNN, GRU, or LSTM", "GB0014", hints=(
-            "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",),
-        frame_skipped=True)))
+    result.apply(
+        ev.GraphBreakFound(
+            "a",
+            graph_break=rec.GraphBreak(
+                "Attempted to wrap RNN, GRU, or LSTM",
+                "GB0014",
+                hints=(
+                    "Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM",
+                ),
+                frame_skipped=True,
+            ),
+        )
+    )
     window.config_panel.queue.clear()
     window.config_panel.queue.add(CompileConfig(backend="eager"))
     window.session.load([result], {})

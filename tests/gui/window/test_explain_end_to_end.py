@@ -2,6 +2,7 @@
 its files into the session's folder, the Time breakdown and Graphs tabs show them, a
 graph-break row jumps to the graphs beside it, and a saved session reopens with its graphs,
 compile log and traces."""
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,11 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
 
     # a priced break jumps to the graph after it
     breaks = window.graph_breaks_panel
-    costed = [row for row in range(breaks.proxy.rowCount())
-              if breaks.model.break_cost(breaks.proxy.mapToSource(breaks.proxy.index(row, 0)).row())]
+    costed = [
+        row
+        for row in range(breaks.proxy.rowCount())
+        if breaks.model.break_cost(breaks.proxy.mapToSource(breaks.proxy.index(row, 0)).row())
+    ]
     assert costed, "no break was priced"
     breaks.select_row(costed[0])
     assert breaks.request_graph("after", "0")
@@ -55,8 +59,9 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     assert dialog.view.path.startswith(str(tmp_path / "saved"))
     assert window.view("time-breakdown").open_traces.isEnabled()
     # tlparse's report of the reopened session's structured trace (the browser is a stand-in)
-    from core.report.tlparse import tlparse_executable
     from PySide6.QtGui import QDesktopServices
+
+    from core.report.tlparse import tlparse_executable
 
     opened = []
     monkeypatch_open = QDesktopServices.openUrl

@@ -2,6 +2,7 @@
 report version: the error names the file and the problem in a message box, no traceback,
 what was on screen stays; the report's warnings are shown above the results. The results
 always say which model and configs they belong to."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ import os
 
 from PySide6.QtWidgets import QMessageBox
 
-from core.vocab import records as rec
 from core.report.files import ReportError, report_json
+from core.vocab import records as rec
 from tests.gui.helpers import GRAPH_BREAK_MODEL, fake_result
 
 
@@ -61,8 +62,7 @@ def test_wrong_typed_values_are_refused_without_a_traceback(qtbot, window, tmp_p
     bad_latency["jobs"][0]["compile"]["compile_time_s"] = "fast"
     bad_backend = json.loads(json.dumps(doc))
     bad_backend["jobs"][0]["spec"]["config"]["backend"] = 3
-    for name, bad, field in (("latency.json", bad_latency, "compile_time_s"),
-                             ("backend.json", bad_backend, "backend")):
+    for name, bad, field in (("latency.json", bad_latency, "compile_time_s"), ("backend.json", bad_backend, "backend")):
         path = _write(tmp_path, bad, name)
         assert not window.open_session(path)
         box = _error_box(window)

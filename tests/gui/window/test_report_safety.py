@@ -1,6 +1,7 @@
 """A report is untrusted input: a crafted report.json with HTML in every text field, a
 file:/// documentation link and a graph break "in" /etc/passwd opens as plain text, opens no
 link but PyTorch documentation, and makes the app read no file it names."""
+
 from __future__ import annotations
 
 import builtins
@@ -11,8 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QLabel
 
-from core.vocab import events as ev
 from core.report.files import report_json
+from core.vocab import events as ev
 from tests.gui.helpers import fake_result
 
 IMG = "<img src='/tmp/evil.png'>"
@@ -21,8 +22,12 @@ DOC = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html"
 
 
 def crafted_report(tmp_path) -> str:
-    failed = fake_result("job2", backend="aot_eager", breaks=False, status_event=ev.JobFailed(
-        "job2", reason="compile failed", detail="Traceback", phase="compile"))
+    failed = fake_result(
+        "job2",
+        backend="aot_eager",
+        breaks=False,
+        status_event=ev.JobFailed("job2", reason="compile failed", detail="Traceback", phase="compile"),
+    )
     doc = json.loads(report_json([fake_result("job1"), failed]))
     first, second = doc["jobs"]
     first["spec"]["model"]["source"] = f"/tmp/{IMG}/model.py"
@@ -33,10 +38,21 @@ def crafted_report(tmp_path) -> str:
     second["failure_detail"] = f"{LINK}\n{IMG}"
     first["recompiles"][0]["reasons"] = [f"{IMG} guard {LINK}"]
     gb, user_break = first["graph_breaks"][:2]
-    gb.update(reason=f"<b>bold</b>{IMG}", explanation=f"{LINK} explained", hints=[f"{IMG} hint", LINK],
-              source=f"{LINK}", doc_url="file:///etc/passwd", file="/etc/passwd", line=1, context=[],
-              context_start=0, user_file=f"/tmp/{IMG}.py", user_line=3, eager_function=f"{IMG} (x.py:1)",
-              frame_skipped=True)
+    gb.update(
+        reason=f"<b>bold</b>{IMG}",
+        explanation=f"{LINK} explained",
+        hints=[f"{IMG} hint", LINK],
+        source=f"{LINK}",
+        doc_url="file:///etc/passwd",
+        file="/etc/passwd",
+        line=1,
+        context=[],
+        context_start=0,
+        user_file=f"/tmp/{IMG}.py",
+        user_line=3,
+        eager_function=f"{IMG} (x.py:1)",
+        frame_skipped=True,
+    )
     user_break.update(doc_url="javascript:alert(1)", file="/etc/passwd", line=2, context=[], context_start=0)
     path = tmp_path / "report.json"
     path.write_text(json.dumps(doc))
@@ -54,16 +70,20 @@ def _labels_are_safe(window) -> list[str]:
 
 
 def _tooltips(model) -> list[str]:
-    return [str(model.index(row, column).data(Qt.ItemDataRole.ToolTipRole) or "")
-            for row in range(model.rowCount()) for column in range(model.columnCount())]
+    return [
+        str(model.index(row, column).data(Qt.ItemDataRole.ToolTipRole) or "")
+        for row in range(model.rowCount())
+        for column in range(model.columnCount())
+    ]
 
 
 def test_crafted_report_shows_its_text_as_text_and_reads_no_file(qtbot, window, tmp_path, monkeypatch):
     opened_files, opened_urls = [], []
     real_open, real_getline = builtins.open, linecache.getline
     monkeypatch.setattr(builtins, "open", lambda f, *a, **k: (opened_files.append(str(f)), real_open(f, *a, **k))[1])
-    monkeypatch.setattr(linecache, "getline", lambda f, *a, **k: (opened_files.append(str(f)),
-                                                                   real_getline(f, *a, **k))[1])
+    monkeypatch.setattr(
+        linecache, "getline", lambda f, *a, **k: (opened_files.append(str(f)), real_getline(f, *a, **k))[1]
+    )
     monkeypatch.setattr("gui.panels.graph_breaks.QDesktopServices.openUrl", lambda url: opened_urls.append(url) or True)
     chosen_before = window.model_panel.source()
     assert window.open_session(crafted_report(tmp_path)), window.last_error
@@ -71,8 +91,13 @@ def test_crafted_report_shows_its_text_as_text_and_reads_no_file(qtbot, window, 
     assert not _labels_are_safe(window)  # summary sentence, results header, graph-break header, status...
     assert IMG in window.results_header.text().replace("&lt;", "<").replace("&gt;", ">").replace("&#x27;", "'")
     panels = window.graph_breaks_panel
-    models = (window.summary_panel.model, panels.model, panels.compile_panel.breakdown_model,
-              panels.compile_panel.recompile_model, window.config_panel.queue)
+    models = (
+        window.summary_panel.model,
+        panels.model,
+        panels.compile_panel.breakdown_model,
+        panels.compile_panel.recompile_model,
+        window.config_panel.queue,
+    )
     for model in models:
         for tip in _tooltips(model):
             assert "<img" not in tip and "<a " not in tip, tip
@@ -110,8 +135,12 @@ def test_detail_links_only_pytorch_documentation(qtbot):
 
     gb = fake_result().graph_breaks[0]
     assert f"<a href='{DOC}'>" in detail_html(gb)
-    for url in ("file:///etc/passwd", "https://evil.example/gb/gb0170.html", "https://pytorch.org.evil.example/",
-                "https://docs.pytorch.org@evil.example/"):
+    for url in (
+        "file:///etc/passwd",
+        "https://evil.example/gb/gb0170.html",
+        "https://pytorch.org.evil.example/",
+        "https://docs.pytorch.org@evil.example/",
+    ):
         html = detail_html(type(gb)(**{**gb.__dict__, "doc_url": url}))
         assert "<a " not in html and "not opened" in html
 

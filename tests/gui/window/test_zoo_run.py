@@ -1,5 +1,6 @@
 """File → Run a zoo…: the model picker, and a real local sweep started from the app whose
 Zoo window fills in as jobs end (each job a real child process, backend eager, few calls)."""
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,9 @@ def test_the_picker_offers_the_chosen_model_examples_and_torchvision(window):
     window.set_model("resnet18")
     dialog = ZooRunDialog(window)
     assert dialog.picks.picked() == ["resnet18"]
-    sources = [dialog.picks.data(dialog.picks.index(r), Qt.ItemDataRole.UserRole)
-               for r in range(dialog.picks.rowCount())]
+    sources = [
+        dialog.picks.data(dialog.picks.index(r), Qt.ItemDataRole.UserRole) for r in range(dialog.picks.rowCount())
+    ]
     assert sources[0] == "resnet18" and "mobilenet_v3_small" in sources and any(s.endswith(".py") for s in sources)
     dialog.filter.setText("mobilenet_v3")
     shown = [dialog.proxy.data(dialog.proxy.index(r, 0)) for r in range(dialog.proxy.rowCount())]
@@ -44,8 +46,7 @@ def test_a_zoo_run_from_the_app_fills_its_window_live(window, qtbot, tmp_path):
     ended = []
     zoo_window = run_zoo(window, models, out)
     assert zoo_window is not None and zoo_window.controller.busy
-    zoo_window.controller.sig_job_ended.connect(lambda job, zoo: ended.append(
-        [r.status for r in zoo.rows]))
+    zoo_window.controller.sig_job_ended.connect(lambda job, zoo: ended.append([r.status for r in zoo.rows]))
     assert zoo_window.panel.model.data(zoo_window.panel.model.index(1, 1)) in ("-", "running…")
     with qtbot.waitSignal(zoo_window.controller.sig_finished, timeout=RUN_TIMEOUT_MS):
         pass
