@@ -290,16 +290,17 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
             )
     if spread is not None:
         listed = ", ".join(f"{s:.2f}x" for s in speeds)
+        why = faults_between_processes(result)
         if spread >= PROCESS_SPREAD_UNUSABLE:
             problems.append(
                 (
                     UNUSABLE,
                     f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
-                    "depends on the process, so one run cannot tell",
+                    f"depends on the process, so one run cannot tell{why}",
                 )
             )
         elif spread >= PROCESS_SPREAD_NOISY:
-            problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed})"))
+            problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed}){why}"))
     if target is not None and precision is not None and precision > target:
         problems.append(
             (
@@ -333,6 +334,27 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         precision_target_pct=target,
         samples_per_side=(n_e, n_c),
         notes=tuple(notes),
+    )
+
+
+FAULTS_DIFFER = 500  # page faults a compiled call: between processes, a difference this large explains them
+
+
+def faults_between_processes(result) -> str:
+    """ ", their compiled calls took 0 to 4,723 page faults a call (...)" when the processes'
+    compiled page faults differ enough to explain their speeds (see docs/BENCHMARKS.md, "One
+    process is one draw"), else ""."""
+    per = []
+    for p in sorted({c.process for c in result.call_costs}):
+        c = result.call_cost("compiled", p)
+        if c is not None and c.calls:
+            per.append(c.minor_faults / c.calls)
+    if len(per) < 2 or max(per) - min(per) < FAULTS_DIFFER:
+        return ""
+    return (
+        f"; their compiled calls took {min(per):,.0f} to {max(per):,.0f} page faults a call: how the "
+        "allocator's freed memory happens to lie in each process decides whether every call gets fresh "
+        "memory from the kernel"
     )
 
 

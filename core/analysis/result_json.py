@@ -40,6 +40,7 @@ def result_to_dict(result: JobResult) -> dict[str, Any]:
         "processes_ended": [
             {k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"} for p in result.processes_ended
         ],
+        "call_costs": [dataclasses.asdict(c) for c in result.call_costs],
         "quality": result.quality().to_dict(),
         "wall_time_s": result.wall_time_s,
         "summary": result.summary(),
@@ -115,6 +116,7 @@ def result_from_dict(d: dict[str, Any], where: str = "job") -> JobResult:
         accuracy=(build(rec.AccuracyResult, d["accuracy"], f"{where}.accuracy") if d.get("accuracy") else None),
         graphs=[build(rec.CompiledGraph, g, f"{where}.graphs[{i}]") for i, g in enumerate(items("graphs"))],
         op_profile=(build(oprec.OpProfile, d["op_profile"], f"{where}.op_profile") if d.get("op_profile") else None),
+        call_costs=[build(rec.CallCost, c, f"{where}.call_costs[{i}]") for i, c in enumerate(items("call_costs"))],
         processes_ended=[
             build(ev.ProcessEnded, p, f"{where}.processes_ended[{i}]", job_id=spec.job_id)
             for i, p in enumerate(items("processes_ended"))

@@ -48,6 +48,7 @@ class JobResult:
     graphs: list[rec.CompiledGraph] = field(default_factory=list)
     op_profile: oprec.OpProfile | None = None
     processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
+    call_costs: list[rec.CallCost] = field(default_factory=list)  # page faults and CPU time, per process and side
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
     _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
@@ -115,6 +116,8 @@ class JobResult:
             self.resources.append(event.sample)
         elif isinstance(event, ev.ProcessEnded):
             self.processes_ended.append(event)
+        elif isinstance(event, ev.CallCostsMeasured):
+            self.call_costs.extend(event.costs)
         elif isinstance(event, ev.JobCompleted):
             self.status, self.wall_time_s = JobStatus.COMPLETED, event.wall_time_s
         elif isinstance(event, ev.JobFailed):
@@ -256,6 +259,7 @@ class JobResult:
             "break_even_iters": be if be is not None else ("never" if es and cs and c else None),
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
+            **self._call_cost_columns(),
         }
 
     def cudagraph_state(self) -> tuple[str, str]:
@@ -331,6 +335,34 @@ class JobResult:
         sp = self._speedup(eager, compiled, ci=True) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
         return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
+
+    def call_cost(self, side: str, process: int | None = None) -> rec.CallCost | None:
+        """The page faults and CPU time of one side's timed calls, over every process (or one)."""
+        mine = [c for c in self.call_costs if c.side == side and (process is None or c.process == process)]
+        if not mine:
+            return None
+        return rec.CallCost(
+            side,
+            sum(c.calls for c in mine),
+            sum(c.minor_faults for c in mine),
+            sum(c.major_faults for c in mine),
+            sum(c.user_ms for c in mine),
+            sum(c.sys_ms for c in mine),
+            mine[0].process if process is not None else -1,
+        )
+
+    def _call_cost_columns(self) -> dict[str, Any]:
+        out = {}
+        for side in rec.SIDES:
+            c = self.call_cost(side)
+            for key, field_name in (
+                ("faults_per_call", "minor_faults"),
+                ("user_ms_per_call", "user_ms"),
+                ("sys_ms_per_call", "sys_ms"),
+            ):
+                value = c.per_call(field_name) if c else None
+                out[f"{side}_{key}"] = None if value is None else round(value, 3)
+        return out
 
     def _op_profile_columns(self) -> dict[str, Any]:
         p = self.op_profile

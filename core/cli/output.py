@@ -108,6 +108,15 @@ def print_summary(results: list[JobResult]) -> None:
                 f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]"
             )
         print(f"  timing: {r.quality().line()}")
+        costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
+        if all(c is not None and c.calls for _, c in costs):
+            print(
+                "  kernel: "
+                + "; ".join(
+                    f"{side} {c.per_call('minor_faults'):,.0f} page faults and {c.per_call('sys_ms'):.3f} ms a call"
+                    for side, c in costs
+                )
+            )
         if s["accuracy"]:
             errors = (
                 f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "

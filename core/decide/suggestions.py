@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from core.analysis.quality import faults_between_processes
 from core.decide.advice import (
     OUTSIDE_SHARE,
     ConfigChange,
@@ -377,8 +378,73 @@ def fullgraph_failed(result, results, calls: int) -> list[Suggestion]:
     ]
 
 
+FAULTS_PER_CALL = 500  # compiled minor page faults a call from which the rule speaks
+SYS_SHARE = 0.05  # ... when the kernel's time a call is at least this share of the compiled median
+KEEP_MEMORY_CODE = """\
+# keep glibc from handing freed memory back to the kernel after every call (set before Python starts):
+#   GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432 python serve.py
+# or, in the program, before the model runs:
+import ctypes
+libc = ctypes.CDLL("libc.so.6")
+libc.mallopt(-1, 268435456)  # M_TRIM_THRESHOLD
+libc.mallopt(-3, 33554432)  # M_MMAP_THRESHOLD"""
+
+
+def page_faults(result, results, calls: int) -> list[Suggestion]:
+    """The compiled calls keep faulting in fresh memory (measured with getrusage between timed
+    blocks): the kernel's time, not the generated code's, makes them slower (docs/BENCHMARKS.md,
+    "One process is one draw")."""
+    compiled, eager = result.call_cost("compiled"), result.call_cost("eager")
+    median = result.summary()["compiled_median_ms"]
+    if not completed(result) or compiled is None or not compiled.calls or median is None:
+        return []
+    faults, sys_ms, user_ms = (compiled.per_call(f) for f in ("minor_faults", "sys_ms", "user_ms"))
+    e_faults = eager.per_call("minor_faults") if eager and eager.calls else 0.0
+    e_sys = eager.per_call("sys_ms") if eager and eager.calls else 0.0
+    e_user = eager.per_call("user_ms") if eager and eager.calls else None
+    if faults < FAULTS_PER_CALL or faults < 5 * max(e_faults, 1.0) or sys_ms < SYS_SHARE * median:
+        return []
+    cfg = result.config
+    changes: tuple[ConfigChange, ...] = ()
+    if (
+        cfg.backend == "inductor"
+        and result.spec.device == "cpu"
+        and result.spec.task == "inference"
+        and not dict(cfg.inductor_options).get("freezing")
+    ):
+        changes, _ = measured_change(
+            results,
+            ConfigChange(
+                "add torch._inductor.config.freezing=True (options={'freezing': True})",
+                inductor_options=(("freezing", True),),
+            ),
+            cfg,
+        )
+    user = f"; user-space time a call: compiled {user_ms:.2f} ms, eager {e_user:.2f} ms" if e_user is not None else ""
+    differ = faults_between_processes(result)
+    return [
+        Suggestion(
+            "page_faults",
+            cfg.label,
+            f"Compiled calls spend {sys_ms:.2f} ms a call in the kernel on page faults: keep the memory between calls",
+            f"this run's compiled calls took {faults:,.0f} page faults and {sys_ms:.2f} ms of kernel time a call, "
+            f"eager's {e_faults:,.0f} and {e_sys:.2f} ms{user}{differ}. The compiled graph allocates its buffers afresh "
+            "every call (inductor without freezing also copies weights into its own layout), and glibc hands the "
+            "freed memory back to the kernel after the call, so the next call faults it in again. Freezing lays the "
+            "weights out once; keeping glibc from trimming (its trim and mmap thresholds) keeps the memory. The torch "
+            "profiler puts this cost on the operators that first touch the fresh memory (the convolutions), which "
+            "makes them look slower than they are.",
+            code=KEEP_MEMORY_CODE,
+            changes=changes,
+            premise=f"this run measured {faults:,.0f} page faults a compiled call against {e_faults:,.0f} eager",
+            explains_ms=max(0.0, sys_ms - e_sys),
+        )
+    ]
+
+
 RULES = (
     fullgraph_failed,
+    page_faults,
     freezing,
     dynamic_shapes,
     dynamo_config,

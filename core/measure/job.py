@@ -26,7 +26,7 @@ from core.capture import live as capture
 from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
 from core.measure.failures import failure_reason
 from core.measure.sweep import run_sweep
-from core.measure.timing import alternating, describe_alternation, effective_block, time_until_precise
+from core.measure.timing import time_blocks, time_until_precise
 from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
@@ -344,15 +344,8 @@ class Job:
         calls = {"eager": (loaded.model, self.eager_before()), "compiled": (compiled, self.step_marker())}
         if spec.auto_iters:
             time_until_precise(self, loaded, calls)
-            return
-        self.enter(
-            "benchmark", f"{spec.iters} timed iterations per side, {describe_alternation(spec.iters, spec.block_size)}"
-        )
-        timed, record, Sample, inputs = self.timed, self.record, rec.LatencySample, loaded.inputs
-        for side, i in alternating(spec.iters, effective_block(spec.iters, spec.block_size)):
-            fn, before = calls[side]
-            record(Sample(side, i, timed(fn, inputs, before)))
-        self.flush()
+        else:
+            time_blocks(self, loaded, calls)
 
     def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
         """Compiled outputs against eager's on the same inputs (core.measure.accuracy). After the

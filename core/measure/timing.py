@@ -4,6 +4,7 @@ calls a side or, with --iters auto, blocks until the speedup's interval is narro
 
 from __future__ import annotations
 
+import resource
 import time
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,55 @@ def alternating(iters: int, block: int):
                 yield side, i
 
 
+class CallCosts:
+    """Page faults and CPU time of each side's timed calls, from getrusage read before and after
+    each block (a few microseconds, never inside a timed call)."""
+
+    def __init__(self, process: int = 0):
+        self.process = process
+        self.totals = {side: [0, 0, 0, 0.0, 0.0] for side in rec.SIDES}  # calls, minflt, majflt, utime, stime
+        self._before = None
+
+    def start(self) -> None:
+        self._before = resource.getrusage(resource.RUSAGE_SELF)
+
+    def stop(self, side: str, calls: int) -> None:
+        after, before = resource.getrusage(resource.RUSAGE_SELF), self._before
+        t = self.totals[side]
+        t[0] += calls
+        t[1] += after.ru_minflt - before.ru_minflt
+        t[2] += after.ru_majflt - before.ru_majflt
+        t[3] += after.ru_utime - before.ru_utime
+        t[4] += after.ru_stime - before.ru_stime
+
+    def records(self) -> tuple[rec.CallCost, ...]:
+        return tuple(
+            rec.CallCost(side, t[0], t[1], t[2], round(t[3] * 1000.0, 3), round(t[4] * 1000.0, 3), self.process)
+            for side, t in self.totals.items()
+            if t[0]
+        )
+
+
+def time_blocks(job: Job, loaded: LoadedModel, calls: dict) -> None:
+    """A fixed `iters` calls a side per process, in alternating blocks."""
+    spec = job.spec
+    iters = spec.iters
+    block = effective_block(iters, spec.block_size)
+    job.enter("benchmark", f"{iters} timed iterations per side, {describe_alternation(iters, spec.block_size)}")
+    timed, record, Sample, inputs = job.timed, job.record, rec.LatencySample, loaded.inputs
+    costs = CallCosts(spec.repeat)
+    for start in range(0, iters, block):
+        stop = min(iters, start + block)
+        for side in rec.SIDES:
+            fn, before = calls[side]
+            costs.start()
+            for i in range(start, stop):
+                record(Sample(side, i, timed(fn, inputs, before)))
+            costs.stop(side, stop - start)
+    job.flush()
+    job.emit(ev.CallCostsMeasured, costs=costs.records())
+
+
 def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
     """--iters auto: alternate blocks of eager and compiled calls until the speedup's 95%
     interval (of this process's calls) is within ±precision_pct %, or this process's share
@@ -65,6 +115,7 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
     )
     timed, record, Sample, inputs = job.timed, job.record, rec.LatencySample, loaded.inputs
     times: dict[str, list[float]] = {"eager": [], "compiled": []}
+    costs = CallCosts(spec.repeat)
     start = time.perf_counter()
     last_check = last_report = start
     i = 0
@@ -72,10 +123,12 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
         stop = min(AUTO_ITERS_CAP, i + block)
         for side in ("eager", "compiled"):
             fn, before = calls[side]
+            costs.start()
             for j in range(i, stop):
                 ms = timed(fn, inputs, before)
                 times[side].append(ms)
                 record(Sample(side, j, ms))
+            costs.stop(side, stop - i)
         i = stop
         now = time.perf_counter()
         if i < MIN_ALTERNATIONS * block and now - start < budget:
@@ -102,3 +155,4 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
         if done:
             break
     job.flush()
+    job.emit(ev.CallCostsMeasured, costs=costs.records())

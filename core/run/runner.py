@@ -271,7 +271,7 @@ class JobRunner:
         return terminal
 
     # What a further process of a job reports (the first has told everything else already).
-    REPEAT_EVENTS = (ev.PhaseChanged, ev.LatencyMeasured, ev.ResourceSampled)
+    REPEAT_EVENTS = (ev.PhaseChanged, ev.LatencyMeasured, ev.ResourceSampled, ev.CallCostsMeasured)
 
     def _watch(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, started: float) -> ev.Event:
         """Forward the child's events until its terminal event, a cancel, a timeout or its end."""

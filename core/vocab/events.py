@@ -19,6 +19,7 @@ from typing import Any
 from core.vocab.op_records import OpProfile
 from core.vocab.records import (
     AccuracyResult,
+    CallCost,
     CompiledGraph,
     CompileResult,
     CudagraphSkip,
@@ -143,6 +144,13 @@ class MemoryMeasured(Event):
 @dataclass(frozen=True)
 class ResourceSampled(Event):
     sample: ResourceSample | None = None
+
+
+@dataclass(frozen=True)
+class CallCostsMeasured(Event):
+    """A process's timed calls ended: what each side cost it in page faults and CPU time."""
+
+    costs: tuple[CallCost, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,26 @@ class LatencySample:
 
 
 @dataclass(frozen=True)
+class CallCost:
+    """What one side's timed calls cost the process beyond their wall time, from the kernel's
+    accounting (getrusage, read between blocks, never inside a timed call): minor and major page
+    faults, and CPU time in user space and in the kernel, over `calls` calls of process `process`.
+    Page faults in the compiled side mean the calls keep getting fresh memory from the kernel
+    (glibc returning freed memory after each call, then faulting it in again)."""
+
+    side: str
+    calls: int = 0
+    minor_faults: int = 0
+    major_faults: int = 0
+    user_ms: float = 0.0
+    sys_ms: float = 0.0
+    process: int = 0
+
+    def per_call(self, field: str) -> float | None:
+        return getattr(self, field) / self.calls if self.calls else None
+
+
+@dataclass(frozen=True)
 class GraphBreak:
     """One place where torch broke the graph while compiling, as torch reported it.
 

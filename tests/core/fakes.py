@@ -38,6 +38,7 @@ def fake_result(
     graph_count: int = 1,
     others_cores: float | None = None,
     processes: dict | None = None,
+    call_costs=(),
 ) -> JobResult:
     """A completed job (or `status`) whose eager/compiled calls are normal around the given
     medians with relative spread `noise`; memory = (eager, compile, compiled) peak RSS MB.
@@ -64,6 +65,8 @@ def fake_result(
             values = m * (1 + noise * rng.standard_normal(n))
             samples += [rec.LatencySample(side, i, float(v), process=proc) for i, v in enumerate(values)]
     r.apply(ev.LatencyMeasured(jid, samples=tuple(samples)))
+    if call_costs:
+        r.apply(ev.CallCostsMeasured(jid, costs=tuple(call_costs)))
     if others_cores is not None:
         for i in range(10):
             r.apply(

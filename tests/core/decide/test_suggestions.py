@@ -276,3 +276,44 @@ def test_a_mode_this_torch_does_not_know_costs_the_suggestion_not_the_report():
     """A report from another torch version (or a crafted one) may name a mode torch refuses."""
     unknown = fake_result(CompileConfig("inductor", mode="<script>x</script>"), compiled_ms=14.0)
     assert "freezing" not in rules([unknown]) and "compile_cache" in rules([unknown], calls=1)
+
+
+# ------------------------------------------------------------------ page faults (one process is one draw)
+
+
+def _faulting(faults_per_call=4723, sys_ms=8.8, eager_faults=200, eager_sys=0.2, config="inductor"):
+    """resnet18 on this CPU, as measured (docs/BENCHMARKS.md): every compiled call faulted fresh memory in."""
+    costs = (
+        rec.CallCost("eager", 100, eager_faults * 100, 0, 4820.0, eager_sys * 100),
+        rec.CallCost("compiled", 100, faults_per_call * 100, 0, 4920.0, sys_ms * 100),
+    )
+    return fake_result(config, eager_ms=47.7, compiled_ms=58.1, call_costs=costs)
+
+
+def test_compiled_calls_that_page_fault_are_named_with_the_fixes():
+    r = _faulting()
+    s = only([r], "page_faults")
+    assert s.title.startswith("Compiled calls spend 8.80 ms a call in the kernel on page faults")
+    assert "4,723 page faults" in s.evidence and "eager's 200 and 0.20 ms" in s.evidence
+    assert "profiler puts this cost on the operators" in s.evidence and "M_TRIM_THRESHOLD" in s.code
+    assert s.changes[0].apply(r.config).inductor_options == (("freezing", True),)
+    assert s.premise == "this run measured 4,723 page faults a compiled call against 200 eager"
+    assert "page_faults" not in rules([_faulting(faults_per_call=100, sys_ms=0.1)])
+    assert r.summary()["compiled_faults_per_call"] == 4723 and r.summary()["eager_sys_ms_per_call"] == 0.2
+
+
+def test_processes_whose_page_faults_differ_are_explained():
+    r = fake_result(
+        "inductor",
+        eager_ms=47.7,
+        compiled_ms=58.1,
+        processes={1: 46.6, 2: 58.0},
+        noise=0.01,
+        call_costs=(
+            rec.CallCost("compiled", 50, 236150, 0, 2450.0, 440.0, process=0),
+            rec.CallCost("compiled", 50, 0, 0, 2350.0, 2.0, process=1),
+            rec.CallCost("compiled", 50, 230000, 0, 2450.0, 430.0, process=2),
+        ),
+    )
+    reason = r.quality().reasons[0]
+    assert "processes disagree" in reason and "0 to 4,723 page faults a call" in reason

@@ -155,3 +155,15 @@ def test_block_length_adapts_so_every_run_alternates():
     sides = [side for side, _ in alternating(20, effective_block(20, 25))]
     switches = sum(1 for a, b in zip(sides, sides[1:]) if a != b)
     assert switches >= 7  # e c e c e c e c
+
+
+def test_the_kernel_cost_of_each_side_is_counted_between_blocks(write_model):
+    """Page faults and CPU time per side, from getrusage around each block of timed calls."""
+    outcome, result, events = run(make_spec(write_model(MLP_MODEL), iters=8))
+    assert outcome == "completed"
+    (measured,) = [e for e in events if isinstance(e, ev.CallCostsMeasured)]
+    by_side = {c.side: c for c in measured.costs}
+    assert by_side["eager"].calls == 8 and by_side["compiled"].calls == 8
+    assert all(c.user_ms + c.sys_ms > 0 and c.minor_faults >= 0 for c in measured.costs)
+    s = result.summary()
+    assert s["compiled_user_ms_per_call"] is not None and s["eager_faults_per_call"] is not None
