@@ -28,23 +28,24 @@ QUIET, NOISY, UNUSABLE, UNKNOWN = "quiet", "noisy", "unusable", "unknown"
 GRADES = (QUIET, NOISY, UNUSABLE, UNKNOWN)
 _ORDER = {QUIET: 0, UNKNOWN: 0, NOISY: 1, UNUSABLE: 2}
 
+# Thresholds chosen from `python -m tests.bench quality` (docs/BENCHMARKS.md, "Measurement quality").
 # Cores the rest of the machine kept busy during the benchmark (median of the 5 Hz readings).
 OTHERS_NOISY_CORES = 0.25
 OTHERS_UNUSABLE_CORES = 0.75
 # Spread of one side's calls within a process: interquartile range / median.
-IQR_NOISY = 0.10
+IQR_NOISY = 0.25
 IQR_UNUSABLE = 0.50
 # Tail: the 90th percentile / the median.
-P90_NOISY = 1.5
+P90_NOISY = 2.0
 P90_UNUSABLE = 3.0
 # Far-out outliers (Tukey's rule: beyond the upper quartile + 3 IQR), share of the calls.
 OUTLIER_RULE = "beyond the upper quartile plus 3 interquartile ranges (Tukey's far-out rule)"
 OUTLIERS_NOISY = 0.05
 # Drift: the median of the last third of a process's calls against its first third.
-DRIFT_NOISY = 0.05
-DRIFT_UNUSABLE = 0.20
+DRIFT_NOISY = 0.15
+DRIFT_UNUSABLE = 0.50
 # Processes that disagree: (fastest - slowest speedup) / their geometric mean.
-PROCESS_SPREAD_NOISY = 0.05
+PROCESS_SPREAD_NOISY = 0.10
 PROCESS_SPREAD_UNUSABLE = 0.20
 MIN_CALLS = 5  # fewer timed calls a side than this cannot be graded
 
