@@ -23,17 +23,30 @@ def plain_number(x: float) -> str:
     return f"{x:.3g}" if x < 1 else f"{x:,.0f}"
 
 
+def power_label(mantissa: int, decade: int) -> str:
+    """mantissa·10^decade as an axis label; past what a float holds ("1e400") written as such
+    (a view range left from linear mode can reach there: 10**400 overflows)."""
+    if -300 < decade < 300:
+        return plain_number(mantissa * 10.0**decade)
+    return f"{mantissa}e{decade}"
+
+
 def log_labels(values: list[float]) -> list[str]:
     """Labels for log10 tick positions: plain numbers at 1, 2 and 5 of each decade (only
-    the decades when more than three are in view), '' elsewhere."""
-    decades = {math.floor(v + 1e-9) for v in values}
+    the decades when more than three are in view), '' elsewhere and for positions that are
+    not finite numbers."""
+    finite = [float(v) for v in values if math.isfinite(v)]
+    decades = {math.floor(v + 1e-9) for v in finite}
     keep = (1,) if len(decades) > MAX_DECADES_WITH_MINOR_LABELS else LABELLED_MANTISSAS
     out = []
     for v in values:
+        if not math.isfinite(v):
+            out.append("")
+            continue
         decade = math.floor(v + 1e-9)
-        mantissa = 10 ** (v - decade)
+        mantissa = 10 ** (float(v) - decade)  # in [1, 10): never overflows
         nearest = round(mantissa)
-        out.append(plain_number(10**v) if nearest in keep and abs(mantissa - nearest) < 1e-3 else "")
+        out.append(power_label(nearest, decade) if nearest in keep and abs(mantissa - nearest) < 1e-3 else "")
     return out
 
 

@@ -128,6 +128,15 @@ class LatencyChart(QWidget, ResultsView):
             if result.compile is not None:
                 self.mark_compile(result.job_id, result.compile)
         self._on_redraw()
+        self._fit_view()
+
+    def _fit_view(self) -> None:
+        """Fit the view to the curves; with none, a small default range. Without curves
+        pyqtgraph keeps the last range, which in log mode reads as powers of ten: a 2,500 ms
+        linear range became 10^2500 ms (the old axis then overflowed)."""
+        if not any(series.data.n for series in self._series.values()):
+            self.plot.setRange(xRange=(-1, 10), yRange=(0, 1), padding=0)
+        self.plot.enableAutoRange()
 
     def add_job(self, spec, index: int) -> None:
         """Create the two curves of a job (eager, compiled) in the job's colour."""
@@ -258,6 +267,7 @@ class LatencyChart(QWidget, ResultsView):
 
     def _on_log_toggled(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
+        self._fit_view()
 
     def _on_warmup_toggled(self, on: bool) -> None:
         self._warmup_region.setVisible(on and bool(self._specs))

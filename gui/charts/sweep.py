@@ -230,3 +230,6 @@ class SweepChart(QWidget):
 
     def _on_log_toggled(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
+        if not self._jobs:  # no curve: pyqtgraph would read the linear range as powers of ten
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.plot.enableAutoRange()

@@ -55,6 +55,7 @@ TOOLTIPS = (
     "torch's first suggestion; select the row for all of them",
 )
 NO_SELECTION = "<p style='color:gray'>Select a graph break to see why it happened and what to do.</p>"
+NO_BREAKS = "<p style='color:gray'>No graph breaks in the results on screen.</p>"
 
 
 def location(gb) -> str:
@@ -308,7 +309,7 @@ class GraphBreaksPanel(QWidget, ResultsView):
         self.detail.setToolTip(
             "The selected break: torch's explanation, hints, the source around it and its documentation page"
         )
-        self.detail.setHtml(NO_SELECTION)
+        self.detail.setHtml(NO_BREAKS)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -375,22 +376,29 @@ class GraphBreaksPanel(QWidget, ResultsView):
                 + ((" " if cov else "; ") + f"CUDA graphs: {markup(cudagraphs)}." if cudagraphs else "")
             )
         self.header.setText("<br>".join(lines) if results else "No graph breaks yet.")
-        if selected is not None:
-            self.select_break(selected.key)
+        # The details follow the results on screen: the same break when it is still there,
+        # else the first row of the new results, else nothing (a model reset moves the
+        # current row without a signal, so the pane is redrawn here, never left stale).
+        if selected is None or not self.select_break(selected.key):
+            self.select_row(0)
+        self._show_detail(self.table.currentIndex())
 
-    def select_row(self, row: int) -> None:
-        """Select the row-th visible row (sorted, filtered)."""
+    def select_row(self, row: int) -> bool:
+        """Select the row-th visible row (sorted, filtered); False when there is none."""
         index = self.proxy.index(row, 0)
-        if index.isValid():
-            self.table.selectRow(row)
-            self.table.setCurrentIndex(index)
+        if not index.isValid():
+            return False
+        self.table.selectRow(row)
+        self.table.setCurrentIndex(index)
+        return True
 
-    def select_break(self, key) -> None:
+    def select_break(self, key) -> bool:
+        """Select the break with this key; False when the results on screen have none."""
         for row in range(self.proxy.rowCount()):
             source = self.proxy.mapToSource(self.proxy.index(row, 0))
             if self.model.graph_break(source.row()).key == key:
-                self.select_row(row)
-                return
+                return self.select_row(row)
+        return False
 
     def selected_break(self):
         index = self.table.currentIndex()
@@ -425,8 +433,11 @@ class GraphBreaksPanel(QWidget, ResultsView):
         return True
 
     def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        self._show_detail(current)
+
+    def _show_detail(self, current: QModelIndex) -> None:
         if not current.isValid():
-            self.detail.setHtml(NO_SELECTION)
+            self.detail.setHtml(NO_SELECTION if self.proxy.rowCount() else NO_BREAKS)
             return
         row = self.proxy.mapToSource(current).row()
         self.detail.setHtml(detail_html(self.model.graph_break(row), self.model.break_cost(row)))

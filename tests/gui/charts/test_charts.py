@@ -99,3 +99,62 @@ def test_log_axis_labels_plain_numbers_without_crowding():
     assert axis.tickStrings([1.0, 2.0], 1.0, 1.0) == ["1", "2"]  # linear mode: pyqtgraph's own
     axis.setLogMode(False, True)
     assert axis.tickStrings([1.0, 2.0], 1.0, 1.0) == ["10", "100"]
+
+
+def test_log_axis_labels_survive_positions_no_float_holds():
+    import math
+
+    from gui.charts.axes import log_labels
+
+    # a linear range of 400 ms read as log10: 10^400 overflows a float (issue 19, item 5)
+    assert log_labels([400.0, 401.0]) == ["1e400", "1e401"]
+    assert log_labels([-400.0]) == ["1e-400"]
+    assert log_labels([math.inf, math.nan, -math.inf, 1.0]) == ["", "", "", "10"]
+
+
+def _timed_result(job_id: str, ms: float | None, status_event=None):
+    from core.analysis.results import JobResult
+
+    r = JobResult(JobSpec(job_id, ModelSpec("model.py"), CompileConfig(backend="eager"), warmup=0))
+    r.apply(ev.JobStarted(job_id, pid=1))
+    if ms is not None:
+        samples = tuple(rec.LatencySample(side, i, ms) for i in range(20) for side in ("eager", "compiled"))
+        r.apply(ev.LatencyMeasured(job_id, samples=samples))
+        r.apply(ev.CompileFinished(job_id, result=rec.CompileResult(1.0)))
+    r.apply(status_event or ev.JobCompleted(job_id, wall_time_s=1.0))
+    return r
+
+
+def test_every_chart_survives_empty_failed_and_mixed_results_in_both_axis_modes(qtbot):
+    """A zoo member's report (slow calls: a 2,500 ms range), then a model file that fails, then
+    Ctrl+L: the axis kept its labels and nothing raised (pytest-qt fails on an exception in
+    paint). Then every other state, drawn in both modes."""
+    from gui.charts.sweep import SweepChart
+
+    failed = _timed_result("failed", None, ev.JobFailed("failed", reason="model file: SyntaxError", phase="load"))
+    slow = _timed_result("slow", 2500.0)
+    chart = LatencyChart()
+    chart.resize(700, 400)
+    qtbot.addWidget(chart)
+    chart.show()
+    for results in ([slow], [failed]):
+        chart.reset(results)
+        chart.grab()
+    chart.set_log(True)
+    chart.grab()
+    low, high = chart.plot.viewRange()[1]
+    assert high < 10, "an empty chart in log mode shows a small default range, not 10^2500"
+    labels = [s for _, strings in chart.plot.getAxis("left").tickValues(low, high, 300) for s in strings]
+    assert labels
+    sweep = SweepChart()
+    sweep.resize(700, 400)
+    qtbot.addWidget(sweep)
+    sweep.show()
+    for log in (True, False, True):
+        chart.set_log(log)
+        sweep.log_box.setChecked(log)
+        for results in ([], [failed], [slow, failed], [failed, _timed_result("fast", 0.02)], []):
+            chart.reset(results)
+            sweep.reset(results)
+            chart.grab()
+            sweep.grab()
