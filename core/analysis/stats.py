@@ -148,6 +148,17 @@ def speedup_over_processes(
     return Speedup(point, float(min(low, np.exp(logs.mean() - half))), float(max(high, np.exp(logs.mean() + half))))
 
 
+def between_process_precision(speedups) -> float | None:
+    """The half-width, in % of the point, of Student's t 95% interval of the processes' log
+    speedups (the part of speedup_over_processes' interval that more processes narrow); None
+    for fewer than two processes."""
+    logs = np.log(np.asarray([s for s in speedups if s > 0], dtype=float))
+    if logs.size < 2:
+        return None
+    half = t_975(logs.size - 1) * float(logs.std(ddof=1)) / np.sqrt(logs.size)
+    return 100.0 * float(np.sinh(half))  # (e^(m+h) - e^(m-h)) / (2 e^m)
+
+
 def process_speedups(eager_by_process: dict, compiled_by_process: dict) -> dict[int, float]:
     """Each process's own speedup (eager median / compiled median)."""
     out = {}

@@ -71,6 +71,8 @@ class Job:
     def process_note(self) -> str:
         """ "process 2 of 3: " for the processes after the first (JobSpec.processes)."""
         spec = self.spec
+        if spec.repeat >= spec.timed_processes():  # added by the runner (core.run.runner.JobRunner.run)
+            return f"process {spec.repeat + 1} (added: the processes disagree): "
         return f"process {spec.repeat + 1} of {spec.timed_processes()}: " if spec.repeat else ""
 
     def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:

@@ -105,7 +105,7 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
     from core.vocab.limits import AUTO_ITERS_CAP
 
     spec = job.spec
-    budget = spec.max_time_s / spec.timed_processes()
+    budget = spec.benchmark_budget_s()
     block = max(1, spec.block_size)
     target = spec.precision_pct
     job.enter(

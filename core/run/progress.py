@@ -31,7 +31,8 @@ def sweep_progress(result) -> tuple[int, int]:
 
 def job_fraction(result) -> float:
     """How far one job is, 0..1, from its phase and timed iterations, over its processes
-    (each an equal share)."""
+    (each an equal share; processes the runner adds show the end of the bar, as they run
+    only on what time is left)."""
     if result.ended:
         return 1.0
     processes = result.spec.timed_processes()
@@ -46,7 +47,7 @@ def job_fraction(result) -> float:
     elif result.phase == "sweep":
         done, total = sweep_progress(result)
         within = start + (PHASE_START["accuracy"] - start) * (done / total if total else 0.0)
-    return min(1.0, (result.phase_process + within) / processes)
+    return min(0.99, (result.phase_process + within) / processes)  # 1.0 only once ended
 
 
 def describe(results) -> tuple[float, str]:
@@ -66,8 +67,11 @@ def describe(results) -> tuple[float, str]:
         return 1.0, ", ".join(f"{n} {s}" for s, n in ended.items() if n) or "done"
     number = results.index(current) + 1
     text = f"job {number}/{total} · {current.config.label} · {current.phase or 'starting'}"
-    if current.spec.timed_processes() > 1:
-        text += f" (process {current.phase_process + 1}/{current.spec.timed_processes()})"
+    planned = current.spec.timed_processes()
+    if current.phase_process >= planned:  # added by the runner: the processes disagreed
+        text += f" (process {current.phase_process + 1}, added: the processes disagree)"
+    elif planned > 1:
+        text += f" (process {current.phase_process + 1}/{planned})"
     if current.phase == "benchmark" and current.spec.planned_calls():
         done = len(current.samples.by_process("compiled").get(current.phase_process, ()))
         text += f" {done}/{current.spec.planned_calls()}"

@@ -31,7 +31,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+import numpy as np
+
 from core.analysis.results import JobResult
+from core.analysis.stats import between_process_precision
 from core.run.job_process import (
     ChildProcess,
     cap_log,
@@ -46,6 +49,7 @@ from core.run.job_process import (
 from core.run.sampling import GpuMonitor, ProcessSampler
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
+from core.vocab.limits import AUTO_PROCESSES_CAP
 from core.vocab.samples import read_sample_log
 
 EventCallback = Callable[[ev.Event], None]
@@ -102,16 +106,77 @@ class _Watch:
         self.phase = ""
         self.samples = 0  # timed samples received from the current process
         self.recent_rss: collections.deque = collections.deque(maxlen=15)  # 3 s at 5 Hz
+        # --iters auto over several processes: each one's speedup and the benchmark seconds
+        # spent, so that the runner can tell whether another process would narrow the interval.
+        self.process_speedups: list[float] = []
+        self.benchmark_s = 0.0  # the benchmark seconds of the processes asked for
+        self.further_walls: list[float] = []  # the whole time of each process after the first
+        self.added_s = 0.0  # the whole time of the processes the runner added
+        self._since: float | None = None  # when the current process entered its benchmark phase
+        self._times: dict[str, list[float]] = {"eager": [], "compiled": []}
 
     def see(self, event: ev.Event) -> None:
         if isinstance(event, ev.PhaseChanged):
+            if event.phase == "benchmark" and self._since is None:
+                self._since = time.monotonic()
+            elif event.phase != "benchmark":
+                self._benchmark_ended()
             self.phase = event.phase
         elif isinstance(event, ev.LatencyMeasured):
             self.samples += len(event.samples)
+            if self.spec.auto_iters:
+                for s in event.samples:
+                    if not s.warmup and s.side in self._times:
+                        self._times[s.side].append(s.latency_ms)
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
             self.recent_rss.append(event.sample.rss_mb)
         if self.result is not None:
             self.result.apply(event)
+
+    def _benchmark_ended(self) -> None:
+        if self._since is not None:
+            self.benchmark_s += time.monotonic() - self._since
+            self._since = None
+
+    def process_ended(self, wall_s: float | None = None, added: bool = False) -> None:
+        """The current process is over (`wall_s`: its whole time, for those after the first;
+        `added`: one the runner added): keep its speedup and its time, drop its calls."""
+        since = self._since
+        self._benchmark_ended()
+        if added and since is not None:
+            self.benchmark_s -= time.monotonic() - since  # an added process counts whole, below
+        if wall_s is not None:
+            self.further_walls.append(wall_s)
+            if added:
+                self.added_s += wall_s
+        eager, compiled = self._times["eager"], self._times["compiled"]
+        if eager and compiled:
+            c = float(np.median(compiled))
+            if c > 0:
+                self.process_speedups.append(float(np.median(eager)) / c)
+        self._times = {"eager": [], "compiled": []}
+        self.phase = ""
+
+    def another_process(self, k: int) -> float | None:
+        """--iters auto: the budget (seconds of benchmark) for process k beyond those asked for,
+        or None when it would not help or may not run: the precision over the processes is
+        reached, AUTO_PROCESSES_CAP processes ran, or max_time_s would be exceeded. The
+        processes asked for count their benchmark; an added one counts whole (its start and
+        compile too: time the user did not ask for), and is expected to take as long as the
+        further processes so far took on average."""
+        spec = self.spec
+        if not spec.auto_iters or spec.timed_processes() < 2 or k >= AUTO_PROCESSES_CAP:
+            return None
+        if len(self.process_speedups) < k:  # a process failed or measured nothing: do not add more
+            return None
+        precision = between_process_precision(self.process_speedups)
+        if precision is None or precision <= spec.precision_pct:
+            return None
+        left = spec.max_time_s - self.benchmark_s - self.added_s
+        cost = float(np.mean(self.further_walls)) if self.further_walls else self.benchmark_s / k
+        if left < max(cost, 1.0):
+            return None
+        return min(left, spec.max_time_s / spec.timed_processes())
 
 
 class JobRunner:
@@ -215,15 +280,23 @@ class JobRunner:
                 return watch.result
             started = time.monotonic()
             terminal = self._run_process(spec, watch, started)
-            # One process is one draw: the further processes of the job time it again, fresh.
-            for k in range(1, spec.timed_processes()):
-                if not isinstance(terminal, ev.JobCompleted):
-                    break
+            watch.process_ended()
+            # One process is one draw: the further processes of the job time it again, fresh;
+            # with --iters auto, more than asked while they disagree beyond the precision asked
+            # and max_time_s allows (as pyperf adds workers).
+            k = 1
+            while isinstance(terminal, ev.JobCompleted):
+                budget = None
+                if k >= spec.timed_processes():
+                    budget = watch.another_process(k)
+                    if budget is None:
+                        break
                 watch.samples = 0
                 t0 = time.monotonic()
-                repeat = replace(spec, repeat=k, artifacts_dir=None, op_profile_calls=0)
+                repeat = replace(spec, repeat=k, artifacts_dir=None, op_profile_calls=0, process_budget_s=budget)
                 ended = self._run_process(repeat, watch, started, t0)
                 wall = time.monotonic() - t0
+                watch.process_ended(wall, added=budget is not None)
                 if isinstance(ended, ev.JobCancelled):
                     terminal = ended
                     break
@@ -239,6 +312,7 @@ class JobRunner:
                     ),
                 )
                 terminal = ev.JobCompleted(spec.job_id, wall_time_s=terminal.wall_time_s + wall)
+                k += 1
             return watch.result
         finally:
             if terminal is not None:

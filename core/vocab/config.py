@@ -153,6 +153,9 @@ class JobSpec:
     # (None: exactly `iters` calls a side) or max_time_s of benchmark (over all processes).
     precision_pct: float | None = None
     max_time_s: float = float(LIMITS["max_time"].default)
+    # The benchmark seconds this process may take (set by the runner for a process it adds when
+    # the processes disagree: what is left of max_time_s); None: an equal share of max_time_s.
+    process_budget_s: float | None = None
     # "Apply and re-run": (the suggestion's rule, the config it changed, the change) that made
     # this job's config; empty for a config the user chose.
     applied: tuple[str, ...] = ()
@@ -165,6 +168,12 @@ class JobSpec:
     def auto_iters(self) -> bool:
         """--iters auto: run until the precision is reached (see precision_pct)."""
         return self.precision_pct is not None
+
+    def benchmark_budget_s(self) -> float:
+        """--iters auto: the seconds of timed blocks this process may take."""
+        if self.process_budget_s is not None:
+            return self.process_budget_s
+        return self.max_time_s / self.timed_processes()
 
     def fixed_calls(self) -> int:
         """The calls a side where a job times a fixed number (each variant of a sweep, an

@@ -55,6 +55,9 @@ LIMITS: dict[str, Limit] = {
 }
 
 AUTO_ITERS_CAP = int(LIMITS["iters"].high)  # --iters auto: the most calls a side may get
+# --iters auto with several processes: when the processes disagree more than the precision asked,
+# the runner adds processes (as pyperf runs more workers) while max_time is not spent, up to this many.
+AUTO_PROCESSES_CAP = 10
 
 
 def iteration_fields(

@@ -184,10 +184,11 @@ def test_the_defaults_time_until_precise_in_three_processes_and_grade_the_timing
     assert "3 processes: " in timing and "speedup known within" in timing
     with open(out / "summary.csv", newline="") as fh:
         (row,) = csv.DictReader(fh)
-    assert row["processes"] == "3" and row["timing_quality"] in ("quiet", "noisy", "unusable")
+    ran = int(row["processes"])  # 3, or more when they disagreed beyond ±2% and the time allowed
+    assert ran >= 3 and row["timing_quality"] in ("quiet", "noisy", "unusable")
     assert row["precision_target_pct"] == "2.0" and row["precision_reached"] in ("true", "false")
-    assert len(row["process_speedups"].split()) == 3 and int(row["iterations"]) >= 3 * 4 * 25
+    assert len(row["process_speedups"].split()) == ran and int(row["iterations"]) >= 3 * 4 * 25
     job = json.loads((out / "report.json").read_text())["jobs"][0]
     assert job["quality"]["grade"] == row["timing_quality"] and job["spec"]["processes"] == 3
     with open(out / "latency.csv", newline="") as fh:
-        assert {r["process"] for r in csv.DictReader(fh)} == {"0", "1", "2"}
+        assert {r["process"] for r in csv.DictReader(fh)} == {str(p) for p in range(ran)}

@@ -54,3 +54,15 @@ def test_the_current_job_and_the_end():
     b.apply(ev.JobFailed("b", reason="x"))
     assert describe([a, b]) == (1.0, "1 completed, 1 failed")
     assert describe([]) == (0.0, "")
+
+
+def test_a_process_the_runner_added_is_named_so_and_the_bar_waits_for_the_end():
+    """--iters auto, 3 processes asked for, a fourth added because they disagreed."""
+    r = JobResult(JobSpec("a", ModelSpec("m.py"), CompileConfig(backend="eager"), processes=3, precision_pct=2.0))
+    r.apply(ev.JobStarted("a"))
+    r.apply(ev.PhaseChanged("a", phase="benchmark", detail="process 2 of 3: ...", process=1))
+    assert describe([r])[1] == "job 1/1 · eager · benchmark (process 2/3)"
+    r.apply(ev.PhaseChanged("a", phase="benchmark", detail="...", process=3, step=1, steps=5))
+    fraction, text = describe([r])
+    assert text == "job 1/1 · eager · benchmark (process 4, added: the processes disagree)"
+    assert fraction == 0.99

@@ -244,3 +244,114 @@ def test_events_unpickle_without_importing_torch(write_model):
     )
     proc = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=60, cwd=ROOT)
     assert proc.stdout.decode().split() == [str(len(events)), "False", "False"], proc.stderr.decode()
+
+
+def _watch_after(speedups, bench_s, precision=2.0, max_time=60.0, processes=3):
+    """A _Watch that saw `speedups` (one process each, its benchmark taking bench_s / n seconds)."""
+    from core.run.runner import _Watch
+    from core.vocab import records as rec
+
+    spec = make_spec("m.py", precision_pct=precision, max_time_s=max_time, processes=processes)
+    watch = _Watch(spec, None)
+    for p, s in enumerate(speedups):
+        watch.see(ev.PhaseChanged("j", phase="benchmark", process=p))
+        batch = [rec.LatencySample("eager", i, 10.0 * s, process=p) for i in range(10)]
+        batch += [rec.LatencySample("compiled", i, 10.0, process=p) for i in range(10)]
+        watch.see(ev.LatencyMeasured("j", samples=tuple(batch)))
+        watch.process_ended()
+    watch.benchmark_s = bench_s  # the clock is the runner's own; set what the processes spent
+    return watch
+
+
+def test_with_iters_auto_processes_that_disagree_get_another_while_the_time_allows():
+    """One process is one draw: 0.78x, 1.03x, 0.77x disagree far beyond ±2%, so a fourth process
+    runs (its budget what is left, at most an equal share); processes that agree, a fixed
+    --iters, one process asked for, max_time spent, or the cap reached: no more."""
+    from core.vocab.limits import AUTO_PROCESSES_CAP
+
+    disagree = [0.78, 1.03, 0.77]
+    assert _watch_after(disagree, bench_s=9.0).another_process(3) == 20.0  # min(60 - 9, 60 / 3)
+    assert _watch_after(disagree, bench_s=45.0).another_process(3) == 15.0  # a process took 15 s: 15 left
+    assert _watch_after(disagree, bench_s=58.0).another_process(3) is None  # 2 s left, a process takes ~19
+    assert _watch_after([0.80, 0.801, 0.799], bench_s=9.0).another_process(3) is None  # within ±2%
+    assert _watch_after(disagree, bench_s=9.0, precision=50.0).another_process(3) is None
+    assert _watch_after(disagree, bench_s=9.0, processes=1).another_process(3) is None
+    assert _watch_after(disagree, bench_s=9.0, precision=None).another_process(3) is None  # fixed --iters
+    cap = _watch_after(disagree * 4, bench_s=12.0)
+    assert cap.another_process(AUTO_PROCESSES_CAP - 1) is not None and cap.another_process(AUTO_PROCESSES_CAP) is None
+    failed = _watch_after(disagree, bench_s=9.0)
+    assert failed.another_process(4) is None  # process 4 measured nothing (failed): stop adding
+
+
+def test_an_added_process_counts_whole_against_max_time():
+    """The processes asked for count their benchmark seconds; one the runner adds counts its
+    start and compile too, and the next is expected to cost what the further ones did."""
+    from core.vocab import records as rec
+
+    watch = _watch_after([0.78, 1.03], bench_s=2.0, max_time=20.0, processes=2)
+    watch.further_walls = [6.0]  # process 2 took 6 s in all
+    assert watch.another_process(2) == 10.0  # 18 s left, a process costs ~6: min(18, 20 / 2)
+    watch.see(ev.PhaseChanged("j", phase="benchmark", process=2))
+    batch = [
+        rec.LatencySample(side, i, 10.0 if side == "compiled" else 7.7, process=2)
+        for side in ("eager", "compiled")
+        for i in range(5)
+    ]
+    watch.see(ev.LatencyMeasured("j", samples=tuple(batch)))
+    watch.process_ended(7.0, added=True)
+    assert watch.added_s == 7.0 and watch.benchmark_s == pytest.approx(2.0, abs=0.01)
+    assert watch.another_process(3) == pytest.approx(10.0)  # 11 s left, a process costs ~6.5
+    watch.process_ended(7.0, added=True)  # (it measured nothing: only the time counts here)
+    assert watch.another_process(4) is None
+
+
+# Compiled does extra work in some processes only (the model counts its loads in a file beside it):
+# processes whose speedups disagree, whatever the machine's noise.
+PROCESS_DEPENDENT_MODEL = """\
+import os
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def get_model():
+    with open(os.path.join(HERE, "loads.txt"), "a+") as fh:
+        fh.seek(0)
+        n = len(fh.read().splitlines())
+        fh.write("x\\n")
+    heavy = 12 if n % 3 == 1 else 0
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            if torch.compiler.is_compiling():
+                for _ in range(heavy):
+                    x = torch.tanh(x @ x.T @ x)
+            return x
+
+    return M()
+
+
+def get_example_inputs():
+    return (torch.randn(32, 32),)
+"""
+
+
+def test_processes_that_disagree_are_added_to_until_max_time_and_the_report_counts_them(write_model, tmp_path):
+    import csv
+    import json
+
+    from tests.core.helpers import profile_command
+
+    path = write_model(PROCESS_DEPENDENT_MODEL, "process_dependent.py")
+    out = tmp_path / "r"
+    proc = profile_command(
+        path, "--backend", "eager", "--max-time", "15", "--op-profile", "0", "--out", str(out), processes="2"
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "process 3 (added: the processes disagree)" in proc.stderr
+    with open(out / "latency.csv", newline="") as fh:
+        ran = {int(r["process"]) for r in csv.DictReader(fh)}
+    assert len(ran) > 2 and ran == set(range(len(ran)))
+    job = json.loads((out / "report.json").read_text())["jobs"][0]
+    assert job["spec"]["processes"] == 2 and job["quality"]["processes"] == len(ran)
+    assert len(job["processes_ended"]) == len(ran) - 1
