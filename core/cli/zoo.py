@@ -52,6 +52,14 @@ def build_zoo_parser() -> argparse.ArgumentParser:
         "starting a local Ray instance; implies --executor ray",
     )
     g.add_argument(
+        "--ray-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="how long to wait for the Ray cluster to answer (or a local instance to start) before "
+        "giving up with what to check (default 60 s)",
+    )
+    g.add_argument(
         "--parallel",
         type=int,
         default=1,
@@ -100,6 +108,8 @@ def check_executor_options(args: argparse.Namespace) -> None:
         args.executor = "ray"
     if args.parallel < 1:
         raise ConfigError(f"--parallel must be at least 1, not {args.parallel}.")
+    if not 0 < args.ray_timeout < float("inf"):  # NaN too
+        raise ConfigError(f"--ray-timeout must be a number of seconds above 0, not {args.ray_timeout:g}.")
     if args.parallel != 1 and args.executor == "ray":
         raise ConfigError(
             "--parallel applies to the local executor; on Ray every job claims its GPU or CPUs and "
@@ -137,7 +147,7 @@ def make_executor(args: argparse.Namespace):
                 f"--executor ray needs the Python package ray ({exc}); install it with "
                 f"{os.path.join(os.path.dirname(sys.executable), 'pip')} install ray"
             ) from None
-        return RayExecutor(args.ray_address)
+        return RayExecutor(args.ray_address, args.ray_timeout)
     return LocalExecutor(args.parallel)
 
 
@@ -159,6 +169,9 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         if jobs:
             executor = make_executor(args)
             if hasattr(executor, "connect"):
+                if not args.quiet:
+                    where = f"joining the Ray cluster at {args.ray_address}" if args.ray_address else "starting Ray"
+                    print(f"{where} (up to {args.ray_timeout:g} s; Ctrl+C stops)", file=sys.stderr, flush=True)
                 executor.connect([j.spec for j in jobs])
     except (ConfigError, ReportError) as exc:
         if sweep is not None:
@@ -174,7 +187,9 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     if sweep.kept and not args.quiet:
         print(f"--resume: {sweep.kept} jobs completed earlier are kept; {len(jobs)} to run.", file=sys.stderr)
 
-    interrupt = CancelOnInterrupt(executor.cancel, "every report will hold what was measured so far")
+    # --resume of a zoo with nothing left to run has no executor: Ctrl+C then only stops the writing
+    cancel = executor.cancel if executor is not None else (lambda: None)
+    interrupt = CancelOnInterrupt(cancel, "every report will hold what was measured so far")
     with interrupt:
         if jobs:
             try:

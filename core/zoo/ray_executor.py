@@ -1,6 +1,16 @@
-"""The Ray executor of a zoo: every job is a Ray task (Ray schedules; nothing here does).
+"""The Ray executor of a zoo: every job is a Ray task (Ray places them; nothing here does).
 
 Only `--executor ray` imports this module, so a local sweep never loads Ray.
+
+- Joining a cluster is bounded: the address is first tried with a plain TCP connection (a
+  refused or unreachable port is said at once), then Ray connects on a thread of its own
+  while the main thread waits, at most `connect_timeout` seconds (Ray's own connect waits
+  with no end when something at the address accepts and never answers, and holds the main
+  thread so that Ctrl+C would act only when it gives up).
+- Jobs are handed to Ray in the zoo's order, no more at a time than the cluster's live nodes
+  have room for (Ray started tasks handed over together in any order, so two jobs meant to
+  run side by side could run one after the other on one node); a node that dies shrinks the
+  room, so it is never handed another job.
 
 - Each task claims what keeps its timings its own: one GPU (and one CPU) for `--device cuda`;
   for a CPU job the `--threads` it asked for or, without it, every CPU of the smallest node,
@@ -24,11 +34,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import logging
 import os
+import signal
 import socket
+import sys
 import tarfile
 import tempfile
+import threading
 import time
+from collections import deque
 
 import ray
 import ray.exceptions as rex
@@ -42,7 +57,63 @@ from core.vocab.limits import ConfigError
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
 
 POLL_S = 0.2
+CONNECT_TIMEOUT_S = 60.0  # --ray-timeout's default: joining a cluster (or starting a local instance)
+PROBE_TIMEOUT_S = 5.0  # the plain TCP connection tried first
+ROOM_EVERY_S = 2.0  # how often the cluster's room for jobs is read again while jobs run
+_RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # a task's claim → a node's resource
 _FORWARDED = (ev.JobStarted, ev.PhaseChanged)
+_ADDRESS_HELP = (
+    "check the address (ray://HEAD:10001 for a cluster's Ray Client server, HEAD:6379 from a machine "
+    "inside the cluster), that the cluster is up (`ray status` on its head) and that this machine can "
+    "reach that port"
+)
+
+
+class ConnectTimeout(ConfigError):
+    """Ray did not answer within the connect timeout (its connect is still waiting on a thread)."""
+
+
+def host_and_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of a --ray-address ("ray://head:10001", "head:6379", "[::1]:6379"), or None
+    for an address Ray resolves itself ("auto", "local", a bare name)."""
+    target = address[len("ray://") :] if address.startswith("ray://") else address
+    host, sep, port = target.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+def probe(address: str, timeout: float = PROBE_TIMEOUT_S) -> None:
+    """A plain TCP connection to the address's host and port; ConfigError naming the address and
+    what to check when it is refused, unreachable or unnamed (Ray would retry for a minute)."""
+    target = host_and_port(address)
+    if target is None:
+        return
+    try:
+        socket.create_connection(target, timeout=timeout).close()
+    except socket.timeout:
+        raise ConfigError(
+            f"--ray-address {address}: no answer from {target[0]} port {target[1]} within {timeout:g} s; "
+            f"{_ADDRESS_HELP}."
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"--ray-address {address}: cannot connect to {target[0]} port {target[1]} "
+            f"({exc.strerror or exc}); {_ADDRESS_HELP}."
+        ) from None
+
+
+class _QuietThreadWarning(logging.Filter):
+    """Ray warns when ray.init runs off the main thread that it set no SIGTERM handler; the
+    executor sets the same handler itself (see RayExecutor._init)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
+
+
+def _exit_on_sigterm(signum, frame) -> None:
+    sys.exit(signum)  # what Ray's own handler does: atexit stops a local instance cleanly
 
 
 def node_name() -> str:
@@ -185,12 +256,14 @@ def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]
 class RayExecutor:
     """Runs a zoo's jobs as Ray tasks on a local Ray instance or the cluster at `address`."""
 
-    def __init__(self, address: str | None = None):
+    def __init__(self, address: str | None = None, connect_timeout: float = CONNECT_TIMEOUT_S):
         self.address = address
+        self.connect_timeout = connect_timeout
         self.queue = None
         self._refs: dict = {}
         self._cancelled = False
         self._started_ray = False
+        self._release: threading.Event | None = None  # lets the thread that ran ray.init end
         self.cpus_per_job: int | None = None
         # job id → (node, start, end) by the nodes' clocks: which jobs shared a node when
         self.timeline: dict[str, tuple[str, float | None, float | None]] = {}
@@ -202,23 +275,67 @@ class RayExecutor:
         from ray.util.queue import Queue
 
         runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
+        if self.address:
+            probe(self.address)
+            kwargs = {"address": self.address}
+        else:  # a local instance, reachable from this machine only
+            kwargs = {"include_dashboard": False, "_node_ip_address": "127.0.0.1"}
         try:
-            if self.address:
-                ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False, logging_level="WARNING")
-            else:  # a local instance, reachable from this machine only
-                ray.init(
-                    runtime_env=runtime_env,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    logging_level="WARNING",
-                    _node_ip_address="127.0.0.1",
-                )
+            self._init(runtime_env=runtime_env, log_to_driver=False, logging_level="WARNING", **kwargs)
+        except ConnectTimeout:
+            raise
         except Exception as exc:
             where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
             raise ConfigError(f"could not start or join {where}: {type(exc).__name__}: {exc}") from None
         self._started_ray = True
         self._check(specs)
         self.queue = Queue(actor_options={"num_cpus": 0})
+
+    def _init(self, **kwargs) -> None:
+        """ray.init on a thread of its own, waited for at most `connect_timeout` seconds in
+        steps short enough for Ctrl+C (KeyboardInterrupt here) to act at once. The thread then
+        stays until `close()`: a local instance's processes die with the thread that started
+        them (Ray has the kernel kill them when their parent thread ends)."""
+        outcome: dict = {}
+        connected = threading.Event()
+        release = self._release = threading.Event()
+
+        def connect() -> None:
+            try:
+                ray.init(**kwargs)
+                outcome["done"] = True
+            except BaseException as exc:  # handed to the waiting thread
+                outcome["error"] = exc
+            connected.set()
+            if "done" in outcome:
+                release.wait()
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        quiet = _QuietThreadWarning()
+        ray_log = logging.getLogger("ray._private.worker")
+        ray_log.addFilter(quiet)
+        thread = threading.Thread(target=connect, name="ray-connect", daemon=True)
+        started = time.monotonic()
+        try:
+            thread.start()
+            while not connected.wait(0.1) and time.monotonic() - started < self.connect_timeout:
+                pass
+        finally:
+            ray_log.removeFilter(quiet)
+        if not connected.is_set():  # still connecting: left to the thread (daemon: it ends with the process)
+            if self.address:
+                raise ConnectTimeout(
+                    f"the Ray cluster at {self.address} did not answer within {self.connect_timeout:g} s "
+                    f"(something there accepts connections but does not answer as Ray does, or the cluster "
+                    f"is overloaded); {_ADDRESS_HELP}. --ray-timeout S waits longer."
+                )
+            raise ConnectTimeout(
+                f"a local Ray instance did not start within {self.connect_timeout:g} s; check the machine's "
+                "load and memory. --ray-timeout S waits longer."
+            )
+        if "error" in outcome:
+            raise outcome["error"]
 
     def _check(self, specs: list[JobSpec]) -> None:
         nodes = [n for n in ray.nodes() if n.get("Alive")]
@@ -247,8 +364,22 @@ class RayExecutor:
 
     # ------------------------------------------------------------------ running
 
+    def room(self, spec: JobSpec) -> int:
+        """How many jobs like `spec` the cluster's live nodes hold at once (at least 1, so a job
+        that fits nowhere right now is still handed to Ray, which waits for room)."""
+        need = self.resources(spec)
+        room = 0
+        for node in ray.nodes():
+            if not node.get("Alive"):
+                continue
+            have = node.get("Resources", {})
+            fits = [int(have.get(_RESOURCE_NAMES[key], 0) // n) for key, n in need.items() if n]
+            room += min(fits) if fits else 0
+        return max(1, room)
+
     def run(self, jobs: list[ZooJob], listener: ZooListener) -> None:
-        """Submit every job, then hand each result to the listener as its task ends."""
+        """Hand the jobs to Ray in order as room frees up, and each result to the listener as
+        its task ends."""
         shipped = {}
         for job in jobs:
             for path in files_of(job.spec):
@@ -258,16 +389,33 @@ class RayExecutor:
         by_id = {job.spec.job_id: job for job in jobs}
         phases: dict[str, str] = {}
         nodes: dict[str, str] = {}
-        for job in jobs:
-            if self._cancelled:
-                listener.on_job_ended(job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id, "queue")))
-                continue
-            mine = [p for p in files_of(job.spec) if p in shipped]
-            ref = run_remote_job.options(**self.resources(job.spec)).remote(
-                job.spec, self.queue, tuple(mine), tuple(shipped[p][0] for p in mine), *(shipped[p][1] for p in mine)
-            )
-            self._refs[ref] = job
-        pending = list(self._refs)
+        waiting = deque(jobs)
+        room = {"jobs": 0, "read": -ROOM_EVERY_S}
+
+        def submit() -> None:
+            """Hand over the next jobs while the cluster has room (cancelled ones end here)."""
+            while waiting:
+                job = waiting[0]
+                if self._cancelled:
+                    waiting.popleft()
+                    listener.on_job_ended(
+                        job, ended_without_running(job.spec, ev.JobCancelled(job.spec.job_id, "queue"))
+                    )
+                    continue
+                if time.monotonic() - room["read"] >= ROOM_EVERY_S:
+                    room["jobs"], room["read"] = self.room(job.spec), time.monotonic()
+                if len(self._refs) >= room["jobs"]:
+                    return
+                waiting.popleft()
+                mine = [p for p in files_of(job.spec) if p in shipped]
+                ref = run_remote_job.options(**self.resources(job.spec)).remote(
+                    job.spec,
+                    self.queue,
+                    tuple(mine),
+                    tuple(shipped[p][0] for p in mine),
+                    *(shipped[p][1] for p in mine),
+                )
+                self._refs[ref] = job
 
         def deliver(item) -> None:
             kind, job_id, payload = item[:3]
@@ -283,7 +431,7 @@ class RayExecutor:
                     phases[job_id] = payload.phase
                 listener.on_event(job, payload)
             else:  # "ended": payload is (the task's ref, what ray.get gave or raised)
-                self._refs.pop(payload[0])
+                self._refs.pop(payload[0], None)
                 result, ended = self._result(payload[1], job, nodes.get(job_id, ""), phases.get(job_id, ""))
                 node, started, _ = self.timeline.get(job_id, (nodes.get(job_id, ""), None, None))
                 self.timeline[job_id] = (node, started, ended)
@@ -306,9 +454,14 @@ class RayExecutor:
             for _, item in sorted(items, key=lambda x: x[0]):
                 deliver(item)
 
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
+        submit()
+        while self._refs:
+            pending = list(self._refs)
+            ready, _ = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
             poll(ready)
+            if ready:
+                room["read"] = -ROOM_EVERY_S  # a node may have gone with the job: read the room again
+            submit()
         poll([])
 
     def _result(self, outcome, job: ZooJob, node: str, phase: str) -> tuple[JobResult, float]:
@@ -352,7 +505,8 @@ class RayExecutor:
                 pass
 
     def close(self) -> None:
-        """Let go of Ray (a local instance stops)."""
+        """Let go of Ray (a local instance stops); nothing when Ray never connected (a connect
+        that timed out still waits on its thread)."""
         if self._started_ray:
             try:
                 if self.queue is not None:
@@ -361,3 +515,5 @@ class RayExecutor:
                 pass
             ray.shutdown()
             self._started_ray = False
+        if self._release is not None:
+            self._release.set()

@@ -104,6 +104,10 @@ def test_parallel_jobs_then_resume_runs_only_what_did_not_complete(tmp_path, wri
     assert all(r["status"] == "completed" for r in rows_of(out))
     assert load_report(os.path.join(out, "mlp.py"))[0][0].job_id == kept_id  # kept, not measured again
     assert json.load(open(os.path.join(out, "zoo.json")))["finished"] is True
+    # --resume of a complete zoo: nothing to run, no executor made (it raised AttributeError)
+    assert zoo_main([mlp, flaky, *QUICK, "--resume", "--out", out]) == 0
+    err = capsys.readouterr().err
+    assert "2 jobs completed earlier are kept; 0 to run" in err and "zoo written to" in err
 
 
 def test_what_is_refused_before_any_work(tmp_path, capsys):

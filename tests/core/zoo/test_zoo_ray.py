@@ -141,3 +141,37 @@ def test_a_node_killed_mid_sweep_fails_its_job_and_resume_completes_the_zoo(tmp_
     while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not any(os.path.exists(f"/proc/{p}") for p in pids)
+
+
+def _blackhole(mode: str, tmp_path, write_model) -> dict:
+    import json
+
+    mlp = write_model(MLP_MODEL, "mlp.py")
+    proc = in_netns([sys.executable, "-m", "tests.core.zoo_ray_blackhole", mode, str(tmp_path / "zoo"), mlp])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once_naming_it(tmp_path, write_model):
+    run = _blackhole("refused", tmp_path, write_model)
+    assert run["code"] == 2, run["stderr"]
+    assert "error: --ray-address 127.0.0.1:" in run["stderr"] and "Connection refused" in run["stderr"]
+    assert "ray status" in run["stderr"] and run["seconds"] < 60
+
+
+def test_an_address_that_never_answers_times_out_naming_it(tmp_path, write_model):
+    # Ray's own connect waited there with no end (still connecting at 300 s)
+    run = _blackhole("silent", tmp_path, write_model)
+    assert run["code"] == 2, run["stderr"]
+    assert "the Ray cluster at 127.0.0.1:" in run["stderr"] and "did not answer within 3 s" in run["stderr"]
+    assert "--ray-timeout S waits longer" in run["stderr"] and run["seconds"] < 60
+    assert not os.path.exists(tmp_path / "zoo" / "zoo.json")  # nothing ran, nothing was written
+
+
+def test_ctrl_c_while_joining_a_cluster_acts_at_once(tmp_path, write_model):
+    # Ray's connect held the main thread: Ctrl+C acted only when Ray gave up (23-30 s)
+    run = _blackhole("interrupt", tmp_path, write_model)
+    assert run["code"] == 130, run["stderr"]
+    assert "interrupted before any job started; nothing was measured." in run["stderr"]
+    assert run["to_say"] is not None and run["to_say"] < 1.0, run
+    assert run["to_exit"] < 15, run  # the interpreter's own exit (torch and Ray loaded) takes 1-3 s here
