@@ -6,6 +6,7 @@
     python3 main.py tune MODEL [--budget MIN] [--calls N] --out DIR        find the best settings
     python3 main.py compare BASELINE NEW [--threshold PCT] [--out DIR]     compare two reports
     python3 main.py zoo MODEL... [--executor local|ray] [--resume] --out DIR  many models x configs
+    python3 main.py bundle REPORT [--config LABEL] [--out FILE.zip]        a reproducer to hand over
     python3 main.py test [pytest arguments]                                the test suite
     python3 main.py bench [gui]                                            the benchmarks
 
@@ -86,6 +87,10 @@ def main(argv: list[str]) -> int:
         from core.cli.compare import main as compare_main
 
         return compare_main(argv[1:])
+    if argv[:1] == ["bundle"]:
+        from core.cli.bundle import main as bundle_main
+
+        return bundle_main(argv[1:])
     from gui.app import main as gui_main
 
     return gui_main(argv)

@@ -279,6 +279,15 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     )
     if command != "app":
         add_decision_arguments(p)
+    if command == "profile":
+        add(
+            "--bundle",
+            metavar="FILE.zip",
+            help="after the run, save a bug report: a zip with repro.py (rebuilds the model, compiles it "
+            "as the run did, shows the first problem found), the model file or its inputs, report.json, "
+            "torch's structured trace and compile log of that config, and the environment "
+            "(see docs/cli.md, 'A reproducer to hand over')",
+        )
     if command == "tune":
         from core.decide.tune import DEFAULT_BUDGET_MIN
 

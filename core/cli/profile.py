@@ -78,6 +78,12 @@ def run_and_report(
     if after is not None:
         after(results)
     print_decision(results, args.calls)
+    bundle_failed = 0
+    if getattr(args, "bundle", None) and results and not interrupt.interrupted:
+        from core.cli.bundle import save
+        from core.report.bundle import choose_result
+
+        bundle_failed = save(choose_result(results), folder.path, args.bundle)
     expected = getattr(listener, "expected", lambda r: False)
     failed = [r for r in results if r.status != JobStatus.COMPLETED and not expected(r)]
     for r in failed:
@@ -90,7 +96,7 @@ def run_and_report(
         return code
     if interrupt.interrupted:
         return 130
-    return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
+    return 1 if failed or ("accuracy" in args.fail_on and wrong) or bundle_failed else 0
 
 
 def run_tlparse_all(results: list[JobResult], root: str) -> None:

@@ -109,10 +109,20 @@ def is_file_source(source: str) -> bool:
     )
 
 
+MODEL_SEED = 0
+"""torch is seeded with this before a model is built, so that its random weights are the same in
+every run (and in a bundle's repro.py, which seeds the same)."""
+
+
 def load_model(spec: ModelSpec) -> LoadedModel:
-    """Build the model and its example inputs on the CPU (the job moves them to a device)."""
+    """Build the model and its example inputs on the CPU (the job moves them to a device), torch
+    seeded with MODEL_SEED first."""
+    import torch
+
     source = spec.source
     from core.models import export_archives, python_files, torchscript_files, torchvision_models
+
+    torch.manual_seed(MODEL_SEED)
 
     kind = source_kind(source)
     if kind == "timm":

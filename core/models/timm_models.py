@@ -71,6 +71,20 @@ def check(spec: ModelSpec) -> tuple[int, int, int]:
     return int(channels), int(height), int(width)
 
 
+def builder_kwargs(spec: ModelSpec, size: tuple[int, int] | None = None) -> dict:
+    """timm.create_model's keyword arguments for this spec: no pretrained weights, and the image
+    size for models whose position embeddings are sized for it (ViT-like). A bundle's repro.py
+    builds the model with the same."""
+    from timm.models import get_pretrained_cfg
+
+    height, width = size if size is not None else check(spec)[1:]
+    cfg = get_pretrained_cfg(name_of(spec.source))
+    kwargs: dict = {"pretrained": False}
+    if cfg is not None and cfg.fixed_input_size and cfg.input_size and tuple(cfg.input_size[1:]) != (height, width):
+        kwargs["img_size"] = (height, width)  # ViT-like: position embeddings sized for the input
+    return kwargs
+
+
 def load(spec: ModelSpec) -> LoadedModel:
     import torch
 
@@ -80,14 +94,11 @@ def load(spec: ModelSpec) -> LoadedModel:
 
     name = name_of(spec.source)
     cfg = get_pretrained_cfg(name)  # check() made sure a tag is valid
-    fixed = bool(cfg is not None and cfg.fixed_input_size)
-    kwargs = {}
-    if fixed and cfg.input_size and tuple(cfg.input_size[1:]) != (height, width):
-        kwargs["img_size"] = (height, width)  # ViT-like: position embeddings sized for the input
+    kwargs = builder_kwargs(spec, (height, width))
     try:
-        model = timm.create_model(name, pretrained=False, **kwargs)
+        model = timm.create_model(name, **kwargs)
     except TypeError as exc:
-        if not kwargs:
+        if "img_size" not in kwargs:
             raise
         raise ModelLoadError(
             f"timm's {name} takes only {cfg.input_size[1]}×{cfg.input_size[2]} images and "

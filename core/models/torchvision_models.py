@@ -66,6 +66,21 @@ def check(spec: ModelSpec) -> str:
     return family
 
 
+def builder_kwargs(name: str) -> dict[str, Any]:
+    """The keyword arguments the model is built with: no weights (nor backbone weights, which
+    segmentation and detection builders would otherwise fetch by default); quantized
+    models unquantized. A bundle's repro.py builds the model with the same."""
+    import torchvision
+
+    kwargs: dict[str, Any] = {"weights": None}
+    params = inspect.signature(torchvision.models.get_model_builder(name)).parameters
+    if "weights_backbone" in params:
+        kwargs["weights_backbone"] = None
+    if families().get(name) == "quantization":
+        kwargs["quantize"] = False
+    return kwargs
+
+
 def load(spec: ModelSpec) -> LoadedModel:
     import torch
     import torchvision
@@ -73,13 +88,7 @@ def load(spec: ModelSpec) -> LoadedModel:
     family = check(spec)
     # Never a download (no model hub here): no weights, and no backbone weights either,
     # which segmentation and detection builders would otherwise fetch by default.
-    kwargs: dict[str, Any] = {"weights": None}
-    params = inspect.signature(torchvision.models.get_model_builder(spec.source)).parameters
-    if "weights_backbone" in params:
-        kwargs["weights_backbone"] = None
-    if family == "quantization":
-        kwargs["quantize"] = False
-    model = torchvision.models.get_model(spec.source, **kwargs)
+    model = torchvision.models.get_model(spec.source, **builder_kwargs(spec.source))
     if spec.weights:
         _load_weights(model, spec.weights)
     generator = torch.Generator().manual_seed(0)
