@@ -51,6 +51,8 @@ def run_and_report(
     try:
         specs = make_specs()
         folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+        if folder.removed:
+            print(folder.removed_text(), file=sys.stderr)
         specs = [dataclasses.replace(s, artifacts_dir=folder.path) for s in specs]  # jobs write their files there
     except (ConfigError, ReportError) as exc:
         runner.close()
@@ -118,7 +120,15 @@ def _write(results: list[JobResult], folder: OutputFolder, options: dict, sectio
     except ReportError as exc:
         import tempfile
 
-        fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
-        write_report(results, fallback, options, sections=sections)
-        print(f"error: {exc}\nThe report was saved to {fallback} instead.", file=sys.stderr)
+        try:
+            fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
+            write_report(results, fallback, options, sections=sections)
+        except OSError as again:  # that disk is full too: the figures below are what is left
+            print(f"error: {exc}\nerror: nor could it be saved elsewhere: {again}", file=sys.stderr)
+            return 1
+        print(
+            f"error: {exc}\nThe report was saved to {fallback} instead; the jobs' own files (traces, graphs, "
+            f"logs) stay in {folder.path}.",
+            file=sys.stderr,
+        )
         return 1

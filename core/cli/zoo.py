@@ -54,10 +54,11 @@ def build_zoo_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--ray-timeout",
         type=float,
-        default=60.0,
+        default=None,
         metavar="S",
-        help="how long to wait for the Ray cluster to answer (or a local instance to start) before "
-        "giving up with what to check (default 60 s)",
+        help="how long to wait for the Ray cluster to answer (default 60 s) or a local instance to "
+        "start (default 300 s: on a loaded machine Ray's own processes take minutes) before giving up "
+        "with what to check",
     )
     g.add_argument(
         "--parallel",
@@ -108,7 +109,7 @@ def check_executor_options(args: argparse.Namespace) -> None:
         args.executor = "ray"
     if args.parallel < 1:
         raise ConfigError(f"--parallel must be at least 1, not {args.parallel}.")
-    if not 0 < args.ray_timeout < float("inf"):  # NaN too
+    if args.ray_timeout is not None and not 0 < args.ray_timeout < float("inf"):  # NaN too
         raise ConfigError(f"--ray-timeout must be a number of seconds above 0, not {args.ray_timeout:g}.")
     if args.parallel != 1 and args.executor == "ray":
         raise ConfigError(
@@ -171,7 +172,7 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             if hasattr(executor, "connect"):
                 if not args.quiet:
                     where = f"joining the Ray cluster at {args.ray_address}" if args.ray_address else "starting Ray"
-                    print(f"{where} (up to {args.ray_timeout:g} s; Ctrl+C stops)", file=sys.stderr, flush=True)
+                    print(f"{where} (up to {executor.connect_timeout:g} s; Ctrl+C stops)", file=sys.stderr, flush=True)
                 executor.connect([j.spec for j in jobs])
     except (ConfigError, ReportError) as exc:
         if sweep is not None:
@@ -184,6 +185,8 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         if sweep is not None:
             sweep.release()
         raise
+    for text in sweep.removed_texts():
+        print(text, file=sys.stderr)
     if sweep.kept and not args.quiet:
         print(f"--resume: {sweep.kept} jobs completed earlier are kept; {len(jobs)} to run.", file=sys.stderr)
 

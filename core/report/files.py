@@ -2,8 +2,9 @@
 variants.csv (shape sweeps only), ops.csv, time_breakdown.csv and graphs.csv (core.report.explain_tables)
 and report.json. Jobs write their own files into the folder while they run (core.vocab.artifacts).
 
-Every file is written atomically (temporary file in the same folder, then rename), so a
-crash never leaves half a report. Text cells that a spreadsheet would run as a formula
+Every file is written atomically (temporary file in the same folder, then rename), and a report
+whole or not at all: every file is written in full before any is renamed into place, so a full
+disk or a crash never leaves half a report (nor half of a file). Text cells that a spreadsheet would run as a formula
 (starting with = + - @, a tab or a carriage return) are prefixed with a quote; numbers are
 written as numbers. `load_report` reads report.json back into JobResults.
 """
@@ -24,7 +25,15 @@ from core.analysis.results import SUMMARY_COLUMNS, JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import items_per_s
 from core.report.explain_tables import explain_tables
-from core.vocab.artifacts import existing_artifact_dirs, remove_artifacts
+from core.vocab.artifacts import (
+    ARTIFACT_DIRS,
+    MANIFEST,
+    Manifest,
+    present_artifact_dirs,
+    read_manifest,
+    remove_owned,
+    write_manifest,
+)
 
 # Version 2: samples as columns (core.vocab.samples), a graph break's `count` split into `logged`
 # and `per_call`, latency.csv's `phase` column renamed `side`. Version 1 reports still open.
@@ -43,6 +52,7 @@ GRAPH_BREAK_COLUMNS = [
     "per_call",
     "frame_skipped",
     "eager_function",
+    "compile_failed",
     "user_file",
     "user_line",
     "compile_id",
@@ -127,10 +137,8 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: str, text: str | Iterable[str]) -> None:
-    """Write via a temporary file and a rename, so a reader never sees half a file; the file
-    gets the permissions the user's umask gives new files (mkstemp alone makes them 0600).
-    `text` may come in chunks (an iterable of str), so a large file is never whole in memory."""
+def _stage(path: str, text: str | Iterable[str]) -> str:
+    """Write `text` into a temporary file beside `path`; its name (removed again on failure)."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
     try:
@@ -141,12 +149,28 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
             else:
                 for chunk in text:
                     fh.write(chunk)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def atomic_write(path: str, text: str | Iterable[str]) -> None:
+    """Write via a temporary file and a rename, so a reader never sees half a file; the file
+    gets the permissions the user's umask gives new files (mkstemp alone makes them 0600).
+    `text` may come in chunks (an iterable of str), so a large file is never whole in memory."""
+    tmp = _stage(path, text)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(tmp)
         raise
 
 
@@ -299,25 +323,35 @@ REPORT_FILES = (
     "report.json",
 )
 # and the folders jobs write into while they run (core.vocab.artifacts.ARTIFACT_DIRS): traces/,
-# graphs/, compile_log/, torch_trace/, tlparse/
+# graphs/, compile_log/, torch_trace/, tlparse/; the manifest (core.vocab.artifacts.MANIFEST) lists
+# which of them a run wrote.
 
 
 class OutputFolder:
     """A report folder claimed for one run, from before the first job to the last file.
 
     It holds exactly one run: a folder that already holds a report is refused unless
-    `overwrite` (then every report file the new run does not write is removed, so no stale
-    variants.csv stays beside an unrelated report). Two runs cannot write into one folder at
-    once: the folder is locked (flock) while claimed. Claiming also proves the folder is
-    writable, before any work starts (`/proc` passes os.access for root, not a real write).
-    `extend`: the run completes the report already there (zoo --resume keeps its finished
-    jobs), so it is neither refused nor are its artifact folders removed."""
+    `overwrite`. What is ours is what the folder's manifest lists (core.vocab.artifacts): with
+    `overwrite` exactly that is removed (`removed` says what, for the caller to tell the user),
+    and a report file or artifact folder no manifest lists (a user's own `graphs/`, or a report
+    from before manifests) is never removed nor written into: the claim is refused, naming it.
+    Two runs cannot write into one folder at once: the folder is locked (flock) while claimed.
+    Claiming also proves the folder is writable, before any work starts (`/proc` passes
+    os.access for root, not a real write), and writes the manifest: the artifact folders this
+    run may create are listed before a job creates them, so a run cut short leaves nothing
+    unlisted. `extend`: the run completes the report already there (zoo --resume keeps its
+    finished jobs), so it is neither refused nor is anything removed. `report=False`: the
+    folder is only locked and checked to hold no report (a zoo's own folder), no manifest."""
 
-    def __init__(self, path: str, overwrite: bool = False, extend: bool = False):
+    def __init__(self, path: str, overwrite: bool = False, extend: bool = False, report: bool = True):
         self.path = os.path.abspath(os.path.expanduser(path))
         self.overwrite = overwrite
         self.extend = extend
+        self.report = report
+        self.manifest = Manifest()
+        self.removed: list[str] = []  # what --overwrite removed, in words ("graphs/ (12 files)")
         self._fd: int | None = None
+        self._listing = False  # this claim wrote the manifest (a refused one leaves the earlier alone)
 
     def claim(self) -> "OutputFolder":
         import fcntl
@@ -340,17 +374,12 @@ class OutputFolder:
             ) from None
         self._fd = fd
         try:
-            existing = [n for n in REPORT_FILES if os.path.exists(os.path.join(self.path, n))]
-            existing += [f"{d}/" for d in existing_artifact_dirs(self.path)]
-            if existing and not (self.overwrite or self.extend):
-                raise FolderInUseError(
-                    f"{self.path} already holds a report ({', '.join(existing)}); "
-                    "choose a new folder, or pass --overwrite to replace it."
-                )
-            if not self.extend:
-                remove_artifacts(self.path)  # the earlier run's: jobs write theirs from now on
+            self._take()
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
             probe.close()
+            if self.report:
+                write_manifest(self.path, self.manifest)
+                self._listing = True
         except FolderInUseError:
             self.release()
             raise
@@ -361,8 +390,71 @@ class OutputFolder:
             ) from exc
         return self
 
+    def _take(self) -> None:
+        """Refuse a folder that is not ours to write, remove what --overwrite replaces, and set
+        the manifest this run starts from."""
+        earlier = read_manifest(self.path)
+        files = [n for n in REPORT_FILES if os.path.lexists(os.path.join(self.path, n))]
+        folders = present_artifact_dirs(self.path)
+        ours = [n for n in files if n in earlier.files] + [f"{d}/" for d in folders if d in earlier.folders]
+        foreign = [n for n in files if n not in earlier.files] + [f"{d}/" for d in folders if d not in earlier.folders]
+        absent = {d for d in ARTIFACT_DIRS if d not in folders}
+        if self.extend:  # what is there stays; what this run adds is listed
+            self.manifest = Manifest(earlier.files & set(files), (earlier.folders & set(folders)) | absent)
+            return
+        if not self.report:
+            if files or ours:
+                raise FolderInUseError(
+                    f"{self.path} already holds a report of `profile` ({', '.join(files + ours)}); choose another folder."
+                )
+            return
+        if not (ours or foreign):
+            self.manifest = Manifest(set(), set(ARTIFACT_DIRS))
+            return
+        if foreign and (self.overwrite or not ours):
+            why = (
+                "its manifest does not list them"
+                if os.path.lexists(os.path.join(self.path, MANIFEST))
+                else "no manifest of a run lists them: a report of an older compile-profiler, or files of your own"
+            )
+            raise FolderInUseError(
+                f"{self.path} holds {', '.join(foreign)}, which no run of compile-profiler wrote there ({why}). "
+                "They are never removed, --overwrite removes only what a run wrote, and a run would write into "
+                "them: move or delete them yourself, or choose another folder (--out DIR)."
+            )
+        if not self.overwrite:
+            raise FolderInUseError(
+                f"{self.path} already holds a report ({', '.join(ours + foreign)}); "
+                "choose a new folder, or pass --overwrite to replace it."
+            )
+        for name in files:  # every one is ours here; files first, so a refusal below leaves folders
+            self.removed.append(remove_owned(self.path, name, folder=False))
+        for d in folders:
+            self.removed.append(remove_owned(self.path, d, folder=True))
+        self.manifest = Manifest(set(), set(ARTIFACT_DIRS))
+
+    def removed_text(self) -> str:
+        """What --overwrite removed, as a sentence ("" when nothing)."""
+        if not self.removed:
+            return ""
+        return (
+            f"--overwrite: removed the earlier run's {', '.join(self.removed)} from {self.path} "
+            "(what its manifest listed; nothing else there was touched)."
+        )
+
+    def write_manifest(self) -> None:
+        """Write the manifest as it stands (the report's files and the artifact folders listed)."""
+        write_manifest(self.path, self.manifest)
+
     def release(self) -> None:
         if self._fd is not None:
+            if self._listing:  # the folders this run reserved and never made are no longer listed
+                self.manifest.folders &= set(present_artifact_dirs(self.path))
+                try:
+                    write_manifest(self.path, self.manifest)
+                except OSError:
+                    pass  # still listed as reserved: a user's folder made there since would count as ours
+                self._listing = False
             os.close(self._fd)  # closing the descriptor releases the lock
             self._fd = None
 
@@ -390,11 +482,16 @@ def write_report(
 
     The folder must not hold another report unless `overwrite` (see OutputFolder); pass
     `folder` when the caller claimed it already (the CLI claims it before the first job).
-    Raises ReportError with a clear message when the folder cannot be written; nothing in
-    `results` is changed, so the caller can offer another folder.
+    The report is written whole or not at all: every file goes into a temporary file first,
+    and only when all are written are they renamed into place (the manifest listing them
+    first); a report file an earlier write of this run made that this one does not is removed.
+    Raises ReportError with a clear message when the folder cannot be written (then nothing of
+    this write is left there); nothing in `results` is changed, so the caller can offer
+    another folder.
     """
     claimed = folder is None
     folder = folder or OutputFolder(out_dir, overwrite).claim()
+    staged: list[tuple[str, str]] = []
     try:
         extra, texts = decision_files(results, calls or (options or {}).get("calls"))
         files = {
@@ -402,18 +499,23 @@ def write_report(
             **texts,
             "report.json": report_json(results, options, {**extra, **(sections or {})}),
         }
-        paths = []
         for name, text in files.items():
             path = os.path.join(folder.path, name)
-            atomic_write(path, text)
-            paths.append(path)
-        for name in REPORT_FILES:  # an earlier run's file this run does not write
-            if name not in files:
-                try:
-                    os.unlink(os.path.join(folder.path, name))
-                except FileNotFoundError:
-                    pass
-        return paths
+            staged.append((_stage(path, text), path))
+        stale = folder.manifest.files - set(files)
+        folder.manifest.files |= set(files)
+        folder.write_manifest()  # the files are listed before they appear
+        for tmp, path in staged:
+            os.replace(tmp, path)
+        staged = []
+        for name in sorted(stale):  # an earlier write's file (ours: the manifest lists it) this one does not make
+            try:
+                remove_owned(folder.path, name, folder=False)
+            except FileNotFoundError:
+                pass
+        folder.manifest.files = set(files)
+        folder.write_manifest()
+        return [os.path.join(folder.path, name) for name in files]
     except OSError as exc:
         if isinstance(exc, ReportError):
             raise
@@ -422,6 +524,8 @@ def write_report(
             "Choose a folder you can write to (--out DIR)."
         ) from exc
     finally:
+        for tmp, _ in staged:
+            _unlink_quietly(tmp)
         if claimed:
             folder.release()
 

@@ -13,18 +13,28 @@ what it wrote:
 `<name>` is the config label made safe as a file name (`artifact_name`); `<graph>` is the
 graph's compile id, "0/0" written "0_0". Paths inside events and report.json are relative
 to the folder, so a report folder can be moved or copied whole (`copy_artifacts`).
+
+Which files and folders of a report folder are ours has one rule: its manifest
+(`.compile-profiler-manifest.json`, written by core.report.files when a run claims the folder
+and when its report is written) lists them. Only what a manifest lists is ever removed or
+replaced (`--overwrite`, `copy_artifacts`); a user's own `graphs/` or `traces/` beside a report is
+never touched, and removing never follows a symbolic link.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
-from dataclasses import dataclass
+import stat
+import tempfile
+from dataclasses import dataclass, field
 
 ARTIFACT_DIRS = ("traces", "graphs", "compile_log", "torch_trace", "tlparse")
-MARKER = ".compile-profiler"  # in every artifact folder we made: only such folders are ever removed
+MANIFEST = ".compile-profiler-manifest.json"
+MAX_MANIFEST_BYTES = 1 << 16  # a manifest lists a few dozen names
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 
@@ -112,16 +122,33 @@ def artifact_folder(root: str, name: str) -> str:
     return path if path and os.path.isdir(path) else ""
 
 
+def open_regular(path: str, mode: str = "r", **kwargs):
+    """`open(path)` for reading, only when `path` is a regular file, checked on the opened file
+    itself (no window between a check and the open: a FIFO put there meanwhile would block the
+    reader, a device would never end); OSError otherwise. The last part of `path` may not be a
+    symbolic link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+        return open(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_text(root: str, relative: str, max_chars: int = 4_000_000) -> str:
-    """An artifact's text for a view ("" when missing, unreadable or outside `root`), cut
-    at `max_chars` with a note (inductor's output code for a big model runs to megabytes)."""
+    """An artifact's text for a view ("" when missing, unreadable, not a regular file or outside
+    `root`), cut at `max_chars` with a note (inductor's output code for a big model runs to
+    megabytes; a crafted report may hold a file of any size)."""
     path = resolve(root, relative)
-    if path is None or not os.path.isfile(path):
+    if path is None:
         return ""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open_regular(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read(max_chars + 1)
-    except OSError:
+    except (OSError, ValueError):
         return ""
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n\n[... cut at {max_chars:,} characters; the whole file is {path} ...]\n"
@@ -133,8 +160,7 @@ class ArtifactPathError(OSError):
 
 
 def make_dirs(root: str, relative_file: str) -> str:
-    """Create the folders a file under `root` needs (marking each artifact folder as ours);
-    returns the file's absolute path. Refuses (ArtifactPathError) to create or write through a
+    """Create the folders a file under `root` needs; returns the file's absolute path. Refuses (ArtifactPathError) to create or write through a
     symbolic link below `root`: a folder someone linked elsewhere is never written into."""
     parts = relative_file.replace("\\", "/").split("/")
     if parts[0] not in ARTIFACT_DIRS or any(p in ("", ".", "..") for p in parts):
@@ -150,49 +176,155 @@ def make_dirs(root: str, relative_file: str) -> str:
     path = os.path.join(root, *parts)
     if os.path.islink(path):
         raise ArtifactPathError(f"{path} is a symbolic link; nothing is written through it")
-    marker = os.path.join(root, parts[0], MARKER)
-    if len(parts) > 1 and not os.path.exists(marker):
-        with open(marker, "w", encoding="utf-8") as fh:
-            fh.write("written by compile-profiler; removed with the report it belongs to\n")
     return path
 
 
 def write_text(root: str, relative_file: str, text: str) -> str:
+    """Write an artifact whole or not at all (a temporary file renamed into place): a full disk
+    leaves no empty or half file behind."""
     path = make_dirs(root, relative_file)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return path
 
 
-def existing_artifact_dirs(root: str) -> list[str]:
-    """The artifact folders in `root` that an earlier run of ours wrote (they carry MARKER)."""
-    return [d for d in ARTIFACT_DIRS if os.path.exists(os.path.join(root, d, MARKER))]
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
-def remove_artifacts(root: str) -> None:
-    """Remove the artifact folders of an earlier run (only folders carrying our MARKER: a
-    user's own `graphs/` beside a report is never touched)."""
-    for d in existing_artifact_dirs(root):
-        shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+# ------------------------------------------------------------------ the manifest: what is ours
+
+
+@dataclass
+class Manifest:
+    """What compile-profiler wrote into one folder: report `files` (names in the folder) and
+    artifact `folders` (ARTIFACT_DIRS names). A name listed whose file is not there is no harm."""
+
+    files: set[str] = field(default_factory=set)
+    folders: set[str] = field(default_factory=set)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"tool": "compile-profiler", "files": sorted(self.files), "folders": sorted(self.folders)}, indent=1
+        )
+
+
+def _plain_name(name) -> bool:
+    return isinstance(name, str) and bool(name) and safe_name(name) == name and name not in (".", "..")
+
+
+def read_manifest(root: str) -> Manifest:
+    """The manifest in `root`; an empty one when there is none, or it is unreadable, too big, not
+    a regular file (a symbolic link counts as none) or not ours: then nothing there is ours. Only
+    plain names are taken (never a path), and only artifact folder names as folders."""
+    path = os.path.join(root, MANIFEST)
+    try:
+        with open_regular(path, "rb") as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        doc = json.loads(raw) if len(raw) <= MAX_MANIFEST_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return Manifest()
+    if not isinstance(doc, dict) or doc.get("tool") != "compile-profiler":
+        return Manifest()
+    files, folders = doc.get("files"), doc.get("folders")
+    return Manifest(
+        {n for n in files if _plain_name(n) and n != MANIFEST} if isinstance(files, list) else set(),
+        {n for n in folders if isinstance(n, str) and n in ARTIFACT_DIRS} if isinstance(folders, list) else set(),
+    )
+
+
+def write_manifest(root: str, manifest: Manifest) -> None:
+    """Write `root`'s manifest whole or not at all (OSError when it cannot be written)."""
+    path = os.path.join(root, MANIFEST)
+    if os.path.islink(path):
+        os.unlink(path)  # the link itself, never its target
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=MANIFEST, dir=root)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(manifest.to_json())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def present_artifact_dirs(root: str) -> list[str]:
+    """The ARTIFACT_DIRS names present in `root` (whatever they are: folders, links, files)."""
+    return [d for d in ARTIFACT_DIRS if os.path.lexists(os.path.join(root, d))]
+
+
+def count_files(folder: str) -> int:
+    """The files below `folder`, symbolic links not followed."""
+    return sum(len(names) for _, _, names in os.walk(folder))
+
+
+def remove_owned(root: str, name: str, folder: bool) -> str:
+    """Remove `root/name`, a file or folder a manifest lists; returns what was removed, in
+    words ("graphs/ (12 files)"). Refuses (OSError) anything that is not what we write there: a
+    symbolic link (never followed, never removed) or a file where a folder belongs. Folders are
+    removed without following a link inside them (shutil.rmtree's descriptor-based walk)."""
+    path = os.path.join(root, name)
+    st = os.lstat(path)
+    if folder:
+        if not stat.S_ISDIR(st.st_mode):
+            raise OSError(f"{path} is not a folder (a symbolic link?); compile-profiler wrote a folder there")
+        files = count_files(path)
+        shutil.rmtree(path)
+        return f"{name}/ ({files} file{'s' if files != 1 else ''})"
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{path} is not a regular file (a symbolic link?); compile-profiler wrote a file there")
+    os.unlink(path)
+    return name
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    """copytree's ignore: a symbolic link inside an artifact folder is never copied (nor followed)."""
+    return [n for n in names if os.path.islink(os.path.join(folder, n))]
 
 
 def copy_artifacts(source: str, destination: str) -> list[str]:
     """Copy every artifact folder of `source` into `destination` (the app exports a session
-    folder into a report folder), replacing the destination's when they are ours (they carry
-    MARKER); a user's own folder of that name is left alone and not copied over. Returns
-    the folders skipped so."""
+    folder into a report folder), replacing the destination's when its manifest lists them;
+    a user's own folder of that name (one no manifest lists) is left alone and not copied
+    over. The folders copied are added to the destination's manifest. Returns the folders
+    skipped so."""
     skipped: list[str] = []
     if os.path.abspath(source) == os.path.abspath(destination):
         return skipped
+    manifest = read_manifest(destination)
+    copied = False
     for d in ARTIFACT_DIRS:
-        src = os.path.join(source, d)
-        if os.path.isdir(src):
-            dst = os.path.join(destination, d)
-            if os.path.lexists(dst) and not os.path.exists(os.path.join(dst, MARKER)):
+        src = artifact_folder(source, d)
+        if not src:
+            continue
+        dst = os.path.join(destination, d)
+        if os.path.lexists(dst):
+            if d not in manifest.folders:
                 skipped.append(d)
                 continue
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(src, dst)
+            remove_owned(destination, d, folder=True)
+        manifest.folders.add(d)
+        write_manifest(destination, manifest)  # listed before it is there: a copy cut short stays ours
+        shutil.copytree(src, dst, ignore=_links)
+        copied = True
+    if copied:
+        write_manifest(destination, manifest)
     return skipped
 
 

@@ -57,7 +57,9 @@ from core.vocab.limits import ConfigError
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
 
 POLL_S = 0.2
-CONNECT_TIMEOUT_S = 60.0  # --ray-timeout's default: joining a cluster (or starting a local instance)
+CONNECT_TIMEOUT_S = 60.0  # --ray-timeout's default for joining a cluster
+# and for starting a local instance: on a loaded machine (2 cores compiling) Ray's GCS took over 60 s
+LOCAL_START_TIMEOUT_S = 300.0
 PROBE_TIMEOUT_S = 5.0  # the plain TCP connection tried first
 ROOM_EVERY_S = 2.0  # how often the cluster's room for jobs is read again while jobs run
 _RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # a task's claim → a node's resource
@@ -256,8 +258,10 @@ def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]
 class RayExecutor:
     """Runs a zoo's jobs as Ray tasks on a local Ray instance or the cluster at `address`."""
 
-    def __init__(self, address: str | None = None, connect_timeout: float = CONNECT_TIMEOUT_S):
+    def __init__(self, address: str | None = None, connect_timeout: float | None = None):
         self.address = address
+        if connect_timeout is None:
+            connect_timeout = CONNECT_TIMEOUT_S if address else LOCAL_START_TIMEOUT_S
         self.connect_timeout = connect_timeout
         self.queue = None
         self._refs: dict = {}

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from core.analysis.results import JobResult
 from core.report.files import OutputFolder, ReportError, load_report, write_report
 from core.vocab import events as ev
-from core.vocab.artifacts import JobArtifacts, resolve
+from core.vocab.artifacts import JobArtifacts, read_manifest, resolve
 from core.vocab.config import JobSpec
 from core.vocab.records import JobStatus
 from core.zoo.files import ZOO_FILES, folder_names, load_zoo, write_zoo
@@ -96,9 +96,14 @@ def same_settings(a: JobSpec, b: JobSpec) -> list[str]:
 
 
 def remove_config_artifacts(root: str, label: str) -> None:
-    """Remove what an unfinished earlier attempt of this config wrote, before it runs again."""
+    """Remove what an unfinished earlier attempt of this config wrote, before it runs again:
+    only inside the artifact folders the folder's manifest lists (ours), never through a
+    symbolic link."""
     arts = JobArtifacts.for_label(label)
+    ours = read_manifest(root).folders
     for rel in (arts.trace("eager"), arts.trace("compiled"), arts.compile_log):
+        if rel.split("/")[0] not in ours:
+            continue
         path = resolve(root, rel)  # never through a symbolic link out of the folder
         if path and os.path.isfile(path):
             try:
@@ -106,6 +111,8 @@ def remove_config_artifacts(root: str, label: str) -> None:
             except OSError:
                 pass
     for rel in (arts.graphs_dir, arts.torch_trace_dir, arts.tlparse_dir):
+        if rel.split("/")[0] not in ours:
+            continue
         path = resolve(root, rel)
         if path and os.path.isdir(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -152,7 +159,7 @@ class ZooSweep(ZooListener):
             raise
 
     def _prepare(self) -> list[ZooJob]:
-        self._root = OutputFolder(self.out_dir).claim()  # a folder holding a profile report is refused
+        self._root = OutputFolder(self.out_dir, report=False).claim()  # a folder holding a profile report is refused
         taken = {}
         there = [n for n in ZOO_FILES if os.path.exists(os.path.join(self.out_dir, n))]
         if there and not (self.resume or self.overwrite):
@@ -267,6 +274,10 @@ class ZooSweep(ZooListener):
             return zoo
         finally:
             self.release()
+
+    def removed_texts(self) -> list[str]:
+        """What --overwrite removed from each model's folder, as sentences."""
+        return [f.removed_text() for f in self._claimed.values() if f.removed]
 
     def release(self) -> None:
         for folder in self._claimed.values():

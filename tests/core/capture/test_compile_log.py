@@ -65,20 +65,70 @@ def test_artifact_names_and_paths():
     assert (a.compile_log, a.torch_trace_dir) == ("compile_log/eager_fullgraph.log", "torch_trace/eager_fullgraph")
 
 
-def test_overwrite_removes_our_folders_only(tmp_path):
-    artifacts.write_text(str(tmp_path), "graphs/eager/0_0.code.py", "x")
-    artifacts.write_text(str(tmp_path), "traces/eager-eager.json", "{}")
-    os.makedirs(tmp_path / "torch_trace")  # not ours: no marker
-    with pytest.raises(FolderInUseError, match="graphs/"):
+def test_overwrite_removes_only_what_the_manifest_lists_and_says_what(tmp_path):
+    """--overwrite removes what a run wrote (the folder's manifest lists it), never a user's own
+    folder named like an artifact folder: a run would write into it, so the claim is refused,
+    naming it, and nothing is removed."""
+    from core.vocab.artifacts import MANIFEST, read_manifest
+
+    with OutputFolder(str(tmp_path)):
+        artifacts.write_text(str(tmp_path), "graphs/eager/0_0.code.py", "x")
+        artifacts.write_text(str(tmp_path), "traces/eager-eager.json", "{}")
+    assert read_manifest(str(tmp_path)).folders == {"graphs", "traces"}  # the reserved, never made, dropped
+    with pytest.raises(FolderInUseError, match="already holds a report.*graphs/"):
         OutputFolder(str(tmp_path)).claim()
-    with OutputFolder(str(tmp_path), overwrite=True):
-        pass
+    os.makedirs(tmp_path / "torch_trace")  # the user's own, made after the run: no manifest lists it
+    (tmp_path / "torch_trace" / "mine.txt").write_text("keep")
+    with pytest.raises(FolderInUseError, match="torch_trace/, which no run of compile-profiler wrote"):
+        OutputFolder(str(tmp_path), overwrite=True).claim()
+    assert (tmp_path / "graphs" / "eager" / "0_0.code.py").exists()  # a refused claim removes nothing
+    os.rename(tmp_path / "torch_trace", tmp_path / "elsewhere")
+    folder = OutputFolder(str(tmp_path), overwrite=True).claim()
+    try:
+        assert sorted(folder.removed) == ["graphs/ (1 file)", "traces/ (1 file)"]
+        assert "removed the earlier run's" in folder.removed_text()
+    finally:
+        folder.release()
     assert not (tmp_path / "graphs").exists() and not (tmp_path / "traces").exists()
-    assert (tmp_path / "torch_trace").is_dir()
+    assert (tmp_path / "elsewhere" / "mine.txt").read_text() == "keep" and (tmp_path / MANIFEST).is_file()
+
+
+def test_a_folder_without_a_manifest_is_never_removed_and_a_link_never_followed(tmp_path):
+    from core.report.files import write_report
+
+    outside = tmp_path / "home"
+    outside.mkdir()
+    (outside / "precious.txt").write_text("mine")
+    report = tmp_path / "report"
+    report.mkdir()
+    os.symlink(outside, report / "graphs")  # a crafted report folder: graphs/ links out
+    for overwrite in (False, True):
+        with pytest.raises(FolderInUseError, match="graphs/"):
+            OutputFolder(str(report), overwrite=overwrite).claim()
+    # a manifest that lists the link as ours: removing refuses the link, never follows it
+    from core.vocab.artifacts import Manifest, write_manifest
+
+    write_manifest(str(report), Manifest(set(), {"graphs"}))
+    with pytest.raises(Exception, match="symbolic link"):
+        OutputFolder(str(report), overwrite=True).claim()
+    assert (outside / "precious.txt").read_text() == "mine"
+    os.unlink(report / "graphs")
+    write_report([], str(report), {}, overwrite=True)
+    assert (report / "summary.csv").exists()
+
+
+def test_a_session_folder_is_copied_into_a_report_and_listed(tmp_path):
+    from core.vocab.artifacts import read_manifest
+
     dest = tmp_path / "copy"
+    dest.mkdir()
     artifacts.write_text(str(tmp_path / "session"), "graphs/eager/0_0.code.py", "y")
-    artifacts.copy_artifacts(str(tmp_path / "session"), str(dest))
+    (dest / "traces").mkdir()  # the user's own
+    assert artifacts.copy_artifacts(str(tmp_path / "session"), str(dest)) == []
     assert (dest / "graphs" / "eager" / "0_0.code.py").read_text() == "y"
+    assert read_manifest(str(dest)).folders == {"graphs"}
+    artifacts.write_text(str(tmp_path / "session"), "traces/a.json", "{}")
+    assert artifacts.copy_artifacts(str(tmp_path / "session"), str(dest)) == ["traces"]  # never over the user's
 
 
 def test_bad_level_is_refused_before_any_work_and_verbose_points_here(tmp_path):
