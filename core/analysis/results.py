@@ -110,6 +110,7 @@ class JobResult:
             self.graphs = [g for g in self.graphs if g.graph != event.graph.graph] + [event.graph]
         elif isinstance(event, ev.OpProfileMeasured) and event.profile is not None:
             self.op_profile = event.profile
+            self._count_passes()
         elif isinstance(event, ev.MemoryMeasured) and event.peak is not None:
             self.memory[event.peak.phase] = event.peak
         elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
@@ -132,18 +133,20 @@ class JobResult:
         """Fold one graph-break event into the table, counting nothing twice.
 
         An ordinary break is one row per place (reason, file, line): `logged` and `per_call`
-        are summed. A skipped frame is one row per place and function that ran eagerly.
+        are summed. A skipped frame is one row per place and function that ran eagerly, a
+        compile that made torch raise (compile_failed) one row per place.
         A skipped frame with a compile id is torch saying the frame it compiled under that id
         was given up (the job reports it once the compilation metrics show it): the ordinary
         breaks received with that compile id belonged to it, so their counts are taken out of
-        their rows (a row left with nothing is removed) before the skipped row is added. Which
-        breaks came with which compile id is kept for that while events arrive (a report
-        holds folded rows, and no follow-up comes after it)."""
+        their rows (a row left with nothing is removed) before the skipped row is added; so
+        for a failed compile. Which breaks came with which compile id is kept for that while
+        events arrive (a report holds folded rows, and no follow-up comes after it). Once the
+        op profile has counted the passes, per_call is its figure (see _count_passes)."""
         by_compile = self._breaks_by_compile
-        if gb.frame_skipped and gb.compile_id:
+        if (gb.frame_skipped or gb.compile_failed) and gb.compile_id:
             for key, logged, per_call in by_compile.pop(gb.compile_id, ()):
                 for i, known in enumerate(self.graph_breaks):
-                    if known.frame_skipped or known.key != key:
+                    if not is_ordinary(known) or known.key != key:
                         continue
                     if known.logged - logged <= 0:
                         del self.graph_breaks[i]
@@ -156,19 +159,39 @@ class JobResult:
                             compile_id=others[0] if others else known.compile_id,
                         )
                     break
-        elif not gb.frame_skipped and gb.compile_id:
+        elif gb.compile_id:
             by_compile.setdefault(gb.compile_id, []).append((gb.key, gb.logged, gb.per_call))
         for i, known in enumerate(self.graph_breaks):
             if (
                 known.key == gb.key
                 and known.frame_skipped == gb.frame_skipped
+                and known.compile_failed == gb.compile_failed
                 and (not gb.frame_skipped or known.eager_function == gb.eager_function)
             ):
                 self.graph_breaks[i] = dataclasses.replace(
                     known, logged=known.logged + gb.logged, per_call=known.per_call + gb.per_call
                 )
-                return
-        self.graph_breaks.append(gb)
+                break
+        else:
+            self.graph_breaks.append(gb)
+        self._count_passes()
+
+    def _count_passes(self) -> None:
+        """per_call of the ordinary breaks as the op profile counted them in its calls (every
+        run of the compiled code that broke there: a frame run again from dynamo's cache, in a
+        loop or per mask, passes its break again); rows it did not count keep the compile's."""
+        passes = {b.key: b.per_call for b in self.op_profile.break_passes} if self.op_profile else {}
+        if not passes:
+            return
+        for i, gb in enumerate(self.graph_breaks):
+            if is_ordinary(gb) and gb.key in passes and gb.per_call != passes[gb.key]:
+                self.graph_breaks[i] = dataclasses.replace(gb, per_call=passes[gb.key])
+
+    def per_call_counted(self, gb: rec.GraphBreak) -> bool:
+        """Whether this row's per_call was counted in the op profile's calls (False: from the
+        compile alone, which counts a frame run again from dynamo's cache once)."""
+        p = self.op_profile
+        return is_ordinary(gb) and p is not None and any(b.key == gb.key for b in p.break_passes)
 
     # ----------------------------------------------------------------- figures
 
@@ -233,15 +256,18 @@ class JobResult:
             "forward_compile_s": c.forward_compile_s if c else None,
             "backward_compile_s": c.backward_compile_s if c else None,
             **self._batch_columns(),
-            "graph_count": c.graph_count if c else None,
+            # every graph compiled over the job (graphs.csv); before the compile's figures
+            # arrive (a crash, a timeout), the graphs received
+            "graph_count": c.graph_count if c else (len(self.graphs) if self.graphs else None),
             "op_count": c.op_count if c else None,
             "guard_count": c.guard_count if c else None,
-            # distinct places, and breaks one call passes (restarts removed); skipped frames
-            # are not breaks (frames_skipped); known before the compile ends (cancel, timeout)
-            "graph_break_sites": len({g.key for g in self.graph_breaks if not g.frame_skipped})
+            # distinct places, and breaks one call passes (counted in the op profile's calls,
+            # else from the compile alone); skipped frames (frames_skipped) and compiles that
+            # made torch raise are not breaks; known before the compile ends (cancel, timeout)
+            "graph_break_sites": len({g.key for g in self.graph_breaks if is_ordinary(g)})
             if c or self.graph_breaks
             else None,
-            "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if not g.frame_skipped)
+            "graph_break_per_call": sum(g.per_call for g in self.graph_breaks if is_ordinary(g))
             if c or self.graph_breaks
             else None,
             "recompile_count": len(self.recompiles),
@@ -442,6 +468,12 @@ class JobResult:
         if eager.cuda_max_allocated_mb and compiled.cuda_max_allocated_mb:
             return eager.cuda_max_allocated_mb / compiled.cuda_max_allocated_mb
         return eager.peak_rss_mb / compiled.peak_rss_mb if compiled.peak_rss_mb else None
+
+
+def is_ordinary(gb: rec.GraphBreak) -> bool:
+    """A graph break the compiled code passes: not a skipped frame (ran eagerly), not a compile
+    that made torch raise."""
+    return not gb.frame_skipped and not gb.compile_failed
 
 
 # A skip torch counted without logging why (see core.capture.live).

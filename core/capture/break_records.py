@@ -323,6 +323,54 @@ def read_recompile_record(record: logging.LogRecord, compile_id: str) -> Recompi
     return parse_recompile(record.getMessage(), compile_id)
 
 
+# The start of torch's recompile-limit warning (convert_frame._compile, logged with the code
+# object at hand): the template, not the formatted text.
+RECOMPILE_LIMIT_WARNING = "torch._dynamo hit config."
+_LIMIT_FUNCTION = re.compile(r"function: '(.*?)' \((.*):(\d+)\)")
+
+
+def read_recompile_limit_record(record: logging.LogRecord) -> tuple[str, str, int] | None:
+    """(name, file, first line) of the function torch's recompile-limit warning names, from the
+    code object it formats them from (its text otherwise); None for any other record. The
+    compilation metric of that failed compile names no function; torch's log does."""
+    if not str(record.msg).startswith(RECOMPILE_LIMIT_WARNING):
+        return None
+    frame = _find_frame({"_compile": "convert_frame.py"})
+    code = frame.f_locals.get("code") if frame is not None else None
+    if code is not None and hasattr(code, "co_name") and hasattr(code, "co_filename"):
+        return str(code.co_name), str(code.co_filename), int(code.co_firstlineno or 0)
+    m = _LIMIT_FUNCTION.search(record.getMessage())
+    return (m.group(1), m.group(2), int(m.group(3))) if m else None
+
+
+def split_location(location: str) -> tuple[str, int]:
+    """A Recompile's "file:line" as (file, line); a file name may hold a colon."""
+    file, _, line = location.rpartition(":")
+    return (file, int(line)) if file and line.isdigit() else (location, 0)
+
+
+def exception_names(exc: BaseException | None) -> set[str]:
+    """The type names of an exception and of every exception it was raised from (the names
+    torch's compilation metrics give as fail_type)."""
+    names: set[str] = set()
+    seen = 0
+    while exc is not None and seen < 20:
+        names.update({type(exc).__qualname__, type(exc).__name__})
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return names
+
+
+def error_summary(fail_type: str, fail_reason: str) -> str:
+    """torch's error in one line: its type and the first line of its message (with the next
+    when the first only introduces it, as "backend='inductor' raised:" does)."""
+    lines = [t.strip() for t in (fail_reason or "").splitlines() if t.strip()]
+    text = lines[0] if lines else ""
+    if text.endswith(":") and len(lines) > 1:
+        text = f"{text} {lines[1]}"
+    return f"{fail_type}: {text}" if text else fail_type
+
+
 def current_trace() -> tuple[str, int]:
     """torch's compile id ("0/0") and analysis attempt of the compile running now."""
     try:

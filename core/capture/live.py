@@ -17,6 +17,10 @@ out or crashed compile keeps what it found), tagged with torch's compile id ("0/
 dynamo gave up on entirely are known from the compilation metrics, which carry the same compile
 id: such a frame ran eagerly, and a follow-up event with frame_skipped=True and that compile id
 moves the breaks logged in it to a skipped-frame row (see results.JobResult._add_graph_break).
+A frame whose compile made torch raise (the exception reached the job: `Capture.compile_raised`)
+did not run eagerly: its follow-up has compile_failed=True and torch's error instead. The metric
+of a compile over the recompile limit names no function; torch's warning about it does (read
+from the code object it formats), and so does the recompile record of that compile id.
 
 CUDA-graph skips (modes reduce-overhead and max-autotune) come from the records of torch's
 `log_cudagraph_skip_and_bump_counter` (picked out by the function that logged them, not by
@@ -39,11 +43,15 @@ from typing import Callable
 from core.capture.break_records import (
     current_compile_id,
     current_trace,
+    error_summary,
+    exception_names,
     make_break,
     metric_stack,
     parse_break_message,
     read_break_record,
+    read_recompile_limit_record,
     read_recompile_record,
+    split_location,
     stack_key,
     user_frame,
 )
@@ -110,6 +118,9 @@ class Capture:
         self._credited: dict[tuple, int] = {}  # site → per_call sent so far
         self._skipped_rows: set[tuple] = set()
         self.ordinary: dict[tuple, list[int]] = {}  # site → [logged, per_call], skipped frames excluded
+        self._functions: dict[str, tuple[str, str, int]] = {}  # compile id → (name, file, line) torch named
+        self._raised: set[str] | None = None  # while a compiled call's exception is read: its type names
+        self.failed: dict[str, str] = {}  # compile id → torch's error, for compiles that made torch raise
 
     # ---- metrics
     def poll(self) -> list:
@@ -131,9 +142,23 @@ class Capture:
             m = _slim(m)
             self.metrics.append(m)
             fresh.append(m)
+        raising = None  # the last failure of the exception being read: nothing compiled after it
+        if self._raised:
+            raising = next((m for m in reversed(fresh) if m.fail_type and m.fail_type in self._raised), None)
+        for m in fresh:
             if m.fail_type:
-                self._frame_failed(m)
+                self._frame_failed(m, raised=m is raising)
         return fresh
+
+    def compile_raised(self, exc: BaseException) -> None:
+        """A compiled call raised `exc`: a frame compile that failed with it made torch raise
+        (rather than skip the frame); it is reported as a failed compile. Called before the
+        metrics of that call are read (nothing runs between torch's raise and the caller)."""
+        self._raised = exception_names(exc)
+        try:
+            self.poll()
+        finally:
+            self._raised = None
 
     def mark(self) -> int:
         """Start of a compiled call that may compile: returns a mark for metrics_since."""
@@ -199,7 +224,15 @@ class Capture:
         self.poll()
         rc = read_recompile_record(record, current_compile_id())
         if rc is not None:
+            file, line = split_location(rc.location)
+            self._functions.setdefault(rc.compile_id, (rc.function, file, line))
             self._on_recompile(rc)
+
+    def on_convert_frame_record(self, record: logging.LogRecord) -> None:
+        """torch's recompile-limit warning: the function it names, for that compile id."""
+        named = read_recompile_limit_record(record)
+        if named is not None:
+            self._functions[current_compile_id()] = named
 
     def on_cudagraph_record(self, record: logging.LogRecord) -> None:
         if record.funcName != CUDAGRAPH_SKIP_FUNCTION:  # another warning of the cudagraphs artifact
@@ -227,10 +260,19 @@ class Capture:
         if self._on_cudagraph_skip is not None:
             self._on_cudagraph_skip(skip)
 
-    def _frame_failed(self, m) -> None:
+    def _frame_failed(self, m, raised: bool = False) -> None:
         compile_id = str(m.compile_id or "")
         records = self._emitted.pop(compile_id, [])
         info = parse_break_message(m.fail_reason or "") if m.fail_reason else None
+        break_error = bool(info and info["reason"] and info["gb_code"])  # a graph break made it fail
+        if raised and not break_error:  # torch's error itself is the reason
+            info = {
+                "reason": error_summary(m.fail_type, m.fail_reason or ""),
+                "gb_code": "",
+                "doc_url": "",
+                "explanation": m.fail_reason or "",
+                "hints": (),
+            }
         if (info is None or not info["reason"]) and records:
             first = records[0][0]
             info = {
@@ -248,19 +290,30 @@ class Capture:
                 "explanation": m.fail_reason or "",
                 "hints": (),
             }
+        # the function: from the metric, else as torch's recompile-limit warning or the
+        # recompile record of this compile id named it (that metric names none)
+        name, code_file, first_line = m.co_name or "", m.co_filename or "", m.co_firstlineno or 0
+        if not name and compile_id in self._functions:
+            name, code_file, first_line = self._functions[compile_id]
         file, line = m.fail_user_frame_filename or "", m.fail_user_frame_lineno or 0
         if not file and records:
             file, line = records[-1][0].file, records[-1][0].line
         if not file:
             frames = metric_stack(m)
             file, line = (frames[-1][0], frames[-1][1]) if frames else ("", 0)
+        if not file and code_file:  # nothing inside the frame failed: the function is the place
+            file, line = code_file, first_line
         if records and records[-1][0].user_file:
             user = (records[-1][0].user_file, records[-1][0].user_line)
         elif is_user_code(file):
             user = ("", 0)
         else:
             user = user_frame(metric_stack(m))
-        if self.fullgraph:  # nothing runs eagerly: the compile fails at this line
+        if raised:
+            what = f" compiling {describe_function(name, code_file, first_line)}" if name else ""
+            error = f"for a graph break ({info['reason']}, {info['gb_code']})" if break_error else info["reason"]
+            self.failed[compile_id] = f"{error}{what}"
+        if self.fullgraph and (break_error or not raised):  # the compile fails at this break
             if not records:
                 gb = make_break(info, file, line, compile_id=compile_id, user_file=user[0], user_line=user[1])
                 counts = self.ordinary.setdefault(gb.key, [0, 0])
@@ -280,7 +333,21 @@ class Capture:
                 counts[1] -= gb.per_call
                 if counts[0] <= 0:
                     del self.ordinary[gb.key]
-        eager = describe_function(m.co_name or "?", m.co_filename or "", m.co_firstlineno or 0)
+        if raised:  # torch raised: nothing ran eagerly, the call never ended
+            failed = make_break(
+                info,
+                file,
+                line,
+                logged=max(1, len(records)),
+                per_call=0,
+                compile_id=compile_id,
+                compile_failed=True,
+                user_file=user[0],
+                user_line=user[1],
+            )
+            self._on_break(failed)
+            return
+        eager = describe_function(name or "?", code_file, first_line)
         row = (info["reason"], file, line, eager)
         per_call = 0 if row in self._skipped_rows else 1
         self._skipped_rows.add(row)
@@ -364,4 +431,6 @@ def install(
             logger.addHandler(_Handler(capture.on_recompile_record))
         elif name.endswith(".__cudagraphs") and on_cudagraph_skip is not None:
             logger.addHandler(_Handler(capture.on_cudagraph_record))
+        elif name == "torch._dynamo.convert_frame":  # its recompile-limit warning names the function
+            logger.addHandler(_Handler(capture.on_convert_frame_record))
     return capture

@@ -21,6 +21,7 @@ from core.vocab.config import (
     expand_configs,
     inductor_config_defaults,
     make_jobs,
+    parse_dim_marks,
     parse_key_values,
     validate_config,
 )
@@ -114,6 +115,16 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)",
     )
+    if command in COMPILE_OPTION_COMMANDS:
+        add(
+            "--mark-dynamic",
+            action="append",
+            default=[],
+            metavar="INPUT:DIM[:MIN:MAX]",
+            help="torch._dynamo.mark_dynamic on dimension DIM of input INPUT (both from 0) before the first "
+            "compiled call, optionally bounded, e.g. 0:1:8:512 (repeatable; the suggestion after a "
+            "recompiling --sweep-shapes run names them)",
+        )
     if command in COMPILE_OPTION_COMMANDS + ("app",):
         add(
             "--inductor-option",
@@ -430,6 +441,9 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
             dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
             for c in configs
         ]
+    marks = parse_dim_marks(getattr(args, "mark_dynamic", None) or [])
+    if marks:
+        configs = [dataclasses.replace(c, mark_dynamic=marks) for c in configs]
     for cfg in configs:
         validate_config(cfg, device)
     return make_jobs(

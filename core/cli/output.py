@@ -156,17 +156,55 @@ def print_summary(results: list[JobResult]) -> None:
                 f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
                 f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}"
             )
-        for g in r.graph_breaks:
-            where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
-            if g.frame_skipped:
-                print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
-            else:
-                cost = r.break_cost(g)
-                costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
-                print(
-                    f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call, logged "
-                    f"{g.logged}x{costs}): {g.reason}"
-                )
+        print_dynamic_dims(r)
+        print_graph_breaks(r)
+
+
+def print_dynamic_dims(r: JobResult) -> None:
+    """After a run that recompiled: per input dimension the sizes seen and the guards that failed
+    on it (core.analysis.dynamic_dims), then the dimensions to mark, as the flag that re-runs
+    with them, or why dynamic shapes cannot help."""
+    from core.analysis.dynamic_dims import analyse, cannot_help
+
+    a = analyse(r)
+    if not a.recompiles:
+        return
+    for row in a.rows:
+        guard = f", torch's guard failed on it {row.guard_failures}x" if row.guard_failures else ""
+        print(
+            f"  sizes {row.where}: {', '.join(map(str, row.values))} "
+            f"({row.recompiles} recompile(s), {row.compile_s:.2f} s{guard})"
+        )
+    why_not = cannot_help(a)
+    if why_not:
+        print(f"  dynamic shapes cannot help: {why_not}")
+    elif a.to_mark:
+        flags = " ".join(f"--mark-dynamic {m.input}:{m.dim}:{m.min}:{m.max}" for m in a.marks())
+        print(f"  to compile these sizes once: {flags}")
+
+
+def print_graph_breaks(r: JobResult) -> None:
+    """One line per graph-break row: a break (how many times a call passes it: counted in the op
+    profile's calls, or said to come from the compile alone), a skipped frame (what ran
+    eagerly), or a compile that made torch raise (nothing ran eagerly)."""
+    profiled = r.op_profile is not None and r.op_profile.compiled is not None
+    for g in r.graph_breaks:
+        where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
+        code = f" {g.gb_code}" if g.gb_code else ""
+        if g.compile_failed:
+            print(f"  compile failed{code} at {where} (torch raised, nothing ran eagerly): {g.reason}")
+        elif g.frame_skipped:
+            print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
+        else:
+            cost = r.break_cost(g)
+            costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
+            source = (
+                "" if r.per_call_counted(g) else " from the compile alone" + ("" if profiled else ": no op profile")
+            )
+            print(
+                f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call{source}, logged "
+                f"{g.logged}x{costs}): {g.reason}"
+            )
 
 
 def print_throughput(r: JobResult) -> None:

@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from core.vocab.config import CompileConfig
+from core.vocab.config import CompileConfig, DimMark
 from core.vocab.records import JobStatus
 
 
@@ -33,11 +33,14 @@ class ConfigChange:
     dynamo_config: tuple[tuple[str, Any], ...] = ()
     inductor_options: tuple[tuple[str, Any], ...] = ()
     rerun_only: bool = False
+    mark_dynamic: tuple[DimMark, ...] = ()  # replaces the config's marks (the dynamic-shape call)
 
     def apply(self, config: CompileConfig) -> CompileConfig:
         fields = {
             k: getattr(self, k) for k in ("backend", "mode", "dynamic", "fullgraph") if getattr(self, k) is not None
         }
+        if self.mark_dynamic:
+            fields["mark_dynamic"] = self.mark_dynamic
         new = dataclasses.replace(config, **fields)
         if self.dynamo_config:
             new = dataclasses.replace(
@@ -106,7 +109,13 @@ def measured_change(results, change: ConfigChange, config: CompileConfig) -> tup
     note naming that config): nothing to re-run, the user compares the two rows."""
     target = change.apply(config)
     if already_ran(results, target):
-        return (), f" This run measured it already: config {target.label}."
+        note = f" This run measured it already: config {target.label}"
+        if change.mark_dynamic or change.dynamic is not None:  # a dynamic-shape call: its recompiles, before and after
+            before = next((len(r.recompiles) for r in results if r.config == config), None)
+            after = next(len(r.recompiles) for r in results if r.config == target)
+            if before is not None:
+                note += f" (recompiles {before} without it, {after} with it)"
+        return (), note + "."
     return (change,), ""
 
 

@@ -54,7 +54,6 @@ from core.vocab.source_paths import display_path
 # torch's hints spell a setting as "torch._dynamo.config.capture_scalar_outputs = True"
 # (sometimes in backquotes); the value is a bool or a whole number.
 HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(\w+)`?\s*=\s*`?(True|False|-?\d+)\b")
-SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)")
 
 
 def freezing(result, results, calls: int) -> list[Suggestion]:
@@ -109,58 +108,79 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
 
 
 def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
+    """Recompiles for new input sizes: exactly the dimensions to mark (core.analysis.dynamic_dims,
+    min/max from the sizes seen), with the code, applied and re-run as a config that marks them;
+    dynamic=True second (it reaches tensors made inside the model too); or, when every guard
+    that failed is on something else than a size, that dynamic shapes cannot help."""
+    from core.analysis.dynamic_dims import analyse, cannot_help
+
     cfg = result.config
-    reasons = [r for rc in result.recompiles for r in rc.reasons]
-    reasons += [r for v in result.variants for r in v.recompile_reasons]
-    sizes = [(m.group(1), int(m.group(2)), r) for r in dict.fromkeys(reasons) if (m := SIZE_MISMATCH.search(r))]
-    if cfg.dynamic == "true" or not sizes:
+    if cfg.dynamic == "true":
         return []
-    count = max(len(result.recompiles), sum(1 for v in result.variants if v.recompiled))
-    evidence = f'{count} recompile{"s" if count != 1 else ""} from input sizes, e.g. "{sizes[0][2]}"'
-    cost = sum(v.compile_time_s for v in result.variants if v.recompiled)
-    if cost:
-        evidence += f"; they cost {cost:.1f} s of compiling"
-    if any(v.recompile_limit_hit for v in result.variants):
-        evidence += "; the recompile limit was hit, after which torch ran new shapes eagerly"
-    dims = dict.fromkeys((_arg_name(name), index) for name, index, _ in sizes)
-    code = "\n".join(
-        f"torch._dynamo.mark_dynamic({name}, {index})  # before the first compiled call" for name, index in dims if name
+    a = analyse(result)
+    if not a.recompiles or not (a.to_mark or a.internal or a.not_sizes):
+        return []
+    limit = any(v.recompile_limit_hit for v in result.variants)
+    count = a.recompiles
+    premise = f"this run recompiled {count} time{'s' if count != 1 else ''}" + (
+        "; the recompile limit was hit, after which torch ran new shapes eagerly" if limit else ""
     )
-    if any(not name for name, _ in dims):
+    cost = f"; they cost {a.compile_s:.1f} s of compiling" if a.compile_s else ""
+    why_not = cannot_help(a)
+    if why_not:
+        return [
+            Suggestion(
+                "dynamic_shapes",
+                cfg.label,
+                "Dynamic shapes cannot help these recompiles",
+                f"{count} recompile{'s' if count != 1 else ''}{cost}: {why_not}. Find what changes between "
+                "calls in those guards and keep it fixed.",
+                premise=premise,
+                blocking=limit,
+            )
+        ]
+    parts = []
+    for r in a.to_mark:
+        failed = f", torch's guard failed {r.guard_failures}x" if r.guard_failures else ""
+        parts.append(f"{r.where}: sizes {', '.join(map(str, r.values))} ({r.recompiles} recompile(s){failed})")
+    evidence = "; ".join(parts) or "no input's size changed"
+    if a.internal:
         evidence += (
-            "; a changing tensor is made inside the model (passed across a graph break), where "
-            "mark_dynamic cannot reach it: dynamic=True can"
+            f'; a tensor made inside the model changed size ("{a.internal[0]}"): mark_dynamic cannot reach it, '
+            "dynamic=True can"
         )
-    changes, note = measured_change(
+    changes: tuple = ()
+    note = ""
+    if a.to_mark:
+        marks = ", ".join(r.where for r in a.to_mark)
+        marked, note = measured_change(
+            results,
+            ConfigChange(
+                f"mark {marks} dynamic before the first call (mark_dynamic={','.join(m.label for m in a.marks())})",
+                mark_dynamic=a.marks(),
+            ),
+            cfg,
+        )
+        changes += marked
+    everything, note2 = measured_change(
         results, ConfigChange("compile with dynamic=True (every size symbolic from the start)", dynamic="true"), cfg
     )
-    limit = any(v.recompile_limit_hit for v in result.variants)
+    changes += everything
     return [
         Suggestion(
             "dynamic_shapes",
             cfg.label,
-            "Compile for changing sizes: dynamic=True, or mark the changing dimension dynamic",
-            evidence + "." + note,
-            code=code,
+            "Mark the dimensions that change dynamic"
+            if a.to_mark
+            else "Compile for changing sizes: dynamic=True (the changing tensor is made inside the model)",
+            f"{count} recompile{'s' if count != 1 else ''} for new sizes{cost}: {evidence}." + note + note2,
+            code=a.code(),
             changes=changes,
-            premise=f"this run recompiled {count} time{'s' if count != 1 else ''} for new input sizes"
-            + ("; the recompile limit was hit" if limit else ""),
+            premise=premise,
             blocking=limit,
-            explains_ms=1000.0 * cost / max(1, calls),
+            explains_ms=1000.0 * a.compile_s / max(1, calls),
         )
     ]
-
-
-def _arg_name(guard_name: str) -> str:
-    """The forward's argument behind a guard's tensor name ("x", "L['x']", "args[0]"), or
-    "" for a tensor made inside the model (dynamo's own names start with "___")."""
-    m = re.fullmatch(r"L\['(\w+)'\]", guard_name)
-    if m:
-        return m.group(1)
-    m = re.fullmatch(r"args\[(\d+)\]", guard_name)
-    if m:
-        return f"inputs[{m.group(1)}]"
-    return guard_name if re.fullmatch(r"[A-Za-z]\w*", guard_name) else ""
 
 
 def _dynamo_keys() -> set[str] | None:

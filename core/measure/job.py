@@ -16,6 +16,7 @@ phases. From the compile on, torch's compile log and structured trace are record
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import traceback
@@ -63,6 +64,10 @@ class Job:
         self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
         self.capture = None  # what torch reports while compiling (core.capture.live), from the compile on
         self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
+        self.last_call: tuple[float, list] = (0.0, [])  # (seconds, metrics) of the last call that may compile
+        self.first_compile: tuple[float, list] | None = None  # the same of the first compiled call
+        self.profile: oprec.OpProfile | None = None  # the op profile, once measured
+        self.accuracy: rec.AccuracyResult | None = None  # the accuracy check, once made
 
     def emit(self, event_type, **fields) -> None:
         self._emit(event_type(self.spec.job_id, **fields))
@@ -177,6 +182,7 @@ class Job:
                 self.benchmark(loaded, compiled)
                 self.check_accuracy(loaded, compiled, loaded.inputs)
                 self.op_profile(loaded, compiled)
+                self.localize_modules(loaded)
         self.flush()
 
     def load(self) -> LoadedModel:
@@ -289,19 +295,29 @@ class Job:
         t0 = time.perf_counter()
         try:
             self.timed(compiled, inputs, before)
+        except BaseException as exc:  # a compile that made torch raise is no skipped frame
+            self.capture.compile_raised(exc)
+            raise
         finally:
             seconds = time.perf_counter() - t0
             new_metrics = self.capture.metrics_since(mark)
+            self.last_call = (seconds, new_metrics)
         return seconds, new_metrics
 
     def compile(self, loaded: LoadedModel, inputs=None):
         cfg = self.spec.config
         self.enter("compile", f"compiling with {cfg.label} (first compiled call)")
         compiled = self.make_compiled(loaded.model)
+        inputs = loaded.inputs if inputs is None else inputs
+        if cfg.mark_dynamic:  # the dynamic-shape call: marked before the first compiled call
+            from core.measure.dynamic_marks import apply_marks
+
+            apply_marks(inputs, cfg.mark_dynamic)
         self.start_memory_phase()
         try:
-            compile_s, metrics = self.first_call(compiled, loaded.inputs if inputs is None else inputs)
+            compile_s, metrics = self.first_call(compiled, inputs)
         finally:
+            self.first_compile = self.last_call  # kept when torch raised: the counts of what it made
             self.end_memory_phase("compile")
         result = compile_metrics.summarize_compile(
             metrics, compile_s, cfg.backend, self.capture.per_call(), partial=self.capture.partial
@@ -309,6 +325,32 @@ class Job:
         self.last_compile_s, self.last_compile_metrics = compile_s, metrics
         self.emit(ev.CompileFinished, result=result)
         return compiled
+
+    def report_compile(self) -> None:
+        """The compile's figures again at the job's end (a second CompileFinished), counting
+        every graph and frame compiled over the job (recompiles, sweep variants, later calls),
+        the breaks a call passes as the op profile counted them, and a compile that made torch
+        raise (sent on a failure too, so the counts of what it made are kept). Times stay the
+        first compiled call's."""
+        if self.capture is None or self.first_compile is None:
+            return
+        self.capture.poll()
+        compile_s, metrics = self.first_compile
+        profile = self.profile
+        passes = {b.key: b.per_call for b in profile.break_passes} if profile is not None else {}
+        breaks = sum(passes.get(key, counts[1]) for key, counts in self.capture.ordinary.items())
+        compiled = profile.compiled if profile is not None else None
+        result = compile_metrics.summarize_compile(
+            metrics,
+            compile_s,
+            self.spec.config.backend,
+            breaks,
+            partial=self.capture.partial,
+            job_metrics=self.capture.metrics,
+            failed=self.capture.failed,
+            graphs_per_call=compiled.graphs_per_call if compiled is not None and compiled.calls else None,
+        )
+        self.emit(ev.CompileFinished, result=result)
 
     def _on_graph_break(self, gb: rec.GraphBreak) -> None:
         """Sent at once: a later event for the same compile id may move it to a skipped frame
@@ -377,7 +419,37 @@ class Job:
                 rec.AccuracyStatus.NOT_CHECKED.value,
                 f"the check could not run the model: {type(exc).__name__}: {first}",
             )
+        self.accuracy = result
         self.emit(ev.AccuracyChecked, accuracy=result)
+
+    def localize_modules(self, loaded: LoadedModel) -> None:
+        """A failed accuracy check with `spec.localize`: the submodule whose compiled outputs
+        diverge (core.measure.localize_modules), added to the accuracy result. Last of all: it
+        resets dynamo's caches. Never costs the job what it measured."""
+        result = self.accuracy
+        if not self.spec.localize or result is None or result.status != rec.AccuracyStatus.FAIL.value:
+            return
+        if self.steps is not None or not isinstance(loaded.model, self.torch.nn.Module):
+            return
+        from core.measure.localize_modules import localize
+
+        self.enter("localize", "compiling the submodules one at a time to find the one that diverges")
+        kwargs = self.spec.config.compile_kwargs()
+        try:
+            found = localize(loaded.model, loaded.inputs, lambda m: self.torch.compile(m, **kwargs), self.check_stop)
+            fields = {
+                "module": found.module,
+                "module_kind": found.kind,
+                "module_reason": found.reason,
+                "modules_checked": found.checked,
+            }
+        except JobCancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            first = next((t for t in str(exc).splitlines() if t.strip()), "")
+            fields = {"module_reason": f"the submodules could not be compared: {type(exc).__name__}: {first}"}
+        self.accuracy = dataclasses.replace(result, **fields)
+        self.emit(ev.AccuracyChecked, accuracy=self.accuracy)
 
     def op_profile(self, loaded: LoadedModel, compiled) -> None:
         """Where the time goes (core.measure.op_profile): eager and compiled calls under the profiler,
@@ -410,6 +482,7 @@ class Job:
         except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")
             profile = oprec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
+        self.profile = profile
         self.emit(ev.OpProfileMeasured, profile=profile)
 
     def check_stop(self) -> None:
@@ -432,6 +505,17 @@ class Job:
         self.flush()
 
 
+def _report_compile(job: Job, exc: BaseException | None = None) -> None:
+    """The compile's figures as the job ends early (best effort: the terminal event matters
+    more); with the exception that ends it, a compile that made torch raise is said so."""
+    try:
+        if exc is not None and job.capture is not None:
+            job.capture.compile_raised(exc)
+        job.report_compile()
+    except Exception:
+        pass
+
+
 def run_job(
     spec: JobSpec, emit: Emit, should_stop: Callable[[], bool] = lambda: False, sample_log_path: str | None = None
 ) -> rec.JobStatus:
@@ -445,8 +529,10 @@ def run_job(
         job = Job(spec, emit, should_stop, sample_log)
         job.run()
         job.poll_capture()
+        _report_compile(job)
     except JobCancelledError:
         job.flush()
+        _report_compile(job)
         emit(ev.JobCancelled(spec.job_id, phase=job.phase))
         return rec.JobStatus.CANCELLED
     except BaseException as exc:  # report anything, keep what was measured
@@ -456,6 +542,7 @@ def run_job(
                 job.flush()
             except Exception:
                 pass
+            _report_compile(job, exc)
         emit(
             ev.JobFailed(
                 spec.job_id,

@@ -11,6 +11,13 @@ at every call: dynamo's `__compiled_fn_*` globals (one per graph) and the kernel
 inductor's output modules (`cpp_fused_...`), each in a profiler range named after it, and
 puts the originals back afterwards. The code that ran in the benchmark is the code that is
 profiled; only the two ranges are added (~1 µs each while the profiler records).
+
+How many times a call passes each graph break (`break_passes`) is counted from torch's own
+ranges: every run of a frame's compiled code is a "Torch-Compiled Region: F/C", and code
+compiled for a frame that broke runs up to the break each time it runs (from dynamo's cache
+too: a layer run four times in a loop passes its break four times). A break inside a function
+dynamo had inlined is logged by the caller's frame compile too (which breaks at the call); its
+region holds the callee's, so only the innermost region of a break counts.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import sys
 from core.analysis import time_breakdown as tb
 from core.capture.graphs import cpu_kernel_names
 from core.vocab.artifacts import JobArtifacts, make_dirs
-from core.vocab.op_records import OpProfile
+from core.vocab.op_records import BreakPasses, OpProfile
 
 COMPILED_FN_PREFIX = "__compiled_fn_"  # dynamo's globals holding each compiled graph
 
@@ -160,6 +167,42 @@ def call_nodes(prof) -> list[tb.Node]:
     return [n for _, n in sorted(steps, key=lambda p: p[1].start)]
 
 
+def break_passes(steps: list[tb.Node], break_at: dict[str, tuple[str, str, int]]) -> tuple[BreakPasses, ...]:
+    """How many times one call passes each graph-break site, from the profiled calls (see
+    the module docstring): `break_at` maps a compile id to the site its frame compile broke at;
+    per call, every region of such a compile that holds no region of a compile breaking at the
+    same site is a pass; a site's figure is the most passes any call made. Every site of
+    `break_at` is given (0: the call never ran code that broke there); () when no call ran a
+    compiled region at all (nothing to count from: the figure stays the compile's)."""
+    seen_region = False
+
+    def walk(node: tb.Node, counts: dict) -> set:
+        """Sites broken at in this node's subtree (innermost passes counted into counts)."""
+        nonlocal seen_region
+        below: set = set()
+        for child in node.children:
+            below |= walk(child, counts)
+        region = tb.region_id(node.name)
+        if region:
+            seen_region = True
+            key = break_at.get(region)
+            if key is not None:
+                if key not in below:
+                    counts[key] = counts.get(key, 0) + 1
+                below = below | {key}
+        return below
+
+    most: dict[tuple, int] = {}
+    for step in steps:
+        counts: dict[tuple, int] = {}
+        walk(step, counts)
+        for key, n in counts.items():
+            most[key] = max(most.get(key, 0), n)
+    if not seen_region:
+        return ()
+    return tuple(BreakPasses(k[0], k[1], k[2], most.get(k, 0)) for k in dict.fromkeys(break_at.values()))
+
+
 def _export(prof, root: str | None, rel: str) -> str:
     if not root:
         return ""
@@ -198,6 +241,7 @@ def run_op_profile(
     steps, dropped = tb.steady_calls(call_nodes(prof))
     side, spans = tb.analyse("compiled", steps, frozenset(marks.kernels), cuda, outlier_calls=dropped)
     split = tb.attribute_breaks(steps, spans, break_at or {})
+    passes = break_passes(steps, break_at or {})
     compiled_trace = _export(prof, root, artifacts.trace("compiled"))
     note = ""
     if side.graphs_per_call == 0 and marks.graphs:
@@ -215,6 +259,7 @@ def run_op_profile(
         unattributed_ms=split.unattributed_ms,
         entry_exit_ms=split.entry_exit_ms,
         graph_times=split.graph_times,
+        break_passes=passes,
         eager_trace=eager_trace,
         compiled_trace=compiled_trace,
         note=note,

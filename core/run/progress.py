@@ -20,6 +20,7 @@ PHASE_START = {
     "sweep": 0.3,
     "accuracy": 0.97,
     "op_profile": 0.98,
+    "localize": 0.99,
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import difflib
 import itertools
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -19,6 +20,40 @@ DEFAULT_COMPILE_LOG = "graph_breaks,recompiles"  # torch's log artifacts kept pe
 DYNAMIC_CHOICES = ("auto", "true", "false")
 DEVICE_CHOICES = ("cpu", "cuda")
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")  # inductor modes that record CUDA graphs
+
+
+@dataclass(frozen=True)
+class DimMark:
+    """`torch._dynamo.mark_dynamic(inputs[input], dim, min=min, max=max)` before the first
+    compiled call: that dimension of that input is compiled symbolic from the start (the
+    dynamic-shape call core.analysis.dynamic_dims proposes from the sizes a sweep saw)."""
+
+    input: int
+    dim: int
+    min: int | None = None
+    max: int | None = None
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "DimMark":
+        """A mark as report.json holds it; ConfigError unless it has whole numbers only (a crafted
+        report's mark never reaches torch as anything else)."""
+        if isinstance(d, DimMark):
+            return d
+        if not isinstance(d, dict) or set(d) - {"input", "dim", "min", "max"} or not {"input", "dim"} <= set(d):
+            raise ConfigError(f"mark_dynamic: expected {{input, dim, min, max}}, not {str(d)[:80]!r}.")
+        for key, value in d.items():
+            if value is None and key in ("min", "max"):
+                continue
+            if type(value) is not int or value < 0:
+                raise ConfigError(
+                    f"mark_dynamic {key}: expected a whole number of at least 0, not {str(value)[:40]!r}."
+                )
+        return cls(d["input"], d["dim"], d.get("min"), d.get("max"))
+
+    @property
+    def label(self) -> str:
+        bounds = f"[{'' if self.min is None else self.min}-{'' if self.max is None else self.max}]"
+        return f"{self.input}.{self.dim}" + (bounds if self.min is not None or self.max is not None else "")
 
 
 @dataclass(frozen=True)
@@ -32,6 +67,8 @@ class CompileConfig:
     dynamo_config: tuple[tuple[str, Any], ...] = ()
     inductor_options: tuple[tuple[str, Any], ...] = ()
     compile_optimizer: bool = False  # training steps: the optimizer step compiled too (core.measure.training)
+    # input dimensions marked dynamic before the first compiled call (torch._dynamo.mark_dynamic)
+    mark_dynamic: tuple[DimMark, ...] = ()
 
     @property
     def label(self) -> str:
@@ -47,6 +84,8 @@ class CompileConfig:
         parts += [f"{k}={v}" for k, v in self.inductor_options]
         if self.compile_optimizer:
             parts.append("compiled optimizer")
+        if self.mark_dynamic:
+            parts.append("mark_dynamic=" + ",".join(m.label for m in self.mark_dynamic))
         return "/".join(parts)
 
     @property
@@ -89,6 +128,7 @@ class CompileConfig:
             dynamo_config=tuple(sorted(dict(d.get("dynamo_config") or {}).items())),
             inductor_options=tuple(sorted(dict(d.get("inductor_options") or {}).items())),
             compile_optimizer=bool(d.get("compile_optimizer", False)),
+            mark_dynamic=tuple(DimMark.from_dict(m) for m in (d.get("mark_dynamic") or ())),
         )
 
 
@@ -159,6 +199,9 @@ class JobSpec:
     # "Apply and re-run": (the suggestion's rule, the config it changed, the change) that made
     # this job's config; empty for a config the user chose.
     applied: tuple[str, ...] = ()
+    # When the accuracy check fails: compile the submodules one at a time to name the one whose
+    # compiled outputs diverge (core.measure.localize_modules), after everything else.
+    localize: bool = False
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""
@@ -201,6 +244,30 @@ class JobSpec:
         d["config"] = self.config.to_dict()
         d["model"] = self.model.to_dict()
         return d
+
+
+def parse_dim_marks(items: list[str] | tuple[str, ...]) -> tuple[DimMark, ...]:
+    """--mark-dynamic values, "INPUT:DIM" or "INPUT:DIM:MIN:MAX" (whole numbers; INPUT counts the
+    model's inputs from 0, as get_example_inputs() returns them), as DimMarks. ConfigError
+    names a value that is not one."""
+    marks = []
+    for item in items:
+        parts = str(item).split(":")
+        try:
+            if len(parts) not in (2, 4):
+                raise ValueError
+            numbers = [int(p) for p in parts]
+        except ValueError:
+            raise ConfigError(
+                f"--mark-dynamic {item!r}: expected INPUT:DIM or INPUT:DIM:MIN:MAX (whole numbers), e.g. 0:1 or 0:1:2:512."
+            ) from None
+        if numbers[0] < 0 or numbers[1] < 0:
+            raise ConfigError(f"--mark-dynamic {item!r}: the input and the dimension count from 0.")
+        low, high = (numbers[2], numbers[3]) if len(numbers) == 4 else (None, None)
+        if low is not None and (low < 0 or high < low):
+            raise ConfigError(f"--mark-dynamic {item!r}: MIN must be at least 0 and at most MAX.")
+        marks.append(DimMark(numbers[0], numbers[1], low, high))
+    return tuple(marks)
 
 
 def make_jobs(model: ModelSpec, configs: list[CompileConfig], **settings: Any) -> list[JobSpec]:
@@ -285,12 +352,22 @@ def _coerce(raw: str, default: Any, key: str, what: str) -> Any:
     return value
 
 
-def validate_config(config: CompileConfig, device: str = "cpu") -> None:
-    """Raise ConfigError, with the valid values, for anything torch.compile would refuse."""
-    backends = available_backends()
+def validate_config(
+    config: CompileConfig,
+    device: str = "cpu",
+    *,
+    backends: Sequence[str] | None = None,
+    modes: Sequence[str] | None = None,
+    cuda_available: bool | None = None,
+) -> None:
+    """Raise ConfigError, with the valid values, for anything torch.compile would refuse.
+    `backends`, `modes` and `cuda_available` are what torch offers here when the caller has
+    them already (the app reads them in a helper process: core.run.torch_info), else torch
+    is asked (imported)."""
+    backends = list(backends) if backends is not None else available_backends()
     if config.backend not in backends:
         raise ConfigError(f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}.")
-    modes = available_modes()
+    modes = list(modes) if modes is not None else available_modes()
     if config.mode not in modes:
         raise ConfigError(
             f"Unknown mode {config.mode!r}. Valid modes here: {', '.join(modes)}. "
@@ -311,9 +388,11 @@ def validate_config(config: CompileConfig, device: str = "cpu") -> None:
     if device not in DEVICE_CHOICES:
         raise ConfigError(f"device must be one of {', '.join(DEVICE_CHOICES)}, not {device!r}.")
     if device == "cuda":
-        import torch
+        if cuda_available is None:
+            import torch
 
-        if not torch.cuda.is_available():
+            cuda_available = torch.cuda.is_available()
+        if not cuda_available:
             raise ConfigError("device 'cuda' was asked for but no CUDA GPU is available here; use --device cpu.")
 
 

@@ -126,6 +126,23 @@ class BreakCost:
 
 
 @dataclass(frozen=True)
+class BreakPasses:
+    """How many times one compiled call passes one graph-break site (reason, file, line:
+    GraphBreak.key), counted in the profiled calls (core.measure.op_profile.break_passes): the
+    runs of the compiled code of every frame compile that broke there, the most any one
+    profiled call made."""
+
+    reason: str
+    file: str
+    line: int
+    per_call: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.reason, self.file, self.line)
+
+
+@dataclass(frozen=True)
 class GraphTime:
     """Time spent inside one compiled graph per compiled call (from the op profile)."""
 
@@ -153,6 +170,7 @@ class OpProfile:
     unattributed_ms: float = 0.0
     entry_exit_ms: float = 0.0
     graph_times: tuple[GraphTime, ...] = ()
+    break_passes: tuple[BreakPasses, ...] = ()  # every ordinary break site; () when not counted
     eager_trace: str = ""
     compiled_trace: str = ""
     note: str = ""

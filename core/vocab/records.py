@@ -35,7 +35,7 @@ class JobStatus(str, enum.Enum):
 
 # Phases of a job, in the order they happen. "benchmark" is the timed stretch in which
 # eager and compiled calls alternate (as PyTorch's own benchmark runner does).
-PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep", "accuracy", "op_profile")
+PHASES = ("load", "eager", "compile", "compiled", "benchmark", "sweep", "accuracy", "op_profile", "localize")
 
 
 # The two sides of a comparison: every timed call ran either the eager or the compiled model.
@@ -97,12 +97,16 @@ class GraphBreak:
     the nearest frame in the user's own code (not torch, not site-packages) when the break
     lies in a library. `frame_skipped` is True when dynamo gave up on a whole frame, which
     then ran eagerly (e.g. nn.LSTM without allow_rnn); `eager_function` names it.
+    `compile_failed` is True when torch raised while compiling that frame and the error ended
+    the job: nothing ran eagerly; `reason` and `explanation` hold torch's error.
 
     Two counts, never to be confused:
     - `logged`: how many times torch logged this break while compiling; dynamo restarts the
       analysis of an enclosing frame after a break, so one `.item()` can be logged 3 times.
-    - `per_call`: how many times one call of the compiled model passes this break (the
-      logged count with dynamo's restarts removed).
+    - `per_call`: how many times one call of the compiled model passes this break: counted in
+      the op profile's calls where there is one (every run of the compiled code that broke
+      there, cached variants and loops included), else from the compile alone (the logged
+      count with dynamo's restarts removed).
     A break *site* is one distinct (reason, file, line); see `results.JobResult.summary`.
     """
 
@@ -118,6 +122,7 @@ class GraphBreak:
     per_call: int = 1
     frame_skipped: bool = False
     compile_id: str = ""  # torch's frame/compile id where it was logged, e.g. "0/0"
+    compile_failed: bool = False  # torch raised compiling this frame (the job ended): not skipped, not a break
     eager_function: str = ""  # frame_skipped: the function that ran eagerly, "name (file:line)"
     user_file: str = ""
     user_line: int = 0
@@ -183,6 +188,11 @@ class CompileResult:
     # graphs' (compiled by AOTAutograd at the first backward), None for inference.
     forward_compile_s: float | None = None
     backward_compile_s: float | None = None
+    # Inside inductor's code generation: waiting for the C++/Triton kernels to compile
+    # (torch's triton_compile_time_us, which counts C++ kernels too); and autotuning at compile
+    # time (compile_time_autotune_time_us: max-autotune's template benchmarks, benchmark fusion).
+    kernel_compile_s: float = 0.0
+    autotune_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -331,6 +341,13 @@ class AccuracyResult:
     method: str = ""
     outputs: int = 0
     worst_output: str = ""
+    # A failed check localized (JobSpec.localize, core.measure.localize_modules): the deepest
+    # submodule whose compiled outputs diverge alone ("" when none), its class, the check's
+    # sentence for it or why none was found, how many submodules were compiled and compared.
+    module: str = ""
+    module_kind: str = ""
+    module_reason: str = ""
+    modules_checked: int = 0
 
 
 # ------------------------------------------------- what the compiler made, where the time goes

@@ -33,7 +33,7 @@ from core.vocab.source_paths import display_path
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.widgets.theme import config_color, is_dark
+from gui.widgets.theme import config_text_color, is_dark
 from gui.widgets.view import ResultsView
 
 COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "Cost / call", "First hint")
@@ -47,9 +47,12 @@ TOOLTIPS = (
     "The id in torch's graph-break registry; the details link to its documentation page",
     "file:line where the graph broke (hover for the full path)",
     "The nearest line in your own code (not torch, not site-packages) when the break lies in a library",
-    "Times one compiled call passes this break ('frame skipped': dynamo gave up on the whole frame, which ran "
-    "eagerly). torch logs a break more often while compiling (dynamo restarts the analysis after a break): "
-    "that logged count is in the details",
+    "Times one compiled call passes this break, counted in the op profile's calls (a frame run again from "
+    "dynamo's cache, in a loop, passes it again); '(compile)': no op profile counted it, so the figure is the "
+    "compile's, which counts a frame run from the cache once. 'frame skipped': dynamo gave up on the whole "
+    "frame, which ran eagerly; 'compile failed': torch raised compiling it and the job ended. torch logs a "
+    "break more often while compiling (dynamo restarts the analysis after a break): that logged count is in "
+    "the details",
     "What this break costs per compiled call: the eager time between the compiled graphs it splits, from the op "
     "profile (– when not profiled); fix the costliest first",
     "torch's first suggestion; select the row for all of them",
@@ -65,9 +68,15 @@ def location(gb) -> str:
     return f"{display_path(gb.file)}:{gb.line}"
 
 
-def per_call(gb) -> str:
-    """Breaks per compiled call; a skipped frame is no break: the whole frame ran eagerly."""
-    return "frame skipped" if gb.frame_skipped else str(gb.per_call)
+def per_call(gb, counted: bool = True) -> str:
+    """Breaks per compiled call (`counted`: in the op profile's calls; else marked as the
+    compile's figure); a skipped frame is no break (the whole frame ran eagerly), nor a compile
+    that made torch raise."""
+    if gb.compile_failed:
+        return "compile failed"
+    if gb.frame_skipped:
+        return "frame skipped"
+    return str(gb.per_call) if counted else f"{gb.per_call} (compile)"
 
 
 def cost_text(cost) -> str:
@@ -98,7 +107,11 @@ class GraphBreakModel(RowTableModel):
 
     def set_results(self, results) -> None:
         self.beginResetModel()
-        self._rows = [(i, r.config.label, gb, r.break_cost(gb)) for i, r in enumerate(results) for gb in r.graph_breaks]
+        self._rows = [
+            (i, r.config.label, gb, r.break_cost(gb), r.per_call_counted(gb))
+            for i, r in enumerate(results)
+            for gb in r.graph_breaks
+        ]
         self.endResetModel()
 
     def graph_break(self, row: int):
@@ -111,10 +124,14 @@ class GraphBreakModel(RowTableModel):
     def config_label(self, row: int) -> str:
         return self._rows[row][1]
 
+    def per_call_counted(self, row: int) -> bool:
+        """Whether the row-th break's per_call was counted in the op profile's calls."""
+        return self._rows[row][4]
+
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        config_index, label, gb, cost = self._rows[index.row()]
+        config_index, label, gb, cost, counted = self._rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.UserRole:  # sort keys
             if column == PER_CALL_COLUMN:
@@ -133,7 +150,7 @@ class GraphBreakModel(RowTableModel):
                 gb.gb_code or "–",
                 location(gb),
                 user_location(gb),
-                per_call(gb),
+                per_call(gb, counted),
                 cost_text(cost),
                 first_hint,
             )[column]
@@ -146,11 +163,18 @@ class GraphBreakModel(RowTableModel):
                 return tooltip(f"{gb.user_file}:{gb.user_line}")
             if column == 1:
                 return tooltip(gb.explanation or gb.reason)
+            if column == PER_CALL_COLUMN and gb.compile_failed:
+                return "torch raised compiling this frame and the job ended: nothing ran eagerly"
             if column == PER_CALL_COLUMN and gb.frame_skipped:
                 return "Dynamo gave up on this whole frame: it ran eagerly, with no graph to break"
+            if column == PER_CALL_COLUMN and not counted:
+                return (
+                    "From the compile alone (no op profile counted the calls): a frame run again from dynamo's "
+                    "cache, in a loop, is counted once"
+                )
             return TOOLTIPS[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
-            return QBrush(config_color(config_index))
+            return QBrush(config_text_color(config_index))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (PER_CALL_COLUMN, COST_COLUMN):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -170,7 +194,7 @@ def source_excerpt(gb) -> list[tuple[int, str, bool]]:
     return [(gb.line, gb.source, True)] if gb.source else []
 
 
-def detail_html(gb, cost=None) -> str:
+def detail_html(gb, cost=None, counted: bool = True) -> str:
     """The detail view's HTML for one break: every text of the report escaped; a link only
     to the PyTorch documentation, and (with its `cost`, core's BreakCost) links to the graphs
     on either side of it: "cp-graph:before:N" / "cp-graph:after:N", N indexing
@@ -182,6 +206,8 @@ def detail_html(gb, cost=None) -> str:
         + (f" <small>({esc(gb.gb_code)})</small>" if gb.gb_code else "")
         + "</h3>"
     ]
+    if gb.compile_failed:
+        parts.append("<p><b>The compile failed here: torch raised and the job ended; nothing ran eagerly.</b></p>")
     if gb.frame_skipped:
         parts.append(
             "<p><b>Dynamo skipped this whole frame: it ran eagerly.</b>"
@@ -193,7 +219,9 @@ def detail_html(gb, cost=None) -> str:
         where.append(f"<code>{esc(gb.file)}:{gb.line}</code>")
     if gb.user_file:
         where.append(f"your code: <code>{esc(gb.user_file)}:{gb.user_line}</code>")
-    counts = f"{gb.per_call}× per compiled call · logged {gb.logged}× while compiling (dynamo restarts after a break)"
+    source = "" if counted or gb.frame_skipped or gb.compile_failed else " (from the compile alone: no op profile)"
+    counts = f"{gb.per_call}× per compiled call{source} · " if not gb.compile_failed else ""
+    counts += f"logged {gb.logged}× while compiling (dynamo restarts after a break)"
     if gb.compile_id:
         counts += f" · compile id {esc(gb.compile_id)}"
     if cost is not None:
@@ -370,7 +398,7 @@ class GraphBreaksPanel(QWidget, ResultsView):
             cov = r.compile.coverage if r.compile else ""
             cudagraphs = r.cudagraph_state()[0]
             lines.append(
-                f"<span style='color:{config_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
+                f"<span style='color:{config_text_color(i).name()}'><b>{markup(r.config.label)}</b></span>: "
                 f"{markup(counts)}"
                 + (f"; {markup(cov)}" if cov else "")
                 + ((" " if cov else "; ") + f"CUDA graphs: {markup(cudagraphs)}." if cudagraphs else "")
@@ -440,4 +468,6 @@ class GraphBreaksPanel(QWidget, ResultsView):
             self.detail.setHtml(NO_SELECTION if self.proxy.rowCount() else NO_BREAKS)
             return
         row = self.proxy.mapToSource(current).row()
-        self.detail.setHtml(detail_html(self.model.graph_break(row), self.model.break_cost(row)))
+        self.detail.setHtml(
+            detail_html(self.model.graph_break(row), self.model.break_cost(row), self.model.per_call_counted(row))
+        )

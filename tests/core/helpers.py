@@ -183,13 +183,19 @@ TINY_GPT2 = (
 
 class TorchLog(logging.Handler):
     """What torch logged on its graph_breaks artifact: (file, line) per record, read from the
-    first line of the message ("Graph break ... in user code at FILE:LINE")."""
+    first line of the message ("Graph break ... in user code at FILE:LINE"), and the compile
+    id torch's own log formatter prints before it ("[1/0]"), in `compile_ids`."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)
         self.sites: list[tuple[str, int]] = []
+        self.compile_ids: list[str] = []
 
     def emit(self, record):
+        from torch._guards import CompileContext
+
+        compile_id = CompileContext.current_compile_id()
+        self.compile_ids.append(str(compile_id) if compile_id is not None else "")
         text = record.getMessage()
         m = re.match(r"Graph break.*? in user code at (.*):(\d+)$", text.splitlines()[0])
         if m:

@@ -10,7 +10,7 @@ from core.measure.job import run_job
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
 from core.vocab import records as rec
-from core.vocab.config import CompileConfig
+from core.vocab.config import CompileConfig, DimMark
 from tests.core.fakes import fake_result
 from tests.core.helpers import BREAKS_MODEL, LSTM_MODEL, MLP_MODEL, SHAPE_CHANGE_MODEL, make_spec
 
@@ -119,7 +119,9 @@ def test_sweep_recompiles_count_their_compile_time():
     ]
     r = fake_result(CompileConfig("eager", dynamic="false"), variants=variants)
     s = only([r], "dynamic_shapes")
-    assert "2.5 s of compiling" in s.evidence and "mark_dynamic(inputs[0], 0)" in s.code
+    assert "2.5 s of compiling" in s.evidence and "mark_dynamic(inputs[0], 0, min=4, max=8)" in s.code
+    assert s.changes[0].apply(r.config).mark_dynamic == (DimMark(0, 0, 4, 8),)
+    assert s.changes[1].apply(r.config).dynamic == "true"
     assert rules([fake_result(CompileConfig("eager", dynamic="true"), variants=variants)]) == []
 
 
@@ -247,9 +249,9 @@ def test_a_change_this_run_already_measured_is_named_not_offered():
         recompiles=(
             rec.Recompile("forward", "m.py:3", ("tensor 'x' size mismatch at index 0. expected 4, actual 8",)),
         ),
-    )
+    )  # no sweep: the inputs never changed, so 'x' is a tensor made inside the model
     s = only([static], "dynamic_shapes")
-    assert s.changes and "torch._dynamo.mark_dynamic(x, 0)" in s.code
+    assert s.changes and s.code == "" and "made inside the model" in s.evidence
     s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
     assert s.changes == () and s.evidence.endswith("This run measured it already: config eager/dynamic=true.")
 
