@@ -17,6 +17,7 @@ Call `main` on the process's main thread.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--size", type=_window_size, metavar="WxH", help="window size, e.g. 1400x900 (default for --screenshot)"
     )
     p.add_argument("--print-launch-time", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--print-footprint", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--exit-after-show", action="store_true", help=argparse.SUPPRESS)
     return p
 
@@ -161,13 +163,98 @@ def main(argv: list[str]) -> int:
 
     # Let Ctrl+C in the terminal close the window (and cancel a run) instead of being ignored
     # while Qt's event loop runs: Python handles signals only between bytecodes.
-    signal.signal(signal.SIGINT, lambda *a: window.close())
+    signal.signal(signal.SIGINT, lambda *a: window.close_now())
     keepalive = QTimer()
     keepalive.start(200)
     keepalive.timeout.connect(lambda: None)
     code = app.exec()
     del automation
+    if args.print_footprint:
+        print(footprint(), flush=True)
     return Automation.exit_code if Automation.exit_code is not None else code
+
+
+def footprint() -> str:
+    """This process's resident memory and whether the libraries the window must not need
+    (torch, torchvision, timm, transformers: their helper processes and the jobs use them)
+    came into it: `--print-footprint`, for the smoke test and docs/BENCHMARKS.md."""
+    try:
+        import psutil
+
+        rss = f"{psutil.Process().memory_info().rss / 2**20:.0f}"
+    except Exception:
+        rss = "?"
+    imported = " ".join(f"{m}={m in sys.modules}" for m in ("torch", "torchvision", "timm", "transformers"))
+    return f"footprint: rss_mb={rss} {imported}"
+
+
+NAMED_KEYS = (
+    "model",
+    "backend",
+    "mode",
+    "dynamic",
+    "fullgraph",
+    "dynamo_config",
+    "sweep_shapes",
+    "device",
+    "iters",
+    "warmup",
+    "batch_size",
+    "image_size",
+    "task",
+    "optimizer",
+    "compile_optimizer",
+    "sweep_batch",
+    "seq_len",
+    "hf_config",
+)
+CHECKED_KEYS = (
+    "backend",
+    "mode",
+    "dynamic",
+    "device",
+    "iters",
+    "warmup",
+    "batch_size",
+    "image_size",
+    "task",
+    "optimizer",
+    "sweep_batch",
+    "seq_len",
+    "hf_config",
+)
+CHECK_COMMAND = "--check-command-line"
+
+
+def torch_problem(named: dict, chosen_model: str) -> str:
+    """What torch refuses in the command line's model and settings (`named`: NAMED_KEYS of
+    the app's arguments), '' if nothing, by the `profile` command's own checks
+    (`core.cli.args.build_specs`); the model is `chosen_model` when the command line named
+    none. Imports torch: the app runs it in a helper process (`python -m gui.app
+    --check-command-line JSON`). No Qt."""
+    from core.cli.args import build_parser, build_specs
+    from core.vocab.limits import ConfigError
+
+    model = named.get("model") or chosen_model
+    spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults
+    for key in CHECKED_KEYS:
+        if named.get(key) is not None:
+            setattr(spec_args, key, named[key])
+    spec_args.fullgraph, spec_args.sweep_shapes = bool(named.get("fullgraph")), bool(named.get("sweep_shapes"))
+    spec_args.compile_optimizer = bool(named.get("compile_optimizer"))
+    spec_args.dynamo_config = list(named.get("dynamo_config") or [])
+    try:
+        build_specs(spec_args)
+    except ConfigError as exc:
+        return str(exc)
+    return ""
+
+
+def check_main(payload: str) -> int:
+    """The helper: print `torch_problem` of the JSON {"named": ..., "model": ...} as JSON."""
+    value = json.loads(payload)
+    print(json.dumps(torch_problem(value["named"], value["model"])), flush=True)
+    return 0
 
 
 class Automation:
@@ -177,6 +264,8 @@ class Automation:
 
     def __init__(self, window, args, app):
         self.window, self.args, self.app = window, args, app
+        self.checked = False  # the command line was checked against torch (or needed no check)
+        self._check_process = None
 
     def setup(self) -> None:
         w, a = self.window, self.args
@@ -235,86 +324,71 @@ class Automation:
             print(f"error: {w.last_error}", file=sys.stderr)
             if a.screenshot or a.run:  # automation: no picture of an empty window, no run of another model
                 self._refuse()
-        if a.print_launch_time or a.exit_after_show:
+        if a.print_launch_time or a.exit_after_show or a.print_footprint:
             w.sig_shown.connect(self._on_shown)
         w.sig_torch_info_loaded.connect(self._on_torch_info_loaded)
 
     def _on_shown(self) -> None:
         if self.args.print_launch_time:
             print(f"launch_to_window_s: {_process_age_s():.3f}", flush=True)
+        if self.args.print_footprint:
+            print(f"at window {footprint()}", flush=True)
         if self.args.exit_after_show:
             from PySide6.QtCore import QTimer
 
             Automation.exit_code = 0
-            QTimer.singleShot(0, self.window.close)
+            QTimer.singleShot(0, self.window.close_now)
 
-    def torch_problem(self, catalog) -> str:
-        """What torch refuses in the command line's model and settings ('' if nothing), by the
-        `profile` command's own checks (`core.cli.args.build_specs`). Only what the command line
-        named is checked; '' when torch could not be loaded (the window says why)."""
-        a = self.args
-        named = (
-            a.model,
-            a.backend,
-            a.mode,
-            a.dynamic,
-            a.fullgraph,
-            a.dynamo_config,
-            a.sweep_shapes,
-            a.device,
-            a.iters,
-            a.warmup,
-            a.batch_size,
-            a.image_size,
-            a.task,
-            a.sweep_batch,
-            a.hf_config,
-        )
-        if not catalog.backends or not any(v not in (None, False, []) for v in named):
-            return ""
-        from core.cli.args import build_parser, build_specs
-        from core.vocab.limits import ConfigError
+    def named(self) -> dict:
+        """The command line's model and run settings, as `torch_problem` takes them."""
+        return {key: getattr(self.args, key) for key in NAMED_KEYS}
 
-        model = a.model or self.window.model_panel.source() or "resnet18"
-        spec_args = build_parser().parse_args([model, "--out", os.devnull])  # the profile command's defaults
-        for key in (
-            "backend",
-            "mode",
-            "dynamic",
-            "device",
-            "iters",
-            "warmup",
-            "batch_size",
-            "image_size",
-            "task",
-            "optimizer",
-            "sweep_batch",
-            "seq_len",
-            "hf_config",
-        ):
-            if getattr(a, key) is not None:
-                setattr(spec_args, key, getattr(a, key))
-        spec_args.fullgraph, spec_args.sweep_shapes = a.fullgraph, a.sweep_shapes
-        spec_args.compile_optimizer = a.compile_optimizer
-        spec_args.dynamo_config = list(a.dynamo_config)
+    def _check_command_line(self) -> None:
+        """Check what the command line named by `profile`'s own checks in a helper process
+        (they import torch, which the app's process never does: core.run.torch_info);
+        `_on_command_line_checked` continues."""
+        from PySide6.QtCore import QProcess
+
+        from core import PROJECT_ROOT
+
+        process = self._check_process = QProcess(self.window)
+        process.setWorkingDirectory(PROJECT_ROOT)
+        process.finished.connect(self._on_check_finished)
+        payload = json.dumps({"named": self.named(), "model": self.window.model_panel.source() or "resnet18"})
+        process.start(sys.executable, ["-m", "gui.app", CHECK_COMMAND, payload])
+
+    def _on_check_finished(self, code: int, status) -> None:
+        process, self._check_process = self._check_process, None
+        out = bytes(process.readAllStandardOutput()).decode("utf-8", "replace").strip().splitlines()
+        err = bytes(process.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
+        process.deleteLater()
         try:
-            build_specs(spec_args)
-        except ConfigError as exc:
-            return str(exc)
-        return ""
+            problem = json.loads(out[-1]) if code == 0 and out else None
+        except ValueError:
+            problem = None
+        if not isinstance(problem, str):
+            problem = f"the command line could not be checked: {err[-1] if err else f'exit code {code}'}"
+        self._on_command_line_checked(problem)
 
     def _refuse(self) -> None:
         """End the app with exit code 2 (the refusal was printed), as `profile` does."""
         from PySide6.QtCore import QTimer
 
         Automation.exit_code = 2
-        QTimer.singleShot(0, self.window.close)
+        QTimer.singleShot(0, self.window.close_now)
 
     def _on_torch_info_loaded(self, catalog) -> None:
+        if Automation.exit_code is not None or self.checked:
+            return  # already refused (a session that cannot be opened), or already on its way
+        named = self.named()
+        if catalog.backends and any(v not in (None, False, []) for v in named.values()):
+            self._check_command_line()
+            return
+        self._on_command_line_checked("")
+
+    def _on_command_line_checked(self, problem: str) -> None:
         w, a = self.window, self.args
-        if Automation.exit_code is not None:
-            return  # already refused (a session that cannot be opened)
-        problem = self.torch_problem(catalog)
+        self.checked = True
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             self._refuse()
@@ -356,4 +430,8 @@ class Automation:
             if r.status == "failed":
                 print(f"job {r.config.label} failed: {r.failure_reason}", file=sys.stderr)
         Automation.exit_code = 0 if ok else 1
-        self.window.close()
+        self.window.close_now()
+
+
+if __name__ == "__main__" and sys.argv[1:2] == [CHECK_COMMAND]:  # the command line's check, in a helper process
+    sys.exit(check_main(sys.argv[2]))

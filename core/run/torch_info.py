@@ -1,12 +1,14 @@
 """What the installed torch offers here (backends, modes, torchvision models, CUDA, the
 GPU monitor, the dynamo config's settings), read in one call that imports torch.
 
-The app calls `load_torch_info` on a background thread so the window shows before torch is
-imported (~2 s here, torchvision another ~1 s). The timm and Hugging Face names come from a
-helper process (`python -m core.run.torch_info more-models`, see `more_models_command`) and are
-cached per installed versions (`cached_more_models`): the app needs their names, not the
-libraries, and importing those libraries in its process held the GIL for hundreds of
-milliseconds at a time and cost hundreds of MB. No Qt; any thread.
+The app never imports torch itself: it needs these names and settings, not the library
+(torch and torchvision cost ~700 MB of its memory and seconds of its exit). It reads them
+from a helper process (`python -m core.run.torch_info torch-info`, see `torch_info_command`),
+cached per installed versions and GPU driver (`cached_torch_info`), and opens its GPU
+monitor itself (NVML, no torch). The timm and Hugging Face names come from a second helper
+(`python -m core.run.torch_info more-models`, see `more_models_command`), cached the same way
+(`cached_more_models`): importing those libraries in the app's process held the GIL for
+hundreds of milliseconds at a time and cost hundreds of MB. No Qt; any thread.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ class TorchInfo:
     gpu_monitor: object | None = None
     dynamo_defaults: dict = field(default_factory=dict)  # torch._dynamo.config's settings
     error: str = ""
-    # timm:NAME and hf:TYPE sources the profiler can build (core.models.catalog), for the picker
+    # every backend torch.compile accepts here (`backends` is the short list the picker offers)
+    all_backends: tuple[str, ...] = ()
 
 
 def load_torch_info() -> TorchInfo:
@@ -46,7 +49,12 @@ def load_torch_info() -> TorchInfo:
 
         from core.models import torchvision_model_names
         from core.run.sampling import GpuMonitor
-        from core.vocab.config import available_modes, dynamo_config_defaults, recommended_backends
+        from core.vocab.config import (
+            available_backends,
+            available_modes,
+            dynamo_config_defaults,
+            recommended_backends,
+        )
 
         versions["torch"] = torch.__version__
         versions["cuda"] = torch.version.cuda or "none (CPU build)"
@@ -74,6 +82,7 @@ def load_torch_info() -> TorchInfo:
             gpu_monitor=gpu,
             dynamo_defaults=dynamo_config_defaults(),
             error=error,
+            all_backends=tuple(available_backends()),
         )
     except Exception as exc:
         return TorchInfo(error=f"could not load torch: {exc}\n{traceback.format_exc()}", versions=versions)
@@ -144,18 +153,137 @@ def cached_more_models() -> tuple[str, ...] | None:
 
 def write_more_models_cache(names: tuple[str, ...]) -> None:
     """Keep the names for the next start (atomically; older caches removed). Never raises."""
-    path = _more_models_cache_path()
+    _write_cache(_more_models_cache_path(), list(names), "model-names-")
+
+
+# ------------------------------------------------------------------ torch's offer, from a helper
+
+TORCH_INFO_PACKAGES = ("torch", "torchvision", "nvidia-ml-py")
+_JSON_FIELDS = ("backends", "modes", "models", "all_backends")
+
+
+def _json_value(value):
+    """A dynamo setting's default as JSON holds it: sets become sorted lists, anything else
+    that JSON cannot hold its repr (only a setting's type matters for checking overrides)."""
+    if isinstance(value, (set, frozenset, tuple, list)):
+        items = [_json_value(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def torch_info_to_json(info: TorchInfo) -> dict:
+    """What a TorchInfo says, as JSON (the GPU monitor left out: it is a live handle)."""
+    d = {name: list(getattr(info, name)) for name in _JSON_FIELDS}
+    d.update(
+        cuda_available=info.cuda_available,
+        versions=_json_value(dict(info.versions)),
+        gpu_reason=info.gpu_reason,
+        dynamo_defaults=_json_value(dict(info.dynamo_defaults)),
+        error=info.error,
+    )
+    return d
+
+
+def torch_info_from_json(d) -> TorchInfo:
+    """The TorchInfo a helper printed (or the cache held); ValueError when it is not one."""
+    if not isinstance(d, dict):
+        raise ValueError("not a JSON object")
+    lists = {}
+    for name in _JSON_FIELDS:
+        value = d.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{name} is not a list of names")
+        lists[name] = tuple(value)
+    versions, defaults = d.get("versions", {}), d.get("dynamo_defaults", {})
+    if not isinstance(versions, dict) or not isinstance(defaults, dict):
+        raise ValueError("versions or dynamo_defaults is not an object")
+    if not isinstance(d.get("cuda_available", False), bool):
+        raise ValueError("cuda_available is not true or false")
+    return TorchInfo(
+        **lists,
+        cuda_available=d.get("cuda_available", False),
+        versions=versions,
+        gpu_reason=str(d.get("gpu_reason", "")),
+        dynamo_defaults=defaults,
+        error=str(d.get("error", "")),
+    )
+
+
+def torch_info_cache_key() -> str:
+    """What torch's offer depends on: the installed torch, torchvision and NVML packages
+    (their metadata, nothing imported), the GPU driver and the GPUs shown to this process,
+    and our code that reads the offer."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    for name in TORCH_INFO_PACKAGES:
+        try:
+            digest.update(f"{name}={metadata.version(name)};".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=none;".encode())
+    digest.update(f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')};".encode())
+    try:
+        with open("/proc/driver/nvidia/version", "rb") as fh:  # the NVIDIA driver, where there is one
+            digest.update(fh.read(4096))
+    except OSError:
+        digest.update(b"no-nvidia-driver;")
+    for path in (
+        __file__,
+        os.path.join(ROOT, "core", "vocab", "config.py"),
+        os.path.join(ROOT, "core", "models", "torchvision_models.py"),
+    ):
+        try:
+            with open(path, "rb") as fh:
+                digest.update(fh.read())
+        except OSError:
+            digest.update(path.encode())
+    return digest.hexdigest()[:16]
+
+
+def _torch_info_cache_path() -> str:
+    return os.path.join(cache_folder(), f"torch-info-{torch_info_cache_key()}.json")
+
+
+def cached_torch_info() -> TorchInfo | None:
+    """torch's offer from the cache, or None when there is none for this installation (or
+    it is unreadable)."""
+    try:
+        with open(_torch_info_cache_path(), encoding="utf-8") as fh:
+            return torch_info_from_json(json.load(fh))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def write_torch_info_cache(info: TorchInfo) -> None:
+    """Keep torch's offer for the next start (atomically; older caches removed). A failed
+    load is not kept. Never raises."""
+    if not info.backends:
+        return
+    _write_cache(_torch_info_cache_path(), torch_info_to_json(info), "torch-info-")
+
+
+def _write_cache(path: str, value, prefix: str) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(list(names), fh)
+            json.dump(value, fh)
         os.replace(tmp, path)
         for name in os.listdir(os.path.dirname(path)):
-            if name.startswith("model-names-") and name.endswith(".json") and name != os.path.basename(path):
+            if name.startswith(prefix) and name.endswith(".json") and name != os.path.basename(path):
                 os.unlink(os.path.join(os.path.dirname(path), name))
     except OSError:
         pass
+
+
+def torch_info_command() -> list[str]:
+    """The helper process that prints torch's offer as JSON (and caches it); run with the
+    project root as the working directory."""
+    return [sys.executable, "-m", "core.run.torch_info", "torch-info"]
 
 
 def more_models_command() -> list[str]:
@@ -165,8 +293,13 @@ def more_models_command() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["torch-info"]:
+        info = load_torch_info()
+        write_torch_info_cache(info)
+        print(json.dumps(torch_info_to_json(info)))
+        return 0
     if argv != ["more-models"]:
-        print("usage: python -m core.run.torch_info more-models", file=sys.stderr)
+        print("usage: python -m core.run.torch_info torch-info|more-models", file=sys.stderr)
         return 2
     names = load_more_models()
     write_more_models_cache(names)

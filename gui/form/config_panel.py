@@ -86,6 +86,7 @@ class ConfigPanel(QGroupBox):
         super().__init__("Compile configs", parent)
         self.torch_info_loaded = False
         self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalog
+        self._offer: dict = {}  # what torch offers here, for validate_config (set_torch_info)
         self._suggestion: tuple[str, str] | None = None
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
         self.mode = _combo(
@@ -218,10 +219,19 @@ class ConfigPanel(QGroupBox):
         self.dynamo_config.textChanged.connect(self._on_edited)
 
     # ---------------------------------------------------------------- catalog
-    def set_torch_info(self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None) -> None:
+    def set_torch_info(
+        self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None, all_backends=()
+    ) -> None:
         """Fill the pickers from the installed torch (keeps the current choices if valid);
-        `dynamo_defaults` (torch._dynamo.config's settings) validates the overrides."""
+        `dynamo_defaults` (torch._dynamo.config's settings) validates the overrides, and
+        `all_backends` (every backend torch accepts; default: those offered), the modes and
+        CUDA's presence the configs, so that checking a config never imports torch here."""
         self.dynamo_defaults = dict(dynamo_defaults) if dynamo_defaults else None
+        self._offer = {
+            "backends": tuple(all_backends) or tuple(backends),
+            "modes": tuple(modes),
+            "cuda_available": bool(cuda_available),
+        }
         _set_items(self.backend, backends, self.backend.currentText())
         _set_items(self.mode, modes, self.mode.currentText())
         _set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
@@ -293,7 +303,7 @@ class ConfigPanel(QGroupBox):
     def config_problem(self, config: CompileConfig) -> str:
         """What torch would refuse in `config` ('' if nothing)."""
         try:
-            validate_config(config, self.device.currentText())
+            validate_config(config, self.device.currentText(), **self._offer)
             if self.dynamo_defaults is not None:
                 dynamo_overrides.check(config, self.dynamo_defaults)
         except ConfigError as exc:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.vocab.config import CompileConfig
 from gui.widgets.safe_text import tooltip
-from gui.widgets.theme import config_color, error_color
+from gui.widgets.theme import config_text_color, error_color
 
 
 @dataclass
@@ -108,7 +108,7 @@ class QueueModel(QAbstractTableModel):
             if index.column() == 1 and entry.status == "failed":
                 return QBrush(QColor(error_color()))
             if index.column() == 0:
-                return QBrush(config_color(index.row()))
+                return QBrush(config_text_color(index.row()))
         if role == Qt.ItemDataRole.FontRole and entry.last_run:
             font = QFont()
             font.setItalic(True)

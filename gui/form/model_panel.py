@@ -12,7 +12,9 @@ import os
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     QStringListModel,
@@ -79,6 +81,70 @@ class ExampleModel(QAbstractListModel):
         return None
 
 
+SOURCE_PREFIXES = ("timm:", "hf:")
+
+
+def match_rank(name: str, text: str) -> int | None:
+    """How well a model name answers a search (lower is better), None when it does not match:
+    0 the exact name, 1 the exact name after its source ("timm:resnet18" for "resnet18"),
+    2 a name that starts with the text, 3 one whose name after its source does, 4 one that
+    contains it. Case-blind, as the filter."""
+    text = text.strip().lower()
+    if not text:
+        return 0
+    full = name.lower()
+    bare = next((full[len(p) :] for p in SOURCE_PREFIXES if full.startswith(p)), full)
+    if full == text:
+        return 0
+    if bare == text:
+        return 1
+    if full.startswith(text):
+        return 2
+    if bare.startswith(text):
+        return 3
+    return 4 if text in full else None
+
+
+class ModelSearchProxy(QSortFilterProxyModel):
+    """The model names that match the search, the best match first (`match_rank`), then in
+    the catalog's order. GUI thread only."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._text = ""
+        self.setDynamicSortFilter(True)
+
+    def set_search(self, text: str) -> None:
+        self._text = text
+        self.invalidate()
+        self.sort(0)
+
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+        name = self.sourceModel().index(source_row, 0, source_parent).data() or ""
+        return match_rank(name, self._text) is not None
+
+    def lessThan(self, left, right) -> bool:
+        ranks = (match_rank(left.data() or "", self._text), match_rank(right.data() or "", self._text))
+        if ranks[0] != ranks[1]:
+            return (ranks[0] or 0) < (ranks[1] or 0)
+        return left.row() < right.row()
+
+
+class _SearchKeys(QObject):
+    """Up and Down in the search box move the highlighted match in the list below (focus
+    stays in the box, as a completer's popup); Enter is `returnPressed`."""
+
+    def __init__(self, panel: "ModelPanel"):
+        super().__init__(panel)
+        self.panel = panel
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up):
+            self.panel.move_highlight(1 if event.key() == Qt.Key.Key_Down else -1)
+            return True
+        return False
+
+
 class ModelPanel(QGroupBox):
     """GUI thread only."""
 
@@ -112,12 +178,18 @@ class ModelPanel(QGroupBox):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search torchvision, timm: and hf: models…")
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Filter the torchvision models by name")
+        self.search.setToolTip(
+            "Filter the models by name: the exact name first, then names that start with it, then the rest. "
+            "Enter chooses the best match (Down/Up pick another first); typing alone changes nothing"
+        )
         self.names = QStringListModel(self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = ModelSearchProxy(self)
         self.proxy.setSourceModel(self.names)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.search.textChanged.connect(self._on_search_edited)
+        self.search.returnPressed.connect(self.choose_highlighted)
+        self._search_keys = _SearchKeys(self)
+        self.search.installEventFilter(self._search_keys)
+        self._highlight_moved = False  # Down/Up chose the highlighted row since the last keystroke
         self.list = QListView()
         self.list.setModel(self.proxy)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -182,6 +254,7 @@ class ModelPanel(QGroupBox):
 
     # ---------------------------------------------------------------- contents
     def set_models(self, names) -> None:
+        self._highlight_moved = False
         self.names.setStringList(list(names))
         self.loading.setVisible(not names)
         if not names:
@@ -192,6 +265,7 @@ class ModelPanel(QGroupBox):
     def add_models(self, names) -> None:
         """More catalog names (timm:, hf:) arrived after torch's; append them to the list."""
         known = self.names.stringList()
+        self._highlight_moved = False
         self.names.setStringList(known + [n for n in names if n not in set(known)])
         if self._source and not is_file_source(self._source):
             self._select_in_list(self._source)
@@ -335,6 +409,63 @@ class ModelPanel(QGroupBox):
                 finally:
                     self._selecting = False
                 self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    # ---------------------------------------------------------------- search
+    def _on_search_edited(self, text: str) -> None:
+        """Filter and rank; the chosen model stays chosen (shown selected when it matches)
+        and nothing is chosen by typing: filtering removes rows, and Qt then moves the list's
+        current row to a neighbour, which used to choose that neighbour."""
+        self._selecting = True
+        try:
+            self.proxy.set_search(text)
+            self.list.setCurrentIndex(QModelIndex())
+            self.list.clearSelection()
+        finally:
+            self._selecting = False
+        self._highlight_moved = False
+        self._show_chosen_in_list()
+        if self.proxy.rowCount():
+            self.list.scrollToTop()
+
+    def _show_chosen_in_list(self) -> None:
+        """Mark the chosen model in the list (selected, not current) when it is shown."""
+        rows = self.names.stringList()
+        if self._source in rows:
+            index = self.proxy.mapFromSource(self.names.index(rows.index(self._source)))
+            if index.isValid():
+                self.list.selectionModel().select(index, self.list.selectionModel().SelectionFlag.ClearAndSelect)
+
+    def move_highlight(self, step: int) -> None:
+        """Move the highlighted match (Down/Up in the search box) without choosing it."""
+        count = self.proxy.rowCount()
+        if not count:
+            return
+        current = self.list.currentIndex()
+        if not self._highlight_moved or not current.isValid():
+            row = 0 if step > 0 else count - 1
+        else:
+            row = min(max(current.row() + step, 0), count - 1)
+        self._selecting = True
+        try:
+            self.list.setCurrentIndex(self.proxy.index(row, 0))
+        finally:
+            self._selecting = False
+        self._highlight_moved = True
+        self.list.scrollTo(self.proxy.index(row, 0))
+
+    def choose_highlighted(self) -> str:
+        """Enter in the search box: choose the match Down/Up highlighted, else the best
+        match (the first row); the chosen name, '' when nothing matches."""
+        current = self.list.currentIndex()
+        index = current if self._highlight_moved and current.isValid() else self.proxy.index(0, 0)
+        if not index.isValid():
+            return ""
+        name = index.data()
+        self._highlight_moved = False
+        if name != self._source:
+            self.set_source(name)
+            self.sig_model_chosen.emit(name)
+        return name
 
     def _on_list_current_changed(self, current, previous) -> None:
         if not current.isValid() or self._selecting:

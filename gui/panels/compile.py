@@ -1,8 +1,11 @@
-"""What the compile cost and what made it compile again: a breakdown table (one row per
-config, over `CompileResult`, and whether CUDA graphs were recorded) and a recompile table (over `Recompile`).
+"""What the compile cost and what made it compile again: where the compile time went (one bar
+per config split into exclusive stages, core.analysis.compile_stages, torch's nested figures
+on hover), a table of each config's compile (over `CompileResult`, and whether CUDA graphs were
+recorded) and a recompile table (over `Recompile`).
 
-Times are torch's compilation metrics, cumulative as torch reports them: dynamo's time
-includes the backend's, AOTAutograd's includes inductor's.
+torch's compilation metrics are cumulative (dynamo's time includes the backend's, AOTAutograd's
+includes inductor's): read as phases they mislead, so they are shown only on hover, and the
+bars show each stage's own time.
 """
 
 from __future__ import annotations
@@ -11,18 +14,19 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from core.analysis.compile_stages import nested_figures, stages_summary
+from gui.charts.compile_stages import CompileStagesChart
 from gui.widgets.safe_text import tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.widgets.theme import config_color
-
-
-def _s(v) -> str:
-    return f"{v:.3f}" if v else "0"
-
+from gui.widgets.theme import config_text_color
 
 BREAKDOWN = (
     ("Config", lambda c: "", "The config"),
-    ("Compile s", lambda c: f"{c.compile_time_s:.2f}", "Wall time of the first compiled call"),
+    (
+        "Compile s",
+        lambda c: f"{c.compile_time_s:.2f}",
+        "Wall time of the first compiled call; hover for its stages and torch's nested figures (the bars above)",
+    ),
     (
         "Fwd / bwd s",
         lambda c: (
@@ -31,18 +35,19 @@ BREAKDOWN = (
         "Training steps: the forward graphs' compile and the backward graphs' (AOTAutograd compiles them at the "
         "first backward), from torch's compilation metrics; – for inference",
     ),
-    ("Dynamo s", lambda c: _s(c.dynamo_s), "Dynamo tracing, cumulative: includes the backend below"),
-    ("AOTAutograd s", lambda c: _s(c.aot_autograd_s), "AOTAutograd, cumulative: includes inductor"),
-    ("Inductor s", lambda c: _s(c.inductor_s), "Inductor lowering and compiling"),
-    ("Codegen s", lambda c: _s(c.codegen_s), "Inductor's code generation"),
     ("Cache", lambda c: c.cache_state, "Inductor FX graph cache: hit, miss, partial, or n/a for other backends"),
-    ("Graphs", lambda c: str(c.graph_count), "FX graphs dynamo produced"),
+    (
+        "Graphs",
+        lambda c: str(c.graph_count),
+        "FX graphs torch compiled over the job (recompiles included), as graphs.csv lists them",
+    ),
     ("Ops", lambda c: str(c.op_count), "Operations in those graphs"),
     ("Guards", lambda c: str(c.guard_count), "Guards checked before each compiled call"),
     (
         "Frames\ncomp. / skip.",
         lambda c: f"{c.frames_compiled} / {c.frames_skipped}",
-        "Python frames dynamo compiled / gave up on (these run eagerly)",
+        "Python frames dynamo compiled / gave up on over the job (these run eagerly; a compile that made torch "
+        "raise is neither)",
     ),
 )
 CUDAGRAPH_COLUMN = (
@@ -88,11 +93,14 @@ class CompileBreakdownModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 0 and r.compile.coverage:
                 return tooltip(r.compile.coverage)
+            if index.column() == 1:
+                stages = stages_summary(r.compile)
+                return tooltip((f"Stages: {stages}.\n" if stages else "") + nested_figures(r.compile))
             if cudagraphs and r.cudagraph_state()[1]:
                 return tooltip(r.cudagraph_state()[1])
             return column[2]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return QBrush(config_color(i))
+            return QBrush(config_text_color(i))
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -125,7 +133,7 @@ class RecompileModel(RowTableModel):
                 return tooltip(rc.location)
             return RECOMPILE_COLUMNS[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return QBrush(config_color(i))
+            return QBrush(config_text_color(i))
         return None
 
 
@@ -136,19 +144,26 @@ class CompilePanel(QWidget):
         super().__init__(parent)
         self.breakdown_model = CompileBreakdownModel(self)
         self.recompile_model = RecompileModel(self)
-        self.breakdown = make_table(self.breakdown_model, "Where the compile time went, per config", stretch_last=False)
+        self.breakdown = make_table(self.breakdown_model, "Each config's compile, per config", stretch_last=False)
         self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
         self.recompile_title = QLabel("<b>Recompiles</b>")
+        self.stages = CompileStagesChart()
+        self.stages.setToolTip(
+            "Each config's first compiled call split into stages that add up (tracing, AOTAutograd, inductor "
+            "lowering, code generation, the C++/Triton kernel compile, autotuning); hover a segment for its "
+            "seconds and torch's own nested, cumulative figures"
+        )
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        for title, table in (
-            (QLabel("<b>Compile time breakdown</b> (torch's metrics, cumulative)"), self.breakdown),
-            (self.recompile_title, self.recompiles),
+        for title, parts in (
+            (QLabel("<b>Where the compile time went</b> (each stage's own time)"), (self.stages, self.breakdown)),
+            (self.recompile_title, (self.recompiles,)),
         ):
             box = QWidget()
             box_layout = QVBoxLayout(box)
             box_layout.setContentsMargins(0, 0, 0, 0)
             box_layout.addWidget(title)
-            box_layout.addWidget(table, 1)
+            for part in parts:
+                box_layout.addWidget(part, 1 if part is parts[-1] else 0)
             splitter.addWidget(box)
         # The breakdown keeps its columns' width; the recompiles (long guard failures) get the rest.
         splitter.setStretchFactor(0, 2)
@@ -159,6 +174,7 @@ class CompilePanel(QWidget):
         layout.addWidget(splitter)
 
     def set_results(self, results) -> None:
+        self.stages.set_results(results)
         self.breakdown_model.set_results(results)
         self.recompile_model.set_results(results)
         n = self.recompile_model.rowCount()

@@ -15,11 +15,13 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -115,15 +117,14 @@ class GraphModel(RowTableModel):
 
 
 def graph_info_html(g) -> str:
-    """The header above a graph's texts: every report text escaped."""
-    parts = [
-        f"<b>Graph {markup(g.graph)}</b> — {markup(g.function or '?')}",
-        f"{g.ops} ops · {g.guards} guards · compiled in {g.compile_s:.2f} s",
-    ]
+    """The header above a graph's texts: every report text escaped. Short on purpose: the
+    inputs and kernels (a hundred on a real model) have tabs of their own beside the code."""
+    counts = [f"{g.ops} ops", f"{g.guards} guards", f"compiled in {g.compile_s:.2f} s"]
     if g.inputs:
-        parts.append("Inputs: <code>" + markup(", ".join(g.inputs)) + "</code>")
+        counts.append(f"{len(g.inputs)} inputs")
     if g.kernels:
-        parts.append(f"Generated kernels ({len(g.kernels)}): <code>" + markup(", ".join(g.kernels)) + "</code>")
+        counts.append(f"{len(g.kernels)} generated kernels")
+    parts = [f"<b>Graph {markup(g.graph)}</b> — {markup(g.function or '?')}", " · ".join(counts)]
     if g.recompile_reason:
         parts.append(
             f"<span style='color:{error_color()}'>Recompiled because: " + markup(g.recompile_reason) + "</span>"
@@ -202,21 +203,36 @@ class GraphsPanel(QWidget, ResultsView):
         self.output_code = _code_view(
             "The module inductor generated for this graph (C++ on the CPU, Triton on the GPU)", True
         )
+        self.inputs = _code_view("The graph's inputs: parameters, buffers and the tensors it takes, one a line", False)
+        self.kernels = _code_view("The kernels inductor generated for this graph, one a line", False)
         self.texts = QTabWidget()
         self.texts.addTab(self.code, "FX graph")
         self.texts.addTab(self.guards, "Guards")
         self.texts.addTab(self.output_code, "Output code")
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.info)
-        right_layout.addWidget(self.texts, 1)
+        self.texts.addTab(self.inputs, "Inputs")
+        self.texts.addTab(self.kernels, "Kernels")
+        # The header scrolls (a long guard failure) and a splitter gives the code its room:
+        # the code views get the space, the user moves the line.
+        info_scroll = QScrollArea()
+        info_scroll.setWidget(self.info)
+        info_scroll.setWidgetResizable(True)
+        info_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        info_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        info_scroll.setMinimumHeight(self.info.fontMetrics().lineSpacing() * 2 + 8)
+        self.info_scroll = info_scroll
+        self.right_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.right_splitter.addWidget(info_scroll)
+        self.right_splitter.addWidget(self.texts)
+        self.right_splitter.setStretchFactor(0, 0)
+        self.right_splitter.setStretchFactor(1, 1)
+        self.right_splitter.setSizes([self.info.fontMetrics().lineSpacing() * 3 + 12, 10_000])
+        self.right_splitter.setChildrenCollapsible(False)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.addWidget(self.right_splitter)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -334,3 +350,10 @@ class GraphsPanel(QWidget, ResultsView):
             )
         )
         self.texts.setTabEnabled(2, bool(texts.output_code) or g is None)
+        inputs, kernels = (g.inputs, g.kernels) if g is not None else ((), ())
+        self.inputs.setPlainText("\n".join(inputs))
+        self.kernels.setPlainText("\n".join(kernels))
+        self.texts.setTabText(3, f"Inputs ({len(inputs)})" if g is not None else "Inputs")
+        self.texts.setTabText(4, f"Kernels ({len(kernels)})" if g is not None else "Kernels")
+        self.texts.setTabEnabled(3, bool(inputs))
+        self.texts.setTabEnabled(4, bool(kernels))

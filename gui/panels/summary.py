@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from gui.panels.graph_breaks import break_counts
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.widgets.theme import config_color, error_color, warning_color
+from gui.widgets.theme import config_text_color, error_color, warning_color
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
@@ -305,7 +305,7 @@ class SummaryModel(RowTableModel):
             if index.column() == TIMING_COLUMN and row.get("timing_quality") in GRADE_COLORS:
                 return QBrush(QColor(GRADE_COLORS[row["timing_quality"]]()))
             if index.column() == 0:
-                return QBrush(config_color(index.row()))
+                return QBrush(config_text_color(index.row()))
         if role == Qt.ItemDataRole.BackgroundRole and _failing(row):
             fill = QColor(error_color())
             fill.setAlpha(40)  # the whole row of a wrong config stands out
@@ -360,7 +360,7 @@ class SummaryPanel(QWidget, ResultsView):
         lines = []
         for row in range(self.model.rowCount()):
             s = self.model.summary(row)
-            color = config_color(row).name()
+            color = config_text_color(row).name()
             text = s.get("coverage") or (
                 "failed: " + s["failure_reason"] if s.get("status") == "failed" else s.get("status", "")
             )

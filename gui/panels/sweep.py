@@ -17,7 +17,7 @@ from core.analysis.variants import OUTCOME_WORDS, medians, sweep_sentence, varia
 from gui.charts.sweep import SweepChart
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
-from gui.widgets.theme import config_color, error_color
+from gui.widgets.theme import config_text_color, error_color
 from gui.widgets.view import ResultsView
 
 EMPTY_TEXT = (
@@ -94,7 +94,7 @@ class SweepModel(RowTableModel):
             return COLUMNS[column][1]
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == 0:
-                return QBrush(config_color(config_index))
+                return QBrush(config_text_color(config_index))
             if column == 3 and (v.recompile_limit_hit or v.ran_eagerly):
                 return QBrush(QColor(error_color()))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (1, 4, 5, 7, 8):
@@ -199,7 +199,7 @@ class SweepPanel(QWidget, ResultsView):
         for index, result in enumerate(self._results):
             if not result.spec.sweep_shapes:
                 continue
-            color = config_color(index).name()
+            color = config_text_color(index).name()
             text = markup(sweep_sentence(result, self.dynamo_defaults))
             lines.append(f"<span style='color:{color}'><b>{markup(result.config.label)}</b></span>: {text}")
         self.header.setText("<br>".join(lines) if lines else EMPTY_TEXT)

@@ -1,73 +1,146 @@
-"""Loading core.run.torch_info's TorchInfo on a background thread, so the window shows before torch is
-imported; the result is delivered on the GUI thread. The timm and Hugging Face names come
-from core.run.torch_info's cache or its helper process (QProcess): timm and transformers are never
-imported into the app's process.
+"""What the installed torch offers (core.run.torch_info's TorchInfo), read without importing
+torch into the app's process: from the cache kept per installation, else from a helper process
+(QProcess) that imports torch and prints it as JSON. The GPU monitor (NVML, no torch) is opened
+here, on a background thread. The timm and Hugging Face names come next, from their own cache
+or helper: timm and transformers are never imported into the app's process either.
+
+The app needs names and settings, not the libraries: torch and torchvision held ~700 MB of
+its memory and took seconds of its exit (docs/BENCHMARKS.md, "The app's start, memory and
+exit"). Create and start on the GUI thread; results arrive there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
-from core.run.torch_info import ROOT, TorchInfo, cached_more_models, load_torch_info, more_models_command
+from core.run.torch_info import (
+    ROOT,
+    TorchInfo,
+    cached_more_models,
+    cached_torch_info,
+    more_models_command,
+    torch_info_command,
+    torch_info_from_json,
+)
 from gui.qt_compat import collect_garbage_on_gui_thread
+
+KILL_WAIT_MS = 1000
 
 
 class TorchInfoLoader(QObject):
-    """Loads the catalog on a daemon thread, then the slower names; create and start on the
-    GUI thread."""
+    """Loads torch's offer, then the slower names; create and start on the GUI thread."""
 
     sig_loaded = Signal(object)
-    """The catalog is ready (a `TorchInfo`); delivered on the GUI thread."""
+    """torch's offer is ready (a `TorchInfo` with this process's GPU monitor); GUI thread."""
 
     sig_more_models = Signal(object)
-    """The timm and Hugging Face sources (a tuple of str) arrived after the catalog."""
+    """The timm and Hugging Face sources (a tuple of str) arrived after torch's offer."""
+
+    _sig_prepared = Signal(object, object)  # (cached TorchInfo or None, GpuMonitor): background → GUI thread
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.torch_info: TorchInfo | None = None
         self.more_models_error = ""  # why the timm/Hugging Face names could not be listed
-        self._process: QProcess | None = None
-        self.sig_loaded.connect(self._on_loaded)
+        self._gpu = None
+        self._processes: list[QProcess] = []
+        self._callbacks: dict = {}  # process → what to do with its output
+        self._stopped = False
+        self._sig_prepared.connect(self._on_prepared)
 
     def start(self) -> None:
-        # the app collects garbage on the GUI thread only (gui.qt_compat): a collection in this
-        # thread could destroy a closed window's Qt objects here, and deadlock
+        # the app collects garbage on the GUI thread only (gui.qt_compat): a collection in the
+        # background thread could destroy a closed window's Qt objects there, and deadlock
         collect_garbage_on_gui_thread()
-        threading.Thread(target=self._load, name="catalog-loader", daemon=True).start()
+        threading.Thread(target=self._prepare, name="torch-info-loader", daemon=True).start()
 
-    def _load(self) -> None:  # background thread
-        catalog = load_torch_info()
+    def stop(self) -> None:
+        """End the helper processes still running (the window is closing): nothing is left
+        behind and nothing arrives afterwards."""
+        self._stopped = True
+        self._callbacks.clear()
+        for process in list(self._processes):
+            process.kill()
+            process.waitForFinished(KILL_WAIT_MS)
+        self._processes.clear()
+
+    @property
+    def helpers_running(self) -> int:
+        return len(self._processes)
+
+    def _prepare(self) -> None:  # background thread: a file read and NVML's start, no torch
+        from core.run.sampling import GpuMonitor
+
+        cached = cached_torch_info()
+        gpu = GpuMonitor()
         try:
-            self.sig_loaded.emit(catalog)
+            self._sig_prepared.emit(cached, gpu)
         except RuntimeError:  # "Signal source has been deleted": its window closed meanwhile
             pass
 
-    def _on_loaded(self, catalog: TorchInfo) -> None:
-        self.torch_info = catalog
+    def _on_prepared(self, cached: TorchInfo | None, gpu) -> None:
+        if self._stopped:
+            return
+        self._gpu = gpu
+        if cached is not None:
+            self._deliver(cached)
+        else:
+            self._run_helper(torch_info_command(), self._on_torch_info_listed)
+
+    def _run_helper(self, command: list[str], on_finished) -> None:
+        # A child of this loader (deleted with it); its slot is a bound method, not a lambda
+        # holding the process: such a cycle was collected on the GUI thread with the loader
+        # and crashed a test run.
+        process = QProcess(self)
+        process.setWorkingDirectory(ROOT)
+        process.finished.connect(self._on_helper_finished)
+        self._processes.append(process)
+        self._callbacks[process] = on_finished
+        process.start(command[0], command[1:])
+
+    def _on_helper_finished(self, code: int, status) -> None:
+        process = self.sender()
+        on_finished = self._callbacks.pop(process, None)
+        if process in self._processes:
+            self._processes.remove(process)
+        if on_finished is None:
+            return
+        out = bytes(process.readAllStandardOutput()).decode("utf-8", "replace").strip()
+        err = bytes(process.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
+        try:
+            value = json.loads(out.splitlines()[-1]) if code == 0 and out else None
+        except ValueError:
+            value = None
+        why = err[-1] if err else f"the helper process ended with code {code}"
+        on_finished(value, why)
+
+    def _on_torch_info_listed(self, value, why: str) -> None:
+        try:
+            info = torch_info_from_json(value)
+        except ValueError:
+            info = TorchInfo(error=f"could not load torch: {why}")
+        self._deliver(info)
+
+    def _deliver(self, info: TorchInfo) -> None:
+        gpu = self._gpu
+        if gpu is not None:
+            info = dataclasses.replace(info, gpu_monitor=gpu, gpu_reason=gpu.reason)
+        self.torch_info = info
+        self.sig_loaded.emit(info)
+        if not info.backends:
+            return  # torch could not be loaded: the timm and Hugging Face names need it too
         names = cached_more_models()
         if names is not None:  # after every other slot of sig_loaded (the list is set there)
             QTimer.singleShot(0, self, lambda: self.sig_more_models.emit(names))
             return
-        self._process = process = QProcess(self)
-        process.setWorkingDirectory(ROOT)
-        process.finished.connect(self._on_more_models_listed)
-        command = more_models_command()
-        process.start(command[0], command[1:])
+        self._run_helper(more_models_command(), self._on_more_models_listed)
 
-    def _on_more_models_listed(self, code: int, status) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        out = bytes(process.readAllStandardOutput()).decode("utf-8", "replace")
-        try:
-            names = json.loads(out.strip().splitlines()[-1]) if code == 0 and out.strip() else None
-        except ValueError:
-            names = None
+    def _on_more_models_listed(self, names, why: str) -> None:
         if not isinstance(names, list):
-            err = bytes(process.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
-            self.more_models_error = err[-1] if err else f"the helper process ended with code {code}"
+            self.more_models_error = why
             return
         self.sig_more_models.emit(tuple(str(n) for n in names))

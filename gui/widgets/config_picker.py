@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox
 
-from gui.widgets.theme import config_color
+from gui.widgets.theme import config_text_color
 
 
 class ConfigPicker(QComboBox):
@@ -30,7 +30,7 @@ class ConfigPicker(QComboBox):
         self.clear()
         for i, r in enumerate(self._results):
             self.addItem(r.config.label)
-            self.setItemData(i, config_color(i), Qt.ItemDataRole.ForegroundRole)
+            self.setItemData(i, config_text_color(i), Qt.ItemDataRole.ForegroundRole)
         index = self.findText(label) if label else -1
         self.setCurrentIndex(index if index >= 0 else (0 if self._results else -1))
         self.blockSignals(False)

@@ -28,6 +28,42 @@ def config_color(index: int) -> QColor:
     return QColor(CONFIG_COLORS[index % len(CONFIG_COLORS)])
 
 
+def _luminance(color: QColor) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 to 21; body text wants 4.5)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+TEXT_CONTRAST = 4.5
+
+
+def readable(color: QColor) -> QColor:
+    """`color` darkened on a light ground (lightened on a dark one) until text in it reads
+    (WCAG 4.5:1 against the palette's base): the palette's orange and yellow as text on white
+    were hard to read."""
+    base = QApplication.palette().color(QPalette.ColorRole.Base)
+    color = QColor(color)
+    for _ in range(12):
+        if contrast(color, base) >= TEXT_CONTRAST:
+            break
+        color = color.darker(115) if base.lightness() >= 128 else color.lighter(115)
+    return color
+
+
+def config_text_color(index: int) -> QColor:
+    """The index-th config's colour for text (labels, table cells): `config_color`, readable."""
+    return readable(config_color(index))
+
+
 def is_dark() -> bool:
     palette = QApplication.palette()
     return palette.color(QPalette.ColorRole.Window).lightness() < 128

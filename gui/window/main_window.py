@@ -32,7 +32,7 @@ from gui.run.torch_info_loader import TorchInfoLoader
 from gui.run.worker import RunController
 from gui.widgets.progress import RunProgressBar
 from gui.widgets.safe_text import plain
-from gui.window import decide, file_actions, report_opening, run_start
+from gui.window import closing, decide, file_actions, report_opening, run_start
 from gui.window import settings as window_settings
 from gui.window.layout import build_actions, build_layout, build_menus
 
@@ -57,6 +57,10 @@ class MainWindow(QMainWindow):
         self.torch_info = None
         self.last_error = ""
         self._shown = False
+        # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
+        # terminal and the command line's automation, which close on purpose.
+        self.ask_before_closing = True
+        self._close_confirmed = False
         self._trusted_paths: set[str] = set()
         self._restoring = False
         # The last run's folder for the jobs' files (traces, graphs, compile log:
@@ -341,7 +345,9 @@ class MainWindow(QMainWindow):
         self.torch_info = info
         self.model_panel.set_models(info.models)
         if info.backends:
-            self.config_panel.set_torch_info(info.backends, info.modes, info.cuda_available, info.dynamo_defaults)
+            self.config_panel.set_torch_info(
+                info.backends, info.modes, info.cuda_available, info.dynamo_defaults, info.all_backends
+            )
         for view in self.views:
             view.set_torch_info(info)
         self.controller.set_gpu_monitor(info.gpu_monitor)
@@ -413,8 +419,32 @@ class MainWindow(QMainWindow):
             self._shown = True
             self.sig_shown.emit()
 
+    def close_now(self) -> None:
+        """Close without asking, cancelling any run (Ctrl+C in the terminal, automation)."""
+        self._close_confirmed = True
+        self.close()
+
     def closeEvent(self, event) -> None:
+        """Closing the main window closes the app: its zoo windows and dialogs go too, any
+        run is cancelled, the helper processes end. While a run is going the user is asked
+        first (gui.window.closing); the event is ignored until they answer."""
+        work = closing.running_work(self)
+        if work and self.ask_before_closing and not self._close_confirmed:
+            event.ignore()
+            closing.ask_to_stop(
+                self,
+                work,
+                self.close_now,
+                "The results on screen close with the window (save the session first to keep "
+                "them); a zoo's files keep every job that ended.",
+            )
+            return
+        self._close_confirmed = False
         self.save_window_settings()
+        self.torch_info_loader.stop()
+        for zoo_window in self.zoo_windows:
+            zoo_window.closing_with_main = True
+        closing.close_owned_windows(self, self.zoo_windows)
         self.controller.shutdown()
         if self.run_folder is not None:
             self.run_folder.cleanup()

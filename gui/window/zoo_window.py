@@ -52,6 +52,8 @@ class ZooWindow(QMainWindow):
         menu.addAction(self.reload_action)
         menu.addAction(make_action(self, "Close", QKeySequence.StandardKey.Close, "Close this zoo", self.close))
         self.controller = None  # a gui.run.zoo_run.ZooRunController while a run from here goes on
+        self.closing_with_main = False  # the main window is closing: no question, the run is cancelled
+        self._close_confirmed = False
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m jobs")
         self.cancel_button = QPushButton("Cancel run")
@@ -161,11 +163,31 @@ class ZooWindow(QMainWindow):
             self.statusBar().showMessage("Cancelling…")
             self.controller.cancel()
 
+    @property
+    def running(self) -> bool:
+        """A zoo run started from here is going."""
+        return self.controller is not None and self.controller.busy
+
     def closeEvent(self, event) -> None:
+        """Asks first while its run is going (gui.window.closing), unless the main window
+        asked already; the cancelled run's files keep every job that ended."""
+        if self.running and not (self._close_confirmed or self.closing_with_main):
+            from gui.window.closing import ask_to_stop
+
+            event.ignore()
+            done = f"{self.progress.value()} of {self.progress.maximum()} jobs done"
+            ask_to_stop(
+                self, [f"this zoo run ({done})"], self._close_confirmed_now, "Its files keep every job that ended."
+            )
+            return
         self._timer.stop()
         if self.controller is not None and self.controller.busy:
             self.controller.wait()  # cancels; the files hold what was measured
         super().closeEvent(event)
+
+    def _close_confirmed_now(self) -> None:
+        self._close_confirmed = True
+        self.close()
 
 
 def ask_zoo(parent: QWidget, folder: str) -> str:

@@ -35,4 +35,4 @@ def window(qtbot, settings):
     qtbot.waitUntil(lambda: win.torch_info is not None, timeout=TORCH_INFO_TIMEOUT_MS)
     win.config_panel.processes.setValue(1)  # one timing process keeps the suite short (3 is tested apart)
     yield win
-    win.close()
+    win.close_now()  # no question about a run a test left going (tests/gui/window/test_closing.py asks)

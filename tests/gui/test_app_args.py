@@ -20,9 +20,10 @@ MAIN = os.path.join(ROOT, "main.py")
 
 
 @pytest.fixture
-def automation(window):
+def automation(qtbot, window):
     """Drive `gui.app.Automation` on the test's window; returns a function(argv) that sets
-    it up and delivers the (already loaded) catalog, as the app does once torch is in."""
+    it up and delivers the (already loaded) catalog, as the app does once torch's offer is
+    in, and waits for the command line's check (a helper process, as in the app)."""
     from PySide6.QtWidgets import QApplication
 
     from gui.app import Automation, build_parser
@@ -34,6 +35,7 @@ def automation(window):
         made.append(auto)
         auto.setup()
         auto._on_torch_info_loaded(window.torch_info)
+        qtbot.waitUntil(lambda: auto.checked, timeout=TORCH_INFO_TIMEOUT_MS)
         return Automation.exit_code
 
     yield run

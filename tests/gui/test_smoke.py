@@ -38,6 +38,31 @@ def test_main_screenshot(tmp_path):
     assert (image.width(), image.height()) == (1400, 900)
 
 
+def test_a_run_from_the_window_keeps_torch_out_of_its_process(tmp_path):
+    """The window needs names, not libraries (issue 19, item 12): a whole run (a bundled
+    example, eager) with torch, torchvision, timm and transformers only in the helper and job
+    processes; the app's memory stays small."""
+    import re
+
+    example = os.path.join(ROOT, "resources", "models", "conditional_execution.py")
+    proc = subprocess.run(
+        [sys.executable, MAIN, example, "--backend", "eager", "--iters", "5", "--warmup", "1", "--processes", "1"]
+        + ["--run", "--screenshot", str(tmp_path / "run.png"), "--print-footprint"],
+        env=_env(tmp_path, QT_QPA_PLATFORM="offscreen", COMPILE_PROFILER_CACHE=str(tmp_path / "cache")),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if "footprint:" in line]
+    assert len(lines) == 2, proc.stdout  # at the window, and at exit after the run
+    for line in lines:
+        assert "torch=False torchvision=False timm=False transformers=False" in line, line
+    rss = int(re.search(r"rss_mb=(\d+)", lines[-1]).group(1))
+    assert rss < 600, lines[-1]
+
+
 def test_no_display_explains_what_to_do(tmp_path):
     env = _env(tmp_path)
     for key in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):

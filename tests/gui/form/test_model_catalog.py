@@ -1,13 +1,18 @@
-"""The model list fills in two steps: torch's catalog (the window is ready to run), then the
-timm and Hugging Face names, listed by a helper process (never imported into the app's) and
-cached per installed versions."""
+"""The model list fills in two steps: torch's offer (the window is ready to run), then the
+timm and Hugging Face names. Both come from a cache kept per installation or from a helper
+process: torch, timm and transformers are never imported into the app's own process."""
 
 from __future__ import annotations
 
+import json
 import sys
 
+from core.run.torch_info import TorchInfo, torch_info_to_json
 from gui.form.model_panel import ModelPanel
 from gui.run import torch_info_loader
+
+TORCH_INFO = TorchInfo(backends=("eager",), modes=("default",), models=("resnet18",), versions={"torch": "x"})
+TORCH_HELPER = f"print({json.dumps(torch_info_to_json(TORCH_INFO))!r})"  # what the real helper prints
 
 
 def test_more_models_are_appended_without_duplicates(qtbot):
@@ -18,38 +23,68 @@ def test_more_models_are_appended_without_duplicates(qtbot):
     assert panel.names.stringList() == ["resnet18", "alexnet", "timm:resnet50", "hf:bert"]
 
 
-def _loader(monkeypatch, cached, helper='import json; print(json.dumps(["timm:x", "hf:y"]))'):
-    from core.run.torch_info import TorchInfo
-
-    order = []
-    monkeypatch.setattr(
-        torch_info_loader, "load_torch_info", lambda: order.append("torch") or TorchInfo(backends=("eager",))
-    )
+def _loader(
+    monkeypatch,
+    cached,
+    helper='import json; print(json.dumps(["timm:x", "hf:y"]))',
+    torch_cached=TORCH_INFO,
+    torch_helper="raise SystemExit('not to be run')",
+):
+    monkeypatch.setattr(torch_info_loader, "cached_torch_info", lambda: torch_cached)
+    monkeypatch.setattr(torch_info_loader, "torch_info_command", lambda: [sys.executable, "-c", torch_helper])
     monkeypatch.setattr(torch_info_loader, "cached_more_models", lambda: cached)
     monkeypatch.setattr(torch_info_loader, "more_models_command", lambda: [sys.executable, "-c", helper])
     loader = torch_info_loader.TorchInfoLoader()
     got = []
     loader.sig_loaded.connect(lambda c: got.append(("catalog", c.backends)))
     loader.sig_more_models.connect(lambda names: got.append(("more", names)))
-    return loader, got, order
+    return loader, got
 
 
-def test_the_catalog_arrives_before_the_slow_names_from_a_helper_process(qtbot, monkeypatch):
-    loader, got, order = _loader(monkeypatch, None)
+def test_torch_info_arrives_before_the_slow_names_from_a_helper_process(qtbot, monkeypatch):
+    loader, got = _loader(monkeypatch, None)
     loader.start()
     qtbot.waitUntil(lambda: len(got) == 2, timeout=20000)
-    assert order == ["torch"] and got == [("catalog", ("eager",)), ("more", ("timm:x", "hf:y"))]
+    assert got == [("catalog", ("eager",)), ("more", ("timm:x", "hf:y"))]
+    assert loader.torch_info.gpu_monitor is not None  # opened here (NVML), with its reason
+
+
+def test_without_a_cache_torch_info_comes_from_its_helper_and_a_broken_torch_is_said(qtbot, monkeypatch):
+    loader, got = _loader(monkeypatch, ("timm:cached",), torch_cached=None, torch_helper=TORCH_HELPER)
+    loader.start()
+    qtbot.waitUntil(lambda: len(got) == 2, timeout=20000)
+    assert got == [("catalog", ("eager",)), ("more", ("timm:cached",))]
+    assert loader.torch_info.models == ("resnet18",) and loader.torch_info.versions == {"torch": "x"}
+    broken = "import sys; print('ImportError: libtorch_cpu.so: cannot open', file=sys.stderr); sys.exit(1)"
+    loader, got = _loader(monkeypatch, None, torch_cached=None, torch_helper=broken)
+    loader.start()
+    qtbot.waitUntil(lambda: len(got) == 1, timeout=20000)
+    assert got == [("catalog", ())] and "libtorch_cpu.so" in loader.torch_info.error
+    assert loader.helpers_running == 0  # no names asked of a torch that does not load
 
 
 def test_cached_names_need_no_helper_and_a_failing_helper_is_said(qtbot, monkeypatch):
-    loader, got, _ = _loader(monkeypatch, ("timm:cached",), helper="raise SystemExit(3)")
+    loader, got = _loader(monkeypatch, ("timm:cached",), helper="raise SystemExit(3)")
     loader.start()
     qtbot.waitUntil(lambda: len(got) == 2, timeout=20000)
     assert got[1] == ("more", ("timm:cached",))
-    loader, got, _ = _loader(monkeypatch, None, helper="import sys; print('broken', file=sys.stderr); sys.exit(3)")
+    loader, got = _loader(monkeypatch, None, helper="import sys; print('broken', file=sys.stderr); sys.exit(3)")
     loader.start()
     qtbot.waitUntil(lambda: loader.more_models_error != "", timeout=20000)
     assert got == [("catalog", ("eager",))] and loader.more_models_error == "broken"
+
+
+def test_stop_ends_a_helper_still_running(qtbot, monkeypatch):
+    loader, got = _loader(monkeypatch, None, helper="import time; time.sleep(60)")
+    loader.start()
+    qtbot.waitUntil(lambda: loader.helpers_running == 1, timeout=20000)
+    process = loader._processes[0]
+    pid = process.processId()
+    loader.stop()
+    assert loader.helpers_running == 0 and got == [("catalog", ("eager",))]
+    import psutil
+
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
 def test_the_names_are_listed_and_cached_by_a_real_helper_process(tmp_path, monkeypatch):

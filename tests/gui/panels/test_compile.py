@@ -1,0 +1,61 @@
+"""Where the compile time went (issue 19, item 3): one bar per config of exclusive stages that
+add up to the compile, torch's nested figures on hover, no cumulative figure read as a phase."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QToolTip
+
+from core.vocab import events as ev
+from core.vocab import records as rec
+from gui.panels.compile import CompilePanel
+from tests.core.fakes import fake_result
+
+
+def _with_compile(result, compile_result):
+    result.apply(ev.CompileFinished(result.job_id, result=compile_result))
+    return result
+
+
+RESNET18 = rec.CompileResult(
+    19.17, dynamo_s=18.465, aot_autograd_s=17.764, inductor_s=16.364, codegen_s=15.595, kernel_compile_s=14.2
+)
+
+
+def test_each_config_gets_a_bar_of_stages_and_torch_figures_on_hover(qtbot):
+    panel = CompilePanel()
+    qtbot.addWidget(panel)
+    panel.resize(1100, 300)
+    panel.show()
+    inductor = _with_compile(fake_result("inductor"), RESNET18)
+    eager_backend = _with_compile(fake_result("eager"), rec.CompileResult(0.2, dynamo_s=0.15, aot_autograd_s=0.001))
+    old_report = _with_compile(fake_result("aot_eager"), rec.CompileResult(0.5))  # no stage timed
+    panel.set_results([inductor, eager_backend, old_report])
+    chart = panel.stages
+    assert chart.row_count() == 2
+    assert chart.stage_keys(0) == ["tracing", "aot", "lowering", "codegen", "kernel_compile", "outside"]
+    assert chart.stage_keys(1) == ["tracing", "aot", "outside"]
+    tip = chart.hover_text(0, "kernel_compile")
+    assert "Kernel compile: 14.2 s (74%)" in tip and "dynamo 18.465 s ⊃ AOTAutograd 17.764 s" in tip
+    headers = [panel.breakdown_model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)]
+    assert not {"Dynamo s", "AOTAutograd s", "Inductor s", "Codegen s"} & set(headers)
+    compile_tip = panel.breakdown_model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert "kernel compile 14.2 s" in compile_tip and "⊃" in compile_tip
+    chart.grab()  # drawn once: the segments' places are known
+    rect = chart._segments[4][0]  # the kernel compile of the first bar, the widest
+    qtbot.mouseMove(chart, QPoint(int(rect.center().x()), int(rect.center().y())))
+    qtbot.waitUntil(lambda: "Kernel compile" in QToolTip.text(), timeout=3000)
+
+
+def test_no_compile_and_empty_results_draw_a_sentence(qtbot):
+    panel = CompilePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    for results in (
+        [],
+        [fake_result("eager", status="failed")],
+        [_with_compile(fake_result(), rec.CompileResult(1.0))],
+    ):
+        panel.set_results(results)
+        assert panel.stages.row_count() == 0
+        panel.stages.grab()
