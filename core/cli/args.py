@@ -115,6 +115,14 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="torch._dynamo.config override, e.g. capture_scalar_outputs=True (repeatable)",
     )
+    if command == "profile":
+        add(
+            "--localize",
+            action="store_true",
+            help="when a config fails the accuracy check, find where its outputs diverge: the first "
+            "compiler stage (eager, aot_eager, aot_eager_decomp_partition, inductor), the submodule, and "
+            "for inductor the numerics setting that makes it pass (each a job of its own)",
+        )
     if command in COMPILE_OPTION_COMMANDS:
         add(
             "--mark-dynamic",

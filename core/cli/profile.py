@@ -64,21 +64,31 @@ def run_and_report(
 
     interrupt = CancelOnInterrupt(runner.cancel, "the report will hold everything measured so far")
     results: list[JobResult] = []
+    localized: list = []
     with interrupt:  # around the release too: a Ctrl+C there must not leave the folder claimed
         try:
             try:
                 results = runner.run_all(specs)
+                if getattr(args, "localize", False) and not interrupt.interrupted:
+                    localized = localize_all(results, runner)
             finally:
                 runner.close()
             if getattr(args, "tlparse", False) and not interrupt.interrupted:
                 run_tlparse_all(results, folder.path)
             options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "model"}, "model": args.model}
-            code = _write(results, folder, options, sections(results) if sections else None)
+            extra = dict(sections(results)) if sections else {}
+            if localized:
+                extra["localization"] = [loc.to_dict() for loc in localized]
+            code = _write(results, folder, options, extra or None)
         finally:
             folder.release()
     print_summary(results)
     if after is not None:
         after(results)
+    for loc in localized:
+        print(f"\nwhere [{loc.config}] diverges: {loc.sentence()}")
+        for flag in loc.flags():
+            print(f"  apply and re-run: {flag}")
     print_decision(results, args.calls)
     bundle_failed = 0
     if getattr(args, "bundle", None) and results and not interrupt.interrupted:
@@ -91,6 +101,11 @@ def run_and_report(
     for r in failed:
         print(f"error: {r.headline()}", file=sys.stderr)
     wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == rec.AccuracyStatus.FAIL.value]
+    if wrong and not getattr(args, "localize", True):
+        print(
+            "accuracy: re-run with --localize to find where the outputs diverge (stage, submodule, setting).",
+            file=sys.stderr,
+        )
     if "accuracy" in args.fail_on:
         for r in wrong:
             print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
@@ -99,6 +114,26 @@ def run_and_report(
     if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) or bundle_failed else 0
+
+
+def localize_all(results: list[JobResult], runner: JobRunner) -> list:
+    """--localize: each config whose accuracy check failed, localized (core.decide.localize),
+    its jobs run one after another on the same runner; stops at a cancel."""
+    from core.decide.localize import localize, needs_localizing
+    from core.vocab.config import inductor_config_defaults
+
+    failed = [r for r in results if needs_localizing(r)]
+    if not failed:
+        print("--localize: no config failed the accuracy check; nothing to localize.", file=sys.stderr)
+        return []
+    available = inductor_config_defaults()
+    found = []
+    for r in failed:
+        print(f"--localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
+        found.append(localize(r, runner.run, available))
+        if found[-1].note.startswith("cancelled"):
+            break
+    return found
 
 
 def run_tlparse_all(results: list[JobResult], root: str) -> None:

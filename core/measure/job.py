@@ -442,6 +442,7 @@ class Job:
                 "module_kind": found.kind,
                 "module_reason": found.reason,
                 "modules_checked": found.checked,
+                "module_rel_error": found.max_rel_error,
             }
         except JobCancelledError:
             raise

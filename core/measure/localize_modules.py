@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from core.measure.accuracy import float64_reference
 from core.measure.output_match import compare, tree_map_tensors
 
 MAX_COMPILES = 48
@@ -123,7 +124,8 @@ def localize(
             except Exception as exc:  # noqa: BLE001 - a submodule that cannot be compiled alone is skipped
                 del exc
                 continue
-            result = compare(expected, got)
+            fp64 = (lambda sub=sub, args=args: float64_reference(sub, args)) if not kwargs else None
+            result = compare(expected, got, fp64)
             if result.status == "fail":
                 diverged = (name, result)
                 break

@@ -348,6 +348,7 @@ class AccuracyResult:
     module_kind: str = ""
     module_reason: str = ""
     modules_checked: int = 0
+    module_rel_error: float | None = None
 
 
 # ------------------------------------------------- what the compiler made, where the time goes
