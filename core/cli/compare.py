@@ -1,6 +1,7 @@
 """`python main.py compare BASELINE NEW [--threshold PCT] [--relative] [--out DIR]`: a report
 against a saved baseline (the comparison itself is core.decide.compare). Exit code 0 when no
-config regressed, 1 when one did, 3 when none did but some config's speed could not be judged,
+config regressed, 1 when one did, 3 when none did but some config's speed could not be judged
+(or no config is in both reports),
 2 for a refused command line or an unreadable report."""
 
 from __future__ import annotations
@@ -75,6 +76,14 @@ def main(argv: list[str]) -> int:
     if regressed:
         print(terminal_text(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}"), file=sys.stderr)
         return 1
+    if result.nothing_compared:  # an empty report (or one of other configs) passes no gate
+        counts = f"the baseline has {len(base)} config(s), the new report {len(new)}"
+        print(
+            f"cannot tell: no config is in both reports ({counts}), so nothing was compared; exit code "
+            f"{CANNOT_TELL_EXIT}",
+            file=sys.stderr,
+        )
+        return CANNOT_TELL_EXIT
     if result.undecided:  # a gate must not pass what it could not judge
         print(
             terminal_text(

@@ -14,7 +14,8 @@ is slower or busier as a whole (a shared CI runner) does not read as a regressio
 that slows eager and compiled alike (in torch, say) then passes too, and the verdict says so. The exit code is 1
 when any config regressed, so the command can gate CI, and 3 when none regressed but the
 speed of some config could not be judged (a report with no timed calls, or a timing graded
-unusable by core.analysis.quality: the verdict says CANNOT TELL); a noisy timing is warned about. Reports from a different torch
+unusable by core.analysis.quality, or neither report timed it: the verdict says CANNOT TELL), or
+when no config is in both reports; a noisy timing is warned about. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
 difference. No Qt; `compare_reports` is what the app calls.
 """
@@ -218,6 +219,11 @@ class Comparison:
         return any(c.regression for c in self.configs)
 
     @property
+    def nothing_compared(self) -> bool:
+        """No config is in both reports (one of them empty, say): a gate must not pass that."""
+        return not any(c.base is not None and c.new is not None for c in self.configs)
+
+    @property
     def undecided(self) -> list[str]:
         """The configs whose speed could not be judged (no regression found in them either)."""
         return [c.config for c in self.configs if c.cannot_tell]
@@ -338,6 +344,8 @@ def compare_config(
         problems.append(f"{len(added)} graph break{'s' if len(added) > 1 else ''} added ({added[0]})")
     if removed:
         notes.append(f"{len(removed)} graph break{'s' if len(removed) > 1 else ''} removed")
+    if base.status != JobStatus.COMPLETED and new.status == JobStatus.COMPLETED:
+        notes.append(f"completes now ({base.status} in the baseline, so only the new report timed it)")
     if len(new.recompiles) != len(base.recompiles):
         notes.append(f"recompiles {len(base.recompiles)} → {len(new.recompiles)}")
     if problems:
@@ -374,7 +382,16 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
                 f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; "
                 "re-run it on a quiet machine"
             )
+    if not _timed(base) and not _timed(new):  # both failed, say: nothing measured to pass a gate on
+        return (
+            f"neither report has timed calls for it (baseline {base.status}, new {new.status}), "
+            "so nothing about it is compared"
+        )
     return ""
+
+
+def _timed(r: JobResult) -> bool:
+    return bool(len(r.latencies("eager")) or len(r.latencies("compiled")) or r.variants)
 
 
 def change_effect(before: JobResult, after: JobResult, what: str) -> str:

@@ -92,6 +92,22 @@ class RunListener:
         """The runner's status changed."""
 
 
+# What a job that ran out of time was probably doing, by the phase it was in (records.PHASES):
+# only the compile phases are the compiler's; a hang while the calls are timed is the model's.
+TIMEOUT_GUESSES = {
+    "": "the job process did not get going: a slow import of torch or a busy machine?",
+    "load": "a hung or very slow model build or load?",
+    "eager": "a hung or very slow eager call?",
+    "compile": "a hung or very slow compile?",
+    "compiled": "a hung or very slow compile of the first compiled calls, or a recompile?",
+    "benchmark": "a hung or very slow timed call: the model itself, or too many calls for the timeout?",
+    "sweep": "a hung or very slow call or recompile at one of the swept shapes?",
+    "accuracy": "a hung or very slow accuracy check?",
+    "op_profile": "a hung or very slow op profile?",
+    "localize": "a hung or very slow compile of one stage or submodule?",
+}
+
+
 class _EventListener(RunListener):
     def __init__(self, on_event: EventCallback):
         self.on_event = on_event
@@ -361,7 +377,8 @@ class JobRunner:
                 return ev.JobFailed(
                     spec.job_id,
                     reason=f"timed out after {spec.timeout_s:g} s during the {watch.phase or 'start-up'} phase "
-                    "(a hung or very slow compile?); raise the timeout to allow more time",
+                    f"({TIMEOUT_GUESSES.get(watch.phase, 'a hung or very slow step?')}); raise the timeout to "
+                    "allow more time",
                     detail=log_tail(child.log_path),
                     phase=watch.phase,
                 )

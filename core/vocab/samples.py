@@ -14,6 +14,7 @@ runner reads the samples that never reached it as events from this file after th
 from __future__ import annotations
 
 import base64
+import math
 import os
 import struct
 from typing import Iterable, Iterator
@@ -170,7 +171,7 @@ class SampleStore:
         Raises ValueError/TypeError/KeyError naming what is wrong."""
         store = cls()
         if isinstance(doc, list):  # version 1: one object per sample
-            store.extend(LatencySample.from_dict(x) for x in doc)
+            store.extend(_version1_sample(x, f"samples[{i}]") for i, x in enumerate(doc))
             return store
         if not isinstance(doc, dict):
             raise TypeError(f"samples must be an object, not {type(doc).__name__}")
@@ -192,6 +193,30 @@ class SampleStore:
             raise ValueError("samples.latency_ms holds values that are not finite numbers")
         store.extend_columns(**cols)
         return store
+
+
+def _version1_sample(x, where: str) -> LatencySample:
+    """One sample object of a version-1 report, each field checked against what the columns
+    hold (iteration uint32, process uint16, a finite latency): ValueError names the field."""
+    if not isinstance(x, dict):
+        raise ValueError(f"{where} must be an object, not {type(x).__name__}")
+
+    def whole(key: str, high: int, default=None) -> int:
+        v = x.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= high:
+            raise ValueError(f"{where}.{key} must be a whole number from 0 to {high:,}, not {v!r}")
+        return v
+
+    latency = x.get("latency_ms")
+    if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not math.isfinite(latency):
+        raise ValueError(f"{where}.latency_ms must be a finite number, not {latency!r}")
+    warmup = x.get("warmup", False)
+    if not isinstance(warmup, bool):
+        raise ValueError(f"{where}.warmup must be true or false, not {warmup!r}")
+    side = x.get("side", x.get("phase"))  # before version 2 the side was called `phase`
+    if side not in SIDES:
+        raise ValueError(f"{where}.side must be one of {', '.join(SIDES)}, not {side!r}")
+    return LatencySample(side, whole("iteration", 2**32 - 1), float(latency), warmup, whole("process", 2**16 - 1, 0))
 
 
 class SampleLog:

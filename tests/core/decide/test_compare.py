@@ -235,3 +235,19 @@ def test_a_config_label_with_terminal_escapes_is_printed_escaped(tmp_path):
     proc = compare(base, new)
     assert "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout
     assert "\\x1b]52;c;ZXZpbA==\\x07" in proc.stdout
+
+
+def test_reports_that_timed_nothing_in_common_do_not_pass_a_gate(tmp_path):
+    """Both reports failed the config (zero samples each), or one report is empty: compare said
+    "ok: same" (or nothing) and exited 0."""
+    failed = saved(tmp_path, "f1", [fake_result("inductor", n=0, status="failed", seed=1)])
+    failed_too = saved(tmp_path, "f2", [fake_result("inductor", n=0, status="failed", seed=2)])
+    proc = compare(failed, failed_too)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "inductor: CANNOT TELL: neither report has timed calls for it (baseline failed, new failed)" in proc.stdout
+    empty = saved(tmp_path, "empty", [])
+    proc = compare(empty, saved(tmp_path, "new", baseline()))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "cannot tell: no config is in both reports (the baseline has 0 config(s), the new report 2)" in proc.stderr
+    fixed = compare_reports([fake_result("inductor", n=0, status="failed")], {}, [fake_result("inductor")], {})
+    assert fixed.configs[0].verdict.startswith("ok: completes now (failed in the baseline") and not fixed.undecided

@@ -148,3 +148,20 @@ def test_candidate_specs_keep_the_template_but_the_compile_settings():
         s.iters == 33 and s.sweep_shapes and s.config.dynamo_config == (("recompile_limit", 16),) for s, _ in pairs
     )
     assert len({s.job_id for s, _ in pairs}) == len(pairs)
+
+
+def test_a_budget_that_is_not_a_finite_positive_time_is_refused_before_anything_runs(tmp_path):
+    """The reported case: `tune --budget inf` printed a traceback from the budget's timer thread
+    and exited 0."""
+    for budget in ("inf", "nan", "-1", "0", "1e308"):
+        out = tmp_path / f"tune_{budget}"
+        proc = subprocess.run(
+            [sys.executable, "main.py", "tune", "examples:mlp", "--budget", budget, "--out", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "error: --budget must be more than 0 and at most 10,080 minutes (a week), not " in proc.stderr
+        assert "Traceback" not in proc.stderr and not out.exists()

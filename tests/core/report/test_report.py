@@ -262,6 +262,31 @@ def test_version_1_samples_as_objects_still_open_with_a_warning(tmp_path):
     assert "older compile-profiler (report version 1)" in header["warnings"][0]
 
 
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("latency_ms", float("nan"), r"samples\[1\]\.latency_ms must be a finite number, not nan"),
+        ("iteration", float("nan"), r"samples\[1\]\.iteration must be a whole number from 0 to 4,294,967,295"),
+        ("iteration", -1, r"samples\[1\]\.iteration must be a whole number from 0 to 4,294,967,295, not -1"),
+        ("iteration", 2**40, r"samples\[1\]\.iteration must be a whole number"),
+        ("process", 70000, r"samples\[1\]\.process must be a whole number from 0 to 65,535, not 70000"),
+        ("warmup", float("nan"), r"samples\[1\]\.warmup must be true or false, not nan"),
+        ("phase", "training", r"samples\[1\]\.side must be one of eager, compiled, not 'training'"),
+    ],
+)
+def test_a_bad_value_in_a_version_1_sample_is_refused_naming_the_field(tmp_path, field, value, message):
+    """The reported case: NaN in a version-1 report was refused with "Python integer ... out of
+    bounds for uint32" (a negative iteration) and no field named, or read as a NaN latency."""
+    doc = _report_doc(tmp_path)
+    doc["report_version"] = 1
+    sample = {"phase": "compiled", "iteration": 0, "latency_ms": 1.0, "warmup": False}
+    doc["jobs"][0]["samples"] = [{**sample, "phase": "eager"}, {**sample, field: value}]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ReportError, match=r"jobs\[0\]\.samples cannot be read: " + message):
+        load_report(str(bad))
+
+
 def test_a_newer_version_is_read_with_a_warning(tmp_path):
     doc = _report_doc(tmp_path)
     doc["report_version"] = 99

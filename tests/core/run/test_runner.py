@@ -7,8 +7,9 @@ import pytest
 
 from core import PROJECT_ROOT as ROOT
 from core.run.job_process import describe_exit
-from core.run.runner import JobRunner, RunnerState
+from core.run.runner import TIMEOUT_GUESSES, JobRunner, RunnerState
 from core.vocab import events as ev
+from core.vocab import records as rec
 from tests.core.helpers import MLP_MODEL, make_spec
 
 # maybe_misbehave() runs eagerly (compiler.disable), counting model calls: the eager check
@@ -88,6 +89,24 @@ def test_hung_job_times_out_and_keeps_partial_results(write_model):
     assert "timed out after 15 s during the compile phase" in result.failure_reason
     assert len(result.latencies("eager", include_warmup=True)) == 2
     assert pids and not _running(pids[0])  # the hung child was ended, not left behind
+
+
+def test_a_hang_while_the_calls_are_timed_is_not_called_a_compile():
+    """The reported case: "(a hung or very slow compile?)" was said for a hang in the benchmark
+    phase too. Each phase has its own guess; only the compile phases blame the compiler."""
+    assert set(rec.PHASES) <= set(TIMEOUT_GUESSES)
+    assert "compile" in TIMEOUT_GUESSES["compile"]
+    assert "compile" not in TIMEOUT_GUESSES["benchmark"] and "timed call" in TIMEOUT_GUESSES["benchmark"]
+
+
+def test_hung_benchmark_times_out_naming_the_timed_calls(write_model):
+    path = write_model(MISBEHAVING_MODEL.format(at_call=12, action="time.sleep(600)"), "hang_late.py")
+    phases = []
+    runner = JobRunner(on_event=lambda e: phases.append(e.phase) if isinstance(e, ev.PhaseChanged) else None)
+    result = runner.run(make_spec(path, warmup=1, iters=50, timeout_s=15))
+    assert result.status == "failed" and phases[-1] == "benchmark", (phases, result.failure_reason)
+    assert "timed out after 15 s during the benchmark phase (a hung or very slow timed call" in result.failure_reason
+    assert "compile?" not in result.failure_reason
 
 
 def _running(pid: int) -> bool:
