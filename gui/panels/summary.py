@@ -4,7 +4,8 @@ Nothing is computed here: the row dicts come from core (`JobResult.summary`, the
 of summary.csv), this file only formats them. A running job's row is refreshed at most
 once a second and without the speedup's bootstrap interval (`summary(ci=False)`); an ended
 job's at once, with it. A shape sweep has no single latency: its cells say "sweep" and its
-compile time is the sweep's total (the Shape sweep tab has the figures per variant).
+compile time is the sweep's total (the Shape sweep tab has the figures per variant). Above the
+table, where a failed accuracy check diverges (gui.panels.localization).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.panels.graph_breaks import break_counts
+from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color, warning_color
@@ -338,10 +340,13 @@ class SummaryPanel(QWidget, ResultsView):
         self.coverage.setToolTip(
             "How much of the model actually runs compiled, per config (from dynamo's compilation metrics)."
         )
+        self.localization = LocalizationNote()  # where a failed accuracy check diverges (gui.panels.localization)
+        self.localization_section = None  # the report's `localization` section (set_localization)
         self.table = make_table(self.model, "One row per config; hover a cell for what it means.", stretch_last=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.coverage)
+        layout.addWidget(self.localization)
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
@@ -349,6 +354,10 @@ class SummaryPanel(QWidget, ResultsView):
     def bind(self, session) -> None:
         super().bind(session)
         session.sig_samples_added.connect(lambda job_id, samples: self.model.mark_changed(job_id))
+
+    def set_localization(self, section) -> None:
+        """The `localization` section of the report whose results come next (None for a run)."""
+        self.localization_section = section
 
     def show_results(self, results: list) -> None:
         self.model.set_results(results)
@@ -366,3 +375,5 @@ class SummaryPanel(QWidget, ResultsView):
             )
             lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
         self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")
+        results = [self.model.result(row) for row in range(self.model.rowCount())]
+        self.localization.show_lines(results, self.localization_section)

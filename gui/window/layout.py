@@ -40,6 +40,7 @@ class WindowActions:
     export: QAction
     save_session: QAction
     open_session: QAction
+    save_bug_report: QAction
     open_zoo: QAction
     run_zoo: QAction
     quit: QAction
@@ -161,6 +162,16 @@ def build_actions(w: MainWindow) -> WindowActions:
         open_session=make_action(
             w, "Open session…", "Ctrl+Shift+O", "Reopen a past run from its report.json", lambda: w.open_session()
         ),
+        save_bug_report=make_action(
+            w,
+            "Save bug report…",
+            None,
+            "Save a zip to hand over: repro.py (rebuilds the model, compiles it as the run did, shows the "
+            "problem of the selected config, else the first with one), the model's code or inputs, report.json, "
+            "torch's traces and the environment; what goes in is said first. For a session opened from a report "
+            "folder or a finished run",
+            lambda: w.save_bug_report(),
+        ),
         open_zoo=make_action(
             w,
             "Open zoo report…",
@@ -232,6 +243,7 @@ def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
     file_menu.addAction(a.open_session)
     file_menu.addAction(a.save_session)
     file_menu.addAction(a.export)
+    file_menu.addAction(a.save_bug_report)
     file_menu.addAction(a.compare)
     file_menu.addAction(a.open_zoo)
     file_menu.addAction(a.run_zoo)

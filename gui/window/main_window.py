@@ -34,6 +34,7 @@ from gui.widgets.progress import RunProgressBar
 from gui.widgets.safe_text import plain
 from gui.window import closing, decide, file_actions, report_opening, run_start
 from gui.window import settings as window_settings
+from gui.window.bug_report import BugReportSaver, report_folder
 from gui.window.layout import build_actions, build_layout, build_menus
 
 TAB_NAMES = tuple(view.name for view in TAB_VIEWS)
@@ -86,6 +87,9 @@ class MainWindow(QMainWindow):
         self._loading_report = False
         self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
+        # report.json's `localization` section (profile --localize) per report opened, by its path
+        self.report_localization: dict[str, object] = {}
+        self.bug_report = BugReportSaver(self)  # File → Save bug report…
         self.actions = build_actions(self)
         parts = build_layout(self)
         self.tabs = parts.tabs
@@ -193,6 +197,11 @@ class MainWindow(QMainWindow):
             self, self.session.results, self._report_options(), folder, self.session.artifacts_dir
         )
 
+    def save_bug_report(self) -> bool:
+        """File → Save bug report…: a reproducer bundle of the results on screen
+        (gui.window.bug_report); True when its notice is shown."""
+        return self.bug_report.start()
+
     def _report_options(self) -> dict:
         """The session's options with the Decision tab's expected calls, so the exported
         recommendation.txt says what the tab shows (and reopening restores it)."""
@@ -215,9 +224,12 @@ class MainWindow(QMainWindow):
         self.model_panel.sweep.setChecked(sweep)
         self._on_model_chosen(source)
 
-    def show_results_from_report(self, results, options: dict, path: str, warnings) -> Exception | None:
-        """Put a report's results on screen; the exception a value of it raised in a panel
-        (nothing printed), or None."""
+    def show_results_from_report(
+        self, results, options: dict, path: str, warnings, header: dict | None = None
+    ) -> Exception | None:
+        """Put a report's results on screen (with the sections of its `header` the tabs show:
+        `localization`); the exception a value of it raised in a panel (nothing printed), or None."""
+        self.report_localization[path] = (header or {}).get("localization")
         self._reset_error = None
         self._loading_report = True
         try:
@@ -275,6 +287,11 @@ class MainWindow(QMainWindow):
         self.config_panel.cancel_button.setEnabled(self.actions.cancel.isEnabled())
         for action in (self.actions.export, self.actions.save_session, self.actions.open_session):
             action.setEnabled(not busy)
+        self.actions.save_bug_report.setEnabled(not self.bug_report.busy and bool(report_folder(self)))
+
+    def update_actions(self) -> None:
+        """Enable the actions for the state now (a helper started or ended)."""
+        self._update_buttons()
 
     def _on_run_finished(self) -> None:
         self._update_buttons()
@@ -305,6 +322,8 @@ class MainWindow(QMainWindow):
         self.results_header.set_warnings(self.session.warnings)
         self.results_header.set_quality(results)
         self._update_title()
+        self._update_buttons()
+        self.summary_panel.set_localization(self.report_localization.get(self.session.origin))
         for view in self.views:
             view.show_results(results)
         self.progress.show_results(results)
@@ -442,6 +461,7 @@ class MainWindow(QMainWindow):
         self._close_confirmed = False
         self.save_window_settings()
         self.torch_info_loader.stop()
+        self.bug_report.stop()
         for zoo_window in self.zoo_windows:
             zoo_window.closing_with_main = True
         closing.close_owned_windows(self, self.zoo_windows)

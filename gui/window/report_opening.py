@@ -39,7 +39,7 @@ def open_report(window: MainWindow, path: str | None) -> bool:
     if isinstance(calls, int) and not isinstance(calls, bool):  # the run's --calls: its recommendation.txt's
         if decision.calls.minimum() <= calls <= decision.calls.maximum():
             decision.calls.setValue(calls)  # before the results arrive: they are decided once, at these calls
-    problem = window.show_results_from_report(results, options, path, warnings)
+    problem = window.show_results_from_report(results, options, path, warnings, header)
     problem = problem or check_tables(window)
     if problem is not None:
         decision.calls.setValue(previous_calls)
