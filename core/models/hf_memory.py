@@ -2,7 +2,9 @@
 
 Default configs can be huge (llama's is about 7 billion parameters, 25 GiB in float32). The model
 is built on the meta device, which allocates nothing (a 7-billion-parameter model takes a fraction
-of a second), to count its parameters and weight bytes; one whose weights would take more than
+of a second), to count its parameters and weight bytes
+(past FULL_BUILD_LAYERS layers it is built at a few layers only and the rest multiplied out, so a
+config of 100,000 layers is sized in about a second, not built for minutes); one whose weights would take more than
 WEIGHTS_SHARE of the memory available is refused with a message naming its size, this machine's
 memory and an override that would fit.
 """
@@ -27,28 +29,94 @@ class SizeEstimate:
     model_class: str
 
 
-def estimate_size(cls, config) -> SizeEstimate | None:
-    """Parameters and weight bytes (buffers included) of the model, counted on the meta device:
-    nothing is allocated, a 7-billion-parameter model takes a fraction of a second. None when the
-    model cannot be built there."""
+# Layer counts up to this are built whole on the meta device (a fraction of a second); above
+# it the model is built at SAMPLE_LAYERS and twice that, and the layers' share multiplied out:
+# building 100,000 layers even on the meta device took minutes and gigabytes.
+SAMPLE_LAYERS = 12  # a multiple of the periods of interleaved layer kinds (2, 3, 4, 6)
+FULL_BUILD_LAYERS = 2 * SAMPLE_LAYERS
+# Past this many layers a config whose size cannot be computed is refused rather than built.
+MAX_UNSIZED_LAYERS = 256
+
+
+def layer_counts(config) -> dict[str, int]:
+    """{field as set with --hf-config: its layer count} for the config's layer-count fields,
+    one per attribute (gpt2's n_layer and num_hidden_layers are one)."""
+    out, targets = {}, set()
+    attribute_map = getattr(config, "attribute_map", {}) or {}
+    for key in LAYER_FIELDS:
+        value = getattr(config, key, None)
+        target = attribute_map.get(key, key)
+        if isinstance(value, int) and not isinstance(value, bool) and target not in targets:
+            targets.add(target)
+            out[key] = value
+    return out
+
+
+def _built_size(cls, config) -> tuple[int, int, list[str], str]:
+    """(parameters, bytes, dtypes, class name) of the model built whole on the meta device."""
     import torch
 
     from core.models.hf_config import from_config
 
-    try:
-        with torch.device("meta"):
-            model = from_config(cls, config)
-    except Exception:
-        return None
+    with torch.device("meta"):
+        model = from_config(cls, config)
     params = list(model.parameters())
     tensors = params + list(model.buffers())
     dtypes = sorted({str(p.dtype).replace("torch.", "") for p in params}) or ["float32"]
-    return SizeEstimate(
+    return (
         sum(p.numel() for p in params),
         sum(t.numel() * t.element_size() for t in tensors),
-        "/".join(dtypes),
+        dtypes,
         type(model).__name__,
     )
+
+
+def _with_layers(config, counts: dict[str, int]):
+    import copy
+
+    smaller = copy.deepcopy(config)
+    for key, value in counts.items():
+        setattr(smaller, key, value)
+    return smaller
+
+
+def _extrapolated_size(cls, config, large: dict[str, int]) -> tuple[int, int, list[str], str]:
+    """The size with the layer counts in `large`, computed, not built: the model at
+    SAMPLE_LAYERS in each of them, then each at twice that; every further layer of a field adds
+    what its SAMPLE_LAYERS added, divided by SAMPLE_LAYERS (exact when its layers repeat with a
+    period dividing SAMPLE_LAYERS)."""
+    k = SAMPLE_LAYERS
+    base = _built_size(cls, _with_layers(config, dict.fromkeys(large, k)))
+    params, nbytes = base[0], base[1]
+    for key, count in large.items():
+        more = _built_size(cls, _with_layers(config, {**dict.fromkeys(large, k), key: 2 * k}))
+        dp, db = more[0] - base[0], more[1] - base[1]
+        if dp < 0 or db < 0:
+            raise ValueError(f"{key}: more layers made the model smaller")
+        params += (count - k) * dp // k
+        nbytes += (count - k) * db // k
+    return params, nbytes, base[2], base[3]
+
+
+def estimate_size(cls, config) -> SizeEstimate | None:
+    """Parameters and weight bytes (buffers included) of the model, on the meta device (nothing
+    is allocated): built whole up to FULL_BUILD_LAYERS layers, past that computed from two small
+    builds per layer field (bounded in time and memory whatever the layer count). None when the
+    model cannot be sized so."""
+    large = {k: v for k, v in layer_counts(config).items() if v > FULL_BUILD_LAYERS}
+    try:
+        if large:
+            try:
+                params, nbytes, dtypes, name = _extrapolated_size(cls, config, large)
+            except Exception:  # a config whose layer lists follow its count (layer_types, say)
+                if max(large.values()) > MAX_UNSIZED_LAYERS:
+                    return None
+                params, nbytes, dtypes, name = _built_size(cls, config)
+        else:
+            params, nbytes, dtypes, name = _built_size(cls, config)
+    except Exception:
+        return None
+    return SizeEstimate(params, nbytes, "/".join(dtypes), name)
 
 
 def memory_available(device: str = "cpu") -> tuple[int, int, str]:
@@ -94,6 +162,16 @@ def check_fits(label: str, cls, config, device: str = "cpu") -> SizeEstimate | N
     the memory here and an override that would fit."""
     size = estimate_size(cls, config)
     if size is None:
+        counts = layer_counts(config)
+        if counts and max(counts.values()) > MAX_UNSIZED_LAYERS:  # building it to find out would take minutes
+            key = max(counts, key=counts.get)
+            raise ModelLoadError(
+                f"{label} has {counts[key]:,} layers ({key}), and its size cannot be computed without building "
+                f"it whole, which at that many layers takes minutes and gigabytes; configs of up to "
+                f"{MAX_UNSIZED_LAYERS} layers are checked that way. Profile it smaller: "
+                + " ".join(f"--hf-config {i}" for i in smaller_overrides(config))
+                + "."
+            )
         return None
     available, total, where = memory_available(device)
     if size.bytes <= WEIGHTS_SHARE * available:

@@ -169,7 +169,7 @@ class ZooRunDialog(QDialog):
 def build_sweep(window: MainWindow, models: list[str], folder: str):
     """(ZooSweep, its jobs) for `models` under the main window's queued configs and run
     settings, folders claimed; ConfigError or ReportError says why not."""
-    from core.models import ModelLoadError, check_source
+    from core.models import ModelLoadError, check_source, source_kind
     from core.zoo.sweep import ZooSweep
 
     panel, model_panel = window.config_panel, window.model_panel
@@ -185,10 +185,15 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
     specs = {}
     for source in models:
         model = ModelSpec(source, batch_size=model_panel.batch.value(), image_size=model_panel.image.value())
-        try:
-            check_source(model, device)
-        except ModelLoadError as exc:
-            raise ConfigError(f"{source}: {exc}") from None
+        # A file is checked here (does it exist); a timm, torchvision or Hugging Face name needs
+        # torch and its library, which the app's process never imports, and a Hugging Face config
+        # is sized by building it: each job checks its model in its own process, before building
+        # it, and a refused one fails its row with the reason.
+        if source_kind(source) == "file":
+            try:
+                check_source(model, device)
+            except ModelLoadError as exc:
+                raise ConfigError(f"{source}: {exc}") from None
         specs[source] = make_jobs(model, configs, warmup=panel.warmup.value(), **iterations, device=device)
     options = {
         "source": "gui",

@@ -132,6 +132,35 @@ def test_a_config_too_big_for_memory_is_refused_before_building(monkeypatch):
     assert size.parameters > 30_000_000 and size.model_class == "T5Model"
 
 
+@pytest.mark.parametrize(
+    "model_type,layers", [("bert", ("num_hidden_layers=40",)), ("t5", ("num_layers=30", "num_decoder_layers=50"))]
+)
+def test_a_size_computed_from_a_few_layers_is_the_size_built_whole(model_type, layers):
+    source = hf_config.parse_source(f"hf:{model_type}")
+    config = hf_config.build_config(source, layers)
+    cls = hf_models.model_class(source, config)
+    computed = hf_memory.estimate_size(cls, config)
+    built = hf_memory._built_size(cls, config)
+    assert (computed.parameters, computed.bytes) == built[:2] and computed.model_class == built[3]
+
+
+def test_a_config_of_100000_layers_is_sized_in_a_second_and_refused_with_its_figure():
+    """The reported case: the pre-check built all 100,000 layers (112 s, 6 GB)."""
+    import time
+
+    import psutil
+
+    rss, started = psutil.Process().memory_info().rss, time.monotonic()
+    with pytest.raises(ModelLoadError) as info:
+        check_source(ModelSpec("hf:bert", hf_config=("num_hidden_layers=100000",)))
+    took = time.monotonic() - started
+    assert took < 5, took
+    assert psutil.Process().memory_info().rss - rss < 500 << 20
+    message = str(info.value)
+    assert "hf:bert (BertModel) has 708.81 billion parameters: 2640.5 GiB of float32 weights" in message
+    assert "--hf-config num_hidden_layers=2" in message
+
+
 def _class_and_config(model_type):
     source = hf_config.parse_source(f"hf:{model_type}")
     config = hf_config.build_config(source)

@@ -57,3 +57,19 @@ def test_a_zoo_run_from_the_app_fills_its_window_live(window, qtbot, tmp_path):
     texts = {zoo_window.panel.model.data(zoo_window.panel.model.index(r, 1)) for r in (1, 2)}
     assert all(t.endswith("x ref") for t in texts)  # backend eager: a reference, never a speedup
     zoo_window.close()
+
+
+def test_a_zoo_checks_named_models_in_its_jobs_not_on_the_gui_thread(window, tmp_path, monkeypatch):
+    """The reported case: a Hugging Face config was sized on the GUI thread (112 s frozen for
+    100,000 layers), importing torch and transformers into the app's process."""
+    import core.models
+    from gui.window.zoo_run_dialog import build_sweep
+
+    checked = []
+    monkeypatch.setattr(core.models, "check_source", lambda spec, device="cpu": checked.append(spec.source))
+    (tmp_path / "a.py").write_text(MLP_MODEL)
+    window.config_panel.set_config(CompileConfig("eager"))
+    models = ["hf:bert", "timm:resnet18", "resnet18", str(tmp_path / "a.py")]
+    sweep, jobs = build_sweep(window, models, str(tmp_path / "zoo"))
+    assert checked == [str(tmp_path / "a.py")]  # a file's existence only
+    assert {j.spec.model.source for j in jobs} >= {"hf:bert", "timm:resnet18", "resnet18"}
