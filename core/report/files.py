@@ -319,6 +319,7 @@ REPORT_FILES = (
     "ops.csv",
     "graphs.csv",
     "time_breakdown.csv",
+    "lines.csv",
     "recommendation.txt",
     "report.json",
 )
@@ -530,13 +531,12 @@ def write_report(
             folder.release()
 
 
-MAX_JSON_BYTES = 1 << 30  # 1 GiB: about 50 million timed samples
-
-
 def max_json_bytes() -> int:
     """The largest report.json or zoo.json read here: MAX_JSON_BYTES, or an eighth of the
     memory available when that is less (parsing takes about five times the file's size)."""
     import psutil
+
+    from core.vocab.limits import MAX_JSON_BYTES
 
     return int(min(MAX_JSON_BYTES, psutil.virtual_memory().available // 8))
 
@@ -556,7 +556,8 @@ def read_json_file(path: str, name: str) -> tuple[Any, str]:
     if size > limit:  # parsed JSON takes several times its size: refuse before reading
         raise ReportError(
             f"{path} is {size / 2**20:,.0f} MB; this machine reads a {name} of at most "
-            f"{limit / 2**20:,.0f} MB (parsing takes several times the file's size in memory)."
+            f"{limit / 2**20:,.0f} MB (parsing takes several times the file's size in memory). Nothing of "
+            "it was read."
         )
     try:
         with open(path, encoding="utf-8") as fh:

@@ -24,6 +24,12 @@ class Limit:
     why_high: str = ""
 
 
+# The largest report.json or zoo.json read (parsing takes about five times the file's size in
+# memory; core.report.files lowers it to an eighth of the memory available): about 50 million
+# timed samples. A larger file is refused by its size before a byte of it is parsed.
+MAX_JSON_BYTES = 1 << 30
+
+
 # Upper bounds keep a run's memory and time bounded: a million timed calls per side is ~16 MB
 # of samples and minutes of statistics at most; beyond that the user most likely mistyped.
 LIMITS: dict[str, Limit] = {

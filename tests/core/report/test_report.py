@@ -314,3 +314,23 @@ def test_a_million_samples_are_stored_compactly(tmp_path):
     loaded, _ = load_report(str(tmp_path))
     assert len(loaded[0].samples) == len(r.samples)
     assert np.array_equal(loaded[0].latencies("compiled"), r.latencies("compiled"))
+
+
+def test_a_2_gb_report_json_is_refused_by_its_size_before_it_is_parsed(tmp_path):
+    """The reported case: a 2 GB report.json was refused only after a 5.1 GB spike. A sparse file
+    (truncate) of 2 GiB takes no disk; reading it would take seconds and gigabytes."""
+    import time
+
+    import psutil
+
+    from core.vocab.limits import MAX_JSON_BYTES
+
+    path = tmp_path / "report.json"
+    with open(path, "w") as fh:
+        fh.write('{"jobs": [')
+        fh.truncate(2 << 30)
+    rss, started = psutil.Process().memory_info().rss, time.monotonic()
+    with pytest.raises(ReportError, match=r"report\.json is 2,048 MB; this machine reads a report\.json of at most "):
+        load_report(str(tmp_path))
+    assert time.monotonic() - started < 1 and psutil.Process().memory_info().rss - rss < 50 << 20
+    assert MAX_JSON_BYTES < 2 << 30
