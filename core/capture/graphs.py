@@ -25,6 +25,7 @@ import os
 import re
 from typing import Callable
 
+from core.capture.provenance import NODE_MAPPINGS_ARTIFACT, kernel_lines, read_node_mappings
 from core.vocab.artifacts import JobArtifacts, write_text
 from core.vocab.records import CompiledGraph
 
@@ -103,6 +104,9 @@ class GraphCapture(logging.Handler):
         self.root, self.artifacts, self._on_graph = root, artifacts, on_graph
         self._pending: dict[str, dict] = {}
         self.graphs: list[CompiledGraph] = []
+        # compile id → kernel → the source lines of the FX nodes it computes (inductor's
+        # provenance artifact; core.measure.line_profile)
+        self.provenance: dict[str, dict[str, list[tuple[str, int]]]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -122,6 +126,12 @@ class GraphCapture(logging.Handler):
             state["guards"] = payload or ""
         elif kind == "inductor_output_code":
             state.setdefault("output_code", []).append(payload or "")
+        elif kind == "artifact" and isinstance(metadata[kind], dict):
+            if metadata[kind].get("name") == NODE_MAPPINGS_ARTIFACT:
+                kernels, post_to_pre = read_node_mappings(payload)
+                mapped = state.setdefault("provenance", ({}, {}))
+                mapped[0].update(kernels)
+                mapped[1].update(post_to_pre)
         elif kind == "compilation_metrics":
             self._finish(cid, metadata[kind] if isinstance(metadata[kind], dict) else {})
 
@@ -130,6 +140,8 @@ class GraphCapture(logging.Handler):
         code = state.get("code")
         if code is None:  # the frame made no graph (skipped, failed or empty)
             return
+        if "provenance" in state:
+            self.provenance[cid] = kernel_lines(*state["provenance"], code)
         output = state.get("output_code", [])
         output_code = "\n\n".join(output)
         files = {"code.py": code, "guards.txt": state.get("guards", ""), "output_code.py": output_code}

@@ -257,6 +257,32 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
         )
         if tops:
             print(f"    top: {tops}")
+    print_lines(r)
+
+
+def print_lines(r: JobResult, top: int = 3) -> None:
+    """The source lines that lost most time compiled (core.measure.line_profile), and what the
+    lines account for on each side."""
+    p = r.op_profile
+    if p is None or not p.lines:
+        return
+    lost = sorted((t for t in p.lines if t.lost_ms is not None and t.lost_ms > 0), key=lambda t: -t.lost_ms)[:top]
+    eager_share = f"{fmt_ms(p.lines_eager_ms)} of the {fmt_ms(p.lines_eager_call_ms)} eager call"
+    compiled_side = p.compiled.ms_per_call if p.compiled is not None else None
+    compiled_share = (
+        f", {fmt_ms(p.lines_compiled_ms)} of the {fmt_ms(compiled_side)} compiled call"
+        if compiled_side is not None
+        else ""
+    )
+    print(f"  by source line ({len(p.lines)} lines; lines.csv): they account for {eager_share}{compiled_share}")
+    if p.lines_note:
+        print(f"    {p.lines_note.strip()}")
+    for t in lost:
+        mark = " (graph break)" if t.graph_break else ""
+        print(
+            f"    lost most: {display_path(t.file)}:{t.line}{mark} eager {fmt_ms(t.eager_ms)}, compiled "
+            f"{fmt_ms(t.compiled_ms)} (+{fmt_ms(t.lost_ms)}): {t.source[:80]}"
+        )
 
 
 def print_decision(results: list[JobResult], calls: int) -> None:

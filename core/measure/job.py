@@ -172,7 +172,7 @@ class Job:
                 self.op_profile(loaded, None)
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
-            with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+            with torch._dynamo.config.patch(dict(spec.config.dynamo_config)), self.provenance_tracking():
                 if spec.sweep_shapes or spec.sweep_batch:
                     compiled, first_inputs = run_sweep(self, loaded)
                     self.check_accuracy(loaded, compiled, first_inputs)
@@ -184,6 +184,15 @@ class Job:
                 self.op_profile(loaded, compiled)
                 self.localize_modules(loaded)
         self.flush()
+
+    def provenance_tracking(self):
+        """inductor's kernel provenance on while this job compiles, when its op profile will time
+        source lines (core.measure.line_profile); restored afterwards (jobs run in-process in tests)."""
+        import contextlib
+
+        if self.spec.config.backend != "inductor" or self.spec.op_profile_calls <= 0:
+            return contextlib.nullcontext()
+        return self.torch._inductor.config.patch({"trace.provenance_tracking_level": 1})
 
     def load(self) -> LoadedModel:
         torch, spec = self.torch, self.spec
@@ -253,7 +262,8 @@ class Job:
         if not loaded.compile_supported:
             self.run_eager_only_benchmark(loaded)
             return
-        with torch._dynamo.config.patch(dict(spec.config.dynamo_config)):
+        # the same provenance setting as the first process: it is part of the FX graph cache's key
+        with torch._dynamo.config.patch(dict(spec.config.dynamo_config)), self.provenance_tracking():
             self.enter("compile", f"compiling with {spec.config.label} again in a fresh process")
             compiled = self._compile_plain(loaded.model)
             self.timed(compiled, loaded.inputs, self.step_marker())
@@ -479,6 +489,7 @@ class Job:
                 self.spec.artifacts_dir,
                 JobArtifacts.for_label(self.spec.config.label),
                 self.break_at,
+                self.recording.trace.capture.provenance if self.recording is not None else None,
             )
         except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
             first = next((t for t in str(exc).splitlines() if t.strip()), "")

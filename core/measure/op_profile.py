@@ -223,6 +223,7 @@ def run_op_profile(
     root: str | None = None,
     artifacts: JobArtifacts | None = None,
     break_at: dict[str, tuple[str, str, int]] | None = None,
+    provenance: dict[str, dict] | None = None,
 ) -> OpProfile:
     """Profile `calls` calls of the eager `model` and of `compiled` (None: eager only), and
     explain them: time by category, ops, graph spans, break costs (`break_at`: compile id
@@ -233,8 +234,23 @@ def run_op_profile(
     eager, _ = tb.analyse("eager", steps, cuda=cuda, outlier_calls=dropped)
     eager_trace = _export(prof, root, artifacts.trace("eager"))
     del prof
+    from core.measure import line_profile as lp
+
+    sync = None
+    if cuda:
+        import torch
+
+        sync = torch.cuda.synchronize
+    eager_lines, eager_call_ms = lp.eager_line_times(model, inputs, calls, sync)
+    lines = dict(
+        lines_eager_ms=sum(eager_lines.values()),
+        lines_eager_call_ms=eager_call_ms,
+        lines_note=lp.disturbed(eager_call_ms, eager.ms_per_call if eager is not None else None),
+    )
     if compiled is None:
-        return OpProfile(calls=calls, eager=eager, eager_trace=eager_trace)
+        return OpProfile(
+            calls=calls, eager=eager, eager_trace=eager_trace, lines=lp.line_times(eager_lines, None, {}), **lines
+        )
     with Instrumentation(model) as marks:
         compiled(*inputs)  # one unprofiled call through the marks
         prof = profile_calls(compiled, inputs, calls, before, cuda)
@@ -242,6 +258,15 @@ def run_op_profile(
     side, spans = tb.analyse("compiled", steps, frozenset(marks.kernels), cuda, outlier_calls=dropped)
     split = tb.attribute_breaks(steps, spans, break_at or {})
     passes = break_passes(steps, break_at or {})
+    compiled_lines, kernels_of, unmatched = lp.compiled_line_times(steps, frozenset(marks.kernels), provenance or {})
+    lines["lines"] = lp.line_times(eager_lines, compiled_lines, kernels_of, split.costs)
+    lines["lines_compiled_ms"] = sum(compiled_lines.values()) + sum(b.cost_ms_per_call for b in split.costs)
+    lines["lines_unmatched_ms"] = unmatched
+    if not provenance:
+        lines["lines_note"] = lines["lines_note"] + (
+            "no kernel provenance from inductor (not the inductor backend, or torch recorded none): compiled time "
+            "per line holds only the eager code between graphs"
+        )
     compiled_trace = _export(prof, root, artifacts.trace("compiled"))
     note = ""
     if side.graphs_per_call == 0 and marks.graphs:
@@ -260,6 +285,7 @@ def run_op_profile(
         entry_exit_ms=split.entry_exit_ms,
         graph_times=split.graph_times,
         break_passes=passes,
+        **lines,
         eager_trace=eager_trace,
         compiled_trace=compiled_trace,
         note=note,

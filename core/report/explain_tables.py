@@ -4,6 +4,7 @@
 - ops.csv: every operator, kernel and marker of the op profile, per side, per call.
 - graphs.csv: every graph torch compiled, with the time spent in it per compiled call.
 - time_breakdown.csv: each side's call split by TIME_CATEGORIES (they add up to the call).
+- lines.csv: time per source line, eager against compiled (core.measure.line_profile).
 """
 
 from __future__ import annotations
@@ -41,6 +42,17 @@ GRAPH_COLUMNS = [
     "output_code_file",
 ]
 TIME_COLUMNS = ["config", "side", "category", "label", "ms_per_call", "share"]
+LINE_COLUMNS = [
+    "config",
+    "file",
+    "line",
+    "source",
+    "eager_ms_per_call",
+    "compiled_ms_per_call",
+    "lost_ms_per_call",
+    "graph_break",
+    "kernels",
+]
 
 
 def ops_rows(results) -> list[dict]:
@@ -117,6 +129,26 @@ def time_rows(results) -> list[dict]:
     return rows
 
 
+def line_rows(results) -> list[dict]:
+    rows = []
+    for r in results:
+        for t in r.op_profile.lines if r.op_profile else ():
+            rows.append(
+                {
+                    "config": r.config.label,
+                    "file": t.file,
+                    "line": t.line,
+                    "source": t.source,
+                    "eager_ms_per_call": t.eager_ms,
+                    "compiled_ms_per_call": t.compiled_ms,
+                    "lost_ms_per_call": t.lost_ms,
+                    "graph_break": t.graph_break,
+                    "kernels": " | ".join(t.kernels),
+                }
+            )
+    return rows
+
+
 def explain_tables(results) -> dict[str, tuple[list[str], list[dict]]]:
     """File name → (columns, rows), written only when some job has what they hold."""
     tables = {}
@@ -125,4 +157,6 @@ def explain_tables(results) -> dict[str, tuple[list[str], list[dict]]]:
         tables["time_breakdown.csv"] = (TIME_COLUMNS, time_rows(results))
     if any(r.graphs for r in results):
         tables["graphs.csv"] = (GRAPH_COLUMNS, graph_rows(results))
+    if any(r.op_profile is not None and r.op_profile.lines for r in results):
+        tables["lines.csv"] = (LINE_COLUMNS, line_rows(results))
     return tables

@@ -143,6 +143,28 @@ class BreakPasses:
 
 
 @dataclass(frozen=True)
+class LineTime:
+    """Time per call at one source line (core.measure.line_profile): `eager_ms` the torch calls
+    made from it in eager calls, `compiled_ms` the compiled kernels charged to it (a fused
+    kernel's time shared equally among its lines) plus, on a graph break's line
+    (`graph_break`), the eager code between the graphs it splits; None when the compiled side
+    was not profiled. `kernels` the kernels charged to it."""
+
+    file: str
+    line: int
+    source: str = ""
+    eager_ms: float = 0.0
+    compiled_ms: float | None = None
+    kernels: tuple[str, ...] = ()
+    graph_break: bool = False
+
+    @property
+    def lost_ms(self) -> float | None:
+        """How much slower the line is compiled (negative: faster)."""
+        return None if self.compiled_ms is None else self.compiled_ms - self.eager_ms
+
+
+@dataclass(frozen=True)
 class GraphTime:
     """Time spent inside one compiled graph per compiled call (from the op profile)."""
 
@@ -171,6 +193,15 @@ class OpProfile:
     entry_exit_ms: float = 0.0
     graph_times: tuple[GraphTime, ...] = ()
     break_passes: tuple[BreakPasses, ...] = ()  # every ordinary break site; () when not counted
+    # time per source line (core.measure.line_profile); what the lines account for per call on
+    # each side against the call's whole time (eager: under the timing mode; compiled: the op
+    # profile's), and why a side has no lines
+    lines: tuple[LineTime, ...] = ()
+    lines_eager_ms: float = 0.0
+    lines_eager_call_ms: float = 0.0
+    lines_compiled_ms: float = 0.0
+    lines_unmatched_ms: float = 0.0
+    lines_note: str = ""
     eager_trace: str = ""
     compiled_trace: str = ""
     note: str = ""

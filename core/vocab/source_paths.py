@@ -4,6 +4,7 @@ a path shown relative to its package, the source lines around a line."""
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import re
@@ -27,6 +28,7 @@ def is_under(path: str, folder: str) -> bool:
     return p == f or p.startswith(f.rstrip(os.sep) + os.sep)
 
 
+@functools.lru_cache(maxsize=1)
 def torch_dir() -> str:
     import torch
 
@@ -45,6 +47,7 @@ def _stdlib_dirs() -> tuple[str, ...]:
     return tuple({paths.get("stdlib", ""), paths.get("platstdlib", "")} - {""})
 
 
+@functools.lru_cache(maxsize=8192)
 def is_library(path: str) -> bool:
     """torch, an installed package (site-packages, dist-packages) or the standard library."""
     if not path or path.startswith("<"):
@@ -54,9 +57,30 @@ def is_library(path: str) -> bool:
     return any(is_under(path, d) for d in _stdlib_dirs())
 
 
+@functools.lru_cache(maxsize=8192)
 def is_user_code(path: str) -> bool:
     """The user's own code: not torch, not an installed package, not this project's core/."""
     return not is_library(path) and not is_under(path, CORE_DIR)
+
+
+@functools.lru_cache(maxsize=8192)
+def _torch_or_ours(path: str) -> bool:
+    return is_under(path, torch_dir()) or is_under(path, CORE_DIR)
+
+
+def line_site(frames: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The line a call stack (file, line) frames, outermost first, is charged to when time is
+    given per source line: the innermost frame of the user's own code; without one (a model
+    that lives in an installed package: timm, torchvision, transformers), the innermost frame
+    that is neither torch's nor this project's; else the innermost. Library code is so folded
+    under the call site that matters to the user."""
+    for file, line in reversed(frames):
+        if is_user_code(file):
+            return file, line
+    for file, line in reversed(frames):
+        if file and not file.startswith("<") and not _torch_or_ours(file):
+            return file, line
+    return frames[-1] if frames else None
 
 
 def display_path(path: str) -> str:
