@@ -253,7 +253,9 @@ def test_a_change_this_run_already_measured_is_named_not_offered():
     s = only([static], "dynamic_shapes")
     assert s.changes and s.code == "" and "made inside the model" in s.evidence
     s = only([static, fake_result(CompileConfig("eager", dynamic="true"))], "dynamic_shapes")
-    assert s.changes == () and s.evidence.endswith("This run measured it already: config eager/dynamic=true.")
+    assert s.changes == () and s.evidence.endswith(
+        "This run measured it already: config eager/dynamic=true (recompiles 1 without it, 0 with it)."
+    )
 
 
 def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
