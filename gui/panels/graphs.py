@@ -11,8 +11,8 @@ as plain text or escaped. The graph-breaks tab jumps here (`show_graph`). GUI th
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
-from PySide6.QtGui import QBrush, QColor, QDesktopServices, QFont
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -32,6 +32,7 @@ from core.report.artifact_views import GraphTexts, graph_texts
 from core.report.tlparse import tlparse_job
 from gui.panels.compile_log import CompileLogDialog
 from gui.widgets.config_picker import ConfigPicker
+from gui.widgets.open_path import OpenedPath
 from gui.widgets.python_highlighter import PythonHighlighter
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -177,6 +178,7 @@ class GraphsPanel(QWidget, ResultsView):
         top.addWidget(self.header, 1)
         top.addWidget(self.log_button)
         top.addWidget(self.tlparse_button)
+        self.opened = OpenedPath()  # where tlparse's report is, opened or not
 
         self.model = GraphModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -236,6 +238,7 @@ class GraphsPanel(QWidget, ResultsView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.opened)
         layout.addWidget(self.splitter, 1)
         self._show_texts(None)
         self._on_config_chosen()
@@ -291,7 +294,8 @@ class GraphsPanel(QWidget, ResultsView):
 
     def open_tlparse(self) -> str:
         """Make (once) and open tlparse's report of the chosen config; returns its index.html
-        path, or "" with the reason shown in the header."""
+        path, or "" with the reason shown in the header. The path is shown with Copy, and
+        said so when no browser could open it."""
         result = self.picker.current()
         if result is None or not self.artifacts_dir:
             return ""
@@ -299,7 +303,7 @@ class GraphsPanel(QWidget, ResultsView):
         if problem:
             self.header.setText(f"tlparse: {problem}")
             return ""
-        QDesktopServices.openUrl(QUrl.fromLocalFile(index))
+        self.opened.open(index, "tlparse's report", "browser")
         return index
 
     # ---------------------------------------------------------------- slots
