@@ -208,6 +208,11 @@ class TraceRecording:
     def graphs(self) -> list[CompiledGraph]:
         return self.capture.graphs
 
+    def add_handler(self, handler: logging.Handler) -> None:
+        """Another reader of torch's trace records for this job (removed at `close()`)."""
+        self._handlers.append(handler)
+        self._log.addHandler(handler)
+
     def close(self) -> None:
         for h in self._handlers:
             self._log.removeHandler(h)
@@ -232,7 +237,7 @@ class JobRecording:
     (torch_trace/<config>/, graphs/<config>/). Files go under the job's `artifacts_dir`;
     without one, graphs are still reported (no files) and torch logs to stderr only."""
 
-    def __init__(self, spec, on_graph: Callable[[CompiledGraph], None]):
+    def __init__(self, spec, on_graph: Callable[[CompiledGraph], None], on_stage: Callable[[str], None] | None = None):
         from core.capture.compile_log import CompileLog
         from core.vocab.artifacts import make_dirs
 
@@ -244,6 +249,13 @@ class JobRecording:
             log_path = None  # compile_log/ not ours to write into (a symbolic link): stderr only
         self.log = CompileLog(spec.compile_log, log_path)
         self.trace = TraceRecording(root, self.artifacts, on_graph)
+        self.watch = None  # what the compiler does now (core.capture.compile_watch), when asked
+        if on_stage is not None:
+            from core.capture.compile_watch import CompileWatch
+
+            self.watch = CompileWatch(on_stage, lambda: (len(self.trace.graphs), self.breaks))
+            self.trace.add_handler(self.watch)
+        self.breaks = 0  # graph breaks found so far (the job counts them)
 
     def close(self) -> None:
         self.trace.close()

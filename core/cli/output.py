@@ -10,6 +10,7 @@ from typing import Callable
 from core.analysis.results import JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.variants import variant_outcome
+from core.capture.compile_watch import STALL_S, stalled_text
 from core.run.runner import RunListener
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
@@ -32,6 +33,8 @@ class Progress(RunListener):
         self._label = ""
         self._last_line = (0.0, "")
         self._held = ""  # a narrowing-interval line not printed yet (at most one every LINE_EVERY_S)
+        self._changed = (0.0, "")  # when the phase's detail last changed, and to what
+        self._stall_said = False
 
     def on_job_started(self, index: int, total: int, spec: JobSpec) -> None:
         self._label = f"[{index}/{total}] {spec.config.label}"
@@ -52,16 +55,18 @@ class Progress(RunListener):
         import time
 
         if isinstance(event, ev.PhaseChanged):
+            self._changed, self._stall_said = (time.monotonic(), event.detail or event.phase), False
             if self.bar is not None:
                 detail = (
                     event.detail
-                    if event.phase == "benchmark" and " calls a side, speedup " in event.detail
+                    if (event.phase == "benchmark" and " calls a side, speedup " in event.detail)
+                    or (event.phase == "compile" and event.detail.startswith("compiling "))
                     else event.phase
                 )
                 self.bar.set_description(f"{self._label}: {detail}")
             elif not self.quiet:
                 now, (last, phase) = time.monotonic(), self._last_line
-                if phase == event.phase == "benchmark" and now - last < self.LINE_EVERY_S:
+                if phase == event.phase and phase in ("benchmark", "compile") and now - last < self.LINE_EVERY_S:
                     self._held = event.detail  # said when the phase ends: the interval reached
                     return
                 self._flush_held()
@@ -69,6 +74,13 @@ class Progress(RunListener):
                 print(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
             self.bar.update(len(event.samples))
+        elif isinstance(event, ev.ResourceSampled) and self._last_line[1] == "compile" and not self.quiet:
+            since, detail = self._changed
+            if not self._stall_said and time.monotonic() - since >= STALL_S:
+                self._stall_said = True
+                self._flush_held()
+                text = stalled_text(detail, time.monotonic() - since, "--compile-log +dynamo,inductor shows more")
+                print(f"{self._label}: {text}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
             print(f"{self._label}: process {event.process + 1} failed: {event.reason}", file=sys.stderr, flush=True)
 

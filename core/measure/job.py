@@ -292,7 +292,9 @@ class Job:
         if self.recording is None:  # after capture.install: its set_logs would reset the log level
             from core.capture.graphs import JobRecording
 
-            self.recording = JobRecording(self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g))
+            self.recording = JobRecording(
+                self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g), on_stage=self._on_compile_stage
+            )
         return self._compile_plain(model)  # training: the module compiled, the step around it Python
 
     def first_call(self, compiled, inputs) -> tuple[float, list]:
@@ -362,9 +364,18 @@ class Job:
         )
         self.emit(ev.CompileFinished, result=result)
 
+    def _on_compile_stage(self, text: str) -> None:
+        """The compiler entered another stage (core.capture.compile_watch): said as the detail
+        of the compile phase, so that every front end shows what it does now. Recompiles in
+        later phases are not said (their phase's own progress stays)."""
+        if self.phase == "compile":
+            self.emit(ev.PhaseChanged, phase="compile", detail=self.process_note + text, process=self.spec.repeat)
+
     def _on_graph_break(self, gb: rec.GraphBreak) -> None:
         """Sent at once: a later event for the same compile id may move it to a skipped frame
         (see capture.Capture and results.JobResult._add_graph_break)."""
+        if self.recording is not None and not gb.frame_skipped:
+            self.recording.breaks += 1
         if gb.frame_skipped:  # that frame runs eagerly: no graph of it ends at a break
             self.break_at.pop(gb.compile_id, None)
         elif gb.compile_id:
