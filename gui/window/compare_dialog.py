@@ -209,10 +209,11 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
             "Run a profile or open a session first: the results on screen are compared with the baseline report.",
         )
         return None
-    read = read_report(window, path, os.getcwd())
+    read = read_report(window, path, window.folders.get("report"), "Compare with a baseline report")
     if read is None:
         return None
     base, base_header, path = read
+    window.folders.remember("report", path)
     new_header = {
         "environment": next((r.environment for r in results if r.environment), {}),
         "warnings": list(window.session.warnings or []),

@@ -23,6 +23,7 @@ from core.report.files import (
     write_report,
 )
 from core.vocab.artifacts import copy_artifacts
+from gui.widgets.folder_dialog import ask_folder
 from gui.widgets.safe_text import markup
 
 MODEL_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".ts", ".jit", ".torchscript")
@@ -78,7 +79,7 @@ def export_report(parent, results, options: dict, folder: str | None, artifacts_
         return []
     asked = folder is None
     if asked:
-        folder = QFileDialog.getExistingDirectory(parent, "Export report into folder", os.getcwd())
+        folder = ask_folder(parent, "Export report into folder", parent.folders.get("export", writing=True))
         if not folder:
             return []
     try:
@@ -101,6 +102,8 @@ def export_report(parent, results, options: dict, folder: str | None, artifacts_
     note = copy_job_files(parent, artifacts_dir, folder)
     if note is None:
         return []
+    if asked:
+        parent.folders.remember("export", folder)
     parent.status_label.setText(f"Exported {len(paths)} files to {os.path.abspath(folder)}{note}")
     return paths
 
@@ -150,10 +153,10 @@ def save_session(parent, results, options: dict, path: str | None, artifacts_dir
     if not results:
         error_box(parent, "Nothing to save", "Run a profile or open a session first.")
         return ""
-    if path is None:
-        path, _ = QFileDialog.getSaveFileName(
-            parent, "Save session", os.path.join(os.getcwd(), "report.json"), "compile-profiler report (*.json)"
-        )
+    asked = path is None
+    if asked:
+        start = os.path.join(parent.folders.get("export", writing=True), "report.json")
+        path, _ = QFileDialog.getSaveFileName(parent, "Save session", start, "compile-profiler report (*.json)")
         if not path:
             return ""
     try:
@@ -168,6 +171,8 @@ def save_session(parent, results, options: dict, path: str | None, artifacts_dir
     note = copy_job_files(parent, artifacts_dir, os.path.dirname(os.path.abspath(path)))
     if note is None:
         return ""
+    if asked:
+        parent.folders.remember("export", path)
     parent.status_label.setText(f"Saved session to {path}{note}")
     return path
 

@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.recent = window_settings.RecentFiles(
             self.settings, self.model_panel, self.menus.recent, lambda path: self.open_model_file(path)
         )
+        self.folders = window_settings.LastFolders(self.settings)
         self._connect()
         self._restore_settings()
         self._update_buttons()

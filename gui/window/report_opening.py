@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
 def open_report(window: MainWindow, path: str | None) -> bool:
     """Show a report.json in `window` (asks for one when `path` is None); True when shown."""
-    loaded = read_report(window, path, window.recent.last_folder())
+    loaded = read_report(window, path, window.folders.get("report"))
     if loaded is None:
         return False
     results, header, path = loaded
+    window.folders.remember("report", path)
     options = header.get("options") if isinstance(header.get("options"), dict) else {}
     warnings = report_warnings(header)
     session = window.session
@@ -70,11 +71,12 @@ def may_adopt(window: MainWindow, source: str) -> bool:
     return is_bundled(source) or path in window.recent.paths()
 
 
-def read_report(parent, path: str | None, folder: str):
-    """(results, header, path) from a report.json, or None (cancelled, or the error shown)."""
+def read_report(parent, path: str | None, folder: str, title: str = "Open session"):
+    """(results, header, path) from a report.json, or None (cancelled, or the error shown);
+    the file dialog (when `path` is None) is titled `title` and starts in `folder`."""
     if path is None:
         path, _ = QFileDialog.getOpenFileName(
-            parent, "Open session", folder, "compile-profiler report (report.json *.json);;All files (*)"
+            parent, title, folder, "compile-profiler report (report.json *.json);;All files (*)"
         )
         if not path:
             return None

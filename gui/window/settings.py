@@ -1,5 +1,5 @@
 """What the main window remembers between sessions (QSettings): the recent model files,
-the form (model, config, inputs, dynamo overrides, sweep) and the window's geometry,
+the last folder of each kind of file dialog, the form (model, config, inputs, dynamo overrides, sweep) and the window's geometry,
 splitters and tab. GUI thread only.
 """
 
@@ -19,6 +19,53 @@ if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
 
 MAX_RECENT = 10
+REPORTS_FOLDER_NAME = "compile-profiler-reports"
+# Each kind of file a dialog asks for remembers its own last folder.
+FOLDER_KINDS = ("model", "report", "export", "zoo")
+
+
+def reports_folder() -> str:
+    """The default folder for what the app writes: ~/compile-profiler-reports (made when asked)."""
+    return os.path.join(os.path.expanduser("~"), REPORTS_FOLDER_NAME)
+
+
+class LastFolders:
+    """The last folder used per kind of file (FOLDER_KINDS) in the settings. A kind never used
+    (or whose folder is gone) starts in the reports folder in the user's home when it exists
+    or when the dialog writes (it is made then), else in the home folder; never the checkout."""
+
+    def __init__(self, settings):
+        self.settings = settings
+
+    def get(self, kind: str, writing: bool = False) -> str:
+        last = str(self.settings.value(f"folders/{kind}", "") or "")
+        if last and os.path.isdir(last):
+            return last
+        reports = reports_folder()
+        if writing and not os.path.isdir(reports):
+            try:
+                os.mkdir(reports)
+            except OSError:
+                return os.path.expanduser("~")
+        return reports if os.path.isdir(reports) else os.path.expanduser("~")
+
+    def remember(self, kind: str, path: str) -> None:
+        """Remember the folder of `path` (a file) or `path` itself (a folder) for `kind`."""
+        if not path:
+            return
+        folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        self.settings.setValue(f"folders/{kind}", folder)
+
+    def new_zoo_folder(self) -> str:
+        """A zoo folder not there yet beside the last one used: <folder>/zoo, zoo-2, zoo-3, …"""
+        base = self.get("zoo", writing=True)
+        name, n = os.path.join(base, "zoo"), 1
+        while os.path.lexists(name):
+            n += 1
+            name = os.path.join(base, f"zoo-{n}")
+        return name
+
+
 SPLITTERS = ("main_splitter", "left_splitter", "right_splitter", "charts_splitter")
 
 
@@ -27,6 +74,7 @@ class RecentFiles:
 
     def __init__(self, settings, model_panel, menu, open_file):
         self.settings, self.model_panel, self.menu, self.open_file = settings, model_panel, menu, open_file
+        self.folders = LastFolders(settings)
 
     def paths(self) -> list[str]:
         value = self.settings.value("recent_files", [])
@@ -35,7 +83,7 @@ class RecentFiles:
     def add(self, path: str) -> None:
         recent = [path] + [p for p in self.paths() if p != path]
         self.settings.setValue("recent_files", recent[:MAX_RECENT])
-        self.settings.setValue("last_folder", os.path.dirname(path))
+        self.folders.remember("model", path)
         self.refresh()
 
     def remove(self, path: str) -> None:
@@ -53,7 +101,9 @@ class RecentFiles:
         self.menu.setEnabled(bool(recent))
 
     def last_folder(self) -> str:
-        return str(self.settings.value("last_folder", os.getcwd()))
+        """Where the model file dialogs start: the last model's folder, else home."""
+        last = str(self.settings.value("folders/model", "") or "")
+        return last if last and os.path.isdir(last) else os.path.expanduser("~")
 
 
 def save_form(window: MainWindow) -> None:

@@ -14,7 +14,6 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from core.report.files import ReportError
 from core.vocab.config import ModelSpec, make_jobs
 from core.vocab.limits import ConfigError, check_limits
+from gui.widgets.folder_dialog import ask_folder
 from gui.widgets.safe_text import plain
 
 if TYPE_CHECKING:
@@ -129,7 +129,10 @@ class ZooRunDialog(QDialog):
             )
         )
         self.settings.setWordWrap(True)
-        self.folder = QLineEdit(os.path.join(os.getcwd(), "zoo"))
+        self.folder = QLineEdit(main.folders.new_zoo_folder())
+        self.folder.setToolTip(
+            "A new folder for the zoo's files (made when the zoo starts); a folder holding an earlier zoo is refused"
+        )
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         row = QHBoxLayout()
@@ -153,7 +156,8 @@ class ZooRunDialog(QDialog):
         self.resize(520, 560)
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Zoo folder", self.folder.text())
+        start = os.path.dirname(self.folder.text().strip()) or os.path.expanduser("~")
+        path = ask_folder(self, "Zoo folder", start)
         if path:
             self.folder.setText(path)
 
@@ -228,6 +232,7 @@ def run_zoo(window: MainWindow, models: list[str] | None = None, folder: str | N
     except (ConfigError, ReportError) as exc:
         window.show_error("Cannot run the zoo", str(exc))
         return None
+    window.folders.remember("zoo", os.path.dirname(os.path.abspath(folder)))  # the next zoo goes beside it
     zoo_window = keep(window, ZooWindow(window))
     zoo_window.follow(sweep, jobs)
     zoo_window.show()

@@ -201,9 +201,10 @@ def open_zoo(window: MainWindow, path: str | None = None) -> ZooWindow | None:
     """File → Open zoo report…: a Zoo window over `path` (asks for the zoo.json when None).
     The zoo window is kept by the main window (`window.zoo_windows`) while it is open."""
     if path is None:
-        path = ask_zoo(window, os.getcwd())
+        path = ask_zoo(window, window.folders.get("zoo"))
         if not path:
             return None
+        window.folders.remember("zoo", os.path.dirname(os.path.dirname(os.path.abspath(path))))  # beside its zoo
     zoo_window = ZooWindow(window)
     if not zoo_window.open(path):
         zoo_window.deleteLater()

@@ -1,0 +1,98 @@
+"""Where the app's file dialogs start and what they remember (issue 19 item 8): never the
+project's checkout; the last folder per kind of file (QSettings); a reports folder in the
+user's home by default; a typed new folder made; the Compare dialog titled for what it asks."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtWidgets import QFileDialog, QLineEdit
+
+from core.report.files import write_report
+from tests.gui.helpers import fake_result
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def test_typing_a_new_folder_name_makes_it(qtbot, tmp_path):
+    from gui.widgets.folder_dialog import FolderDialog
+
+    dialog = FolderDialog(None, "Export report into folder", str(tmp_path))
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.findChild(QLineEdit, "fileNameEdit").setText("new-report")  # as the user types it
+    dialog.accept()
+    assert dialog.result() == QFileDialog.DialogCode.Accepted
+    assert os.path.isdir(tmp_path / "new-report") and dialog.selectedFiles() == [str(tmp_path / "new-report")]
+    # a name inside a folder that is not there is refused, saying why; nothing made
+    dialog = FolderDialog(None, "Export", str(tmp_path))
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.selectFile(str(tmp_path / "missing" / "deeper"))
+    dialog.accept()
+    assert dialog.result() != QFileDialog.DialogCode.Accepted and "does not exist" in dialog.problem
+    assert not os.path.exists(tmp_path / "missing")
+
+
+def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, settings, tmp_path):
+    from gui.window.settings import REPORTS_FOLDER_NAME, LastFolders
+
+    folders = LastFolders(settings)
+    reports = home / REPORTS_FOLDER_NAME
+    assert folders.get("report") == str(home) and not reports.exists()  # reading makes nothing
+    assert folders.get("export", writing=True) == str(reports) and reports.is_dir()
+    assert folders.get("report") == str(reports)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    folders.remember("export", str(mine / "report.json"))
+    assert folders.get("export") == str(mine) and folders.get("report") == str(reports)  # per kind
+    mine.rmdir()
+    assert folders.get("export") == str(reports)  # a folder gone: the default again
+    assert folders.new_zoo_folder() == str(reports / "zoo")
+    (reports / "zoo").mkdir()
+    assert folders.new_zoo_folder() == str(reports / "zoo-2")  # never an earlier zoo's folder
+    assert os.getcwd() not in (folders.get("zoo"), folders.get("model"))
+
+
+def test_dialogs_start_in_the_remembered_folder_and_say_what_they_ask(window, home, tmp_path, monkeypatch):
+    from gui.window.compare_dialog import compare_with_report
+    from gui.window.settings import REPORTS_FOLDER_NAME
+    from gui.window.zoo_run_dialog import ZooRunDialog
+
+    reports = home / REPORTS_FOLDER_NAME
+    window.session.load([fake_result("a")], {})
+    asked = []
+
+    def ask_folder(parent, title, start):
+        asked.append((title, start))
+        return str(tmp_path / f"export{len(asked)}")
+
+    monkeypatch.setattr("gui.window.file_actions.ask_folder", ask_folder)
+    assert window.export_csv() and asked == [("Export report into folder", str(reports))]
+    assert window.export_csv() and asked[1] == ("Export report into folder", str(tmp_path / "export1"))
+
+    write_report([fake_result("b")], str(tmp_path / "base"), {})
+    opened = []
+
+    def get_open(parent, title, start, filters):
+        opened.append((title, start))
+        return str(tmp_path / "base" / "report.json"), ""
+
+    monkeypatch.setattr("gui.window.report_opening.QFileDialog.getOpenFileName", get_open)
+    compare = compare_with_report(window)
+    assert compare is not None and opened == [("Compare with a baseline report", str(reports))]
+    compare.close()
+    assert window.open_session() and opened[1] == ("Open session", str(tmp_path / "base"))  # the last report's
+
+    dialog = ZooRunDialog(window)
+    dialog.deleteLater()
+    assert dialog.folder.text() == str(reports / "zoo")
