@@ -16,6 +16,20 @@ from core.vocab.records import ResourceSample
 MB = 1024 * 1024
 
 
+# What NVML's errors mean, in words (pynvml names them NVMLError_<Name>).
+NVML_REASONS = {
+    "LibraryNotFound": "there is no NVIDIA driver on this machine (NVML's library is not installed), so no GPU to read",
+    "DriverNotLoaded": "the NVIDIA driver is installed but not loaded, so no GPU can be read",
+    "NoPermission": "this user may not read the NVIDIA GPU (NVML refused: no permission)",
+}
+
+
+def nvml_reason(exc: BaseException) -> str:
+    """Why NVML gave no GPU readings, in words (its error name kept for a search)."""
+    name = type(exc).__name__.replace("NVMLError_", "")
+    return NVML_REASONS.get(name, f"the NVIDIA GPU could not be read (NVML: {name})")
+
+
 class GpuMonitor:
     """NVML readings for one GPU. `available` is False (with `reason`) when there is none."""
 
@@ -29,7 +43,7 @@ class GpuMonitor:
 
             pynvml.nvmlInit()
             if pynvml.nvmlDeviceGetCount() <= index:
-                self.reason = "no GPU (NVML sees no device)"
+                self.reason = "the NVIDIA driver sees no GPU on this machine"
                 return
             self._nvml = pynvml
             self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
@@ -39,7 +53,7 @@ class GpuMonitor:
         except ImportError:
             self.reason = "no GPU readings (the nvidia-ml-py package is not installed)"
         except Exception as exc:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
-            self.reason = f"no GPU ({type(exc).__name__.replace('NVMLError_', '')})"
+            self.reason = nvml_reason(exc)
 
     def read(self, pids: set[int]) -> tuple[float | None, float | None]:
         """(utilization %, memory MB used by `pids` or, if unknown, by the whole device)."""

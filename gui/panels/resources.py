@@ -127,7 +127,8 @@ class ResourcePanel(QWidget, ResultsView):
             self.gpu_note.hide()
         elif not available:
             self.gpu_note.setText(
-                f"<b>No GPU charts:</b> {markup(reason or 'no GPU')}. CPU and memory are shown above."
+                f"<b>No GPU charts:</b> {markup(reason or 'no NVIDIA GPU was found')}. With an NVIDIA GPU this "
+                "panel would also chart the job's GPU utilisation and GPU memory; CPU and memory are shown above."
             )
             self.gpu_note.show()
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 # Okabe–Ito colours: distinguishable for colour-blind readers, on light and dark grounds.
 CONFIG_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
 
+# One colour per phase (core.vocab.records.PHASES): no two phases share one.
 PHASE_COLORS = {
     "load": "#999999",
     "eager": "#56B4E9",
@@ -20,6 +21,9 @@ PHASE_COLORS = {
     "compiled": "#009E73",
     "benchmark": "#E69F00",
     "sweep": "#CC79A7",
+    "accuracy": "#0072B2",
+    "op_profile": "#F0E442",
+    "localize": "#7B3294",
 }
 
 
