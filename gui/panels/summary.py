@@ -17,6 +17,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from core.analysis.figure_agreement import agreement_note
 from gui.panels.graph_breaks import break_counts
 from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
@@ -340,12 +341,23 @@ class SummaryPanel(QWidget, ResultsView):
         self.coverage.setToolTip(
             "How much of the model actually runs compiled, per config (from dynamo's compilation metrics)."
         )
+        # The timed medians against the Time breakdown's profiled calls, when they disagree.
+        self.disagreement = QLabel("")
+        self.disagreement.setWordWrap(True)
+        self.disagreement.setTextFormat(Qt.TextFormat.RichText)
+        self.disagreement.setToolTip(
+            "The Summary's medians are the benchmark's timed calls; the Time breakdown explains a few calls made "
+            "afterwards under the profiler (slower by its recording). A profiled call far faster than the timed "
+            "median, or the two pointing opposite ways, means the benchmark was disturbed."
+        )
+        self.disagreement.hide()
         self.localization = LocalizationNote()  # where a failed accuracy check diverges (gui.panels.localization)
         self.localization_section = None  # the report's `localization` section (set_localization)
         self.table = make_table(self.model, "One row per config; hover a cell for what it means.", stretch_last=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.coverage)
+        layout.addWidget(self.disagreement)
         layout.addWidget(self.localization)
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
@@ -376,4 +388,16 @@ class SummaryPanel(QWidget, ResultsView):
             lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
         self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")
         results = [self.model.result(row) for row in range(self.model.rowCount())]
+        self._show_disagreement(results)
         self.localization.show_lines(results, self.localization_section)
+
+    def _show_disagreement(self, results) -> None:
+        notes = [(row, agreement_note(r)) for row, r in enumerate(results) if r.ended]
+        lines = [
+            f"<span style='color:{config_text_color(row).name()}'><b>{markup(results[row].config.label)}</b></span>: "
+            f"<span style='color:{warning_color()}'>{markup(note)}</span>"
+            for row, note in notes
+            if note
+        ]
+        self.disagreement.setText("<br>".join(lines))
+        self.disagreement.setVisible(bool(lines))
