@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from core.analysis.compile_stages import compile_stages
 from core.analysis.results import JobResult
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
@@ -41,6 +42,11 @@ def result_to_dict(result: JobResult) -> dict[str, Any]:
             {k: v for k, v in dataclasses.asdict(p).items() if k != "job_id"} for p in result.processes_ended
         ],
         "call_costs": [dataclasses.asdict(c) for c in result.call_costs],
+        # derived, for readers of the file: the compile split into stages that add up to it
+        "compile_stages": [
+            {"stage": s.key, "label": s.label, "seconds": s.seconds, "share": s.share}
+            for s in compile_stages(result.compile)
+        ],
         "quality": result.quality().to_dict(),
         "wall_time_s": result.wall_time_s,
         "summary": result.summary(),

@@ -5,10 +5,13 @@
 - graphs.csv: every graph torch compiled, with the time spent in it per compiled call.
 - time_breakdown.csv: each side's call split by TIME_CATEGORIES (they add up to the call).
 - lines.csv: time per source line, eager against compiled (core.measure.line_profile).
+- compile_stages.csv: each config's compile split into exclusive stages that add up to the
+  first compiled call (core.analysis.compile_stages).
 """
 
 from __future__ import annotations
 
+from core.analysis.compile_stages import STAGE_MEANINGS, compile_stages
 from core.vocab.op_records import TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
 
@@ -53,6 +56,8 @@ LINE_COLUMNS = [
     "graph_break",
     "kernels",
 ]
+
+STAGE_COLUMNS = ["config", "stage", "label", "seconds", "share", "compile_time_s", "meaning"]
 
 
 def ops_rows(results) -> list[dict]:
@@ -149,6 +154,27 @@ def line_rows(results) -> list[dict]:
     return rows
 
 
+def stage_rows(results) -> list[dict]:
+    """Per config, the stages torch timed (core.analysis.compile_stages), exclusive: they add up
+    to `compile_time_s`, the first compiled call's wall time. Per config, not per graph: the
+    compile record holds the job's totals."""
+    rows = []
+    for r in results:
+        for s in compile_stages(r.compile):
+            rows.append(
+                {
+                    "config": r.config.label,
+                    "stage": s.key,
+                    "label": s.label,
+                    "seconds": s.seconds,
+                    "share": s.share,
+                    "compile_time_s": r.compile.compile_time_s,
+                    "meaning": STAGE_MEANINGS[s.key],
+                }
+            )
+    return rows
+
+
 def explain_tables(results) -> dict[str, tuple[list[str], list[dict]]]:
     """File name → (columns, rows), written only when some job has what they hold."""
     tables = {}
@@ -159,4 +185,6 @@ def explain_tables(results) -> dict[str, tuple[list[str], list[dict]]]:
         tables["graphs.csv"] = (GRAPH_COLUMNS, graph_rows(results))
     if any(r.op_profile is not None and r.op_profile.lines for r in results):
         tables["lines.csv"] = (LINE_COLUMNS, line_rows(results))
+    if any(compile_stages(r.compile) for r in results):
+        tables["compile_stages.csv"] = (STAGE_COLUMNS, stage_rows(results))
     return tables

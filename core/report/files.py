@@ -320,6 +320,7 @@ REPORT_FILES = (
     "graphs.csv",
     "time_breakdown.csv",
     "lines.csv",
+    "compile_stages.csv",
     "recommendation.txt",
     "report.json",
 )

@@ -5,7 +5,8 @@ For the chosen config: core's one-sentence verdict (`JobResult.time_verdict`), a
 per side split by core's TIME_CATEGORIES with a table of the same figures and shares
 (core.report.explain_tables.time_rows), the operators and kernels each side launched per call (the
 fusion effect), the time between compiled graphs with what the graph breaks cost, a sortable,
-filterable table of the operators and kernels, and where the Chrome traces are, with their
+filterable table of the operators and kernels, the time per source line
+(gui.panels.source_lines), and where the Chrome traces are, with their
 folder one click away. Nothing is computed here: every figure comes from core.
 
 Report text (config labels, operator names) is shown as plain text. The traces folder opened
@@ -36,6 +37,7 @@ from core.report.explain_tables import time_rows
 from core.vocab.formatting import count, fmt_ms
 from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
+from gui.panels.source_lines import SourceLinesView
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -308,6 +310,9 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.tables = QTabWidget()
         self.tables.addTab(lower, "Operators and kernels")
         self.tables.addTab(self.category_table, "Time by category")
+        self.source_lines = SourceLinesView()
+        self.tables.addTab(self.source_lines, "By source line")
+        self.tables.setTabToolTip(2, "Each line of the model's code with its time per call, eager against compiled")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(upper)
         self.splitter.addWidget(self.tables)
@@ -356,6 +361,7 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.chart.set_profile(profile)
         self.category_model.set_result(result if profile else None)
         self._show_ops()
+        self.source_lines.set_result(result)
         if result is None:
             self.verdict.setText("Run a profile to see where the time goes.")
         elif profile is None:
