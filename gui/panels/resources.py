@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
@@ -54,20 +54,24 @@ class ResourcePanel(QWidget, ResultsView):
         self.gpu_note.setWordWrap(True)
         self.gpu_note.setToolTip("GPU utilisation and memory come from NVML (nvidia-ml-py) when a GPU is present.")
 
-        phases = QHBoxLayout()
-        phases.addWidget(QLabel("Phases:"))
-        for phase in PHASES:
-            swatch = QLabel(
-                f"<span style='background:{PHASE_COLORS.get(phase, '#999999')}'>&nbsp;&nbsp;&nbsp;</span> {phase}"
+        # One wrapping line (nine phases side by side made the tab, and so the window, wider
+        # than a 1280-pixel screen).
+        self.phase_key = QLabel(
+            "Phases: "
+            + " ".join(
+                f"<span style='white-space:nowrap'><span style='background:{PHASE_COLORS.get(phase, '#999999')}'>"
+                f"&nbsp;&nbsp;&nbsp;</span>&nbsp;{phase}</span>"
+                for phase in PHASES
             )
-            swatch.setToolTip(f"Shaded background: the job was in its {phase} phase")
-            phases.addWidget(swatch)
-        phases.addStretch(1)
+        )
+        self.phase_key.setTextFormat(Qt.TextFormat.RichText)
+        self.phase_key.setWordWrap(True)
+        self.phase_key.setToolTip("Shaded background of the charts: the phase the job was in")
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addLayout(phases)
+        left_layout.addWidget(self.phase_key)
         left_layout.addWidget(self.layout_widget, 1)
         left_layout.addWidget(self.gpu_note)
 

@@ -59,6 +59,10 @@ class WindowMenus:
     help: QMenu
 
 
+CHARTS_MIN_HEIGHT = 200  # px: the latency chart's axes, a few ticks and its curves readable
+CHARTS_DEFAULT_HEIGHT = 280
+
+
 def build_layout(w: MainWindow) -> WindowLayout:
     """Left: model and config panels; right: whose results (`w.results_header`) above the
     charts above the tabs."""
@@ -92,11 +96,16 @@ def build_layout(w: MainWindow) -> WindowLayout:
         tabs.addTab(view, view.title)
         tabs.setTabToolTip(i, view.tip)
 
+    # The charts keep a readable height (at 1400x900 the tabs' minimum squeezed them to ~60 px):
+    # a floor the splitter cannot go under, and a default share of about a third.
+    charts.setMinimumHeight(CHARTS_MIN_HEIGHT)
     right = QSplitter(Qt.Orientation.Vertical)
     right.addWidget(charts)
     right.addWidget(tabs)
     right.setStretchFactor(0, 1)
-    right.setStretchFactor(1, 1)
+    right.setStretchFactor(1, 2)
+    right.setChildrenCollapsible(False)
+    right.setSizes([CHARTS_DEFAULT_HEIGHT, 10_000 - CHARTS_DEFAULT_HEIGHT])
 
     right_box = QWidget()  # the results, headed by whose results they are
     right_layout = QVBoxLayout(right_box)
