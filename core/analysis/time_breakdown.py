@@ -269,6 +269,43 @@ def attribute_breaks(
     return BreakAttribution(costs, unattributed / n / 1000, entry_exit / n / 1000, times)
 
 
+def region_costs(steps: list[Node], kernels: frozenset[str] | set[str] = frozenset()) -> dict[str, tuple[float, float]]:
+    """What each compiled region costs around its graph, per call, in ms: compile id →
+    (guard checks: the cache lookup that chose it, just before it; runtime wrappers: the self time
+    of the wrappers and graph marks inside it, nested regions and the operators and kernels
+    they call left out)."""
+    guards: dict[str, float] = defaultdict(float)
+    wrappers: dict[str, float] = defaultdict(float)
+
+    def wrapper_time(node: Node) -> float:
+        if region_id(node.name):
+            return 0.0  # a nested region is its own
+        category = classify(node.name, kernels)
+        own = node.duration - sum(c.duration for c in node.children)
+        here = own if category in ("runtime_wrapper", "graph_call") else 0.0
+        if category in ("operator", "kernel"):
+            return 0.0
+        return here + sum(wrapper_time(c) for c in node.children)
+
+    def walk(node: Node) -> None:
+        previous = None
+        for child in node.children:
+            cid = region_id(child.name)
+            if cid:
+                if previous is not None and previous.name == GUARD_CHECK:
+                    guards[cid] += previous.duration
+                wrappers[cid] += sum(wrapper_time(c) for c in child.children)
+            walk(child)
+            previous = child
+
+    for step in steps:
+        walk(step)
+    n = max(1, len(steps))
+    return {
+        cid: (guards.get(cid, 0.0) / n / 1000, wrappers.get(cid, 0.0) / n / 1000) for cid in set(guards) | set(wrappers)
+    }
+
+
 def time_verdict(
     profile, eager_ms: float | None = None, compiled_ms: float | None = None, graph_breaks=(), tied: bool = False
 ) -> str:

@@ -213,6 +213,18 @@ def _export(prof, root: str | None, rel: str) -> str:
         return ""
 
 
+def _with_region_costs(times, costs: dict) -> tuple:
+    """GraphTimes with the guard and wrapper time of their region (core.analysis.time_breakdown.region_costs)."""
+    import dataclasses
+
+    return tuple(
+        dataclasses.replace(t, guard_ms_per_call=costs[t.graph][0], wrapper_ms_per_call=costs[t.graph][1])
+        if t.graph in costs
+        else t
+        for t in times
+    )
+
+
 def run_op_profile(
     model,
     compiled,
@@ -283,7 +295,7 @@ def run_op_profile(
         break_costs=split.costs,
         unattributed_ms=split.unattributed_ms,
         entry_exit_ms=split.entry_exit_ms,
-        graph_times=split.graph_times,
+        graph_times=_with_region_costs(split.graph_times, tb.region_costs(steps, frozenset(marks.kernels))),
         break_passes=passes,
         **lines,
         eager_trace=eager_trace,

@@ -171,6 +171,10 @@ class GraphTime:
     graph: str
     ms_per_call: float
     calls_per_call: float = 0.0
+    # around it, per call: the guard checks that chose it (dynamo's cache lookup just before
+    # it) and the runtime wrappers' own time (AOT dispatcher prologue, pre-graph bytecode, ...)
+    guard_ms_per_call: float | None = None
+    wrapper_ms_per_call: float | None = None
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,12 @@ COLUMNS = (
     ("Guards", "Conditions torch checks before reusing the graph"),
     ("Compile s", "The frame's compile time"),
     ("ms / call", "Time inside this graph per compiled call (op profile)"),
+    ("Runs / call", "How many times a compiled call runs this graph (a recompiled graph: which variant ran)"),
+    ("Guards ms", "Per compiled call: dynamo's guard checks (cache lookup) that chose this graph"),
+    (
+        "Wrappers ms",
+        "Per compiled call: the runtime wrappers' own time around this graph (AOT prologue, pre-graph bytecode)",
+    ),
     ("Recompiled because", "The guard failure that made this graph (empty for a first compile)"),
 )
 REASON_COLUMN = len(COLUMNS) - 1
@@ -84,6 +90,9 @@ class GraphModel(RowTableModel):
         g, t = self._rows[index.row()]
         column = index.column()
         ms = t.ms_per_call if t is not None else None
+        runs = t.calls_per_call if t is not None else None
+        guard = t.guard_ms_per_call if t is not None else None
+        wrap = t.wrapper_ms_per_call if t is not None else None
         if role == Qt.ItemDataRole.UserRole:
             return (
                 _graph_key(g.graph),
@@ -92,6 +101,9 @@ class GraphModel(RowTableModel):
                 g.guards,
                 g.compile_s,
                 -1.0 if ms is None else ms,
+                -1.0 if runs is None else runs,
+                -1.0 if guard is None else guard,
+                -1.0 if wrap is None else wrap,
                 g.recompile_reason,
             )[column]
         if role == Qt.ItemDataRole.DisplayRole:
@@ -102,6 +114,9 @@ class GraphModel(RowTableModel):
                 str(g.guards),
                 f"{g.compile_s:.2f}",
                 "–" if ms is None else f"{ms:.3f}",
+                "–" if runs is None else f"{runs:g}",
+                "–" if guard is None else f"{guard:.3f}",
+                "–" if wrap is None else f"{wrap:.3f}",
                 g.recompile_reason.splitlines()[0] if g.recompile_reason else "",
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:

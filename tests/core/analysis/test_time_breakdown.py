@@ -248,3 +248,50 @@ def test_a_profile_far_slower_than_the_timed_calls_is_flagged():
     ), text
     usual = oprec.SideOpProfile("compiled", calls=1, ms_per_call=0.064, in_graphs_ms=0.03, graphs_per_call=1)
     assert "Caution" not in time_verdict(oprec.OpProfile(calls=1, compiled=usual), 0.018, 0.038)  # profiler's own cost
+
+
+def test_each_region_gets_the_guard_check_that_chose_it_and_its_wrappers_own_time():
+    """As torch's profiler nests a compiled call (seen in a real trace): the cache lookup just
+    before a region, and inside it the pre-graph bytecode, the graph mark, the AOT prologue and
+    the compiled graph's call around the kernels and operators; a nested region is its own."""
+    from core.analysis.time_breakdown import Node, region_costs
+
+    inner = Node(
+        "Torch-Compiled Region: 1/0",
+        200,
+        260,
+        [
+            Node("Pregraph bytecode", 200, 202),
+            Node("## Compiled graph __compiled_fn_5 ##", 202, 250, [Node("cpp_fused_sub_0", 210, 220)]),
+        ],
+    )
+    outer = Node(
+        "Torch-Compiled Region: 0/0",
+        20,
+        300,
+        [
+            Node("Pregraph bytecode", 20, 23),
+            Node(
+                "## Compiled graph __compiled_fn_1 ##",
+                23,
+                90,
+                [
+                    Node("AOTDispatcher Runtime Wrapper Prologue", 24, 27),
+                    Node(
+                        "## Call CompiledFxGraph abc ##",
+                        27,
+                        80,
+                        [Node("aten::addmm", 30, 60), Node("cpp_fused_relu_0", 60, 70)],
+                    ),
+                ],
+            ),
+            Node("aten::is_nonzero", 100, 102),  # the code of the graph break, eager
+            Node("TorchDynamo Cache Lookup", 180, 199),
+            inner,
+        ],
+    )
+    step = Node("ProfilerStep#1", 0, 320, [Node("TorchDynamo Cache Lookup", 0, 20), outer])
+    costs = region_costs([step, step], frozenset({"cpp_fused_relu_0", "cpp_fused_sub_0"}))
+    # 0/0: mark 67 - its children 56 = 11, prologue 3, the graph call 53 - 40 = 13, pre-graph 3
+    assert costs["0/0"] == pytest.approx((0.020, 0.030))
+    assert costs["1/0"] == pytest.approx((0.019, 0.040))  # pre-graph 2 + mark 48 - 10

@@ -92,7 +92,7 @@ def explained_result(root: str, job_id: str = "job1", backend: str = "inductor")
         ),
         unattributed_ms=0.01,
         entry_exit_ms=0.05,
-        graph_times=(oprec.GraphTime("0/0", 0.3, 1.0), oprec.GraphTime("1/0", 0.2, 1.0)),
+        graph_times=(oprec.GraphTime("0/0", 0.3, 1.0, 0.012, 0.021), oprec.GraphTime("1/0", 0.2, 1.0)),
         eager_trace=a.trace("eager"),
         compiled_trace=a.trace("compiled"),
     )

@@ -79,6 +79,10 @@ def test_graphs_view_shows_code_guards_output_and_recompiles(qtbot, session):
     assert "Recompiled because" in view.info.text() and "GUARDS of 0/1" in view.guards.toPlainText()
     assert not view.show_graph(session.results[0].config.label, "7/7")
     assert "3 graph(s), 1 from recompiles" in view.header.text()
+    headers = [view.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(view.proxy.columnCount())]
+    row = {h: view.proxy.index(0, c).data() for c, h in enumerate(headers)}  # 0/0: what it costs at run time
+    assert (row["Runs / call"], row["Guards ms"], row["Wrappers ms"]) == ("1", "0.012", "0.021")
+    assert view.proxy.index(1, headers.index("Guards ms")).data() == "–"  # 0/1 never ran in the profile
 
 
 def test_graphs_view_never_reads_a_path_the_report_names(qtbot, session, tmp_path):
