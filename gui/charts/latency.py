@@ -224,7 +224,9 @@ class LatencyChart(QWidget, ResultsView):
                 "rotateAxis": None,
             },
         )
-        self.plot.addItem(line, ignoreBounds=True)
+        # In the view's bounds: a marker left of the first warm-up call sat outside the view and
+        # its label was cut at the left edge ("ompile inductor…").
+        self.plot.addItem(line, ignoreBounds=False)
         self._markers[job_id] = line
 
     # ---------------------------------------------------------------- inspection (tests)

@@ -181,9 +181,11 @@ class ConfigPanel(QGroupBox):
         self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.queue_view.verticalHeader().hide()
         self.queue_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.queue_view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        self.queue_view.horizontalHeader().resizeSection(1, 95)  # "completed"; longer reasons elide (tooltip)
-        self.queue_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # The status fits its text ("cancelled: …", "benchmark"); a failure's reason is cut short
+        # in the cell (config_queue.STATUS_CHARS), whole in its tooltip. Was 95 px, elided in the
+        # middle: "cance…hmark".
+        self.queue_view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.queue_view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.queue_view.setWordWrap(False)
         self.queue_view.setToolTip(
             "Configs of the next run and the status of their last job. With an empty "

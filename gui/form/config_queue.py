@@ -16,6 +16,14 @@ from core.vocab.config import CompileConfig
 from gui.widgets.safe_text import tooltip
 from gui.widgets.theme import config_text_color, error_color
 
+STATUS_CHARS = 28  # a status cell's longest text; the whole reason is in its tooltip
+
+
+def status_text(entry) -> str:
+    """The status cell: the status, with the start of a failure's reason."""
+    text = f"{entry.status}: {entry.reason}" if entry.reason else entry.status
+    return text if len(text) <= STATUS_CHARS else text[: STATUS_CHARS - 1].rstrip() + "…"
+
 
 @dataclass
 class QueueEntry:
@@ -97,7 +105,7 @@ class QueueModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if index.column() == 0:
                 return entry.config.label + (" (last run)" if entry.last_run else "")
-            return f"{entry.status}: {entry.reason}" if entry.reason else entry.status
+            return status_text(entry)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 1 and entry.reason:
                 return tooltip(entry.reason + ("\n\n" + entry.detail[-1500:] if entry.detail else ""))

@@ -302,7 +302,7 @@ class MainWindow(QMainWindow):
         self.progress.show_results(results)
         self.results_header.set_quality(results)
         failed = [r for r in results if r.status == "failed"]
-        text = "Run finished: " + self.progress.format()
+        text = "Run finished: " + self.progress.full_text()
         if failed:
             text += f" — {failed[0].config.label} failed: {failed[0].failure_reason}"
         self.status_label.setText(text)
