@@ -127,6 +127,15 @@ def _compile_id(metadata: dict) -> str:
     return f"{metadata['frame_id']}/{metadata.get('frame_compile_id', 0)}"
 
 
+def stage_in(detail: str) -> str:
+    """The stage a compile-phase detail (CompileWatch.text) names, "" for another detail: for
+    a place too small for the whole sentence (a zoo's running cell)."""
+    head = detail.split("; ", 1)[0]
+    if not head.startswith("compiling ") or ": " not in head:
+        return ""
+    return head.split(" (so far", 1)[0].rsplit(": ", 1)[1]
+
+
 def stalled_text(detail: str, seconds: float, log_path: str = "") -> str:
     """The warning when no compile stage changed for `seconds` (at least STALL_S)."""
     log = f"; torch's compile log: {log_path}" if log_path else ""

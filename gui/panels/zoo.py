@@ -70,11 +70,20 @@ class ZooGridModel(QAbstractTableModel):
         self._models: list[str] = []
         self._summaries: list[ConfigSummary] = []
         self.running: tuple[str | None, str | None] = (None, None)  # the cell whose job runs now
+        self.running_phase, self.running_detail = "", ""  # what it does now (its phase; the detail)
 
     def set_running(self, model: str | None, config: str | None) -> None:
         """Mark the cell of the job that runs now (None, None: none)."""
         self.running = (model, config)
+        self.running_phase, self.running_detail = "", ""
         if self.rowCount():
+            self.dataChanged.emit(self.index(1, 1), self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    def set_running_phase(self, phase: str, detail: str = "") -> None:
+        """What the running job does now: `phase` in its cell, `detail` on hover."""
+        self.running_phase, self.running_detail = phase, detail
+        model, config = self.running
+        if config is not None and self.rowCount():
             self.dataChanged.emit(self.index(1, 1), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
     def set_zoo(self, zoo: Zoo | None, order: str | None = None) -> None:
@@ -125,8 +134,12 @@ class ZooGridModel(QAbstractTableModel):
         row = self.zoo.row(model, config) if config else None
         running = config is not None and (model, config) == self.running
         if role == Qt.ItemDataRole.DisplayRole:
-            return display_name(model) if config is None else "running…" if running else cell_text(row)
+            if config is None:
+                return display_name(model)
+            return (f"{self.running_phase}…" if self.running_phase else "running…") if running else cell_text(row)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if running and self.running_detail:
+                return tooltip(f"{model} · {config}: running: {self.running_detail}")
             if config is None:
                 return tooltip(f"{model}\nreport folder: {self.zoo.models.get(model, '')}")
             text = row.describe() if row else f"{model} · {config}: not in this zoo"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from core.vocab import events as ev
 from core.zoo.sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
 
 
@@ -26,6 +27,9 @@ class ZooWorker(QObject, ZooListener):
 
     sig_finished = Signal(object, str)
     """The sweep ended: (the final Zoo or None, an error sentence or "")."""
+
+    sig_phase_changed = Signal(object, str, str)
+    """The running job's phase or its detail changed: (ZooJob, phase, detail)."""
 
     def __init__(self, sweep: ZooSweep):
         super().__init__()
@@ -50,6 +54,10 @@ class ZooWorker(QObject, ZooListener):
     def on_job_started(self, job: ZooJob, node: str = "") -> None:
         self.sig_job_started.emit(job, node)
 
+    def on_event(self, job: ZooJob, event) -> None:
+        if isinstance(event, ev.PhaseChanged):
+            self.sig_phase_changed.emit(job, event.phase, event.detail)
+
     def on_job_ended(self, job: ZooJob, result) -> None:
         self.sig_job_ended.emit(job, self.sweep.zoo(finished=False))
 
@@ -65,6 +73,9 @@ class ZooRunController(QObject):
 
     sig_finished = Signal(object, str)
     """The sweep ended: (the final Zoo or None, an error sentence or "")."""
+
+    sig_phase_changed = Signal(object, str, str)
+    """The running job's phase or its detail changed: (ZooJob, phase, detail)."""
 
     _sig_run = Signal(object, object)
 
@@ -90,6 +101,7 @@ class ZooRunController(QObject):
         self._worker.moveToThread(self._thread)
         self._worker.sig_job_started.connect(self.sig_job_started)
         self._worker.sig_job_ended.connect(self.sig_job_ended)
+        self._worker.sig_phase_changed.connect(self.sig_phase_changed)
         self._worker.sig_finished.connect(self._on_finished)
         self._sig_run.connect(self._worker.run)
         self._thread.start()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
@@ -58,6 +59,7 @@ class MainWindow(QMainWindow):
         self.torch_info = None
         self.last_error = ""
         self._shown = False
+        self._phase_since = (0.0, "", "", True)  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
         # terminal and the command line's automation, which close on purpose.
         self.ask_before_closing = True
@@ -120,6 +122,7 @@ class MainWindow(QMainWindow):
         s.sig_reset.connect(self._on_session_reset)
         s.sig_samples_added.connect(self._on_progress)
         s.sig_phase_changed.connect(self._on_phase_changed)
+        s.sig_resource_sampled.connect(self._check_compile_stall)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
         self.graph_breaks_panel.sig_graph_requested.connect(self._on_graph_requested)
@@ -346,6 +349,20 @@ class MainWindow(QMainWindow):
         self.progress.show_results(self.session.results)
         self.status_label.setText(f"{result.config.label}: {detail or phase}")
         self.config_panel.queue.set_status(result.config, phase)
+        self._phase_since = (time.monotonic(), phase, f"{result.config.label}: {detail or phase}", False)
+
+    def _check_compile_stall(self, job_id: str, sample) -> None:
+        """While a config compiles (resource samples arrive at 5 Hz): when no compile stage has
+        changed for STALL_S, the status bar says so once, naming the stage and the frame."""
+        from core.capture.compile_watch import STALL_S, stalled_text
+
+        since, phase, text, said = self._phase_since
+        if phase != "compile" or said or time.monotonic() - since < STALL_S:
+            return
+        self._phase_since = (since, phase, text, True)
+        self.status_label.setText(
+            stalled_text(text, time.monotonic() - since, "the Graphs tab's Compile log… shows torch's log")
+        )
 
     def _on_graph_requested(self, label: str, graph: str) -> None:
         """A graph-break row asked for the graph on one side of it: show it in the Graphs tab."""

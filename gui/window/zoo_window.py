@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QProgressBar, QPushButton, QWidget
 
+from core.capture.compile_watch import stage_in
 from core.report.files import ReportError
 from core.zoo.files import load_zoo
 from core.zoo.results import Zoo
@@ -126,6 +127,7 @@ class ZooWindow(QMainWindow):
         self.controller = ZooRunController(self)
         self.controller.sig_job_started.connect(self._on_zoo_job_started)
         self.controller.sig_job_ended.connect(self._on_zoo_job_ended)
+        self.controller.sig_phase_changed.connect(self._on_zoo_phase_changed)
         self.controller.sig_finished.connect(self._on_zoo_finished)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         self.show_zoo(sweep.zoo(finished=False))
@@ -139,6 +141,12 @@ class ZooWindow(QMainWindow):
     def _on_zoo_job_started(self, job, node: str) -> None:
         self.panel.model.set_running(job.model, job.spec.config.label)
         self.statusBar().showMessage(f"Running {job.label}" + (f" on {node}" if node else ""))
+
+    def _on_zoo_phase_changed(self, job, phase: str, detail: str) -> None:
+        """The running cell says the phase (while it compiles: the compiler's stage), the status
+        bar the whole detail."""
+        self.panel.model.set_running_phase(stage_in(detail) or phase, detail)
+        self.statusBar().showMessage(f"Running {job.label}: {detail or phase}")
 
     def _on_zoo_job_ended(self, job, zoo) -> None:
         self.panel.model.set_running(None, None)

@@ -94,3 +94,12 @@ def test_the_cli_says_the_frame_and_stage_while_it_compiles_and_a_stall(write_mo
         err.count("no compile stage has changed for") == 1
         and "still compiling forward (m.py:3) [0/0]: inductor lowering" in err
     )
+
+
+def test_the_stage_is_read_back_from_the_detail_for_a_small_place():
+    from core.capture.compile_watch import stage_in
+
+    detail = "compiling forward (m.py:10) [0/0]: C++/Triton kernel compile (so far: inductor 1.0 s); 1 graph, 0 graph breaks found so far"
+    assert stage_in(detail) == "C++/Triton kernel compile"
+    assert stage_in("process 2 of 3: compiling with inductor again in a fresh process") == ""
+    assert stage_in("compiling with inductor (first compiled call)") == ""

@@ -94,3 +94,24 @@ def test_a_crafted_zoo_is_refused_with_the_field_named(window, tmp_path):
     assert "models[0].folder must be a plain folder name" in window.last_error
     boxes = [b for b in window.findChildren(QMessageBox, "error_box") if b.isVisible()]
     assert boxes and "../../etc" in boxes[-1].text()
+
+
+def test_the_running_cell_says_what_the_job_does_now_and_the_whole_detail_on_hover(qtmodeltester, tmp_path):
+    from core.capture.compile_watch import stage_in
+
+    write_fake_zoo(str(tmp_path))
+    model = ZooGridModel()
+    model.set_zoo(load_zoo(str(tmp_path)), "model")
+    qtmodeltester.check(model)
+    name = model.models()[0]
+    model.set_running(name, "inductor")
+    cell = model.index(1, 1)
+    assert model.data(cell) == "running…"
+    detail = "compiling forward (m.py:10) [0/0]: inductor lowering (so far: dynamo tracing 0.4 s); 1 graph, 0 graph breaks found so far"
+    model.set_running_phase(stage_in(detail), detail)
+    assert model.data(cell) == "inductor lowering…"
+    assert detail in model.data(cell, Qt.ItemDataRole.ToolTipRole)
+    model.set_running_phase(stage_in("5 calls a side") or "benchmark", "5 calls a side")
+    assert model.data(cell) == "benchmark…"
+    model.set_running(None, None)
+    assert model.data(cell) != "benchmark…" and model.running_phase == ""
