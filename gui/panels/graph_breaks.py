@@ -36,9 +36,10 @@ from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, is_dark
 from gui.widgets.view import ResultsView
 
-COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per call", "Cost / call", "First hint")
-PER_CALL_COLUMN = COLUMNS.index("Per call")
-COST_COLUMN = COLUMNS.index("Cost / call")
+# Two-line headers where the figures are short: the first hint keeps a readable width.
+COLUMNS = ("Config", "Reason", "GB code", "Location", "Your code", "Per\ncall", "Cost /\ncall", "First hint")
+PER_CALL_COLUMN = COLUMNS.index("Per\ncall")
+COST_COLUMN = COLUMNS.index("Cost /\ncall")
 HINT_COLUMN = COLUMNS.index("First hint")
 GRAPH_LINK = "cp-graph"  # the details' links to the graphs on either side of a break (Graphs tab)
 TOOLTIPS = (
@@ -325,8 +326,8 @@ class GraphBreaksPanel(QWidget, ResultsView):
         self._path_delegate = ElideStartDelegate(self.table)
         self.table.setItemDelegateForColumn(3, self._path_delegate)
         self.table.setItemDelegateForColumn(4, self._path_delegate)
-        header.setMinimumSectionSize(60)  # keeps the stretched "First hint" header readable
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
+        header.setSectionResizeMode(HINT_COLUMN, QHeaderView.ResizeMode.Stretch)  # what is left: the splitter below
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 
         self.detail = QTextBrowser()
@@ -347,11 +348,11 @@ class GraphBreaksPanel(QWidget, ResultsView):
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(left)
         top.addWidget(self.detail)
-        # The table's eight columns need about two thirds of the width to show "Per call" and
-        # "Cost / call" without scrolling; the detail wraps its text in the rest.
-        top.setStretchFactor(0, 2)
-        top.setStretchFactor(1, 1)
-        top.setSizes([2000, 1000])  # proportions: scaled to the width the panel gets
+        # The table's eight columns need about 70% of the width to show the first hint's start
+        # (at 1400 px it was cut to "For th…"); the detail wraps its text in the rest.
+        top.setStretchFactor(0, 5)
+        top.setStretchFactor(1, 2)
+        top.setSizes([5000, 2000])  # proportions: scaled to the width the panel gets
 
         self.compile_panel = CompilePanel()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -386,6 +387,8 @@ class GraphBreaksPanel(QWidget, ResultsView):
         # "Your code" only says something for breaks inside libraries; without any, its room
         # goes to the other columns.
         self.table.setColumnHidden(4, not any(gb.user_file for r in results for gb in r.graph_breaks))
+        # One config: its name is in the line above the table; the column's room goes to the hint.
+        self.table.setColumnHidden(0, len(results) <= 1)
         lines = []
         for i, r in enumerate(results):
             sites, per_call = break_counts(r.summary(ci=False))

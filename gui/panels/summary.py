@@ -173,6 +173,21 @@ COLUMNS = (
         "and figures",
         "timing_quality",
     ),
+    # Memory and accuracy before the compile details: in view without scrolling sideways at 1400 px.
+    Column(
+        "Peak MB\neager / compiled",
+        lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
+        "Peak resident memory (RSS) of the job process in the eager and compiled phases",
+        "compiled_peak_mb",
+    ),
+    Column(
+        "Accuracy",
+        _accuracy,
+        "Do the compiled outputs match eager's on the same inputs (torch's same() "
+        "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
+        "checked; hover a cell for why",
+        "accuracy",
+    ),
     Column(
         "Compile\n(cache)",
         _compile,
@@ -194,20 +209,6 @@ COLUMNS = (
     ),
     Column(
         "Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run", "recompile_count"
-    ),
-    Column(
-        "Peak MB\neager / compiled",
-        lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
-        "Peak resident memory (RSS) of the job process in the eager and compiled phases",
-        "compiled_peak_mb",
-    ),
-    Column(
-        "Accuracy",
-        _accuracy,
-        "Do the compiled outputs match eager's on the same inputs (torch's same() "
-        "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
-        "checked; hover a cell for why",
-        "accuracy",
     ),
     Column(
         "Max error\nabs / rel",
