@@ -130,7 +130,14 @@ def localize_all(results: list[JobResult], runner: JobRunner) -> list:
     found = []
     for r in failed:
         print(f"--localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
-        found.append(localize(r, runner.run, available))
+        steps = iter(range(1, 1000))
+
+        def step(spec, r=r):
+            what = "stage" if not spec.config.inductor_options or spec.config == r.config else "numerics setting"
+            print(f"--localize [{r.config.label}] step {next(steps)}: {what} {spec.config.label}", file=sys.stderr)
+            return runner.run(spec)
+
+        found.append(localize(r, step, available))
         if found[-1].note.startswith("cancelled"):
             break
     return found
