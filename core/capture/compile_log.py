@@ -122,76 +122,121 @@ _LINE = re.compile(
 )
 
 
-MAX_LOG_BYTES = 64 * 2**20  # what a log view reads of a compile log (the rest is named, not read)
+MAX_LOG_BYTES = 64 * 2**20  # what a log view reads of the start of a compile log
+TAIL_LOG_BYTES = 8 * 2**20  # and of its end (the rest between is named, not read)
 MAX_LINE_CHARS = 100_000  # a longer line is cut (a 2 GB line without a break must not fill memory)
 
 
-def read_log(path: str, max_entries: int = 200_000, max_bytes: int = MAX_LOG_BYTES) -> list[LogEntry]:
+def _size_text(n: float) -> str:
+    return f"{n / 2**30:,.1f} GB" if n >= 2**30 else f"{n / 2**20:,.0f} MB" if n >= 2**20 else f"{n / 2**10:,.0f} KB"
+
+
+CUT_ARTIFACT = "not read"  # the artifact of the entry standing for the part of a log left unread
+
+
+def unread_part(entries: list[LogEntry]) -> str:
+    """The sentence saying what of the log was not read ("" when it was read whole)."""
+    cut = next((e for e in entries if e.artifact == CUT_ARTIFACT and not e.source), None)
+    return cut.text.removeprefix("[... ").removesuffix(" ...]") if cut else ""
+
+
+def cut_note(path: str, size: int, head: int, tail: int) -> str:
+    """The sentence for a log read only in part: its size, what was read and what was not."""
+    skipped = max(0, size - head - tail)
+    return (
+        f"{path} is {_size_text(size)}: shown are its first {_size_text(head)} and its last {_size_text(tail)}; "
+        f"the {_size_text(skipped)} between were not read (open the file itself for them)"
+    )
+
+
+class _Parser:
+    """Lines of torch's log into LogEntry objects (consecutive lines of one message joined)."""
+
+    def __init__(self, max_entries: int):
+        self.entries: list[LogEntry] = []
+        self.max_entries = max_entries
+        self.key, self.lines = None, []
+
+    def close(self) -> None:
+        if self.key is not None:
+            k = self.key
+            self.entries.append(LogEntry(k[0], k[1], k[2], k[3], k[4], "\n".join(self.lines)))
+        self.key, self.lines = None, []
+
+    def full(self) -> bool:
+        return len(self.entries) >= self.max_entries
+
+    def line(self, raw: str) -> bool:
+        """Take one line; False once `max_entries` entries are made."""
+        m = _LINE.match(raw)
+        if m is None:
+            if self.key is None:
+                self.key, self.lines = ("info", "", "", "", ""), []
+            self.lines.append(raw)
+            return True
+        k = (LEVELS[m.group(1)], m.group(2), m.group(4), m.group(5) or "", m.group(6) or "")
+        if k != self.key:
+            self.close()
+            if self.full():
+                return False
+            self.key, self.lines = k, []
+        self.lines.append(m.group(7))
+        return True
+
+
+def _read_lines(fh, parser: _Parser, budget: int) -> int:
+    """Parse lines of the binary file `fh` from where it is until `budget` bytes are read (a
+    line cut at MAX_LINE_CHARS), the file ends or the parser is full; returns the bytes read."""
+    read = 0
+    while read < budget:
+        raw = fh.readline(MAX_LINE_CHARS)
+        if not raw:
+            break
+        read += len(raw)
+        if not raw.endswith(b"\n") and len(raw) >= MAX_LINE_CHARS:
+            while read < budget:  # the rest of a line too long to show
+                more = fh.readline(MAX_LINE_CHARS)
+                read += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            raw += b" [line cut]"
+        if not parser.line(raw.decode("utf-8", errors="replace").rstrip("\n")):
+            break
+    return read
+
+
+def read_log(
+    path: str, max_entries: int = 200_000, max_bytes: int = MAX_LOG_BYTES, tail_bytes: int = TAIL_LOG_BYTES
+) -> list[LogEntry]:
     """The entries of a compile log, consecutive lines of one message joined (torch prefixes
     every line of a multi-line message); a line without torch's prefix joins the entry
-    before it. Reads at most `max_bytes` and lines of at most MAX_LINE_CHARS characters: a log
-    longer than that ends with an entry saying how much was left unread (a report folder may
-    hold a compile log of any size)."""
-    entries: list[LogEntry] = []
-    key, lines = None, []
-
-    def close():
-        if key is not None:
-            entries.append(LogEntry(key[0], key[1], key[2], key[3], key[4], "\n".join(lines)))
+    before it. A log longer than `max_bytes` + `tail_bytes` is read at its start (`max_bytes`)
+    and its end (`tail_bytes`, from the first whole line) only, never whole (a report folder
+    may hold a compile log of any size): an entry between the two says what was left unread
+    (cut_note). Lines are cut at MAX_LINE_CHARS. Only a regular file is read."""
+    from core.vocab.artifacts import open_regular
 
     try:
-        if not os.path.isfile(path):
-            return []
-        size = os.path.getsize(path)
-        fh = open(path, encoding="utf-8", errors="replace")
-    except OSError:
+        fh = open_regular(path, "rb")
+    except (OSError, ValueError):
         return []
-    read = 0
+    parser = _Parser(max_entries)
     with fh:
-        while True:
-            raw = fh.readline(MAX_LINE_CHARS)
-            if not raw:
-                break
-            read += len(raw)
-            if read > max_bytes:
-                close()
-                key = None
-                entries.append(
-                    LogEntry(
-                        "warning",
-                        "",
-                        "",
-                        "",
-                        "",
-                        f"[the log goes on: {size / 2**20:,.0f} MB in all, "
-                        f"only the first {max_bytes / 2**20:,.0f} MB are shown; the whole file is "
-                        f"{path}]",
-                    )
-                )
-                return entries
-            if not raw.endswith("\n") and len(raw) >= MAX_LINE_CHARS:
-                while True:  # the rest of a line too long to show
-                    more = fh.readline(MAX_LINE_CHARS)
-                    read += len(more)
-                    if not more or more.endswith("\n") or read > max_bytes:
-                        break
-                raw += " [line cut]"
-            raw = raw.rstrip("\n")
-            m = _LINE.match(raw)
-            if m is None:
-                if key is None:
-                    key, lines = ("info", "", "", "", ""), []
-                lines.append(raw)
-                continue
-            k = (LEVELS[m.group(1)], m.group(2), m.group(4), m.group(5) or "", m.group(6) or "")
-            if k != key:
-                close()
-                if len(entries) >= max_entries:
-                    return entries
-                key, lines = k, []
-            lines.append(m.group(7))
-    close()
-    return entries
+        size = os.fstat(fh.fileno()).st_size
+        head = _read_lines(fh, parser, max_bytes if size > max_bytes + tail_bytes else size + 1)
+        parser.close()
+        if head >= size or parser.full():
+            return parser.entries
+        start = max(head, size - tail_bytes)
+        fh.seek(start - 1)
+        if fh.read(1) != b"\n":
+            fh.readline(MAX_LINE_CHARS)  # the part of a line the tail starts in (a long line: skipped no further)
+        tail_start = fh.tell()
+        note = cut_note(path, size, head, size - tail_start)
+        parser.entries.append(LogEntry("warning", "", "", "", CUT_ARTIFACT, f"[... {note} ...]"))
+        _read_lines(fh, parser, size - tail_start + 1)
+        parser.close()
+    return parser.entries
 
 
 def read_job_log(root: str, label: str) -> list[LogEntry]:

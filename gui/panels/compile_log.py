@@ -12,9 +12,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
-from core.capture.compile_log import LEVEL_ORDER, filter_log
+from core.capture.compile_log import LEVEL_ORDER, filter_log, unread_part
 from core.report.artifact_views import compile_log_entries, compile_log_path
 from gui.widgets.safe_text import plain
+from gui.widgets.theme import warning_color
 
 MAX_SHOWN = 20_000  # entries drawn at once; the search narrows the rest
 
@@ -48,6 +49,12 @@ class CompileLogView(QWidget):
         self.text.setFont(QFont("monospace"))
         self.status = plain(QLabel(""))
         self.status.setWordWrap(True)
+        # A huge log is read at its start and its end only: says so, with the file and its size.
+        self.cut = plain(QLabel(""))
+        self.cut.setWordWrap(True)
+        self.cut.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cut.setStyleSheet(f"color: {warning_color()}")
+        self.cut.hide()
         self._timer = QTimer(self)  # a search over 200,000 entries waits for a pause in typing
         self._timer.setSingleShot(True)
         self._timer.setInterval(150)
@@ -61,6 +68,7 @@ class CompileLogView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
+        layout.addWidget(self.cut)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.status)
 
@@ -68,6 +76,9 @@ class CompileLogView(QWidget):
         """Read `label`'s compile log from the session's artifacts folder."""
         self.entries = compile_log_entries(artifacts_dir, label)
         self.path = compile_log_path(artifacts_dir, label)
+        note = unread_part(self.entries)
+        self.cut.setText(f"Only part of this log is shown: {note}." if note else "")
+        self.cut.setVisible(bool(note))
         self._apply()
 
     def _apply(self) -> None:

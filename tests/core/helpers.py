@@ -203,3 +203,23 @@ class TorchLog(logging.Handler):
         else:  # a frame torch skips: the location is the last frame of the user code it shows
             frames = re.findall(r'File "(.*)", line (\d+)', text)
             self.sites.append((frames[-1][0], int(frames[-1][1])) if frames else ("?", 0))
+
+
+# A huge compile log without the disk: real lines at its start and its end, holes between.
+LOG_FIRST = "I1130 06:07:44.123456 1 torch/_dynamo/convert_frame.py:10] [0/0] compiling forward (the first message)\n"
+LOG_LAST = (
+    "E1130 09:07:44.123456 1 torch/_inductor/compile_fx.py:20] [3/7] the last message: "
+    "compile failed at the end\nW1130 09:07:45.000001 1 torch/_dynamo/convert_frame.py:30] [3/7] done\n"
+)
+
+
+def sparse_log(path, size: int) -> None:
+    """A sparse file of `size` bytes (os.truncate): LOG_FIRST three times at its start, LOG_LAST at its end."""
+    import os
+
+    with open(path, "wb") as fh:
+        fh.write(LOG_FIRST.encode() * 3)
+    os.truncate(path, size)
+    with open(path, "r+b") as fh:
+        fh.seek(size - len(LOG_LAST) - 1)
+        fh.write(b"\n" + LOG_LAST.encode())
