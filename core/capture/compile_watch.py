@@ -85,6 +85,7 @@ class CompileWatch(logging.Handler):
             self._open.append((name, now))
             if name == "dynamo" and _compile_id(metadata):
                 self.compile_id = _compile_id(metadata)
+                self.totals = {}
         elif phase == "E":
             for i in range(len(self._open) - 1, -1, -1):
                 if self._open[i][0] == name:
@@ -99,6 +100,14 @@ class CompileWatch(logging.Handler):
             self.stage, self._stage_since = stage, now
             if stage:
                 self._on_change(self.text())
+
+    def stages_of(self, compile_id: str) -> tuple:
+        """The finished stages of that frame compile, exclusive, as StageTimes (() for another)."""
+        from core.vocab.records import StageTime
+
+        if compile_id != self.compile_id:
+            return ()
+        return tuple(StageTime(s, round(t, 6)) for s, t in self.totals.items())
 
     @property
     def frame(self) -> str:

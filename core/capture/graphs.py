@@ -107,6 +107,8 @@ class GraphCapture(logging.Handler):
         # compile id → kernel → the source lines of the FX nodes it computes (inductor's
         # provenance artifact; core.measure.line_profile)
         self.provenance: dict[str, dict[str, list[tuple[str, int]]]] = {}
+        # compile id → its stages (core.capture.compile_watch), when a watch reads along
+        self.stages_of: Callable[[str], tuple] = lambda cid: ()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -171,6 +173,7 @@ class GraphCapture(logging.Handler):
             code_file=paths["code.py"],
             guards_file=paths["guards.txt"],
             output_code_file=paths["output_code.py"],
+            stages=self.stages_of(cid),
         )
         self.graphs.append(graph)
         self._on_graph(graph)
@@ -255,6 +258,7 @@ class JobRecording:
 
             self.watch = CompileWatch(on_stage, lambda: (len(self.trace.graphs), self.breaks))
             self.trace.add_handler(self.watch)
+            self.trace.capture.stages_of = self.watch.stages_of
         self.breaks = 0  # graph breaks found so far (the job counts them)
 
     def close(self) -> None:

@@ -355,6 +355,15 @@ class AccuracyResult:
 
 
 @dataclass(frozen=True)
+class StageTime:
+    """Seconds one compile spent in one stage, exclusive (core.capture.compile_watch: the
+    innermost of torch's timed regions that names a stage)."""
+
+    stage: str
+    seconds: float
+
+
+@dataclass(frozen=True)
 class CompiledGraph:
     """One graph torch compiled (core.capture.graphs, from torch's structured trace).
 
@@ -381,3 +390,5 @@ class CompiledGraph:
     code_file: str = ""
     guards_file: str = ""
     output_code_file: str = ""
+    # the frame compile's time per stage, exclusive, as torch's timed regions showed it live
+    stages: tuple[StageTime, ...] = ()

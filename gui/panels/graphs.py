@@ -141,6 +141,9 @@ def graph_info_html(g) -> str:
     if g.kernels:
         counts.append(f"{len(g.kernels)} generated kernels")
     parts = [f"<b>Graph {markup(g.graph)}</b> — {markup(g.function or '?')}", " · ".join(counts)]
+    top = sorted(g.stages, key=lambda t: -t.seconds)[:3]
+    if top:  # where its compile went, exclusive, the three longest stages
+        parts.append("compile: " + ", ".join(f"{markup(t.stage)} {t.seconds:.2f} s" for t in top))
     if g.recompile_reason:
         parts.append(
             f"<span style='color:{error_color()}'>Recompiled because: " + markup(g.recompile_reason) + "</span>"

@@ -103,3 +103,40 @@ def test_the_stage_is_read_back_from_the_detail_for_a_small_place():
     assert stage_in(detail) == "C++/Triton kernel compile"
     assert stage_in("process 2 of 3: compiling with inductor again in a fresh process") == ""
     assert stage_in("compiling with inductor (first compiled call)") == ""
+
+
+def test_each_graph_keeps_its_own_stages_and_a_real_run_writes_them_to_graphs_csv(write_model, tmp_path):
+    import csv
+
+    from core.vocab.records import StageTime
+
+    w = CompileWatch(lambda text: None)
+    w.emit(chromium("dynamo", "B", "1/0"))
+    w.emit(chromium("bytecode_tracing", "B", "1/0"))
+    w.emit(chromium("bytecode_tracing", "E", "1/0"))
+    assert [t.stage for t in w.stages_of("1/0")] == ["dynamo tracing"] and w.stages_of("0/0") == ()
+    assert isinstance(w.stages_of("1/0")[0], StageTime)
+    w.emit(chromium("dynamo", "B", "2/0"))  # the next frame compile starts from nothing
+    assert w.stages_of("2/0") == ()
+
+    path = write_model(BREAKS_MODEL, "breaks.py")
+    proc = profile(
+        path,
+        "--backend",
+        "aot_eager",
+        "--iters",
+        "5",
+        "--processes",
+        "1",
+        "--op-profile",
+        "0",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(tmp_path / "r" / "graphs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and all("dynamo tracing" in r["compile_stages"] for r in rows)
+    for r in rows:  # exclusive: they add up to no more than the frame's compile time
+        total = sum(float(part.rsplit(" ", 2)[1]) for part in r["compile_stages"].split(" | "))
+        assert 0 < total <= float(r["compile_s"]) + 0.01
