@@ -20,8 +20,8 @@ from core.analysis.variants import medians, shape_ticks
 from core.vocab.records import VariantOutcome
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
-from gui.widgets.safe_text import legend_text
-from gui.widgets.theme import config_color, error_color
+from gui.widgets.safe_text import legend_text, line_label, markup
+from gui.widgets.theme import config_color, config_text_color, error_color, readable
 
 MARKERS = {  # kind -> (symbol, size, what it means)
     "recompiled": ("o", 9, "recompiled"),
@@ -93,7 +93,12 @@ class SweepChart(QWidget):
         self.plot.setLabel("bottom", "variant")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.plot.addLegend(offset=(10, 10), colCount=2)
+        # The key is a line of text under the plot, in colours that read as text: pyqtgraph's
+        # legend inside the plot covered half of it with three configs.
+        self.key = QLabel("")
+        self.key.setTextFormat(Qt.TextFormat.RichText)  # our markup; config labels inside are escaped
+        self.key.setWordWrap(True)
+        self.key.setToolTip("Each config's colour: its eager curve dashed, its compiled curve solid")
         self.plot_widget.setToolTip(
             "Median latency of each input variant, eager (dashed) against compiled "
             "(solid), per config. Circle: recompiled for this shape; star: the recompile "
@@ -117,9 +122,9 @@ class SweepChart(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.key)
         self._jobs: dict[str, _JobItems] = {}
         self._ticks: list[str] = []
-        self._legend_markers_added = False
 
     # ---------------------------------------------------------------- data in
     def reset(self, results) -> None:
@@ -127,16 +132,21 @@ class SweepChart(QWidget):
         for job in self._jobs.values():
             for item in job.items():
                 self.plot.removeItem(item)
-        self.legend.clear()
         self._jobs.clear()
-        self._legend_markers_added = False
         self._ticks = []
         self.plot.setLabel("bottom", "variant")
         self.plot.getAxis("bottom").setTicks(None)
+        key = []
         for index, result in enumerate(results):
             if result.spec.sweep_shapes:
                 self._jobs[result.job_id] = _JobItems(self.plot, config_color(index), result.config.label)
                 self.update_job(result)
+                color = config_text_color(index).name()
+                key.append(
+                    f"<span style='color:{color}; white-space:nowrap'><b>{markup(result.config.label)}</b>: "
+                    "╌ eager, ━ compiled</span>"
+                )
+        self.key.setText("&nbsp;&nbsp; ".join(key))
 
     def update_job(self, result) -> None:
         """Redraw one job from its variants (after a VariantMeasured)."""
@@ -170,12 +180,12 @@ class SweepChart(QWidget):
                 angle=90,
                 movable=False,
                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                label="recompile limit hit",
-                labelOpts={"position": 0.9, "color": color, "anchors": [(1, 0.5), (1, 0.5)]},
+                label=line_label("recompile limit hit"),
+                # as text, the config's colour made readable (the palette's yellow and orange on white were not)
+                labelOpts={"position": 0.9, "color": readable(color), "anchors": [(1, 0.5), (1, 0.5)]},
             )
             self.plot.addItem(job.limit_line, ignoreBounds=True)
         self._update_ticks(result)
-        self._add_marker_legend(variants)
         if not self._log_chosen:
             values = np.concatenate(
                 [np.asarray(j.compiled.yData if j.compiled.yData is not None else []) for j in self._jobs.values()]
@@ -190,21 +200,6 @@ class SweepChart(QWidget):
             step = max(1, int(np.ceil(sum(len(t) for t in ticks) / 90)))  # keep long shapes from overlapping
             self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(ticks) if i % step == 0]])
             self.plot.setLabel("bottom", f"variant: {legend_text(label)}")
-
-    def _add_marker_legend(self, variants) -> None:
-        if self._legend_markers_added or not any(v.recompiled for v in variants):
-            return
-        self._legend_markers_added = True
-        for kind, (symbol, size, text) in MARKERS.items():
-            sample = pg.ScatterPlotItem(
-                [],
-                [],
-                symbol=symbol,
-                size=size,
-                pen=pg.mkPen(error_color() if kind != "recompiled" else "#888888", width=2),
-                brush=pg.mkBrush(None),
-            )
-            self.legend.addItem(sample, text)
 
     # ---------------------------------------------------------------- inspection (tests)
     def marker_indices(self, job_id: str, kind: str) -> list[int]:
