@@ -144,7 +144,10 @@ class ConfigPanel(QGroupBox):
         form.addRow("Dynamic", _row(self.dynamic, self.fullgraph, self.compile_optimizer))
         form.addRow("Dynamo config", self.dynamo_config)
         form.addRow("Device", self.device)
-        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters, QLabel("Processes"), self.processes))
+        # Processes on a row of its own: the three fields side by side made the form 449 px wide,
+        # wider than its pane (the form and the queue's statuses were cut at the right).
+        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
+        form.addRow("Processes", _row(self.processes))
 
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)

@@ -56,3 +56,20 @@ def test_the_break_table_keeps_its_columns_readable(window, qtbot):
             header = table.model().headerData(column, Qt.Orientation.Horizontal)
             widest = max(table.fontMetrics().horizontalAdvance(line) for line in header.split("\n"))
             assert table.columnWidth(column) >= widest, header  # every header reads whole
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1280, 800)])
+def test_the_config_form_is_not_cut_at_the_right(window, qtbot, size):
+    """Issue 19 item 9: the form was 449 px wide in a 385 px pane: the Processes field and the
+    queue's statuses ("cance…hmark") were cut."""
+    from PySide6.QtWidgets import QScrollArea
+
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.size().width() == size[0], timeout=5000)
+    qtbot.wait(50)
+    panel = window.config_panel
+    scroll = next(a for a in window.findChildren(QScrollArea) if a.widget() is panel)
+    assert panel.width() <= scroll.viewport().width()
+    assert panel.processes.isVisibleTo(window)
+    right = panel.processes.mapTo(scroll.viewport(), panel.processes.rect().topRight()).x()
+    assert right <= scroll.viewport().width()
