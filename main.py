@@ -7,6 +7,7 @@
     python3 main.py compare BASELINE NEW [--threshold PCT] [--out DIR]     compare two reports
     python3 main.py zoo MODEL... [--executor local|ray] [--resume] --out DIR  many models x configs
     python3 main.py bundle REPORT [--config LABEL] [--out FILE.zip]        a reproducer to hand over
+    python3 main.py localize REPORT [--config LABEL]                       where outputs diverge
     python3 main.py test [pytest arguments]                                the test suite
     python3 main.py bench [gui]                                            the benchmarks
 
@@ -91,6 +92,10 @@ def main(argv: list[str]) -> int:
         from core.cli.bundle import main as bundle_main
 
         return bundle_main(argv[1:])
+    if argv[:1] == ["localize"]:
+        from core.cli.localize import main as localize_main
+
+        return localize_main(argv[1:])
     from gui.app import main as gui_main
 
     return gui_main(argv)

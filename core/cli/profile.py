@@ -70,6 +70,8 @@ def run_and_report(
             try:
                 results = runner.run_all(specs)
                 if getattr(args, "localize", False) and not interrupt.interrupted:
+                    from core.cli.localize import localize_all
+
                     localized = localize_all(results, runner)
             finally:
                 runner.close()
@@ -103,7 +105,8 @@ def run_and_report(
     wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == rec.AccuracyStatus.FAIL.value]
     if wrong and not getattr(args, "localize", True):
         print(
-            "accuracy: re-run with --localize to find where the outputs diverge (stage, submodule, setting).",
+            "accuracy: to find where the outputs diverge (stage, submodule, setting): python3 main.py localize "
+            f"{folder.path} (or profile with --localize)",
             file=sys.stderr,
         )
     if "accuracy" in args.fail_on:
@@ -114,33 +117,6 @@ def run_and_report(
     if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) or bundle_failed else 0
-
-
-def localize_all(results: list[JobResult], runner: JobRunner) -> list:
-    """--localize: each config whose accuracy check failed, localized (core.decide.localize),
-    its jobs run one after another on the same runner; stops at a cancel."""
-    from core.decide.localize import localize, needs_localizing
-    from core.vocab.config import inductor_config_defaults
-
-    failed = [r for r in results if needs_localizing(r)]
-    if not failed:
-        print("--localize: no config failed the accuracy check; nothing to localize.", file=sys.stderr)
-        return []
-    available = inductor_config_defaults()
-    found = []
-    for r in failed:
-        print(f"--localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
-        steps = iter(range(1, 1000))
-
-        def step(spec, r=r):
-            what = "stage" if not spec.config.inductor_options or spec.config == r.config else "numerics setting"
-            print(f"--localize [{r.config.label}] step {next(steps)}: {what} {spec.config.label}", file=sys.stderr)
-            return runner.run(spec)
-
-        found.append(localize(r, step, available))
-        if found[-1].note.startswith("cancelled"):
-            break
-    return found
 
 
 def run_tlparse_all(results: list[JobResult], root: str) -> None:
