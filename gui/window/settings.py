@@ -1,6 +1,6 @@
 """What the main window remembers between sessions (QSettings): the recent model files,
-the last folder of each kind of file dialog, the form (model, config, inputs, dynamo overrides, sweep) and the window's geometry,
-splitters and tab. GUI thread only.
+the last folder of each kind of file dialog, the form (model, config, inputs, dynamo
+overrides, sweep) and the window's geometry, splitters and tab. GUI thread only.
 """
 
 from __future__ import annotations
@@ -57,8 +57,11 @@ class LastFolders:
         self.settings.setValue(f"folders/{kind}", folder)
 
     def new_zoo_folder(self) -> str:
-        """A zoo folder not there yet beside the last one used: <folder>/zoo, zoo-2, zoo-3, …"""
-        base = self.get("zoo", writing=True)
+        """A zoo folder not there yet beside the last one used, else in the reports folder:
+        <folder>/zoo, zoo-2, zoo-3, … Nothing is made here (the zoo makes its folder when it
+        starts)."""
+        last = str(self.settings.value("folders/zoo", "") or "")
+        base = last if last and os.path.isdir(last) else reports_folder()
         name, n = os.path.join(base, "zoo"), 1
         while os.path.lexists(name):
             n += 1

@@ -57,8 +57,9 @@ def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, setting
     assert folders.get("export") == str(mine) and folders.get("report") == str(reports)  # per kind
     mine.rmdir()
     assert folders.get("export") == str(reports)  # a folder gone: the default again
-    assert folders.new_zoo_folder() == str(reports / "zoo")
-    (reports / "zoo").mkdir()
+    reports.rmdir()
+    assert folders.new_zoo_folder() == str(reports / "zoo") and not reports.exists()  # made by the zoo, not here
+    (reports / "zoo").mkdir(parents=True)
     assert folders.new_zoo_folder() == str(reports / "zoo-2")  # never an earlier zoo's folder
     assert os.getcwd() not in (folders.get("zoo"), folders.get("model"))
 
