@@ -4,7 +4,7 @@ check failed, above the Summary table.
 The sentence is `profile --localize`'s own (core.decide.localize.Localization.sentence, kept in
 report.json's `localization` section); the submodule is the job's own finding
 (AccuracyResult.module, from core.measure.localize_modules). A failed check with neither
-says how to get them from the command line: the app runs no localization jobs itself.
+says how to get them: the Summary's "Find where outputs diverge…" (gui.window.localize_run) or the command line.
 A report is untrusted input: entries of the wrong shape are ignored and every text is
 escaped. GUI thread only.
 """
@@ -62,8 +62,9 @@ def localization_lines(results: list, section) -> list[tuple[int, str, str]]:
             parts.append(f"no submodule found: {acc.module_reason}")
         if not parts:
             parts.append(
-                "the accuracy check failed; to find where the outputs diverge (compiler stage, submodule, "
-                f"a numerics setting that fixes it) run from the command line: {localize_command(result)}"
+                "the accuracy check failed; Find where outputs diverge… finds the compiler stage, the submodule "
+                "and a numerics setting that fixes it (from the command line: python3 main.py localize REPORT_DIR, "
+                f"or {localize_command(result)})"
             )
         lines.append((row, label, "; ".join(parts)))
     return lines

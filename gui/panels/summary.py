@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.analysis.figure_agreement import agreement_note
 from gui.panels.graph_breaks import break_counts
@@ -330,6 +330,9 @@ class SummaryModel(RowTableModel):
 class SummaryPanel(QWidget, ResultsView):
     """The summary table with each config's coverage sentence above it. GUI thread only."""
 
+    sig_localize_requested = Signal(str)
+    """Find where this config's outputs diverge (its label): gui.window.localize_run."""
+
     name, title = "summary", "Summary"
     tip = "Figures per config: latency percentiles, speedup, compile time, break-even"
 
@@ -359,7 +362,18 @@ class SummaryPanel(QWidget, ResultsView):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.coverage)
         layout.addWidget(self.disagreement)
-        layout.addWidget(self.localization)
+        # a config failed its accuracy check and has no localization yet: find out, on request
+        self.localize_button = QPushButton("Find where outputs diverge…")
+        self.localize_button.setToolTip(
+            "Runs the failed config through each compiler stage, its submodules one at a time and, for inductor, "
+            "each numerics setting (a job each: python3 main.py localize); the finding shows here."
+        )
+        self.localize_button.clicked.connect(self._on_localize_clicked)
+        self.localize_button.hide()
+        row = QHBoxLayout()
+        row.addWidget(self.localization, 1)
+        row.addWidget(self.localize_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
@@ -391,6 +405,19 @@ class SummaryPanel(QWidget, ResultsView):
         results = [self.model.result(row) for row in range(self.model.rowCount())]
         self._show_disagreement(results)
         self.localization.show_lines(results, self.localization_section)
+        self.localize_button.setVisible(bool(self.unlocalized()))
+
+    def unlocalized(self) -> list[str]:
+        """The configs on screen whose accuracy check failed and that the report has not localized."""
+        from gui.panels.localization import localization_entries
+
+        done = localization_entries(self.localization_section)
+        return [label for _, label, _ in self.localization.lines if label not in done]
+
+    def _on_localize_clicked(self) -> None:
+        labels = self.unlocalized()
+        if labels:
+            self.sig_localize_requested.emit(labels[0])
 
     def _show_disagreement(self, results) -> None:
         notes = [(row, agreement_note(r)) for row, r in enumerate(results) if r.ended]

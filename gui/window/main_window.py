@@ -37,6 +37,7 @@ from gui.window import closing, decide, file_actions, report_opening, run_start
 from gui.window import settings as window_settings
 from gui.window.bug_report import BugReportSaver, report_folder
 from gui.window.layout import build_actions, build_layout, build_menus
+from gui.window.localize_run import Localizer
 
 TAB_NAMES = tuple(view.name for view in TAB_VIEWS)
 
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         # report.json's `localization` section (profile --localize) per report opened, by its path
         self.report_localization: dict[str, object] = {}
         self.bug_report = BugReportSaver(self)  # File → Save bug report…
+        self.localizer = Localizer(self)  # Summary → Find where outputs diverge…
         self.actions = build_actions(self)
         parts = build_layout(self)
         self.tabs = parts.tabs
@@ -122,6 +124,7 @@ class MainWindow(QMainWindow):
         s.sig_reset.connect(self._on_session_reset)
         s.sig_samples_added.connect(self._on_progress)
         s.sig_phase_changed.connect(self._on_phase_changed)
+        self.summary_panel.sig_localize_requested.connect(self.localizer.start)
         s.sig_resource_sampled.connect(self._check_compile_stall)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
@@ -301,7 +304,7 @@ class MainWindow(QMainWindow):
         self._update_buttons()
         results = self.session.results
         for view in self.views:
-            view.refresh(results, "", ended=True)
+            view.request_refresh(results, "", ended=True)  # a tab not shown: when it is next shown
         self.progress.show_results(results)
         self.results_header.set_quality(results)
         failed = [r for r in results if r.status == "failed"]
@@ -480,6 +483,7 @@ class MainWindow(QMainWindow):
         self.save_window_settings()
         self.torch_info_loader.stop()
         self.bug_report.stop()
+        self.localizer.stop()
         for zoo_window in self.zoo_windows:
             zoo_window.closing_with_main = True
         closing.close_owned_windows(self, self.zoo_windows)

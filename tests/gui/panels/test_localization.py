@@ -24,7 +24,8 @@ def test_a_failed_check_with_a_localization_shows_its_sentence():
 
 def test_a_failed_check_without_one_says_how_to_get_it():
     ((row, label, text),) = localization_lines([_failed()], None)
-    assert "profile" in text and text.endswith("--localize") and "graph_break_model.py" in text
+    assert "profile" in text and text.endswith("--localize)") and "graph_break_model.py" in text
+    assert "Find where outputs diverge…" in text and "python3 main.py localize REPORT_DIR" in text
     assert "diverge (profile --localize)" not in text
 
 
@@ -49,7 +50,7 @@ def test_a_hostile_section_is_ignored_and_its_text_escaped(qtbot):
     r = _failed()
     for section in ("text", {"config": "eager"}, [1, None, {"config": 3, "sentence": "x"}, {"config": "eager"}]):
         ((_, _, text),) = localization_lines([r], section)
-        assert text.endswith("--localize")  # as with no section
+        assert text.endswith("--localize)")  # as with no section
     note = LocalizationNote()
     qtbot.addWidget(note)
     note.show_lines([r], [{"config": "eager", "sentence": "<img src=x> & <b>bold</b>"}])

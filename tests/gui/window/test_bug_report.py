@@ -64,7 +64,7 @@ def test_a_localized_failure_shows_its_sentence_and_one_without_says_how(window,
     with open(plain, "w") as f:
         json.dump(doc, f)
     assert window.open_session(plain)
-    assert [line[1] for line in note.lines] == ["eager"] and note.lines[0][2].endswith("--localize")
+    assert [line[1] for line in note.lines] == ["eager"] and note.lines[0][2].endswith("--localize)")
     window.session.start([])  # a new run: no failed check on screen
     assert note.isHidden()
 

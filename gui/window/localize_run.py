@@ -1,0 +1,191 @@
+"""Summary → "Find where outputs diverge…": `python main.py localize REPORT --config LABEL`
+(core.cli.localize) on the report folder of the results on screen, in a QProcess.
+
+The report folder is the bug report's (gui.window.bug_report.report_folder: a session opened
+from a folder's report.json, or a finished run of this window, whose report.json is written into
+its own folder first). What it runs is said first and asked (a job per compiler stage, and per
+numerics setting for inductor, each in a fresh process). Its progress lines show in the status
+bar; at the end the report's `localization` section is read back and the Summary shows the
+sentence. The app's process never imports torch and the GUI thread never waits; a failure is
+shown with the command's own message, nothing on screen is lost. GUI thread only.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox
+
+from core import PROJECT_ROOT
+from core.report.files import ReportError, atomic_write, load_report, report_json
+from gui.window.bug_report import report_folder
+
+if TYPE_CHECKING:
+    from gui.window.main_window import MainWindow
+
+TIMEOUT_MS = 30 * 60 * 1000  # four stages and five numerics settings of a large model, compiled cold
+
+
+def localize_command(folder: str, label: str) -> list[str]:
+    return [sys.executable, os.path.join(PROJECT_ROOT, "main.py"), "localize", folder, "--config", label]
+
+
+class Localizer(QObject):
+    """One localization at a time for `window`. GUI thread only."""
+
+    sig_done = Signal(str)
+    """It ended: the sentence shown, or the failure."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.process: QProcess | None = None
+        self.folder = ""
+        self.label = ""
+        self.box: QMessageBox | None = None
+        self._last_line = ""
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._on_timeout)
+
+    @property
+    def busy(self) -> bool:
+        return self.process is not None
+
+    def start(self, label: str) -> bool:
+        """Say what it runs and ask (a window-modal box: nothing waits on it)."""
+        w = self.window
+        if self.busy:
+            w.status_label.setText("Outputs are being localized already.")
+            return False
+        folder = report_folder(w)
+        if not folder:
+            w.show_error(
+                "No report folder",
+                "Localizing runs on a report folder: open a session from a report folder's report.json "
+                "(File → Open session…) or let the run finish first.",
+            )
+            return False
+        if not w.session.origin:  # a run of this window: its report goes into its own folder first
+            try:
+                atomic_write(os.path.join(folder, "report.json"), report_json(w.session.results, w.session.options))
+            except OSError as exc:
+                w.show_error("Cannot localize", f"the run's report could not be written into {folder}: {exc}")
+                return False
+        self.folder, self.label = folder, label
+        box = self.box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Find where outputs diverge",
+            f"Config {label} failed the accuracy check. Find where its outputs diverge?\n\n"
+            "This runs the model through each compiler stage (eager, aot_eager, aot_eager_decomp_partition, "
+            "inductor, up to the config's backend), each a job in a fresh process with a few calls, stops at "
+            "the first stage that diverges, compiles its submodules one at a time, and for inductor tries "
+            "each numerics setting this torch has. The finding is added to "
+            f"{os.path.join(folder, 'report.json')}.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            w,
+        )
+        box.setObjectName("localize_notice")
+        box.buttonClicked.connect(self._on_answered)
+        box.open()
+        return True
+
+    def _on_answered(self, button) -> None:
+        box, self.box = self.box, None
+        if box is None or box.standardButton(button) != QMessageBox.StandardButton.Yes:
+            self.window.status_label.setText("Not localized.")
+            return
+        self.run()
+
+    def run(self) -> None:
+        command = localize_command(self.folder, self.label)
+        process = QProcess(self)
+        process.setWorkingDirectory(PROJECT_ROOT)
+        process.readyReadStandardError.connect(self._on_progress)
+        process.finished.connect(self._on_finished)
+        process.errorOccurred.connect(self._on_error)
+        self.process, self._last_line = process, ""
+        self.window.status_label.setText(f"Finding where {self.label} diverges (a job per step)…")
+        self._timer.start(TIMEOUT_MS)
+        process.start(command[0], command[1:])
+
+    def _on_progress(self) -> None:
+        if self.process is None:
+            return
+        text = bytes(self.process.readAllStandardError()).decode("utf-8", "replace")
+        lines = [t.strip() for t in text.splitlines() if t.strip()]
+        if lines:
+            self._last_line = lines[-1]
+            self.window.status_label.setText(f"Localizing {self.label}: {self._last_line[:200]}")
+
+    def _on_error(self, error) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self.process is not None:
+            self._failed(f"the localize command could not start ({self.process.errorString()}).")
+
+    def _on_timeout(self) -> None:
+        if self.process is not None:
+            process = self.process
+            self._failed(f"it took more than {TIMEOUT_MS // 60000} minutes; it was stopped.")
+            process.kill()
+
+    def _on_finished(self, code: int, status) -> None:
+        process = self.sender()
+        if process is not self.process:
+            return
+        self._on_progress()
+        if code != 0 or status != QProcess.ExitStatus.NormalExit:
+            self._failed(self._last_line or f"it ended with code {code}")
+            return
+        self._end()
+        w = self.window
+        path = os.path.join(self.folder, "report.json")
+        try:
+            _, header = load_report(path)
+        except ReportError as exc:
+            self._show(f"the finding could not be read back: {exc}", failed=True)
+            return
+        section = header.get("localization")
+        w.report_localization[w.session.origin] = section
+        w.summary_panel.set_localization(section)
+        w.summary_panel.show_results(w.session.results)
+        entry = next((e for e in section or [] if isinstance(e, dict) and e.get("config") == self.label), None)
+        sentence = entry.get("sentence", "") if entry else ""
+        self._show(f"where {self.label} diverges: {sentence}" if sentence else "localized; nothing was found")
+
+    def _failed(self, message: str) -> None:
+        self._end()
+        self._show(message, failed=True)
+
+    def _show(self, message: str, failed: bool = False) -> None:
+        if failed:
+            self.window.show_error(
+                "Not localized", f"{message}\nThe results on screen and the report are as they were."
+            )
+        self.window.status_label.setText(message[:300])
+        self.sig_done.emit(message)
+
+    def _end(self) -> None:
+        self._timer.stop()
+        process, self.process = self.process, None
+        if process is not None:
+            process.deleteLater()
+
+    def stop(self) -> None:
+        """The window closes: end the command (its jobs end with it: the runner's children)."""
+        process, self.process = self.process, None
+        self._timer.stop()
+        if process is not None:
+            process.finished.disconnect(self._on_finished)
+            pid = process.processId()
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGINT)  # as Ctrl+C: the command cancels its job and ends its children
+                except OSError:
+                    pass
+            if not process.waitForFinished(5000):
+                process.kill()
+                process.waitForFinished(2000)
