@@ -124,6 +124,10 @@ def _process_age_s() -> float:
 
 
 def main(argv: list[str]) -> int:
+    # pyqtgraph's RawImageWidget (which the app never uses) imports CUDA's runtime bindings when
+    # they are installed, for images already on a GPU: ~55-75 ms of the launch. Only here, never
+    # at import of a gui module: a test process that imports torch needs the real module.
+    sys.modules.setdefault("cuda.bindings.runtime", None)
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help or a usage error, already printed

@@ -107,7 +107,10 @@ class CpuWatch:
     (/proc/stat) minus this process's and its waited-for children's (os.times), in cores
     (0 = nobody else ran, 2 = both cores of this machine busy with others' work)."""
 
-    def __init__(self):
+    def __init__(self, descendants: bool = False):
+        # descendants: also count this process's live descendants as its own (psutil), for a
+        # measurement whose children still run when it ends (the app's job child, helpers).
+        self.descendants = descendants
         self.t0, self.busy0, self.own0 = time.perf_counter(), self._busy(), self._own()
 
     @staticmethod
@@ -117,10 +120,19 @@ class CpuWatch:
         idle = v[3] + v[4]  # idle + iowait
         return (sum(v[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
-    @staticmethod
-    def _own() -> float:
+    def _own(self) -> float:
         t = os.times()
-        return t.user + t.system + t.children_user + t.children_system
+        own = t.user + t.system + t.children_user + t.children_system
+        if self.descendants:
+            import psutil
+
+            for child in psutil.Process().children(recursive=True):
+                try:
+                    c = child.cpu_times()
+                    own += c.user + c.system + c.children_user + c.children_system
+                except psutil.Error:
+                    pass  # ended meanwhile: counted once reaped
+        return own
 
     def others_cores(self) -> float:
         wall = time.perf_counter() - self.t0

@@ -52,6 +52,7 @@ class JobResult:
     wall_time_s: float = 0.0
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
     _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
+    _verdict_cache: tuple | None = field(default=None, repr=False, compare=False)
     # compile id → the (key, logged, per_call) of the ordinary breaks received with it, while
     # events arrive (see _add_graph_break)
     _breaks_by_compile: dict = field(default_factory=dict, repr=False, compare=False)
@@ -356,11 +357,19 @@ class JobResult:
 
         if self.op_profile is None:
             return ""
+        # Computed once per state: the app's Summary asks every second while a job runs, and
+        # the sentence (with its speedup interval) took ~40 ms of the GUI thread each time.
+        key = (len(self.samples), tuple(self.graph_breaks))  # breaks are replaced in place (their per_call)
+        cached = self._verdict_cache
+        if cached is not None and cached[0] is self.op_profile and cached[1] == key:
+            return cached[2]
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
         es, cs = summarize(eager), summarize(compiled)
         sp = self._speedup(eager, compiled, ci=True) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
-        return time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
+        verdict = time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
+        self._verdict_cache = (self.op_profile, key, verdict)
+        return verdict
 
     def call_cost(self, side: str, process: int | None = None) -> rec.CallCost | None:
         """The page faults and CPU time of one side's timed calls, over every process (or one)."""

@@ -26,11 +26,13 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     assert run_folder and os.path.isdir(os.path.join(run_folder, "graphs"))
     assert result.op_profile is not None and result.graphs  # core's defaults: op profile on
 
+    window.show_tab("time-breakdown")  # a tab not shown refreshes when opened (gui.widgets.view)
     times = window.view("time-breakdown")
     assert times.verdict.text() and "Run a profile" not in times.verdict.text()
     assert times.ops_model.rowCount() > 0 and times.chart.bars
     assert times.open_traces.isEnabled() and "compiled.json" in times.traces.text()
 
+    window.show_tab("graphs")
     graphs = window.view("graphs")
     assert graphs.model.rowCount() == len(result.graphs)
     assert "def forward" in graphs.code.toPlainText()

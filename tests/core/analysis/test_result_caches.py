@@ -1,0 +1,50 @@
+"""JobResult's figures computed once per state: the app's Summary asks for them every second
+while a job runs, on the GUI thread (issue 22)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import core.analysis.time_breakdown as time_breakdown
+from core.vocab import events as ev
+from core.vocab import op_records as oprec
+from core.vocab import records as rec
+from tests.core.fakes import fake_result
+
+
+def _profile(ms_per_call: float) -> oprec.OpProfile:
+    return oprec.OpProfile(
+        calls=1,
+        eager=oprec.SideOpProfile("eager", calls=1, ms_per_call=2.0, operators_per_call=4),
+        compiled=oprec.SideOpProfile(
+            "compiled", calls=1, ms_per_call=ms_per_call, in_graphs_ms=0.9 * ms_per_call, graphs_per_call=1
+        ),
+    )
+
+
+def test_the_time_verdict_is_computed_once_per_state_and_again_when_it_changes(monkeypatch):
+    calls = []
+    real = time_breakdown.time_verdict
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(time_breakdown, "time_verdict", counting)
+    gb = rec.GraphBreak(reason="Skip calling", file="/x/model.py", line=17, per_call=1)
+    result = fake_result(eager_ms=10.0, compiled_ms=5.0, n=200, graph_breaks=[gb])
+    result.op_profile = _profile(1.0)
+    first = result.time_verdict()
+    assert first and result.summary(ci=False)["time_verdict"] == first and result.time_verdict() == first
+    assert len(calls) == 1  # the Summary's refreshes and the tab's read reuse it
+
+    result.apply(ev.LatencyMeasured(result.job_id, samples=(rec.LatencySample("compiled", 999, 50.0),)))
+    result.time_verdict()
+    assert len(calls) == 2  # a new timed call: the medians may have moved
+
+    result.graph_breaks[0] = dataclasses.replace(result.graph_breaks[0], per_call=3)  # replaced in place
+    result.time_verdict()
+    assert len(calls) == 3
+
+    result.op_profile = _profile(4.0)  # a new profile, same counts
+    assert result.time_verdict() != first and len(calls) == 4
