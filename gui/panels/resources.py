@@ -136,6 +136,10 @@ class ResourcePanel(QWidget, ResultsView):
             )
             self.gpu_note.show()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._on_redraw()  # what arrived while the tab was not shown
+
     # ---------------------------------------------------------------- data in
     def bind(self, session) -> None:
         super().bind(session)
@@ -246,6 +250,8 @@ class ResourcePanel(QWidget, ResultsView):
     def _on_redraw(self) -> None:
         if not self._dirty:
             return
+        if self.window().isVisible() and not self.isVisible():
+            return  # its tab is not shown: drawn when it is (showEvent), not at 5 Hz on the GUI thread
         self._dirty = False
         for track in self._tracks.values():
             track.curve.setData(track.data.x, track.data.y)

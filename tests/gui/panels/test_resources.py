@@ -23,3 +23,26 @@ def test_every_phase_has_a_colour_of_its_own():
     assert set(PHASES) <= set(PHASE_COLORS)
     colours = [PHASE_COLORS[p] for p in PHASES]
     assert len(set(colours)) == len(colours)  # accuracy, op_profile and localize were all load's grey
+
+
+def test_readings_on_a_tab_not_shown_are_drawn_when_it_is(qtbot):
+    """Issue 22: the 5 Hz redraw of a hidden Resources tab no longer runs on the GUI thread."""
+    from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+
+    from core.vocab.records import ResourceSample
+    from gui.panels.resources import ResourcePanel
+
+    window, tabs, panel = QMainWindow(), QTabWidget(), ResourcePanel()
+    tabs.addTab(QWidget(), "shown")
+    tabs.addTab(panel, "resources")
+    window.setCentralWidget(tabs)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    for i in range(3):
+        panel.add_sample("job", ResourceSample(t_s=0.2 * i, phase="compile", cpu_percent=50.0 + i, rss_mb=100.0))
+    panel._on_redraw()  # the redraw timer's slot
+    curve = panel._tracks[("job", "cpu")].curve
+    assert curve.getData()[1] is None or len(curve.getData()[1]) == 0  # not drawn while hidden
+    tabs.setCurrentIndex(1)
+    assert list(curve.getData()[1]) == [50.0, 51.0, 52.0]
