@@ -359,13 +359,15 @@ class JobResult:
             return ""
         # Computed once per state: the app's Summary asks every second while a job runs, and
         # the sentence (with its speedup interval) took ~40 ms of the GUI thread each time.
-        key = (len(self.samples), tuple(self.graph_breaks))  # breaks are replaced in place (their per_call)
+        key = (len(self.samples), tuple(self.graph_breaks), self.ended)  # breaks are replaced in place (per_call)
         cached = self._verdict_cache
         if cached is not None and cached[0] is self.op_profile and cached[1] == key:
             return cached[2]
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
         es, cs = summarize(eager), summarize(compiled)
-        sp = self._speedup(eager, compiled, ci=True) if es and cs else None
+        # The interval only once the job has ended, as the summary has it: while the further
+        # processes still time calls it was a 2,000-resample bootstrap per refresh.
+        sp = self._speedup(eager, compiled, ci=self.ended) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
         verdict = time_verdict(self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied)
         self._verdict_cache = (self.op_profile, key, verdict)

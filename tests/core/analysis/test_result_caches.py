@@ -48,3 +48,27 @@ def test_the_time_verdict_is_computed_once_per_state_and_again_when_it_changes(m
 
     result.op_profile = _profile(4.0)  # a new profile, same counts
     assert result.time_verdict() != first and len(calls) == 4
+
+
+def test_a_running_job_s_verdict_needs_no_bootstrap(monkeypatch):
+    import core.analysis.results as results
+
+    resamples = []
+    real = results.speedup_over_processes
+
+    def recording(*args, **kwargs):
+        resamples.append(kwargs.get("resamples"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(results, "speedup_over_processes", recording)
+    result = results.JobResult(fake_result().spec)
+    result.apply(ev.JobStarted(result.job_id, pid=1))
+    samples = [
+        rec.LatencySample(side, i, ms + 0.01 * i) for i in range(50) for side, ms in (("eager", 2.0), ("compiled", 1.0))
+    ]
+    result.apply(ev.LatencyMeasured(result.job_id, samples=tuple(samples)))
+    result.op_profile = _profile(1.0)
+    assert not result.ended and result.time_verdict()
+    assert resamples == [0]  # the Summary asks every second while the further processes time calls
+    result.apply(ev.JobCompleted(result.job_id, wall_time_s=1.0))
+    assert result.ended and result.time_verdict() and resamples == [0, 2000]  # the interval, once it ended
