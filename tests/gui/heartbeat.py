@@ -86,10 +86,14 @@ def measure_heartbeat(
     busy: list[float] = []
     last = [time.perf_counter(), time.thread_time()]
 
+    stalls: list[tuple[float, float, str]] = []  # gaps over 40 ms: (gap, GUI thread CPU, status bar then)
+
     def tick():
         now, cpu = time.perf_counter(), time.thread_time()
         gaps.append((now - last[0]) * 1000.0)
         busy.append((cpu - last[1]) * 1000.0)
+        if gaps[-1] > 40.0 and len(gaps) > 1:
+            stalls.append((round(gaps[-1], 1), round(busy[-1], 1), window.status_label.text()[:70]))
         last[0], last[1] = now, cpu
 
     timer = QTimer()
@@ -114,6 +118,7 @@ def measure_heartbeat(
     launch_gaps, launch_busy, launch_others = list(gaps[1:]), list(busy[1:]), launch_watch.others_cores()
     gaps.clear()
     busy.clear()
+    launch_stalls, stalls[:] = list(stalls), []
     window.set_model(model, trusted=True)
     window.config_panel.queue.clear()
     window.config_panel.set_config(CompileConfig(backend=backend))
@@ -145,6 +150,7 @@ def measure_heartbeat(
         "gui_thread_cpu_in_worst_gap_ms": round(float(own[worst]), 1),
         "gui_thread_busiest_gap_cpu_ms": round(float(own.max()), 1),
         "gaps_over_50ms": int((values > 50).sum()),
+        "worst_stalls": sorted(stalls, reverse=True)[:3],
         "ticks": int(values.size),
         "other_processes_cores": round(run_others, 2),
         "launch_heartbeat_max_ms": round(float(launch_values.max()), 1),
@@ -152,6 +158,7 @@ def measure_heartbeat(
         "launch_gui_thread_busiest_gap_cpu_ms": round(max(launch_busy or [float("nan")]), 1),
         "launch_ticks": int(launch_values.size),
         "launch_phase_s": round(launch_s, 1),
+        "launch_worst_stalls": sorted(launch_stalls, reverse=True)[:3],
         "models_listed": window.model_panel.names.rowCount(),
         "launch_other_processes_cores": round(launch_others, 2),
         "run_s": round(run_s, 1),
