@@ -24,6 +24,7 @@ import dataclasses
 import uuid
 from dataclasses import dataclass, field
 
+from core.decide.advice import ConfigChange
 from core.vocab.config import CompileConfig, JobSpec
 from core.vocab.records import AccuracyStatus, JobStatus
 
@@ -220,3 +221,24 @@ def localize(result, run_one, available: dict) -> Localization:
             if word == AccuracyStatus.PASS.value:
                 loc.fixes.append((key, value))
     return loc
+
+
+def fix_changes(entry) -> list[ConfigChange]:
+    """The numerics settings a localization (report.json's `localization` entry) found to make
+    the accuracy check pass, as apply-and-re-run changes. An entry is untrusted data: only the
+    exact (setting, value) pairs of NUMERICS are taken, nothing else a report may name."""
+    known = set(NUMERICS)
+    fixes = entry.get("fixes") if isinstance(entry, dict) else None
+    out = []
+    for item in fixes if isinstance(fixes, list) else []:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            continue
+        key, value = item
+        if isinstance(key, str) and type(value) is bool and (key, value) in known:
+            out.append(
+                ConfigChange(
+                    f"set {key}={value} (with it the accuracy check passed when localized)",
+                    inductor_options=((key, value),),
+                )
+            )
+    return out

@@ -333,6 +333,9 @@ class SummaryPanel(QWidget, ResultsView):
     sig_localize_requested = Signal(str)
     """Find where this config's outputs diverge (its label): gui.window.localize_run."""
 
+    sig_apply_requested = Signal(str, object)
+    """Apply a change a localization found (config label, core ConfigChange) and re-run."""
+
     name, title = "summary", "Summary"
     tip = "Figures per config: latency percentiles, speedup, compile time, break-even"
 
@@ -370,9 +373,14 @@ class SummaryPanel(QWidget, ResultsView):
         )
         self.localize_button.clicked.connect(self._on_localize_clicked)
         self.localize_button.hide()
+        self.fix_buttons: list[QPushButton] = []  # apply a numerics setting a localization found
+        self.fix_row = QHBoxLayout()
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.localize_button)
+        buttons.addLayout(self.fix_row)
         row = QHBoxLayout()
         row.addWidget(self.localization, 1)
-        row.addWidget(self.localize_button, 0, Qt.AlignmentFlag.AlignTop)
+        row.addLayout(buttons)
         layout.addLayout(row)
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
@@ -406,6 +414,27 @@ class SummaryPanel(QWidget, ResultsView):
         self._show_disagreement(results)
         self.localization.show_lines(results, self.localization_section)
         self.localize_button.setVisible(bool(self.unlocalized()))
+        self._show_fixes()
+
+    def _show_fixes(self) -> None:
+        """A button per numerics setting the report's localization found to make a failed
+        config's check pass (core.decide.localize.fix_changes: only settings it knows)."""
+        from core.decide.localize import fix_changes
+        from gui.panels.localization import localization_entries
+
+        for button in self.fix_buttons:
+            self.fix_row.removeWidget(button)
+            button.deleteLater()
+        self.fix_buttons = []
+        entries = localization_entries(self.localization_section)
+        for _, label, _ in self.localization.lines:
+            for change in fix_changes(entries.get(label)):
+                key, value = change.inductor_options[0]
+                button = QPushButton(f"Apply {key}={value} and re-run")
+                button.setToolTip(f"Config {label}: {change.description}")
+                button.clicked.connect(lambda _=False, lb=label, c=change: self.sig_apply_requested.emit(lb, c))
+                self.fix_row.addWidget(button)
+                self.fix_buttons.append(button)
 
     def unlocalized(self) -> list[str]:
         """The configs on screen whose accuracy check failed and that the report has not localized."""

@@ -125,6 +125,9 @@ class MainWindow(QMainWindow):
         s.sig_samples_added.connect(self._on_progress)
         s.sig_phase_changed.connect(self._on_phase_changed)
         self.summary_panel.sig_localize_requested.connect(self.localizer.start)
+        self.summary_panel.sig_apply_requested.connect(
+            lambda label, change: decide.apply_and_rerun(self, label, change)
+        )
         s.sig_resource_sampled.connect(self._check_compile_stall)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)

@@ -58,3 +58,39 @@ def test_a_hostile_section_is_ignored_and_its_text_escaped(qtbot):
     assert not note.isHidden()
     note.show_lines([], None)
     assert note.isHidden()
+
+
+def test_a_setting_the_localization_found_is_offered_to_apply_and_only_one_it_knows(qtbot):
+    from core.decide.localize import fix_changes
+    from gui.panels.summary import SummaryPanel
+
+    crafted = {
+        "config": "inductor",
+        "sentence": "s",
+        "fixes": [["cpp.cxx", "sh -c x"], ["emulate_precision_casts", 1], "x"],
+    }
+    assert fix_changes(crafted) == [] and fix_changes(None) == [] and fix_changes({"fixes": "no"}) == []
+    (change,) = fix_changes({"fixes": [["emulate_precision_casts", True]]})
+    assert change.inductor_options == (("emulate_precision_casts", True),)
+
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    failed = _failed(backend="inductor")
+    section = [
+        {
+            "config": failed.config.label,
+            "sentence": "outputs diverge in inductor's code",
+            "fixes": [["emulate_precision_casts", True], ["cpp.cxx", "x"]],
+        }
+    ]
+    panel.set_localization(section)
+    panel.show_results([failed])
+    assert [b.text() for b in panel.fix_buttons] == ["Apply emulate_precision_casts=True and re-run"]
+    with qtbot.waitSignal(panel.sig_apply_requested) as asked:
+        panel.fix_buttons[0].click()
+    assert asked.args[0] == failed.config.label and asked.args[1].inductor_options == (
+        ("emulate_precision_casts", True),
+    )
+    panel.set_localization(None)
+    panel.show_results([failed])
+    assert panel.fix_buttons == []

@@ -58,3 +58,14 @@ def test_a_command_that_fails_is_shown_and_nothing_is_lost(window, qtbot, report
         window.localizer.run()
     assert errors and "has no config 'no such config'" in errors[0][1]
     assert window.session.results == results and not window.localizer.busy
+
+
+def test_a_fix_the_summary_offers_is_applied_as_apply_and_re_run(window, monkeypatch):
+    from core.decide.localize import fix_changes
+    from gui.window import decide
+
+    asked = []
+    monkeypatch.setattr(decide, "apply_and_rerun", lambda w, label, change: asked.append((w, label, change)))
+    (change,) = fix_changes({"fixes": [["fallback_random", True]]})
+    window.summary_panel.sig_apply_requested.emit("inductor", change)
+    assert asked == [(window, "inductor", change)]
