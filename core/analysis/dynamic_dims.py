@@ -13,6 +13,7 @@ reach it. No torch, no Qt; any thread.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ from core.vocab.config import DimMark
 
 SIZE_MISMATCH = re.compile(r"tensor '([^']+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
 _SHAPE = re.compile(r"^(?:(\w+)=)?\w+\[([\d×]*)\]$")
+_SIZE_SOURCE = re.compile(r"^L\['(\w+)'\](\[\d+\])?\.size\(\)\[(\d+)\]$")  # L['x'].size()[0]
 
 
 @dataclass
@@ -37,6 +39,7 @@ class DimRow:
     guard_failures: int = 0
     recompiles: int = 0
     compile_s: float = 0.0
+    specialized: str = ""  # torch fixed this size to a value (its structured record), in words
 
     @property
     def changes(self) -> bool:
@@ -61,6 +64,7 @@ class DimRow:
             "guard_failures": self.guard_failures,
             "recompiles": self.recompiles,
             "compile_s": round(self.compile_s, 3),
+            "specialized": self.specialized,
         }
 
 
@@ -81,8 +85,13 @@ class DynamicShapes:
     @property
     def to_mark(self) -> list[DimRow]:
         """The dimensions to mark: those whose size changed (a guard failing on one of them is
-        what recompiled; marking the ones torch did not name yet avoids the next recompile)."""
-        return [r for r in self.rows if r.changes]
+        what recompiled; marking the ones torch did not name yet avoids the next recompile),
+        less those torch specialized (the code needs their exact value: marking cannot help)."""
+        return [r for r in self.rows if r.changes and not r.specialized]
+
+    @property
+    def specialized(self) -> list[DimRow]:
+        return [r for r in self.rows if r.changes and r.specialized]
 
     def marks(self) -> tuple[DimMark, ...]:
         return tuple(r.mark() for r in self.to_mark)
@@ -163,6 +172,16 @@ def analyse(result) -> DynamicShapes:
             for key in new:
                 rows[key].recompiles += 1
                 rows[key].compile_s += v.compile_time_s
+    for sp in getattr(result, "specializations", ()):
+        for source in sp.sources:
+            m = _SIZE_SOURCE.match(source)
+            if not m:
+                continue
+            name, dim = m.group(1) + (m.group(2) or ""), int(m.group(3))
+            for row in rows.values():
+                if row.dim == dim and name in (row.guard, row.name, _argument(row.guard)) and not row.specialized:
+                    where = f" at {os.path.basename(sp.file)}:{sp.line}" if sp.file else ""
+                    row.specialized = f"torch fixed it to {sp.value} ({sp.reason}){where}"
     kept = [r for r in rows.values() if r.changes or r.guard_failures]
     kept.sort(key=lambda r: (r.input, r.dim))
     recompiled = [v for v in result.variants if v.recompiled]
@@ -183,8 +202,13 @@ def _row_for(rows, guard: str, dim: int, expected: int, actual: int) -> DimRow |
 
 
 def cannot_help(analysis: DynamicShapes) -> str:
-    """Why dynamic shapes cannot help these recompiles ("" when they can): every guard that
-    failed is on something other than a size."""
+    """Why dynamic shapes cannot help these recompiles ("" when they can): every size that
+    changed is one torch specialized (the code needs its exact value: torch's structured
+    record says where), or every guard that failed is on something other than a size."""
+    if analysis.specialized and not analysis.to_mark and not analysis.internal:
+        return "the sizes that changed are ones the code needs exactly, so torch compiles each apart: " + "; ".join(
+            f"{r.where}: {r.specialized}" for r in analysis.specialized[:3]
+        )
     if analysis.to_mark or analysis.internal or not analysis.not_sizes:
         return ""
     return "the guards that failed are not on a tensor's size, so no dynamic-shape setting reaches them: " + "; ".join(

@@ -31,6 +31,7 @@ def result_to_dict(result: JobResult) -> dict[str, Any]:
         "compile": dataclasses.asdict(result.compile) if result.compile else None,
         "graph_breaks": [dataclasses.asdict(g) for g in result.graph_breaks],
         "recompiles": [dataclasses.asdict(r) for r in result.recompiles],
+        "specializations": [dataclasses.asdict(x) for x in result.specializations],
         "cudagraph_skips": [dataclasses.asdict(k) for k in result.cudagraph_skips],
         "memory": {k: dataclasses.asdict(v) for k, v in result.memory.items()},
         "resources": [dataclasses.asdict(r) for r in result.resources],
@@ -113,6 +114,10 @@ def result_from_dict(d: dict[str, Any], where: str = "job") -> JobResult:
         compile=build(rec.CompileResult, d["compile"], f"{where}.compile") if d.get("compile") else None,
         graph_breaks=breaks,
         recompiles=[build(rec.Recompile, r, f"{where}.recompiles[{i}]") for i, r in enumerate(items("recompiles"))],
+        specializations=[
+            build(rec.Specialization, x, f"{where}.specializations[{i}]")
+            for i, x in enumerate(items("specializations"))
+        ],
         cudagraph_skips=[
             build(rec.CudagraphSkip, k, f"{where}.cudagraph_skips[{i}]") for i, k in enumerate(items("cudagraph_skips"))
         ],

@@ -40,6 +40,8 @@ class JobResult:
     compile: rec.CompileResult | None = None
     graph_breaks: list[rec.GraphBreak] = field(default_factory=list)
     recompiles: list[rec.Recompile] = field(default_factory=list)
+    # sizes torch made symbolic and then fixed to one value (core.capture.graphs)
+    specializations: list[rec.Specialization] = field(default_factory=list)
     cudagraph_skips: list[rec.CudagraphSkip] = field(default_factory=list)
     memory: dict[str, rec.MemoryPeak] = field(default_factory=dict)
     resources: list[rec.ResourceSample] = field(default_factory=list)
@@ -99,6 +101,8 @@ class JobResult:
             self.compile = event.result
         elif isinstance(event, ev.GraphBreakFound) and event.graph_break is not None:
             self._add_graph_break(event.graph_break)
+        elif isinstance(event, ev.SpecializationFound) and event.specialization is not None:
+            self.specializations.append(event.specialization)
         elif isinstance(event, ev.RecompileFound) and event.recompile is not None:
             self.recompiles.append(event.recompile)
         elif isinstance(event, ev.CudagraphSkipped) and event.skip is not None:

@@ -27,7 +27,7 @@ from typing import Callable
 
 from core.capture.provenance import NODE_MAPPINGS_ARTIFACT, kernel_lines, read_node_mappings
 from core.vocab.artifacts import JobArtifacts, write_text
-from core.vocab.records import CompiledGraph
+from core.vocab.records import CompiledGraph, Specialization
 
 _RESERVED = {
     "rank",
@@ -109,6 +109,9 @@ class GraphCapture(logging.Handler):
         self.provenance: dict[str, dict[str, list[tuple[str, int]]]] = {}
         # compile id → its stages (core.capture.compile_watch), when a watch reads along
         self.stages_of: Callable[[str], tuple] = lambda cid: ()
+        # a size torch made symbolic and then fixed (symbolic_shape_specialization), when asked
+        self.on_specialization: Callable[[Specialization], None] = lambda s: None
+        self._strings: dict[int, str] = {}  # torch interns file names in `str` records
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -118,6 +121,12 @@ class GraphCapture(logging.Handler):
 
     def _read(self, metadata: dict, payload: str | None) -> None:
         kind = next((k for k in metadata if k not in _RESERVED), "")
+        if kind == "str" and isinstance(metadata[kind], (list, tuple)) and len(metadata[kind]) == 2:
+            self._strings[int(metadata[kind][1])] = str(metadata[kind][0])
+            return
+        if kind == "symbolic_shape_specialization" and isinstance(metadata[kind], dict):
+            self.on_specialization(self._specialization(metadata[kind], _compile_id(metadata)))
+            return
         cid = _compile_id(metadata)
         if not kind or not cid:
             return
@@ -136,6 +145,27 @@ class GraphCapture(logging.Handler):
                 mapped[1].update(post_to_pre)
         elif kind == "compilation_metrics":
             self._finish(cid, metadata[kind] if isinstance(metadata[kind], dict) else {})
+
+    def _specialization(self, d: dict, cid: str) -> Specialization:
+        """torch's record as a Specialization: the user line is the innermost frame of the user's
+        code on its user stack (core.vocab.source_paths.line_site)."""
+        from core.vocab.source_paths import line_site
+
+        frames = []
+        for f in d.get("user_stack") or []:
+            if isinstance(f, dict):
+                name = f.get("filename", "")
+                file = self._strings.get(name, str(name)) if isinstance(name, int) else str(name)
+                frames.append((file, int(f.get("line") or 0)))
+        file, line = line_site(frames) or ("", 0)
+        return Specialization(
+            tuple(str(x) for x in d.get("sources") or ()),
+            str(d.get("value", "")),
+            str(d.get("reason", "")),
+            file,
+            line,
+            cid,
+        )
 
     def _finish(self, cid: str, metrics: dict) -> None:
         state = self._pending.pop(cid, {})
@@ -240,7 +270,13 @@ class JobRecording:
     (torch_trace/<config>/, graphs/<config>/). Files go under the job's `artifacts_dir`;
     without one, graphs are still reported (no files) and torch logs to stderr only."""
 
-    def __init__(self, spec, on_graph: Callable[[CompiledGraph], None], on_stage: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        spec,
+        on_graph: Callable[[CompiledGraph], None],
+        on_stage: Callable[[str], None] | None = None,
+        on_specialization: Callable[[Specialization], None] | None = None,
+    ):
         from core.capture.compile_log import CompileLog
         from core.vocab.artifacts import make_dirs
 
@@ -252,6 +288,8 @@ class JobRecording:
             log_path = None  # compile_log/ not ours to write into (a symbolic link): stderr only
         self.log = CompileLog(spec.compile_log, log_path)
         self.trace = TraceRecording(root, self.artifacts, on_graph)
+        if on_specialization is not None:
+            self.trace.capture.on_specialization = on_specialization
         self.watch = None  # what the compiler does now (core.capture.compile_watch), when asked
         if on_stage is not None:
             from core.capture.compile_watch import CompileWatch

@@ -183,6 +183,7 @@ def print_dynamic_dims(r: JobResult) -> None:
         return
     for row in a.rows:
         guard = f", torch's guard failed on it {row.guard_failures}x" if row.guard_failures else ""
+        guard += f"; {row.specialized}" if row.specialized else ""
         print(
             f"  sizes {row.where}: {', '.join(map(str, row.values))} "
             f"({row.recompiles} recompile(s), {row.compile_s:.2f} s{guard})"

@@ -118,7 +118,7 @@ def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
     if cfg.dynamic == "true":
         return []
     a = analyse(result)
-    if not a.recompiles or not (a.to_mark or a.internal or a.not_sizes):
+    if not a.recompiles or not (a.to_mark or a.internal or a.not_sizes or a.specialized):
         return []
     limit = any(v.recompile_limit_hit for v in result.variants)
     count = a.recompiles
@@ -133,8 +133,13 @@ def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
                 "dynamic_shapes",
                 cfg.label,
                 "Dynamic shapes cannot help these recompiles",
-                f"{count} recompile{'s' if count != 1 else ''}{cost}: {why_not}. Find what changes between "
-                "calls in those guards and keep it fixed.",
+                f"{count} recompile{'s' if count != 1 else ''}{cost}: {why_not}. "
+                + (
+                    "Change the code there so it does not need the exact size (a tensor operation instead of a "
+                    "Python loop or int() over it), or keep the size fixed (pad the inputs to a few sizes)."
+                    if a.specialized
+                    else "Find what changes between calls in those guards and keep it fixed."
+                ),
                 premise=premise,
                 blocking=limit,
             )

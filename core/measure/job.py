@@ -293,7 +293,10 @@ class Job:
             from core.capture.graphs import JobRecording
 
             self.recording = JobRecording(
-                self.spec, lambda g: self.emit(ev.GraphCompiled, graph=g), on_stage=self._on_compile_stage
+                self.spec,
+                lambda g: self.emit(ev.GraphCompiled, graph=g),
+                on_stage=self._on_compile_stage,
+                on_specialization=lambda x: self.emit(ev.SpecializationFound, specialization=x),
             )
         return self._compile_plain(model)  # training: the module compiled, the step around it Python
 

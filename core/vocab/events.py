@@ -28,6 +28,7 @@ from core.vocab.records import (
     MemoryPeak,
     Recompile,
     ResourceSample,
+    Specialization,
     VariantResult,
 )
 
@@ -100,6 +101,11 @@ class GraphBreakFound(Event):
 @dataclass(frozen=True)
 class RecompileFound(Event):
     recompile: Recompile | None = None
+
+
+@dataclass(frozen=True)
+class SpecializationFound(Event):
+    specialization: Specialization | None = None
 
 
 @dataclass(frozen=True)

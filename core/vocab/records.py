@@ -355,6 +355,21 @@ class AccuracyResult:
 
 
 @dataclass(frozen=True)
+class Specialization:
+    """torch fixed a size it had made symbolic to one value (the structured trace's
+    `symbolic_shape_specialization`): `sources` the sizes it names ("L['x'].size()[0]"),
+    `value` the value, `reason` torch's condition ("Eq(s0, 4)"), `file`/`line` the user code
+    that needed it. Dynamic shapes cannot help such a size (core.analysis.dynamic_dims)."""
+
+    sources: tuple[str, ...] = ()
+    value: str = ""
+    reason: str = ""
+    file: str = ""
+    line: int = 0
+    compile_id: str = ""
+
+
+@dataclass(frozen=True)
 class StageTime:
     """Seconds one compile spent in one stage, exclusive (core.capture.compile_watch: the
     innermost of torch's timed regions that names a stage)."""

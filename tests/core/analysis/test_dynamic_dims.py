@@ -200,3 +200,52 @@ def test_a_run_that_measured_the_marks_already_says_the_recompiles_before_and_af
     assert (
         "measured it already: config eager/mark_dynamic=0.1[8-12] (recompiles 1 without it, 0 with it)." in s.evidence
     )
+
+
+# A Python loop over a size: torch fixes it (symbolic_shape_specialization in its structured trace).
+LOOP_MODEL = """\
+import torch
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        out = x
+        for _ in range(x.shape[0]):  # line 7
+            out = out * 1.1
+        return out
+
+
+def get_model():
+    return M()
+
+
+def get_example_inputs():
+    return (torch.randn(4, 3),)
+
+
+def get_input_variants():
+    return [(torch.randn(n, 3),) for n in (4, 5, 6)]
+"""
+
+
+def test_a_size_torch_specialized_is_not_marked_and_the_line_is_named(write_model, tmp_path):
+    """Real torch, default dynamic: after the first recompile torch makes the size symbolic,
+    then the loop fixes it; its structured record names the line, and the suggestion says
+    dynamic shapes cannot help instead of proposing marks torch would refuse."""
+    from core.decide.suggestions import suggest
+    from core.report.files import load_report
+
+    path = write_model(LOOP_MODEL, "loop.py")
+    proc = profile(
+        path, "--backend", "eager", "--sweep-shapes", "--iters", "5", "--op-profile", "0", "--out", str(tmp_path / "r")
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,), _ = load_report(str(tmp_path / "r"))
+    assert result.specializations and result.specializations[0].sources == ("L['x'].size()[0]",)
+    assert result.specializations[0].line == 7 and result.specializations[0].file.endswith("loop.py")
+    a = analyse(result)
+    assert a.to_mark == [] and "loop.py:7" in a.specialized[0].specialized
+    (s,) = [s for s in suggest([result]) if s.rule == "dynamic_shapes"]
+    assert s.title == "Dynamic shapes cannot help these recompiles" and s.changes == ()
+    assert "the code needs exactly" in s.evidence and "loop.py:7" in s.evidence
+    assert "dynamic shapes cannot help:" in proc.stdout and "--mark-dynamic" not in proc.stdout
