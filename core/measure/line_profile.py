@@ -109,8 +109,8 @@ def _handle(kernel: str) -> int:
 def compiled_line_times(
     steps: list[tb.Node], kernels: frozenset[str], provenance: dict[str, dict[str, list[tuple[str, int]]]]
 ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], set[str]], float]:
-    """(line → kernel ms per call charged to it, line → the kernels charged, kernel ms per call
-    no provenance names) from the profiled compiled calls (`steps`), the C++ kernels the op
+    """(line → kernel ms per call charged to it, line → the kernels charged ("name [graph]"),
+    kernel ms per call no provenance names) from the profiled compiled calls (`steps`), the C++ kernels the op
     profile marked (`kernels`) and the provenance of each compile id."""
     per_line: dict[tuple[str, int], float] = defaultdict(float)
     names: dict[tuple[str, int], set[str]] = defaultdict(set)
@@ -142,7 +142,7 @@ def compiled_line_times(
         if cid and node.name in kernels:
             lines = fused.get(cid, {}).get(node.name)
             if lines:
-                charge(lines, us, node.name)
+                charge(lines, us, f"{node.name} [{cid}]")
             else:
                 unmatched += us
             return
@@ -152,7 +152,7 @@ def compiled_line_times(
             if calls is not None:
                 i = seen[op]
                 seen[op] += 1
-                charge(calls[min(i, len(calls) - 1)], us, f"extern_kernels.{op}")
+                charge(calls[min(i, len(calls) - 1)], us, f"extern_kernels.{op} [{cid}]")
                 return
             in_op = True  # an op no provenance names: its time stays unattributed, its children too
         for child in node.children:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.report.artifact_views import GraphTexts, graph_texts
 from core.report.tlparse import tlparse_job
+from core.vocab.source_paths import display_path
 from gui.panels.compile_log import CompileLogDialog
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.open_path import OpenedPath
@@ -130,6 +131,24 @@ class GraphModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column <= 5:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def kernel_lines_text(g, result) -> str:
+    """The graph's kernels, one a line, each with the source lines its time was charged to
+    (core.measure.line_profile: `lines.csv`), when the op profile timed them."""
+    lines_of: dict[str, list[str]] = {}
+    profile = result.op_profile if result is not None else None
+    for t in profile.lines if profile is not None else ():
+        for k in t.kernels:
+            lines_of.setdefault(k, []).append(f"{display_path(t.file)}:{t.line}")
+    out = []
+    for kernel in g.kernels:
+        where = lines_of.get(f"{kernel} [{g.graph}]")
+        out.append(f"{kernel}    ← {', '.join(where)}" if where else kernel)
+    extern = sorted(k for k in lines_of if k.startswith("extern_kernels.") and k.endswith(f" [{g.graph}]"))
+    for k in extern:  # calls into aten inside the graph (no kernel of inductor's own)
+        out.append(f"{k[: -len(f' [{g.graph}]')]}    ← {', '.join(lines_of[k])}")
+    return "\n".join(out)
 
 
 def graph_info_html(g) -> str:
@@ -376,7 +395,7 @@ class GraphsPanel(QWidget, ResultsView):
         self.texts.setTabEnabled(2, bool(texts.output_code) or g is None)
         inputs, kernels = (g.inputs, g.kernels) if g is not None else ((), ())
         self.inputs.setPlainText("\n".join(inputs))
-        self.kernels.setPlainText("\n".join(kernels))
+        self.kernels.setPlainText(kernel_lines_text(g, result) if g is not None else "")
         self.texts.setTabText(3, f"Inputs ({len(inputs)})" if g is not None else "Inputs")
         self.texts.setTabText(4, f"Kernels ({len(kernels)})" if g is not None else "Kernels")
         self.texts.setTabEnabled(3, bool(inputs))

@@ -12,9 +12,18 @@ text is shown as plain text. GUI thread only.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.report.source_view import accounted_text, got_slower, line_files, source_file
 from core.vocab.source_paths import display_path
@@ -173,6 +182,10 @@ class SourceModel(RowTableModel):
 class SourceLinesView(QWidget):
     """The "By source line" view of one config's op profile. GUI thread only."""
 
+    sig_graph_requested = Signal(str, str)
+    """Show this config's graph in the Graphs tab: (config label, graph id) of the chosen
+    line's first kernel."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._lines: tuple = ()
@@ -230,12 +243,22 @@ class SourceLinesView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.accounted)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.detail)
+        self.graph_button = QPushButton("Show its graph")
+        self.graph_button.setToolTip("Open the Graphs tab at the graph of the chosen line's first kernel")
+        self.graph_button.clicked.connect(self._on_graph_clicked)
+        self.graph_button.setEnabled(False)
+        self._label, self._graph = "", ""
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.detail, 1)
+        bottom.addWidget(self.graph_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(bottom)
 
     def set_result(self, result) -> None:
         """Show `result`'s lines (None or a result without lines: say why there are none)."""
         profile = result.op_profile if result is not None else None
         self._lines = profile.lines if profile is not None else ()
+        self._label, self._graph = (result.config.label if result is not None else ""), ""
+        self.graph_button.setEnabled(False)
         self.lines_model.set_lines(self._lines)
         self.accounted.setText(accounted_text(profile) or NO_LINES)
         self.file_box.blockSignals(True)
@@ -279,6 +302,10 @@ class SourceLinesView(QWidget):
         return True
 
     def _describe(self, t) -> None:
+        graphs = [k.rsplit(" [", 1)[1][:-1] for k in t.kernels if k.endswith("]") and " [" in k]
+        self._graph = graphs[0] if graphs else ""
+        self.graph_button.setEnabled(bool(self._graph))
+        self.graph_button.setText(f"Show graph {self._graph}" if self._graph else "Show its graph")
         marks = _mark(t)
         kernels = ", ".join(t.kernels) if t.kernels else "none (no kernel of the compiled code was charged here)"
         self.detail.setText(
@@ -296,3 +323,7 @@ class SourceLinesView(QWidget):
         r = self.source_model.row_at(current.row()) if current.isValid() else None
         if r is not None and r.times is not None:
             self._describe(r.times)
+
+    def _on_graph_clicked(self) -> None:
+        if self._label and self._graph:
+            self.sig_graph_requested.emit(self._label, self._graph)

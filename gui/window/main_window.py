@@ -132,6 +132,7 @@ class MainWindow(QMainWindow):
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
         self.graph_breaks_panel.sig_graph_requested.connect(self._on_graph_requested)
+        self.view("time-breakdown").source_lines.sig_graph_requested.connect(self._on_graph_requested)
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
         self.model_panel.batch.valueChanged.connect(self._save_form)
         self.model_panel.image.valueChanged.connect(self._save_form)

@@ -126,3 +126,24 @@ def test_graph_break_cost_column_and_jump_to_graphs(qtbot, session):
         view.detail.anchorClicked.emit(QUrl("cp-graph:after:0"))
     assert blocker.args == [session.results[0].config.label, "1/0"]
     assert not view.request_graph("after", "5") and not view.request_graph("before", "x")
+
+
+def test_a_graph_s_kernels_name_the_source_lines_their_time_was_charged_to():
+    from types import SimpleNamespace
+
+    from core.vocab.op_records import LineTime
+    from gui.panels.graphs import kernel_lines_text
+
+    lines = (
+        LineTime("/u/m.py", 11, kernels=("cpp_fused_relu_0 [0/0]", "extern_kernels.addmm [0/0]")),
+        LineTime("/u/m.py", 12, kernels=("cpp_fused_relu_0 [0/0]",)),
+        LineTime("/u/m.py", 14, kernels=("cpp_fused_relu_0 [1/0]",)),  # the same name in another graph
+    )
+    result = SimpleNamespace(op_profile=SimpleNamespace(lines=lines))
+    g = SimpleNamespace(graph="0/0", kernels=("cpp_fused_relu_0", "cpp_fused_mul_1"))
+    assert kernel_lines_text(g, result).splitlines() == [
+        "cpp_fused_relu_0    ← m.py:11, m.py:12",
+        "cpp_fused_mul_1",
+        "extern_kernels.addmm    ← m.py:11",
+    ]
+    assert kernel_lines_text(g, SimpleNamespace(op_profile=None)) == "cpp_fused_relu_0\ncpp_fused_mul_1"

@@ -128,3 +128,13 @@ def test_a_real_inductor_report_opened_as_a_session_shows_its_lines(qtbot, windo
     p = json.loads((out / "report.json").read_text())["jobs"][0]["op_profile"]
     assert 0 < p["lines_compiled_ms"] <= p["compiled"]["ms_per_call"]
     assert f"The {len(p['lines'])} lines hold" in lines.accounted.text() and "compiled call (" in lines.accounted.text()
+    # a line's kernels lead to its graph in the Graphs tab, whose kernels name their lines back
+    row = next(r for r in range(model.rowCount()) if model.line_at(r).kernels)
+    lines.lines_table.selectRow(lines.proxy.mapFromSource(model.index(row, 0)).row())
+    assert lines.graph_button.isEnabled() and lines.graph_button.text().startswith("Show graph ")
+    graph = lines.graph_button.text().rsplit(" ", 1)[1]
+    lines.graph_button.click()
+    assert window.tabs.currentWidget() is window.view("graphs")
+    graphs = window.view("graphs")
+    assert graphs.selected_graph().graph == graph
+    assert "←" in graphs.kernels.toPlainText() and "graph_break_model.py:" in graphs.kernels.toPlainText()
