@@ -39,8 +39,11 @@ def test_phases_samples_and_memory(write_model):
     path = write_model(MLP_MODEL)
     outcome, result, events = run(make_spec(path, iters=12, warmup=3, block_size=5))
     assert outcome == "completed"
-    phases = [e.phase for e in events if isinstance(e, ev.PhaseChanged)]
+    changes = [e for e in events if isinstance(e, ev.PhaseChanged)]
+    phases = [e.phase for i, e in enumerate(changes) if i == 0 or changes[i - 1].phase != e.phase]
     assert phases == ["load", "eager", "compile", "compiled", "benchmark", "accuracy", "op_profile"]
+    # while it compiles, the compile phase's detail says what the compiler does (core.capture.compile_watch)
+    assert any(e.phase == "compile" and e.detail.endswith("found so far") for e in changes)
     assert len(result.latencies("eager")) == 12 and len(result.latencies("compiled")) == 12
     assert len(result.latencies("eager", include_warmup=True)) == 15
     # blocks of 5 asked, but 12 iterations would alternate only 3 times: blocks of 3, 4 alternations
