@@ -153,6 +153,15 @@ def main() -> int:
                     timer_ms = t.median * 1000
                     say(f"cuda_{name}_timer_median_ms", timer_ms)
                     say(f"cuda_{name}_ratio_engine_over_timer", s[f"{name}_median_ms"] / timer_ms)
+            # time per source line on the GPU: Triton kernels charged through provenance
+            p = r.op_profile
+            lines = p.lines if p is not None else ()
+            triton = [t for t in lines if any(k.startswith("triton_") for k in t.kernels)]
+            say("cuda_lines", len(lines))
+            say("cuda_lines_with_triton_kernels", len(triton))
+            if p is not None and p.compiled is not None:
+                say("cuda_lines_compiled_ms_of_call", f"{p.lines_compiled_ms:.3f} of {p.compiled.ms_per_call:.3f}")
+            failures += not triton
             samples = r.latencies("compiled")
             say("cuda_compiled_cv", statistics.pstdev(samples) / statistics.mean(samples))
     failures += check_cudagraph_skip()

@@ -31,6 +31,7 @@ from core.analysis import time_breakdown as tb
 from core.vocab.op_records import LineTime
 from core.vocab.source_paths import line_site, source_line
 
+TRITON_PREFIX = "triton_"  # inductor's GPU kernels (the GPU path: python -m tests.gpu_check checks it)
 MAX_LINES = 500  # lines kept per job (the costliest), so a huge model's report stays small
 DISTURBED_RATIO = 2.0  # eager calls under the line timer this much slower than profiled: said so
 
@@ -139,6 +140,11 @@ def compiled_line_times(
         if region:
             cid, seen = region, defaultdict(int)
         us = node.end - node.start
+        if cid and node.name.startswith(TRITON_PREFIX) and node.name in fused.get(cid, {}):
+            # a Triton kernel's launch range (inductor's launcher records one under the profiler):
+            # its time is the GPU's, the kernels it launched (Node.device_us), else the launch's own
+            charge(fused[cid][node.name], node.device_us or us, f"{node.name} [{cid}]")
+            return
         if cid and node.name in kernels:
             lines = fused.get(cid, {}).get(node.name)
             if lines:

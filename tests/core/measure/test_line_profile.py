@@ -160,3 +160,14 @@ def test_a_real_inductor_run_writes_lines_csv_that_adds_up_within_the_call(write
     assert 0 < p["lines_compiled_ms"] <= compiled_call and p["lines_eager_ms"] <= p["lines_eager_call_ms"]
     assert abs(sum(float(r["compiled_ms_per_call"]) for r in rows.values()) - p["lines_compiled_ms"]) < 1e-6
     assert "by source line (5 lines; lines.csv): they account for" in proc.stdout
+
+
+def test_a_triton_kernel_s_gpu_time_is_charged_to_its_lines():
+    """The GPU path, with a stand-in profile: a Triton kernel's launch range (inductor records one
+    under the profiler) with the GPU time of what it launched; python -m tests.gpu_check runs it
+    for real on a machine with a GPU."""
+    provenance = {"0/0": {"triton_poi_fused_relu_0:1": [("m.py", 11)]}}
+    launch = Node("triton_poi_fused_relu_0", 10, 12, [], device_us=40.0)
+    steps = [Node("ProfilerStep#1", 0, 100, [Node("Torch-Compiled Region: 0/0", 0, 90, [launch])])]
+    per_line, names, unmatched = compiled_line_times(steps, frozenset(), provenance)
+    assert per_line == {("m.py", 11): pytest.approx(0.040)} and names[("m.py", 11)] == {"triton_poi_fused_relu_0 [0/0]"}
