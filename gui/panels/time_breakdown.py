@@ -17,8 +17,8 @@ found by core.report.artifact_views, never a path the report names.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QUrl
-from PySide6.QtGui import QBrush, QColor, QDesktopServices
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -39,6 +39,7 @@ from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
 from gui.panels.source_lines import SourceLinesView
 from gui.widgets.config_picker import ConfigPicker
+from gui.widgets.open_path import OpenedPath
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.view import ResultsView
@@ -335,6 +336,8 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
         layout.addLayout(bottom)
+        self.opened = OpenedPath()  # where the traces folder is, opened or not
+        layout.addWidget(self.opened)
         self._show(None)
 
     # ---------------------------------------------------------------- view protocol
@@ -423,4 +426,4 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         folder = traces_folder(self.artifacts_dir)
         if not folder:
             return False
-        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(folder)))
+        return self.opened.open(folder, "the traces folder", "file manager")

@@ -49,9 +49,15 @@ def test_time_breakdown_shows_core_figures(qtbot, session, qtmodeltester, monkey
     # the traces: named, the viewers said, the session's own folder opened
     assert "compiled.json" in view.traces.text() and "Perfetto" in view.traces.text()
     opened = []
-    monkeypatch.setattr("gui.panels.time_breakdown.QDesktopServices.openUrl", lambda url: opened.append(url) or True)
+    monkeypatch.setattr("gui.widgets.open_path.QDesktopServices.openUrl", lambda url: opened.append(url) or True)
     assert view.open_traces.isEnabled() and view.open_traces_folder()
     assert opened == [QUrl.fromLocalFile(os.path.realpath(os.path.join(session.artifacts_dir, "traces")))]
+    assert view.opened.label.text().startswith("Opened the traces folder in your file manager: ")
+    # no file manager: said, with the path to copy (it used to fail without a word)
+    monkeypatch.setattr("gui.widgets.open_path.QDesktopServices.openUrl", lambda url: False)
+    assert not view.open_traces_folder()
+    assert "Nothing could open the traces folder: no file manager was found" in view.opened.label.text()
+    assert view.opened.path.endswith("traces") and not view.opened.isHidden()
 
 
 def test_time_breakdown_without_a_profile(qtbot, tmp_path):
