@@ -32,6 +32,7 @@ from core.vocab.artifacts import (
     present_artifact_dirs,
     read_manifest,
     remove_owned,
+    umask,
     write_manifest,
 )
 
@@ -131,18 +132,12 @@ def csv_text(columns: list[str], rows: Iterable[dict], cell: Callable[[Any], Any
     return buf.getvalue()
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _stage(path: str, text: str | Iterable[str]) -> str:
     """Write `text` into a temporary file beside `path`; its name (removed again on failure)."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             if isinstance(text, str):
                 fh.write(text)

@@ -183,9 +183,16 @@ def write_text(root: str, relative_file: str, text: str) -> str:
     """Write an artifact whole or not at all (a temporary file renamed into place): a full disk
     leaves no empty or half file behind."""
     path = make_dirs(root, relative_file)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    write_whole(path, text)
+    return path
+
+
+def write_whole(path: str, text: str) -> None:
+    """Write `path` whole or not at all: a temporary file beside it, renamed into place, with the
+    permissions the user's umask gives new files (a full disk leaves no half file)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=os.path.dirname(path) or ".")
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -195,10 +202,10 @@ def write_text(root: str, relative_file: str, text: str) -> str:
         except OSError:
             pass
         raise
-    return path
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -250,18 +257,7 @@ def write_manifest(root: str, manifest: Manifest) -> None:
     path = os.path.join(root, MANIFEST)
     if os.path.islink(path):
         os.unlink(path)  # the link itself, never its target
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=MANIFEST, dir=root)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(manifest.to_json())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_whole(path, manifest.to_json())
 
 
 def present_artifact_dirs(root: str) -> list[str]:

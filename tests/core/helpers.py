@@ -223,3 +223,46 @@ def sparse_log(path, size: int) -> None:
     with open(path, "r+b") as fh:
         fh.seek(size - len(LOG_LAST) - 1)
         fh.write(b"\n" + LOG_LAST.encode())
+
+
+# A submodule that behaves differently while dynamo traces it: compiled outputs diverge at
+# dynamo's graph capture, in `block.odd` (the localization tests).
+COMPILING_MODEL = """\
+import torch
+
+
+class Odd(torch.nn.Module):
+    def forward(self, x):
+        if torch.compiler.is_compiling():  # differs under compile: the bug to find
+            return x * 1.5
+        return x
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 16)
+        self.odd = Odd()
+
+    def forward(self, x):
+        return self.odd(self.lin(x)).relu()
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = torch.nn.Linear(16, 16)
+        self.block = Block()
+        self.last = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.last(self.block(self.first(x)))
+
+
+def get_model():
+    return M()
+
+
+def get_example_inputs():
+    return (torch.randn(8, 16),)
+"""

@@ -11,47 +11,8 @@ from core.decide.localize import Localization, localize, numerics_configs, stage
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from tests.core.fakes import fake_result
+from tests.core.helpers import COMPILING_MODEL
 from tests.core.helpers import profile_command as profile
-
-COMPILING_MODEL = """\
-import torch
-
-
-class Odd(torch.nn.Module):
-    def forward(self, x):
-        if torch.compiler.is_compiling():  # differs under compile: the bug to find
-            return x * 1.5
-        return x
-
-
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(16, 16)
-        self.odd = Odd()
-
-    def forward(self, x):
-        return self.odd(self.lin(x)).relu()
-
-
-class M(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.first = torch.nn.Linear(16, 16)
-        self.block = Block()
-        self.last = torch.nn.Linear(16, 4)
-
-    def forward(self, x):
-        return self.last(self.block(self.first(x)))
-
-
-def get_model():
-    return M()
-
-
-def get_example_inputs():
-    return (torch.randn(8, 16),)
-"""
 
 DECOMP_MODEL = """\
 import torch
