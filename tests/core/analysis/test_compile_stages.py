@@ -110,3 +110,19 @@ def test_kernels_compiled_in_parallel_count_no_more_than_the_code_generation_tha
     seconds = stage_seconds(c)
     assert seconds["kernel_compile"] == 2.0 and seconds["codegen"] == 0.0
     assert abs(sum(seconds.values()) - 3.0) < 1e-9
+
+
+def test_on_a_cache_hit_the_kernel_compile_comes_out_of_the_level_torch_timed_around_it():
+    """On an FX graph cache hit torch reports inductor and code generation as 0 while the kernels
+    it loads may still compile: CI saw 1.59 s of kernel compile beside no code generation, and
+    the stages added up to 4.93 s for a 3.34 s first call."""
+    c = CompileResult(3.34, dynamo_s=3.30, aot_autograd_s=3.0, inductor_s=0.0, codegen_s=0.0, kernel_compile_s=1.59)
+    s = stage_seconds(c)
+    assert s["kernel_compile"] == pytest.approx(1.59) and s["aot"] == pytest.approx(3.0 - 1.59)
+    assert s["tracing"] == pytest.approx(0.30) and s["lowering"] == 0 and s["codegen"] == 0
+    assert sum(s.values()) == pytest.approx(3.34)
+    # a level larger than the one around it is capped at it: nothing adds up past the wall time
+    c = CompileResult(2.0, dynamo_s=1.9, aot_autograd_s=1.5, inductor_s=1.8, codegen_s=0.0, kernel_compile_s=4.0)
+    s = stage_seconds(c)
+    assert all(v >= 0 for v in s.values()) and sum(s.values()) == pytest.approx(2.0)
+    assert s["kernel_compile"] == pytest.approx(1.5) and s["lowering"] == 0
