@@ -52,10 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def tab_names() -> tuple[str, ...]:
-    """The tabs' --tab names, from the one list of tab views (imports Qt)."""
-    from gui.panels import TAB_VIEWS
+    """The tabs' --tab names, from the one list of tab views (imports none of them)."""
+    from gui.panels import TAB_NAMES
 
-    return tuple(view.name for view in TAB_VIEWS)
+    return TAB_NAMES
 
 
 def _window_size(text: str) -> str:
@@ -123,7 +123,69 @@ def _process_age_s() -> float:
         return float("nan")
 
 
+# The Qt-free modules the window imports, imported before PySide6 is: PySide6 reads the source
+# of every module imported after it (its `__feature__` hook looks for "PySide6" in it), ~0.2 ms
+# a module; numpy and the engine imported first made the launch's imports 0.15 s shorter
+# (0.37-0.40 s against 0.22-0.29 s, measured side by side). tests/gui/test_launch_imports.py
+# checks that the window imports none of them after Qt.
+ENGINE_MODULES = (
+    "numpy",
+    "numpy.typing",  # pyqtgraph's
+    "psutil",
+    "core.analysis.compile_stages",
+    "core.analysis.figure_agreement",
+    "core.analysis.quality",
+    "core.analysis.result_json",
+    "core.analysis.results",
+    "core.analysis.stats",
+    "core.analysis.variants",
+    "core.capture.break_records",
+    "core.capture.live",
+    "core.cli.platform_check",
+    "core.decide.advice",
+    "core.decide.codegen",
+    "core.decide.cudagraph_rules",
+    "core.decide.localize",
+    "core.decide.recommend",
+    "core.decide.suggestions",
+    "core.decide.tune",
+    "core.models.examples",
+    "core.report.artifact_views",
+    "core.report.bundle",
+    "core.report.explain_tables",
+    "core.report.files",
+    "core.report.repro_script",
+    "core.report.safety",
+    "core.report.source_view",
+    "core.report.tlparse",
+    "core.run.job_process",
+    "core.run.progress",
+    "core.run.runner",
+    "core.run.sampling",
+    "core.run.torch_info",
+    "core.vocab.artifacts",
+    "core.vocab.dynamo_overrides",
+    "core.vocab.events",
+    "core.vocab.op_records",
+    "core.vocab.samples",
+    "core.vocab.source_paths",
+)
+
+
+def import_engine() -> None:
+    """Import ENGINE_MODULES (before anything imports PySide6); one that fails is left to fail
+    where it is used, with its own message."""
+    import importlib
+
+    for name in ENGINE_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+
+
 def main(argv: list[str]) -> int:
+    import_engine()
     # pyqtgraph's RawImageWidget (which the app never uses) imports CUDA's runtime bindings when
     # they are installed, for images already on a GPU: ~55-75 ms of the launch. Only here, never
     # at import of a gui module: a test process that imports torch needs the real module.
@@ -156,11 +218,9 @@ def main(argv: list[str]) -> int:
     app.setApplicationDisplayName("compile-profiler")
     qt_compat.collect_garbage_on_gui_thread()
 
-    from gui.widgets.theme import apply_chart_theme
     from gui.window.main_window import MainWindow
 
-    apply_chart_theme()
-    window = MainWindow()
+    window = MainWindow()  # its charts are built after its first show (gui.window.view_slot)
     automation = Automation(window, args, app)  # kept referenced: Qt holds its slots weakly
     automation.setup()
     window.show()
@@ -180,15 +240,17 @@ def main(argv: list[str]) -> int:
 
 def footprint() -> str:
     """This process's resident memory and whether the libraries the window must not need
-    (torch, torchvision, timm, transformers: their helper processes and the jobs use them)
-    came into it: `--print-footprint`, for the smoke test and docs/BENCHMARKS.md."""
+    (torch, torchvision, timm, transformers: their helper processes and the jobs use them;
+    pyqtgraph until the window has shown: gui.window.view_slot) came into it:
+    `--print-footprint`, for the smoke test and docs/BENCHMARKS.md."""
     try:
         import psutil
 
         rss = f"{psutil.Process().memory_info().rss / 2**20:.0f}"
     except Exception:
         rss = "?"
-    imported = " ".join(f"{m}={m in sys.modules}" for m in ("torch", "torchvision", "timm", "transformers"))
+    libraries = ("torch", "torchvision", "timm", "transformers", "pyqtgraph")
+    imported = " ".join(f"{m}={m in sys.modules}" for m in libraries)
     return f"footprint: rss_mb={rss} {imported}"
 
 
@@ -337,6 +399,13 @@ class Automation:
             print(f"launch_to_window_s: {_process_age_s():.3f}", flush=True)
         if self.args.print_footprint:
             print(f"at window {footprint()}", flush=True)
+        # the chart views are built after the show (gui.window.view_slot): --exit-after-show waits
+        # for them, so that it checks them too
+        self.window.charts_builder.sig_done.connect(self._on_charts_built)
+
+    def _on_charts_built(self) -> None:
+        if self.args.print_launch_time:
+            print(f"launch_to_charts_s: {_process_age_s():.3f}", flush=True)
         if self.args.exit_after_show:
             from PySide6.QtCore import QTimer
 
@@ -415,6 +484,8 @@ class Automation:
     def _take_screenshot(self) -> None:
         from PySide6.QtCore import QTimer
 
+        for slot in self.window.views:
+            slot.build()  # a picture never shows "Loading charts…" (gui.window.view_slot)
         if self.args.tab == "graph-breaks" and self.window.graph_breaks_panel.proxy.rowCount():
             self.window.graph_breaks_panel.select_row(0)
         if self.args.tab == "sweep":

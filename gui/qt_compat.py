@@ -65,17 +65,41 @@ def install() -> bool:
 _collector = None
 
 
+class GarbageCollector:
+    """Automatic collection off; a GUI-thread timer collects each generation past its threshold
+    (pyqtgraph's GarbageCollector, the pattern it recommends for this, written out here: importing
+    pyqtgraph for it cost the launch ~0.3 s before the window could show)."""
+
+    def __init__(self, interval_s: float = 0.5):
+        import gc
+
+        from PySide6.QtCore import QTimer
+
+        self.threshold = gc.get_threshold()
+        gc.disable()
+        self.timer = QTimer()
+        self.timer.timeout.connect(self.check)
+        self.timer.start(int(interval_s * 1000))
+
+    def check(self) -> None:
+        import gc
+
+        counts = gc.get_count()
+        for generation in range(3):
+            if counts[generation] <= self.threshold[generation]:
+                break
+            gc.collect(generation)
+
+
 def collect_garbage_on_gui_thread():
     """Python's cyclic garbage collector runs in whichever thread happens to allocate. Run in a
     background thread (the catalog loader importing torch, the run worker unpickling events),
     it destroyed Qt objects of the GUI thread (a closed window's) and deadlocked in shiboken's
     GIL handling: GUI test runs hung in QObject::~QObject called from gc_collect_main in the
-    catalog loader's thread. So automatic collection is off in the app, and pyqtgraph's
-    GarbageCollector collects on a GUI-thread timer instead (what pyqtgraph recommends for
-    exactly this). Call on the GUI thread once a QApplication exists; idempotent."""
+    catalog loader's thread. So automatic collection is off in the app, and `GarbageCollector`
+    collects on a GUI-thread timer instead. Call on the GUI thread once a QApplication exists;
+    idempotent."""
     global _collector
     if _collector is None:
-        from pyqtgraph.util.garbage_collector import GarbageCollector
-
-        _collector = GarbageCollector(interval=0.5)
+        _collector = GarbageCollector(interval_s=0.5)
     return _collector

@@ -276,7 +276,6 @@ class ElideStartDelegate(QStyledItemDelegate):
 class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    name, title = "graph-breaks", "Graph breaks && compile"
     tip = "Graph breaks with explanations and hints; compile-time breakdown; recompiles"
 
     sig_link_refused = Signal(str)

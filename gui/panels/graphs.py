@@ -186,7 +186,6 @@ def _code_view(tip: str, highlight: bool) -> QPlainTextEdit:
 class GraphsPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    name, title = "graphs", "Graphs"
     refresh_when_shown = True  # ~50-70 ms a refresh with resnet18's graphs (issue 22)
     tip = "What the compiler made: each graph's FX code, guards and generated code; recompiles; the compile log"
 

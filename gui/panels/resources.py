@@ -35,7 +35,6 @@ class _Track:
 class ResourcePanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    name, title = "resources", "Resources"
     tip = "CPU, memory (and GPU) of the job process over time, by phase"
 
     def __init__(self, parent: QWidget | None = None):

@@ -105,12 +105,6 @@ class SweepModel(RowTableModel):
 class SweepPanel(QWidget, ResultsView):
     """Sentences, chart and table of a shape sweep. GUI thread only."""
 
-    name, title = "sweep", "Shape sweep"
-    tip = (
-        "Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
-        "compile time and the recompile limit"
-    )
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.dynamo_defaults: dict | None = None

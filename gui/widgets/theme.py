@@ -6,7 +6,6 @@ GUI thread only (reads the application palette).
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -74,7 +73,10 @@ def is_dark() -> bool:
 
 
 def apply_chart_theme() -> None:
-    """Make pyqtgraph's defaults follow the application palette (call once, GUI thread)."""
+    """Make pyqtgraph's defaults follow the application palette (GUI thread; imports pyqtgraph,
+    which only the charts need: gui.window.view_slot calls it before it builds the first one)."""
+    import pyqtgraph as pg
+
     palette = QApplication.palette()
     pg.setConfigOptions(
         background=palette.color(QPalette.ColorRole.Base),

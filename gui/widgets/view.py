@@ -8,8 +8,9 @@ refreshes, while its tab is not shown in a shown window, when the tab is next sh
 job that changed (`request_refresh`): a run's end refreshed every tab, ~0.3 s of the GUI
 thread for the Time breakdown tab alone (issue 22);
 views that stream (samples, resource readings, sweep variants) connect those signals in
-their own `bind`. A tab view also names itself (`name` for `--tab`, `title`, `tip`).
-A tab view is one file in gui/panels and one entry in `gui.panels.TAB_VIEWS`. GUI thread only.
+their own `bind`. A tab view is one file in gui/panels and one entry in `gui.panels.TAB_VIEWS`
+(its `--tab` name, title and tooltip); the window holds each view in a `gui.window.view_slot.ViewSlot`,
+which builds one that draws with pyqtgraph after the window's first show. GUI thread only.
 """
 
 from __future__ import annotations
@@ -34,9 +35,6 @@ class Session(Protocol):
 class ResultsView:
     """Mixin for a QWidget that shows the session's results (see the module docstring)."""
 
-    name = ""
-    title = ""
-    tip = ""
     refresh_when_shown = False
     """Defer `refresh` while hidden in a shown window (see the module docstring); a view that
     sets it and is asked for something while hidden calls `make_owed_refreshes` first."""

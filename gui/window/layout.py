@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QMenu, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from gui.panels import TAB_VIEWS
 from gui.widgets.actions import make_action
 
 if TYPE_CHECKING:
@@ -86,15 +87,15 @@ def build_layout(w: MainWindow) -> WindowLayout:
     left.setMinimumWidth(390)  # the config form's widest row (dynamic, fullgraph, optimizer step) unclipped
 
     charts = QSplitter(Qt.Orientation.Horizontal)
-    charts.addWidget(w.latency_chart)
-    charts.addWidget(w.distribution_chart)
+    charts.addWidget(w.latency_slot)
+    charts.addWidget(w.distribution_slot)
     charts.setStretchFactor(0, 3)
     charts.setStretchFactor(1, 1)
 
     tabs = QTabWidget()
-    for i, view in enumerate(w.tab_views):
-        tabs.addTab(view, view.title)
-        tabs.setTabToolTip(i, view.tip)
+    for i, (tab, slot) in enumerate(zip(TAB_VIEWS, w.tab_views)):
+        tabs.addTab(slot, tab.title)
+        tabs.setTabToolTip(i, tab.tip)
 
     # The charts keep a readable height (at 1400x900 the tabs' minimum squeezed them to ~60 px):
     # a floor the splitter cannot go under, and a default share of about a third.
@@ -265,20 +266,26 @@ def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
     run_menu.addSeparator()
     run_menu.addAction(a.find_best)
     view_menu = w.menuBar().addMenu("&View")
-    for i, view in enumerate(w.tab_views):
+    for i, tab in enumerate(TAB_VIEWS):
         action = make_action(
             w,
-            view.title,
+            tab.title,
             f"Ctrl+{i + 1}",
-            f"Show the {view.title.replace('&&', 'and').lower()} tab",
+            f"Show the {tab.title.replace('&&', 'and').lower()} tab",
             lambda checked=False, i=i: w.tabs.setCurrentIndex(i),
         )
         view_menu.addAction(action)
     log_action = QAction("Log latency axis", w, checkable=True)
     log_action.setShortcut(QKeySequence("Ctrl+L"))
     log_action.setStatusTip("Logarithmic latency axis on the latency chart")
-    log_action.triggered.connect(w.latency_chart.set_log)
-    w.latency_chart.log_box.toggled.connect(log_action.setChecked)
+    log_action.triggered.connect(lambda checked: w.latency_chart.set_log(checked))
+
+    def follow_log_box(chart) -> None:
+        chart.log_box.toggled.connect(log_action.setChecked)
+        if chart.log_box.isChecked() != log_action.isChecked():
+            log_action.setChecked(chart.log_box.isChecked())
+
+    w.latency_slot.when_built(follow_log_box)
     view_menu.addAction(log_action)
     help_menu = w.menuBar().addMenu("&Help")
     help_menu.addAction(a.about)

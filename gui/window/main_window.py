@@ -21,12 +21,10 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
 from core.models import is_file_source, split_factory
 from core.models.examples import is_bundled, needed_dynamo_config
-from gui.charts.distribution import DistributionChart
-from gui.charts.latency import LatencyChart
 from gui.form import trust
 from gui.form.config_panel import ConfigPanel
 from gui.form.model_panel import ModelPanel
-from gui.panels import TAB_VIEWS
+from gui.panels import TAB_NAMES, TAB_VIEWS
 from gui.panels.results_header import ResultsHeader, model_name, results_models
 from gui.run.session import ProfileSession
 from gui.run.torch_info_loader import TorchInfoLoader
@@ -38,8 +36,19 @@ from gui.window import settings as window_settings
 from gui.window.bug_report import BugReportSaver, report_folder
 from gui.window.layout import build_actions, build_layout, build_menus
 from gui.window.localize_run import Localizer
+from gui.window.view_slot import ChartsBuilder, ViewSlot
 
-TAB_NAMES = tuple(view.name for view in TAB_VIEWS)
+
+def _latency_chart() -> type:
+    from gui.charts.latency import LatencyChart
+
+    return LatencyChart
+
+
+def _distribution_chart() -> type:
+    from gui.charts.distribution import DistributionChart
+
+    return DistributionChart
 
 
 class MainWindow(QMainWindow):
@@ -77,12 +86,15 @@ class MainWindow(QMainWindow):
         self.controller = RunController(parent=self)
         self.model_panel = ModelPanel()
         self.config_panel = ConfigPanel()
-        self.latency_chart = LatencyChart()
-        self.distribution_chart = DistributionChart()
-        self.tab_views = [view() for view in TAB_VIEWS]
-        self.views = [self.latency_chart, self.distribution_chart, *self.tab_views]
+        # Each view in its slot (gui.window.view_slot): those that draw with pyqtgraph are built
+        # after the first show, by `charts_builder`, or sooner when something needs them.
+        self.latency_slot = ViewSlot(_latency_chart, deferred=True)
+        self.distribution_slot = ViewSlot(_distribution_chart, deferred=True)
+        self.tab_views = [ViewSlot(tab.load, deferred=tab.charts) for tab in TAB_VIEWS]
+        self.views = [self.latency_slot, self.distribution_slot, *self.tab_views]
         for view in self.views:  # each follows the session itself (gui.widgets.view.ResultsView)
             view.bind(self.session)
+        self.charts_builder = ChartsBuilder([slot for slot in self.views if not slot.built], self)
         self.progress = RunProgressBar()
         self.results_header = ResultsHeader()
         self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
@@ -132,7 +144,9 @@ class MainWindow(QMainWindow):
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
         self.graph_breaks_panel.sig_graph_requested.connect(self._on_graph_requested)
-        self.view("time-breakdown").source_lines.sig_graph_requested.connect(self._on_graph_requested)
+        self.tab_views[TAB_NAMES.index("time-breakdown")].when_built(
+            lambda view: view.source_lines.sig_graph_requested.connect(self._on_graph_requested)
+        )
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
         self.model_panel.batch.valueChanged.connect(self._save_form)
         self.model_panel.image.valueChanged.connect(self._save_form)
@@ -250,8 +264,16 @@ class MainWindow(QMainWindow):
         return self._reset_error
 
     def view(self, name: str):
-        """The tab view called `name` (its --tab name)."""
-        return self.tab_views[TAB_NAMES.index(name)]
+        """The tab view called `name` (its --tab name), built now if it was not."""
+        return self.tab_views[TAB_NAMES.index(name)].view
+
+    @property
+    def latency_chart(self):
+        return self.latency_slot.view
+
+    @property
+    def distribution_chart(self):
+        return self.distribution_slot.view
 
     @property
     def summary_panel(self):
@@ -462,6 +484,7 @@ class MainWindow(QMainWindow):
         if not self._shown:
             self._shown = True
             self.sig_shown.emit()
+            self.charts_builder.start()  # the chart views, now that the window is up
 
     def close_now(self) -> None:
         """Close without asking, cancelling any run (Ctrl+C in the terminal, automation)."""

@@ -134,7 +134,7 @@ def test_a_real_inductor_report_opened_as_a_session_shows_its_lines(qtbot, windo
     assert lines.graph_button.isEnabled() and lines.graph_button.text().startswith("Show graph ")
     graph = lines.graph_button.text().rsplit(" ", 1)[1]
     lines.graph_button.click()
-    assert window.tabs.currentWidget() is window.view("graphs")
+    assert window.tabs.currentWidget().view is window.view("graphs")
     graphs = window.view("graphs")
     assert graphs.selected_graph().graph == graph
     assert "←" in graphs.kernels.toPlainText() and "graph_break_model.py:" in graphs.kernels.toPlainText()

@@ -59,7 +59,7 @@ def test_real_lstm_sweep_fills_the_sweep_tab(qtbot, window, tmp_path):
     assert [r.status for r in window.session.results] == ["completed", "completed"], [
         r.failure_reason for r in window.session.results
     ]
-    assert window.tabs.currentWidget() is window.sweep_panel
+    assert window.tabs.currentWidget().view is window.sweep_panel
     sweep = window.sweep_panel
     assert sweep.model.rowCount() == 22
     first, second = (r.job_id for r in window.session.results)
@@ -84,7 +84,7 @@ def test_sweep_session_round_trip(qtbot, window, tmp_path):
     window.tabs.setCurrentIndex(0)
     assert window.open_session(path)
     assert window.sweep_panel.model.rowCount() == 8
-    assert window.tabs.currentWidget() is window.sweep_panel
+    assert window.tabs.currentWidget().view is window.sweep_panel
     assert window.sweep_panel.chart.marker_indices("a", "limit") == [2]
     assert not window.charts_splitter.isVisibleTo(window)  # nothing per iteration to chart
     assert window.summary_panel.model.index(0, 5).data() == "sweep"

@@ -51,7 +51,7 @@ def test_find_best_settings_runs_tunes_candidates_within_its_budget(qtbot, windo
     listener = wrap(object())
     assert isinstance(listener, BudgetListener) and listener.budget_s == 180.0
     assert [r.config for r in window.session.results] == expected  # live as any run
-    assert window.tabs.currentIndex() == list(window.tab_views).index(panel)
+    assert window.tabs.currentWidget().view is panel
 
 
 def _cut_by_budget(window):

@@ -47,7 +47,7 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     assert costed, "no break was priced"
     breaks.select_row(costed[0])
     assert breaks.request_graph("after", "0")
-    assert window.tabs.currentIndex() == window.tabs.indexOf(graphs)
+    assert window.tabs.currentWidget().view is graphs
 
     # save, open: the reopened session reads the copy beside report.json
     os.makedirs(tmp_path / "saved")

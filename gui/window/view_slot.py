@@ -1,0 +1,178 @@
+"""A view's place in the main window, and the chart views built after the window's first show.
+
+The views that draw with pyqtgraph (the latency and distribution charts, the Resources, Time
+breakdown, Shape sweep and Throughput tabs) cost the launch ~0.35 s before this: pyqtgraph's
+import (its Qt module reads every PySide6 class, ~0.25 s) and their construction. The window
+now shows with a slot in their place ("Loading charts…"); `ChartsBuilder` imports pyqtgraph on a
+worker thread (its import creates no Qt object, and the GUI thread runs between its bytecodes),
+then builds one view per turn of the GUI thread's event loop. A slot asked for its view sooner
+(a test, a report opened from the command line, the first event of a run) builds it at once,
+so what a view shows never depends on when it was built. GUI thread only, except the import.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+LOADING_TEXT = "Loading charts…"
+
+# What a session emits as a run goes: an unbuilt slot builds its view on any of them
+# (gui.run.session.ProfileSession). Not its reset: the window shows a new set of results in
+# every view itself (`show_results`, which builds an unbuilt one), catching a report's value a
+# view cannot show.
+SESSION_SIGNALS = (
+    "sig_samples_added",
+    "sig_resource_sampled",
+    "sig_phase_changed",
+    "sig_job_changed",
+    "sig_graph_breaks_changed",
+    "sig_variant_measured",
+    "sig_job_ended",
+)
+
+
+class ViewSlot(QWidget):
+    """Holds one results view (gui.widgets.view.ResultsView) and passes the window's calls on
+    to it; `deferred`: the view is built later (`build`), a placeholder shows until then."""
+
+    def __init__(self, load: Callable[[], type], *, deferred: bool, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._load = load
+        self._view = None
+        self._session = None
+        self._torch_info = None
+        self._when_built: list[Callable] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._placeholder = None
+        if deferred:
+            self._placeholder = QLabel(LOADING_TEXT)
+            self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._placeholder.setEnabled(False)  # greyed: nothing to read yet
+            layout.addWidget(self._placeholder)
+        else:
+            self._build()
+
+    # ------------------------------------------------------------------ the view
+    @property
+    def built(self) -> bool:
+        return self._view is not None
+
+    @property
+    def view(self):
+        """The view, built now if it was not (showing the session's results)."""
+        if self._view is None:
+            self._build()
+            self._show_current()
+        return self._view
+
+    def when_built(self, callback: Callable) -> None:
+        """Call `callback(view)` once the view exists (now if it does)."""
+        if self._view is not None:
+            callback(self._view)
+        else:
+            self._when_built.append(callback)
+
+    def build(self) -> None:
+        """Build the view now (ChartsBuilder, after the first show); no-op when it is built."""
+        _ = self.view
+
+    def _build(self) -> None:
+        if self._placeholder is not None:
+            from gui.widgets.theme import apply_chart_theme
+
+            apply_chart_theme()  # pyqtgraph's colours from the palette, before its first chart
+        view = self._load()()
+        if self._placeholder is not None:
+            self._placeholder.hide()
+            self._placeholder.deleteLater()
+            self._placeholder = None
+        self.layout().addWidget(view)
+        self._view = view
+        if self._session is not None:
+            view.bind(self._session)
+        if self._torch_info is not None:
+            view.set_torch_info(self._torch_info)
+        callbacks, self._when_built = self._when_built, []
+        for callback in callbacks:
+            callback(view)
+
+    def _show_current(self) -> None:
+        if self._session is not None and self._session.results:
+            self._view.show_results(self._session.results)
+
+    def _on_session_changed(self, *args) -> None:
+        if self._view is None:
+            _ = self.view  # built with the session's results; it follows the session from now on
+
+    # ------------------------------------------------------------------ what the window calls
+    def bind(self, session) -> None:
+        self._session = session
+        if self._view is not None:
+            self._view.bind(session)
+            return
+        for name in SESSION_SIGNALS:
+            signal = getattr(session, name, None)
+            if signal is not None:
+                signal.connect(self._on_session_changed)
+
+    def show_results(self, results: list) -> None:
+        if self._view is None and not results:
+            return  # nothing to show: the view is built later, empty
+        if self._view is None:
+            self._build()
+        self._view.show_results(results)
+
+    def request_refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
+        if self._view is None:
+            _ = self.view  # shows every result, this job's included
+            return
+        self._view.request_refresh(results, job_id, ended)
+
+    def set_torch_info(self, catalog) -> None:
+        self._torch_info = catalog
+        if self._view is not None:
+            self._view.set_torch_info(catalog)
+
+
+class ChartsBuilder(QObject):
+    """After the window's first show: pyqtgraph imported on a worker thread, then each deferred
+    slot built, one per event-loop turn. GUI thread only (`start`)."""
+
+    sig_imported = Signal()
+    sig_done = Signal()
+    """Every slot is built."""
+
+    def __init__(self, slots: list[ViewSlot], parent: QObject | None = None):
+        super().__init__(parent)
+        self._slots = slots
+        self._started = False
+        self.sig_imported.connect(self._build_next, Qt.ConnectionType.QueuedConnection)
+
+    def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        threading.Thread(target=self._import, name="import-pyqtgraph", daemon=True).start()
+
+    def _import(self) -> None:
+        try:
+            import pyqtgraph  # noqa: F401
+        except Exception:
+            pass  # the GUI thread's own import raises it where a chart is built
+        try:
+            self.sig_imported.emit()
+        except RuntimeError:  # the window closed meanwhile: nothing left to build
+            pass
+
+    def _build_next(self) -> None:
+        pending = [slot for slot in self._slots if not slot.built]
+        if not pending:
+            self.sig_done.emit()
+            return
+        pending[0].build()
+        QTimer.singleShot(0, self._build_next)

@@ -1,0 +1,124 @@
+"""The chart views are built after the window's first show (gui.window.view_slot, issue 22):
+the window shows without pyqtgraph, its slots say "Loading charts…", and whatever a view is
+asked for before it is built (results, a run's events) it shows once built, as if it had been
+there from the start."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from core import PROJECT_ROOT as ROOT
+from core.vocab import events as ev
+from core.vocab import records as rec
+from gui.window.view_slot import LOADING_TEXT
+from tests.gui.helpers import fake_result
+
+
+def test_the_window_shows_first_and_builds_its_charts_after(qtbot, settings):
+    from PySide6.QtWidgets import QLabel
+
+    from gui.window.main_window import MainWindow
+
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    deferred = [slot for slot in window.views if not slot.built]
+    # the two charts and the four tabs that draw with pyqtgraph; the others are built with the window
+    assert len(deferred) == 6 and window.latency_slot in deferred and window.distribution_slot in deferred
+    assert window.view("summary") is window.tab_views[0].view and window.tab_views[0].built
+    for slot in deferred:
+        assert [label.text() for label in slot.findChildren(QLabel)] == [LOADING_TEXT]
+    with qtbot.waitSignal(window.charts_builder.sig_done, timeout=60_000):
+        window.show()
+    assert all(slot.built for slot in window.views)
+    assert not any(label.text() == LOADING_TEXT for slot in deferred for label in slot.findChildren(QLabel))
+    window.close_now()
+
+
+def test_a_view_asked_before_it_was_built_shows_what_the_session_holds(qtbot, settings):
+    from gui.window.main_window import MainWindow
+
+    window = MainWindow(settings)  # never shown: nothing builds the charts but what asks for them
+    qtbot.addWidget(window)
+    assert not window.latency_slot.built
+    window.session.load([fake_result("j1"), fake_result("j2", backend="aot_eager")], {}, "")
+    # a set of results: the window shows them in every view, which builds the charts
+    assert window.latency_slot.built and window.distribution_slot.built
+    assert len(window.latency_chart._series) == 4  # eager and compiled of each job
+    assert sum(series.data.n for series in window.latency_chart._series.values()) > 0
+    window.close_now()
+
+
+def test_a_chart_built_by_a_runs_event_shows_each_sample_once(qtbot, settings):
+    """Built while the session emits a run's samples, the chart shows the session's samples
+    and is not handed the same ones a second time by the signal that built it."""
+    from gui.window.main_window import MainWindow
+
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    result = fake_result("j1", n=0)
+    window.session._results = {"j1": result}  # a run under way, before any chart was built
+    assert not window.latency_slot.built
+    samples = tuple(rec.LatencySample("compiled", i, 1.0 + i * 0.01, False) for i in range(7))
+    assert window.session.apply(ev.LatencyMeasured("j1", samples=samples))
+    assert window.latency_slot.built
+    shown = sum(series.data.n for series in window.latency_chart._series.values())
+    assert shown == 2 + 7  # the fake job's two eager samples and the seven just measured
+    window.close_now()
+
+
+def test_the_launch_imports_no_chart_library_before_the_window_shows(tmp_path):
+    """`--exit-after-show` waits for the charts; the window's show comes first, without pyqtgraph."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "main.py"),
+            "--exit-after-show",
+            "--print-launch-time",
+            "--print-footprint",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    window = float(re.search(r"launch_to_window_s: ([\d.]+)", proc.stdout).group(1))
+    charts = float(re.search(r"launch_to_charts_s: ([\d.]+)", proc.stdout).group(1))
+    assert window <= charts, proc.stdout
+    at_window = next(line for line in proc.stdout.splitlines() if line.startswith("at window footprint:"))
+    assert "pyqtgraph=False" in at_window and "torch=False" in at_window, at_window
+    assert "pyqtgraph=True" in proc.stdout.splitlines()[-1], proc.stdout
+
+
+WATCH = """
+import importlib.abc, sys
+late = []
+class Watch(importlib.abc.MetaPathFinder):
+    qt = False
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("PySide6", "shiboken6"):
+            Watch.qt = True
+        elif Watch.qt and name.split(".")[0] in ("core", "numpy", "psutil"):
+            late.append(name)
+        return None
+sys.meta_path.insert(0, Watch())
+import gui.app
+code = gui.app.main(["--exit-after-show"])
+print("LATE", " ".join(late))
+sys.exit(code)
+"""
+
+
+def test_the_engine_is_imported_before_qt(tmp_path):
+    """PySide6 reads the source of every module imported after it (gui.app.ENGINE_MODULES): the
+    launch imports every core, numpy and psutil module the window needs before Qt."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.run([sys.executable, "-c", WATCH], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    late = next(line for line in proc.stdout.splitlines() if line.startswith("LATE")).split()[1:]
+    assert late == [], f"imported after Qt (add them to gui.app.ENGINE_MODULES): {late}"
