@@ -539,9 +539,16 @@ def max_json_bytes() -> int:
 
 def read_json_file(path: str, name: str) -> tuple[Any, str]:
     """(the parsed JSON, the file's path) of `path`, or of `path/name` when `path` is a folder;
-    ReportError names the file when it cannot be opened or is not JSON."""
+    ReportError names the file when it cannot be opened or is not JSON. In a folder, a `name`
+    that is a symbolic link is refused: the folder's report would be read from elsewhere (the
+    user names such a file directly when they mean it)."""
     if os.path.isdir(path):
-        path = os.path.join(path, name)
+        folder, path = path, os.path.join(path, name)
+        if os.path.islink(path):
+            raise ReportError(
+                f"{name} in {folder} is a symbolic link (to {os.readlink(path)}), not the folder's own "
+                f"file; nothing was read. Open the file it points to by its own path if you trust it."
+            )
     try:
         size = os.stat(path).st_size
     except OSError as exc:

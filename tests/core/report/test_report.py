@@ -334,3 +334,19 @@ def test_a_2_gb_report_json_is_refused_by_its_size_before_it_is_parsed(tmp_path)
         load_report(str(tmp_path))
     assert time.monotonic() - started < 1 and psutil.Process().memory_info().rss - rss < 50 << 20
     assert MAX_JSON_BYTES < 2 << 30
+
+
+def test_a_folders_report_json_that_links_elsewhere_is_not_followed(tmp_path):
+    """A crafted report folder whose report.json is a symbolic link to a file outside it: opening
+    the folder reads nothing from elsewhere and says why; the file named by its own path opens."""
+    outside = tmp_path / "elsewhere"
+    write_report([synthetic_result()], str(outside))
+    crafted = tmp_path / "crafted"
+    crafted.mkdir()
+    os.symlink(outside / "report.json", crafted / "report.json")
+    with pytest.raises(
+        ReportError, match=r"report.json in .*crafted is a symbolic link \(to .*elsewhere.*nothing was read"
+    ):
+        load_report(str(crafted))
+    results, _ = load_report(str(outside / "report.json"))
+    assert len(results) == 1
