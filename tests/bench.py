@@ -11,8 +11,11 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               (torch.utils.benchmark.Timer.blocked_autorange, one engine job), the order
               alternating by round; per side the median over rounds of the ratio engine median /
               Timer median, with a distribution-free 95% interval, each round's figures and how
-              much CPU other processes took meanwhile (target: within 3%; options --rounds,
-              --min-rounds, --budget-s, --iters, --min-run-time, --threads, default 1)
+              much CPU other processes took meanwhile and each member's compiled page faults
+              a call (glibc's heap mode); the verdict rests on the graded rounds (quiet, both
+              members in the same mode), and rounds stop once it is decided (target: within
+              3%; options --rounds, --min-rounds, --budget-s, --iters, --min-run-time,
+              --threads (default 1), --allocator steady|default)
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
               times the same iterations, runs alternating (target: ratio ≤ 1.10)
   report      large reports (tests/bench_report.py): for 10^6 and 2×10^6 timed samples, time,
@@ -59,6 +62,16 @@ FIDELITY_ROUNDS, FIDELITY_ITERS, FIDELITY_MIN_RUN_S = 30, 100, 2.0
 # torch thread on 2 cores the measurement still had a core of its own, 0.05 for jiffy rounding).
 QUIET_OTHERS_CORES = 0.25
 CORE_LEFT_OTHERS_CORES = 1.05
+# The fidelity bench's allocator settings for both members of a round (bench_fidelity says why).
+ALLOCATORS = {
+    "steady": "glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432",
+    "default": "",
+}
+SLOW_MODE_FAULTS = 500  # compiled page faults a call above which a process is in glibc's slow mode
+
+
+def _mode(faults_per_call: float) -> str:
+    return "slow" if faults_per_call > SLOW_MODE_FAULTS else "fast"
 
 
 def _opt(args, name: str, default):
@@ -143,7 +156,7 @@ class CpuWatch:
 
 
 TIMER_SCRIPT = f"""
-import json, sys, torch, torchvision
+import json, resource, sys, torch, torchvision
 from torch.utils.benchmark import Timer
 order, threads, min_run = sys.argv[1].split(","), int(sys.argv[2]), float(sys.argv[3])
 torch.set_num_threads(threads)
@@ -156,9 +169,15 @@ with torch.inference_mode():
     for side in order:
         for _ in range({WARMUP}):
             fns[side](x)
-        m = Timer(stmt="fn(x)", globals={{"fn": fns[side], "x": x}}, num_threads=threads).blocked_autorange(
+        calls = [0]
+        def counted(x, fn=fns[side]):  # ~1 µs on a call of over 10 ms: the page faults per call
+            calls[0] += 1
+            return fn(x)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        m = Timer(stmt="fn(x)", globals={{"fn": counted, "x": x}}, num_threads=threads).blocked_autorange(
             min_run_time=min_run)
-        out[side] = (m.median * 1000, m.number_per_run)
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        out[side] = (m.median * 1000, m.number_per_run, faults / max(1, calls[0]))
 print(json.dumps(out))
 """
 
@@ -197,6 +216,19 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     # parallel region whenever another process holds a core (resnet18 eager went from 15 ms to
     # 950 ms in such a round), which no pairing can cancel. `--threads 2` measures the default.
     threads = int(_opt(args, "--threads", 1))
+    # glibc's heap trimming puts each fresh process in a fast or a slow mode for its whole life
+    # (BENCHMARKS.md, "One process is one draw": ~8% of processes fast, compiled ~20% quicker
+    # there); with both members of a round drawing their own mode, a round's compiled ratio read
+    # 0.8 or 1.25 whenever the draws differed, and two runs of this bench disagreed by 3-4
+    # points. "steady" (the default) gives both members the same glibc settings (no trimming,
+    # a fixed mmap threshold: fast in every process), "default" keeps glibc's own behaviour.
+    allocator = str(_opt(args, "--allocator", "steady"))
+    if allocator not in ALLOCATORS:
+        raise SystemExit(f"--allocator: one of {', '.join(ALLOCATORS)}")
+    if ALLOCATORS[allocator]:
+        os.environ["GLIBC_TUNABLES"] = ALLOCATORS[allocator]  # the Timer's process and the job's child
+    else:
+        os.environ.pop("GLIBC_TUNABLES", None)
     torch.set_num_threads(threads)
     model = torchvision.models.resnet18(weights=None).eval()
     x = torch.randn(1, 3, 224, 224)
@@ -205,7 +237,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     say(
         "fidelity_settings",
         f"{rounds} rounds (at least {min_rounds}, none started after {budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; "
-        f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}",
+        f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}; "
+        f"allocator {allocator} (GLIBC_TUNABLES={ALLOCATORS[allocator] or 'unset'})",
     )
 
     with torch.inference_mode():
@@ -214,7 +247,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         compiled(x)  # compiles here (cold or warm FX cache); the jobs then hit the warm cache
         say("fidelity_parent_first_compile_s", time.perf_counter() - t0)
 
-        def timer(order) -> tuple[dict[str, float], float]:
+        def timer(order) -> tuple[dict[str, float], dict[str, float], float]:
+            faults: dict[str, float] = {}
             watch = CpuWatch()  # counts the waited-for child as this process's own
             proc = subprocess.run(
                 [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
@@ -228,8 +262,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             for side in order:
                 # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
                 # Timer's median is a median of single calls, like the engine's
-                out[side], calls_per_block[side] = found[side]
-            return out, watch.others_cores()
+                out[side], calls_per_block[side], faults[side] = found[side]
+            return out, faults, watch.others_cores()
 
         def engine():
             spec = JobSpec(
@@ -246,29 +280,37 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             others = watch.others_cores()
             assert result.status == "completed", result.failure_reason
             s = result.summary(ci=False)
+            cost = result.call_cost("compiled")
             return (
                 {side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
                 s["cache_state"],
                 time.perf_counter() - t0,
                 others,
+                cost.per_call("minor_faults") if cost else float("nan"),
             )
 
         ratios: dict[str, list[float]] = {"eager": [], "compiled": []}
         others: list[float] = []
+        same_mode: list[bool] = []  # both members' compiled calls in the same allocator mode
         calls_per_block: dict[str, int] = {}
         for r in range(rounds):
             if r >= min_rounds and time.perf_counter() - started > budget_s:
                 say("fidelity_stopped_early", f"after {r} rounds: the {budget_s:.0f} s budget is spent")
                 break
+            if r >= min_rounds and _decided(ratios, others, same_mode):
+                say("fidelity_stopped_early", f"after {r} rounds: both sides' graded rounds are decided")
+                break
             timer_first = r % 2 == 0
             order = ("eager", "compiled") if timer_first else ("compiled", "eager")
             if timer_first:
-                ref, timer_others = timer(order)
-                eng, cache, job_s, job_others = engine()
+                ref, ref_faults, timer_others = timer(order)
+                eng, cache, job_s, job_others, eng_faults = engine()
             else:
-                eng, cache, job_s, job_others = engine()
-                ref, timer_others = timer(order)
+                eng, cache, job_s, job_others, eng_faults = engine()
+                ref, ref_faults, timer_others = timer(order)
             others.append(max(timer_others, job_others))
+            modes = (_mode(ref_faults["compiled"]), _mode(eng_faults))
+            same_mode.append(modes[0] == modes[1])
             cells = []
             for side in ("eager", "compiled"):
                 ratios[side].append(eng[side] / ref[side])
@@ -279,25 +321,18 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             say(
                 f"fidelity_round{r:02d}",
                 f"{'timer,engine' if timer_first else 'engine,timer'}: "
-                f"{'; '.join(cells)}; job {job_s:.1f} s, FX cache {cache}; other processes "
+                f"{'; '.join(cells)}; compiled page faults a call: timer {ref_faults['compiled']:.0f} "
+                f"({modes[0]}), engine {eng_faults:.0f} ({modes[1]}); job {job_s:.1f} s, FX cache {cache}; other processes "
                 f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
                 f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}",
             )
-
-    def verdict(low: float, high: float, coverage: float) -> str:
-        if coverage < 0.95:
-            return "too few rounds for a 95% interval"
-        if 0.97 <= low and high <= 1.03:
-            return "yes"
-        if high < 0.97 or low > 1.03:
-            return "no: the interval lies outside ±3%"
-        return "undecided: the interval reaches beyond ±3%"
 
     for side in ("eager", "compiled"):
         for subset, v in (
             ("", ratios[side]),
             ("_quiet_rounds", [x for x, o in zip(ratios[side], others) if o < QUIET_OTHERS_CORES]),
             ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
+            ("_graded", graded(ratios[side], others, same_mode)),
         ):
             if not v:
                 say(f"fidelity_{side}{subset}", "no such round")
@@ -312,8 +347,43 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 b_low, b_high = bootstrap_median_interval(v)
                 say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
             say(f"fidelity_{side}{subset}_ratio_min_max", f"{min(v):.3f}-{max(v):.3f}")
-            say(f"fidelity_{side}{subset}_within_3pct", verdict(low, high, coverage))
+            say(f"fidelity_{side}{subset}_within_3pct", _within_3pct(low, high, coverage))
+    say(
+        "fidelity_graded_rounds",
+        f"{len(graded(ratios['eager'], others, same_mode))} of {len(others)}: other processes under "
+        f"{QUIET_OTHERS_CORES} cores during both members and both members' compiled calls in the same allocator mode "
+        f"({sum(same_mode)} of {len(same_mode)} rounds were)",
+    )
     say("fidelity_total_s", time.perf_counter() - started)
+
+
+def graded(ratios: list[float], others: list[float], same_mode: list[bool]) -> list[float]:
+    """The fidelity rounds a verdict rests on: quiet (other processes under QUIET_OTHERS_CORES
+    during both members) and both members in the same allocator mode; chosen by the machine's
+    load and the processes' page faults, never by the ratio."""
+    return [x for x, o, same in zip(ratios, others, same_mode) if o < QUIET_OTHERS_CORES and same]
+
+
+def _within_3pct(low: float, high: float, coverage: float) -> str:
+    if coverage < 0.95:
+        return "too few rounds for a 95% interval"
+    if 0.97 <= low and high <= 1.03:
+        return "yes"
+    if high < 0.97 or low > 1.03:
+        return "no: the interval lies outside ±3%"
+    return "undecided: the interval reaches beyond ±3%"
+
+
+def _decided(ratios: dict[str, list[float]], others: list[float], same_mode: list[bool]) -> bool:
+    """Both sides' graded rounds give a 95% interval that is inside ±3% or outside it."""
+    for side in ("eager", "compiled"):
+        v = graded(ratios[side], others, same_mode)
+        if not v:
+            return False
+        verdict = _within_3pct(*median_interval(v))
+        if verdict.startswith(("too few", "undecided")):
+            return False
+    return True
 
 
 def bench_overhead(args: list[str] = ()) -> None:
