@@ -307,12 +307,18 @@ def region_costs(steps: list[Node], kernels: frozenset[str] | set[str] = frozens
 
 
 def time_verdict(
-    profile, eager_ms: float | None = None, compiled_ms: float | None = None, graph_breaks=(), tied: bool = False
+    profile,
+    eager_ms: float | None = None,
+    compiled_ms: float | None = None,
+    graph_breaks=(),
+    tied: bool = False,
+    unusable: bool = False,
 ) -> str:
     """One sentence on why compiled is faster or slower, from an OpProfile; `eager_ms` and
     `compiled_ms` are the timed medians when known (the profile's own figures otherwise),
     `graph_breaks` the job's GraphBreak rows (to name a break by the user's line), `tied`
-    that the speedup's confidence interval holds 1 (neither side is faster)."""
+    that the speedup's confidence interval holds 1 (neither side is faster), `unusable` that the
+    timing was graded unusable (a busy machine: which side is faster cannot be told)."""
     if profile is None or profile.compiled is None or not profile.compiled.calls:
         return ""
     c, e = profile.compiled, profile.eager
@@ -324,7 +330,12 @@ def time_verdict(
             "(see the coverage and the graph breaks)."
         )
     total = c.ms_per_call
-    if eager_ms and compiled_ms and tied:
+    if eager_ms and compiled_ms and unusable:
+        head = (
+            f"Cannot tell which side is faster: the timing is unusable ({fmt_ms(compiled_ms)} against "
+            f"{fmt_ms(eager_ms)} eager, on a busy machine)"
+        )
+    elif eager_ms and compiled_ms and tied:
         head = f"Compiled and eager are within the noise ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
     elif eager_ms and compiled_ms and compiled_ms > eager_ms:
         head = f"Compiled is slower ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"
