@@ -69,12 +69,10 @@ def measure_heartbeat(
     from PySide6.QtWidgets import QApplication
 
     from core.vocab.config import CompileConfig
-    from gui.widgets.theme import apply_chart_theme
     from gui.window.main_window import MainWindow
     from tests.bench import CpuWatch
 
     _app = QApplication.instance() or QApplication([])  # kept referenced while the window runs
-    apply_chart_theme()
     settings = QSettings(os.path.join(tempfile.mkdtemp(prefix="cp-heartbeat-"), "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
     window.resize(1400, 900)
@@ -106,7 +104,11 @@ def measure_heartbeat(
     launch_started = time.monotonic()
     deadline = launch_started + 300
     loader = window.torch_info_loader
-    while (window.torch_info is None or loader.helpers_running) and time.monotonic() < deadline:
+    # ...and the chart views are built after the show (gui.window.view_slot), pyqtgraph imported
+    # on a worker thread: the launch phase lasts until they are in place too
+    while (
+        window.torch_info is None or loader.helpers_running or not all(slot.built for slot in window.views)
+    ) and time.monotonic() < deadline:
         wait = QEventLoop()
         QTimer.singleShot(20, wait.quit)
         wait.exec()
