@@ -25,12 +25,19 @@ Only `--executor ray` imports this module, so a local sweep never loads Ray.
   content); each node needs Python, Ray, torch and the model sources' packages.
 - Tasks are never retried (max_retries=0): a node or worker that dies mid-job ends that job
   as failed with the cause, the sweep goes on, and `--resume` runs it again.
-- Progress: each task puts its start (with its node) and its phase changes on a Ray queue
-  that the driver reads while it waits for results.
+- Progress: each task puts its start (with its node) and its phase changes on a progress
+  actor; the driver waits on the first of a task's end and the actor's next batch of items
+  (no polling: progress lines show as they happen and a job's node is not woken 5 times a
+  second), and drops an item that arrives after its job's end.
+- What costs time besides the job itself (issue 22.4, docs/BENCHMARKS.md): the task's files are
+  packed at gzip level 1 (level 9 took 2.2 s for a 27 MB report folder of traces, level 1
+  0.11 s at 1.3 times the size), and NVML is started once per Ray worker, as the local
+  executor's runner keeps one GPU monitor for all its jobs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import io
@@ -44,6 +51,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 import ray
 import ray.exceptions as rex
@@ -56,7 +64,12 @@ from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
 
-POLL_S = 0.2
+if TYPE_CHECKING:
+    from core.run.sampling import GpuMonitor
+
+POLL_S = 0.2  # the longest the driver waits before it looks at a cancel and the cluster's room
+TAKE_TIMEOUT_S = 10.0  # the progress actor answers in milliseconds; past this it is taken as lost
+PACK_LEVEL = 1  # gzip level of a job's files (see the module's docstring)
 CONNECT_TIMEOUT_S = 60.0  # --ray-timeout's default for joining a cluster
 # and for starting a local instance: on a loaded machine (2 cores compiling) Ray's GCS took over 60 s
 LOCAL_START_TIMEOUT_S = 300.0
@@ -168,17 +181,43 @@ def _localize(spec: JobSpec, shipped: dict, folder: str) -> JobSpec:
     return dataclasses.replace(spec, model=model)
 
 
-class _Forward:
-    """The task's RunListener: puts its phase changes on the driver's queue."""
+class _Progress:
+    """The tasks' progress for the driver (a Ray actor claiming no CPU): tasks put items, the
+    driver takes them in batches, waiting in `take` until there is one."""
 
-    def __init__(self, queue, job_id: str):
-        self.queue, self.job_id = queue, job_id
+    def __init__(self):
+        self._items: list = []
+        self._arrived = asyncio.Event()
+
+    # async, as every method here: they run on the actor's event loop, one at a time
+    async def put(self, item) -> None:
+        self._items.append(item)
+        self._arrived.set()
+
+    async def wake(self) -> None:
+        """Let a waiting take return now, with what there is."""
+        self._arrived.set()
+
+    async def take(self, wait: bool = True) -> list:
+        """Every item put since the last take; with `wait`, not before there is one (or a wake)."""
+        if wait:
+            await self._arrived.wait()
+        self._arrived.clear()
+        items, self._items = self._items, []
+        return items
+
+
+class _Forward:
+    """The task's RunListener: puts its phase changes on the driver's progress actor."""
+
+    def __init__(self, progress, job_id: str):
+        self.progress, self.job_id = progress, job_id
 
     def put(self, item) -> None:
         # Fire and forget: a task that waits in ray.get lends its CPUs to the next task until
         # the wait ends, and that task would then time itself beside this one on the node.
         try:
-            self.queue.actor.put_nowait.remote(item)
+            self.progress.put.remote(item)
         except Exception:
             pass  # progress is a courtesy; the result still comes back
 
@@ -196,24 +235,36 @@ class _Forward:
         pass
 
 
+_GPU_MONITORS: dict[int, GpuMonitor] = {}  # this worker's, by the GPU Ray gave its task
+
+
+def gpu_monitor(gpu_ids: list) -> GpuMonitor:
+    """The NVML reader for the GPU Ray gave this task (NVML counts physical GPUs; Ray gives
+    their ids), started once per worker process: a worker runs task after task."""
+    from core.run.sampling import GpuMonitor
+
+    try:
+        index = int(gpu_ids[0]) if gpu_ids else 0
+    except (TypeError, ValueError):
+        index = 0  # GpuMonitor's default
+    if index not in _GPU_MONITORS:
+        _GPU_MONITORS[index] = GpuMonitor(index)
+    return _GPU_MONITORS[index]
+
+
 @ray.remote(max_retries=0)
-def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: bytes) -> dict:
+def run_remote_job(spec: JobSpec, progress, paths: tuple, shas: tuple, *contents: bytes) -> dict:
     """One zoo job on this node: {"result": JobResult as a dict, "artifacts": tar.gz bytes
     or b"", "node": this node's name, "ended": its clock when the job ended}. The job's
     files come as `paths`, their `shas` and `contents` (object refs given as arguments, so
     Ray fetches them before the task starts: nothing here waits in ray.get)."""
     shipped = {p: (sha, data) for p, sha, data in zip(paths, shas, contents)}
     from core.run.runner import JobRunner
-    from core.run.sampling import GpuMonitor
 
     node = node_name()
-    forward = _Forward(queue, spec.job_id)
+    forward = _Forward(progress, spec.job_id)
     forward.put(("started", spec.job_id, node, time.time()))
-    gpu_ids = ray.get_gpu_ids()
-    try:
-        gpu = GpuMonitor(int(gpu_ids[0]) if gpu_ids else 0)  # NVML counts physical GPUs; Ray gives their ids
-    except (TypeError, ValueError):
-        gpu = GpuMonitor()
+    gpu = gpu_monitor(ray.get_gpu_ids())
     with tempfile.TemporaryDirectory(prefix="compile-profiler-zoo-") as tmp:
         artifacts = os.path.join(tmp, "artifacts")
         os.makedirs(artifacts)
@@ -224,11 +275,24 @@ def run_remote_job(spec: JobSpec, queue, paths: tuple, shas: tuple, *contents: b
         finally:
             runner.close()
         result.environment["node"] = node
-        packed = io.BytesIO()
-        if any(os.scandir(artifacts)):
-            with tarfile.open(fileobj=packed, mode="w:gz") as tar:
-                tar.add(artifacts, arcname=".")
-        return {"result": result_to_dict(result), "artifacts": packed.getvalue(), "node": node, "ended": time.time()}
+        packed = pack_files(artifacts)
+        return {"result": result_to_dict(result), "artifacts": packed, "node": node, "ended": time.time()}
+
+
+def pack_files(folder: str) -> bytes:
+    """The files a job wrote as a tar.gz at PACK_LEVEL, or b"" when it wrote none."""
+    if not any(os.scandir(folder)):
+        return b""
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz", compresslevel=PACK_LEVEL) as tar:
+        tar.add(folder, arcname=".")
+    return packed.getvalue()
+
+
+def unpack_files(data: bytes, folder: str) -> None:
+    """What pack_files packed, into `folder` ("data" filter: nothing outside the folder)."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(folder, filter="data")
 
 
 def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]:
@@ -263,7 +327,7 @@ class RayExecutor:
         if connect_timeout is None:
             connect_timeout = CONNECT_TIMEOUT_S if address else LOCAL_START_TIMEOUT_S
         self.connect_timeout = connect_timeout
-        self.queue = None
+        self.progress = None  # the _Progress actor
         self._refs: dict = {}
         self._cancelled = False
         self._started_ray = False
@@ -276,8 +340,6 @@ class RayExecutor:
 
     def connect(self, specs: list[JobSpec]) -> None:
         """Start or join Ray and check the cluster can run these jobs; ConfigError if not."""
-        from ray.util.queue import Queue
-
         runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
         if self.address:
             probe(self.address)
@@ -293,7 +355,7 @@ class RayExecutor:
             raise ConfigError(f"could not start or join {where}: {type(exc).__name__}: {exc}") from None
         self._started_ray = True
         self._check(specs)
-        self.queue = Queue(actor_options={"num_cpus": 0})
+        self.progress = ray.remote(num_cpus=0)(_Progress).remote()
 
     def _init(self, **kwargs) -> None:
         """ray.init on a thread of its own, waited for at most `connect_timeout` seconds in
@@ -393,8 +455,10 @@ class RayExecutor:
         by_id = {job.spec.job_id: job for job in jobs}
         phases: dict[str, str] = {}
         nodes: dict[str, str] = {}
+        ended_ids: set[str] = set()
         waiting = deque(jobs)
         room = {"jobs": 0, "read": -ROOM_EVERY_S}
+        progress = {"take": None, "lost": self.progress is None}  # the pending take on the actor
 
         def submit() -> None:
             """Hand over the next jobs while the cluster has room (cancelled ones end here)."""
@@ -414,7 +478,7 @@ class RayExecutor:
                 mine = [p for p in files_of(job.spec) if p in shipped]
                 ref = run_remote_job.options(**self.resources(job.spec)).remote(
                     job.spec,
-                    self.queue,
+                    self.progress,
                     tuple(mine),
                     tuple(shipped[p][0] for p in mine),
                     *(shipped[p][1] for p in mine),
@@ -424,8 +488,8 @@ class RayExecutor:
         def deliver(item) -> None:
             kind, job_id, payload = item[:3]
             job = by_id.get(job_id)
-            if job is None:
-                return
+            if job is None or job_id in ended_ids:
+                return  # a progress item that came after its job's end (puts are fire and forget)
             if kind == "started":
                 nodes[job_id] = payload
                 self.timeline[job_id] = (payload, item[3], None)
@@ -435,19 +499,32 @@ class RayExecutor:
                     phases[job_id] = payload.phase
                 listener.on_event(job, payload)
             else:  # "ended": payload is (the task's ref, what ray.get gave or raised)
+                ended_ids.add(job_id)
                 self._refs.pop(payload[0], None)
                 result, ended = self._result(payload[1], job, nodes.get(job_id, ""), phases.get(job_id, ""))
                 node, started, _ = self.timeline.get(job_id, (nodes.get(job_id, ""), None, None))
                 self.timeline[job_id] = (node, started, ended)
                 listener.on_job_ended(job, result)
 
-        def poll(ready) -> None:
-            """Hand over what happened since the last poll in the order it happened on the
-            nodes (a job that ended and the one that took its place arrive together)."""
+        def taken() -> list:
+            """Every progress item the actor holds now, (time on its node, item) each; none once
+            the actor is lost (the jobs still end)."""
+            ref, progress["take"] = progress["take"], None
+            if progress["lost"]:
+                return []
             try:
-                items = [(i[3], i) for i in self.queue.get_nowait_batch(self.queue.qsize())]
-            except Exception:
-                items = []
+                if ref is None:
+                    ref = self.progress.take.remote(wait=False)
+                elif not ray.wait([ref], timeout=0)[0]:
+                    self.progress.wake.remote()  # the pending take returns what there is (a later one would miss it)
+                return [(i[3], i) for i in ray.get(ref, timeout=TAKE_TIMEOUT_S)]
+            except Exception:  # the actor or its node died: progress is a courtesy
+                progress["lost"] = True
+                return []
+
+        def poll(ready, items) -> None:
+            """Hand over what happened, in the order it happened on the nodes (a job that ended
+            and the one that took its place may arrive together)."""
             for ref in ready:
                 try:
                     outcome = ray.get(ref)
@@ -460,13 +537,20 @@ class RayExecutor:
 
         submit()
         while self._refs:
-            pending = list(self._refs)
-            ready, _ = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
-            poll(ready)
-            if ready:
-                room["read"] = -ROOM_EVERY_S  # a node may have gone with the job: read the room again
+            # Wait for the first of: a task's end, the next progress item, POLL_S (a cancel, the room)
+            if progress["take"] is None and not progress["lost"]:
+                progress["take"] = self.progress.take.remote()
+            watched = [*self._refs, *([progress["take"]] if progress["take"] is not None else [])]
+            if ray.wait(watched, num_returns=1, timeout=POLL_S)[0]:
+                ready = ray.wait(watched, num_returns=len(watched), timeout=0)[0]
+                items = taken() if progress["take"] in ready else []
+                ended = [ref for ref in ready if ref in self._refs]
+                if ended:  # their last items may be on the way: take what the actor holds
+                    items += taken()
+                    room["read"] = -ROOM_EVERY_S  # a node may have gone with the job: read the room again
+                poll(ended, items)
             submit()
-        poll([])
+        poll([], taken())
 
     def _result(self, outcome, job: ZooJob, node: str, phase: str) -> tuple[JobResult, float]:
         """The job's result (or its failure, from the Ray error it ended with) and when it ended."""
@@ -495,8 +579,7 @@ class RayExecutor:
             ), time.time()
         result.spec = job.spec  # the driver's paths (the node's were temporary)
         if payload.get("artifacts"):
-            with tarfile.open(fileobj=io.BytesIO(payload["artifacts"]), mode="r:gz") as tar:
-                tar.extractall(job.spec.artifacts_dir, filter="data")  # "data": nothing outside the folder
+            unpack_files(payload["artifacts"], job.spec.artifacts_dir)
         return result, float(payload.get("ended") or time.time())
 
     def cancel(self) -> None:
@@ -513,8 +596,8 @@ class RayExecutor:
         that timed out still waits on its thread)."""
         if self._started_ray:
             try:
-                if self.queue is not None:
-                    self.queue.shutdown()
+                if self.progress is not None:
+                    ray.kill(self.progress)
             except Exception:
                 pass
             ray.shutdown()

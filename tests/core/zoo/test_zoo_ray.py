@@ -175,3 +175,110 @@ def test_ctrl_c_while_joining_a_cluster_acts_at_once(tmp_path, write_model):
     assert "interrupted before any job started; nothing was measured." in run["stderr"]
     assert run["to_say"] is not None and run["to_say"] < 1.0, run
     assert run["to_exit"] < 15, run  # the interpreter's own exit (torch and Ray loaded) takes 1-3 s here
+
+
+# Writes its pid, then hangs while loading: a job that times out, or that Ctrl+C cancels.
+HANGING_MODEL = """\
+import os
+import time
+import torch
+
+
+def get_model():
+    with open(os.path.join({markers!r}, f"{{os.getpid()}}.started"), "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(300)
+    return torch.nn.Linear(8, 8)
+
+
+def get_example_inputs():
+    return (torch.randn(2, 8),)
+"""
+
+RAISING_MODEL = """\
+def get_model():
+    raise RuntimeError("this model cannot be built")
+
+
+def get_example_inputs():
+    return ()
+"""
+
+
+def _pids_gone(markers, timeout: float = 30) -> bool:
+    pids = [int(p.read_text()) for p in markers.iterdir() if p.suffix == ".started"]
+    deadline = time.monotonic() + timeout
+    while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return bool(pids) and not any(os.path.exists(f"/proc/{p}") for p in pids)
+
+
+def test_a_failing_and_a_hung_job_on_ray_end_as_they_do_locally_and_the_next_job_runs(tmp_path, write_model):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    raising = write_model(RAISING_MODEL, "raising.py")
+    hanging = write_model(HANGING_MODEL.format(markers=str(markers)), "hanging.py")
+    mlp = write_model(MLP_MODEL, "mlp.py")
+    out = str(tmp_path / "zoo")
+    proc = in_netns(
+        [sys.executable, "main.py", "zoo", raising, hanging, mlp, *QUICK, "--timeout", "20"]
+        + ["--executor", "ray", "--out", out]
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    rows = rows_of(out)
+    assert [(r["folder"], r["status"]) for r in rows] == [
+        ("raising.py", "failed"),
+        ("hanging.py", "failed"),
+        ("mlp.py", "completed"),
+    ], proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert any("raising.py" in line and "this model cannot be built" in line for line in errors), errors
+    assert any("hanging.py" in line and "timed out after 20 s during the load phase" in line for line in errors), errors
+    assert _pids_gone(markers)  # the hung job's process ended with its timeout
+    # every job's start and end, in the zoo's order, each start after the last end
+    steps = [
+        (line.split(" · ")[0].rsplit("/", 1)[-1], "start" if ": started on " in line else "end")
+        for line in proc.stderr.splitlines()
+        if line.startswith("[") and " · eager: " in line
+    ]
+    assert steps == [(m, s) for m in ("raising.py", "hanging.py", "mlp.py") for s in ("start", "end")], steps
+
+
+def test_ctrl_c_on_ray_cancels_the_running_and_queued_jobs_and_leaves_nothing_running(tmp_path, write_model):
+    import signal
+
+    from tests.core.helpers import default_sigint
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    hanging = write_model(HANGING_MODEL.format(markers=str(markers)), "hanging.py")
+    mlp, mlp2 = write_model(MLP_MODEL, "mlp.py"), write_model(MLP_MODEL, "mlp2.py")
+    out = str(tmp_path / "zoo")
+    argv = [sys.executable, "main.py", "zoo", hanging, mlp, mlp2, *QUICK, "--executor", "ray", "--out", out]
+    proc = subprocess.Popen(
+        ["unshare", "-n", "sh", "-c", "ip link set lo up && exec " + shlex.join(argv)],
+        cwd=ROOT,
+        preexec_fn=default_sigint,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not any(markers.iterdir()) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert any(markers.iterdir()), "the first job never started loading its model"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "interrupted: cancelling" in stderr
+    assert [(r["folder"], r["status"]) for r in rows_of(out)] == [
+        ("hanging.py", "cancelled"),
+        ("mlp.py", "cancelled"),
+        ("mlp2.py", "cancelled"),
+    ], stderr[-3000:]
+    assert "mlp.py · eager: started" not in stderr and "mlp2.py · eager: started" not in stderr  # none ran
+    assert _pids_gone(markers)  # the cancelled job's process did not outlive the zoo
