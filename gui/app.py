@@ -126,11 +126,10 @@ def _process_age_s() -> float:
 # The Qt-free modules the window imports, imported before PySide6 is: PySide6 reads the source
 # of every module imported after it (its `__feature__` hook looks for "PySide6" in it), ~0.2 ms
 # a module; numpy and the engine imported first made the launch's imports 0.15 s shorter
-# (0.37-0.40 s against 0.22-0.29 s, measured side by side). tests/gui/test_launch_imports.py
+# (0.37-0.40 s against 0.22-0.29 s, measured side by side). tests/gui/window/test_view_slot.py
 # checks that the window imports none of them after Qt.
 ENGINE_MODULES = (
     "numpy",
-    "numpy.typing",  # pyqtgraph's
     "psutil",
     "core.analysis.compile_stages",
     "core.analysis.figure_agreement",

@@ -31,12 +31,44 @@ class TabView:
 
 
 TAB_VIEWS = (
-    TabView("summary", "Summary", "gui.panels.summary:SummaryPanel"),
-    TabView("decision", "Decision", "gui.panels.decision:DecisionPanel"),
-    TabView("resources", "Resources", "gui.panels.resources:ResourcePanel", charts=True),
-    TabView("graph-breaks", "Graph breaks && compile", "gui.panels.graph_breaks:GraphBreaksPanel"),
-    TabView("time-breakdown", "Time breakdown", "gui.panels.time_breakdown:TimeBreakdownPanel", charts=True),
-    TabView("graphs", "Graphs", "gui.panels.graphs:GraphsPanel"),
+    TabView(
+        "summary",
+        "Summary",
+        "gui.panels.summary:SummaryPanel",
+        tip="Figures per config: latency percentiles, speedup, compile time, break-even",
+    ),
+    TabView(
+        "decision",
+        "Decision",
+        "gui.panels.decision:DecisionPanel",
+        tip="Which config to ship for the expected calls, the code for it, and what to try next",
+    ),
+    TabView(
+        "resources",
+        "Resources",
+        "gui.panels.resources:ResourcePanel",
+        charts=True,
+        tip="CPU, memory (and GPU) of the job process over time, by phase",
+    ),
+    TabView(
+        "graph-breaks",
+        "Graph breaks && compile",
+        "gui.panels.graph_breaks:GraphBreaksPanel",
+        tip="Graph breaks with explanations and hints; compile-time breakdown; recompiles",
+    ),
+    TabView(
+        "time-breakdown",
+        "Time breakdown",
+        "gui.panels.time_breakdown:TimeBreakdownPanel",
+        charts=True,
+        tip="Where the time of one call goes, eager against compiled: categories, operators and kernels, break costs",
+    ),
+    TabView(
+        "graphs",
+        "Graphs",
+        "gui.panels.graphs:GraphsPanel",
+        tip="What the compiler made: each graph's FX code, guards and generated code; recompiles; the compile log",
+    ),
     TabView(
         "sweep",
         "Shape sweep",
@@ -45,6 +77,12 @@ TAB_VIEWS = (
         tip="Shape sweeps: latency against input shape per config, recompiles with their guard failures, "
         "compile time and the recompile limit",
     ),
-    TabView("throughput", "Throughput", "gui.panels.throughput:ThroughputPanel", charts=True),
+    TabView(
+        "throughput",
+        "Throughput",
+        "gui.panels.throughput:ThroughputPanel",
+        charts=True,
+        tip="Batch sweeps: items per second against batch size, eager and compiled, per config",
+    ),
 )
 TAB_NAMES = tuple(view.name for view in TAB_VIEWS)

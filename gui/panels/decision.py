@@ -87,8 +87,6 @@ class DecisionPanel(QWidget, ResultsView):
     """The recommendation for the expected calls, its code with Copy, and the suggestions.
     GUI thread only."""
 
-    tip = "Which config to ship for the expected calls, the code for it, and what to try next"
-
     sig_change_requested = Signal(str, object)
     """"Apply and re-run" was clicked: the config label and the core.decide.advice.ConfigChange."""
 

@@ -276,8 +276,6 @@ class ElideStartDelegate(QStyledItemDelegate):
 class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    tip = "Graph breaks with explanations and hints; compile-time breakdown; recompiles"
-
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
 

@@ -187,7 +187,6 @@ class GraphsPanel(QWidget, ResultsView):
     """GUI thread only."""
 
     refresh_when_shown = True  # ~50-70 ms a refresh with resnet18's graphs (issue 22)
-    tip = "What the compiler made: each graph's FX code, guards and generated code; recompiles; the compile log"
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

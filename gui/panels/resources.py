@@ -35,8 +35,6 @@ class _Track:
 class ResourcePanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    tip = "CPU, memory (and GPU) of the job process over time, by phase"
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.layout_widget = pg.GraphicsLayoutWidget()

@@ -336,8 +336,6 @@ class SummaryPanel(QWidget, ResultsView):
     sig_apply_requested = Signal(str, object)
     """Apply a change a localization found (config label, core ConfigChange) and re-run."""
 
-    tip = "Figures per config: latency percentiles, speedup, compile time, break-even"
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.model = SummaryModel(self)

@@ -82,8 +82,6 @@ class ThroughputModel(RowTableModel):
 class ThroughputPanel(QWidget, ResultsView):
     """Items per second against batch size per config, the best batch size, and the table."""
 
-    tip = "Batch sweeps: items per second against batch size, eager and compiled, per config"
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.header = QLabel(EMPTY_TEXT)

@@ -238,7 +238,6 @@ class CategoryChart(pg.PlotWidget):
 class TimeBreakdownPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    tip = "Where the time of one call goes, eager against compiled: categories, operators and kernels, break costs"
     refresh_when_shown = True  # a refresh re-shows the chosen config: ~0.3 s at a run's end (issue 22)
 
     def __init__(self, parent: QWidget | None = None):

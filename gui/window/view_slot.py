@@ -140,16 +140,18 @@ class ViewSlot(QWidget):
 
 
 class ChartsBuilder(QObject):
-    """After the window's first show: pyqtgraph imported on a worker thread, then each deferred
+    """After the window's first show: pyqtgraph (and `also_import`: what a run's first events
+    would otherwise import on the GUI thread) imported on a worker thread, then each deferred
     slot built, one per event-loop turn. GUI thread only (`start`)."""
 
     sig_imported = Signal()
     sig_done = Signal()
     """Every slot is built."""
 
-    def __init__(self, slots: list[ViewSlot], parent: QObject | None = None):
+    def __init__(self, slots: list[ViewSlot], parent: QObject | None = None, also_import: tuple[str, ...] = ()):
         super().__init__(parent)
         self._slots = slots
+        self._also_import = also_import
         self._started = False
         self.sig_imported.connect(self._build_next, Qt.ConnectionType.QueuedConnection)
 
@@ -160,10 +162,15 @@ class ChartsBuilder(QObject):
         threading.Thread(target=self._import, name="import-pyqtgraph", daemon=True).start()
 
     def _import(self) -> None:
-        try:
-            import pyqtgraph  # noqa: F401
-        except Exception:
-            pass  # the GUI thread's own import raises it where a chart is built
+        import importlib
+
+        # all before the charts are built: the GUI thread then imports nothing this thread is
+        # importing (the layers have no import cycle, but no two threads share an import here)
+        for name in ("pyqtgraph", *self._also_import):
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass  # the GUI thread's own import raises it where the module is used
         try:
             self.sig_imported.emit()
         except RuntimeError:  # the window closed meanwhile: nothing left to build
