@@ -15,7 +15,8 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               a call (glibc's heap mode); the verdict rests on the graded rounds (quiet, both
               members in the same mode), and rounds stop once it is decided (target: within
               3%; options --rounds, --min-rounds, --budget-s, --iters, --min-run-time,
-              --threads (default 1), --allocator steady|default)
+              --threads (default 1), --processes per member (default 3), --allocator
+              steady|default)
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
               times the same iterations, runs alternating (target: ratio ≤ 1.10)
   report      large reports (tests/bench_report.py): for 10^6 and 2×10^6 timed samples, time,
@@ -216,6 +217,11 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     # parallel region whenever another process holds a core (resnet18 eager went from 15 ms to
     # 950 ms in such a round), which no pairing can cancel. `--threads 2` measures the default.
     threads = int(_opt(args, "--threads", 1))
+    # Each member of a round is the median of `processes` fresh processes (the engine's own
+    # answer to "one process is one draw": a job's further processes; the Timer likewise in as
+    # many fresh processes): with one each, a quiet round's eager ratio still spread 0.83-1.02
+    # (8 rounds, steady allocator), each process drawing its own speed.
+    processes = int(_opt(args, "--processes", 3))
     # glibc's heap trimming puts each fresh process in a fast or a slow mode for its whole life
     # (BENCHMARKS.md, "One process is one draw": ~8% of processes fast, compiled ~20% quicker
     # there); with both members of a round drawing their own mode, a round's compiled ratio read
@@ -238,6 +244,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         "fidelity_settings",
         f"{rounds} rounds (at least {min_rounds}, none started after {budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; "
         f"engine job iters={iters} warmup={WARMUP} block_size=25 threads={threads}; "
+        f"each member the median of {processes} fresh processes; "
         f"allocator {allocator} (GLIBC_TUNABLES={ALLOCATORS[allocator] or 'unset'})",
     )
 
@@ -248,21 +255,25 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         say("fidelity_parent_first_compile_s", time.perf_counter() - t0)
 
         def timer(order) -> tuple[dict[str, float], dict[str, float], float]:
-            faults: dict[str, float] = {}
-            watch = CpuWatch()  # counts the waited-for child as this process's own
-            proc = subprocess.run(
-                [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            found = json.loads(proc.stdout.strip().splitlines()[-1])
-            out = {}
-            for side in order:
-                # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
-                # Timer's median is a median of single calls, like the engine's
-                out[side], calls_per_block[side], faults[side] = found[side]
+            medians: dict[str, list[float]] = {side: [] for side in order}
+            faults: dict[str, list[float]] = {side: [] for side in order}
+            watch = CpuWatch()  # counts the waited-for children as this process's own
+            for _ in range(processes):
+                proc = subprocess.run(
+                    [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                found = json.loads(proc.stdout.strip().splitlines()[-1])
+                for side in order:
+                    # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
+                    # Timer's median is a median of single calls, like the engine's
+                    median, calls_per_block[side], side_faults = found[side]
+                    medians[side].append(median)
+                    faults[side].append(side_faults)
+            out = {side: statistics.median(v) for side, v in medians.items()}
             return out, faults, watch.others_cores()
 
         def engine():
@@ -273,6 +284,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 warmup=WARMUP,
                 iters=iters,
                 threads=threads,
+                processes=processes,
             )
             t0 = time.perf_counter()
             watch = CpuWatch()  # the whole job: start-up and compile included (the benchmark is most of it)
@@ -280,13 +292,19 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             others = watch.others_cores()
             assert result.status == "completed", result.failure_reason
             s = result.summary(ci=False)
-            cost = result.call_cost("compiled")
+            faults = []
+            for k in result.samples.processes():
+                cost = result.call_cost("compiled", k)
+                faults.append(cost.per_call("minor_faults") if cost else float("nan"))
             return (
-                {side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
+                {  # the median of the processes' medians, as the Timer's
+                    side: statistics.median(float(np.median(v)) for v in result.samples.by_process(side).values())
+                    for side in ("eager", "compiled")
+                },
                 s["cache_state"],
                 time.perf_counter() - t0,
                 others,
-                cost.per_call("minor_faults") if cost else float("nan"),
+                faults,
             )
 
         ratios: dict[str, list[float]] = {"eager": [], "compiled": []}
@@ -309,8 +327,8 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 eng, cache, job_s, job_others, eng_faults = engine()
                 ref, ref_faults, timer_others = timer(order)
             others.append(max(timer_others, job_others))
-            modes = (_mode(ref_faults["compiled"]), _mode(eng_faults))
-            same_mode.append(modes[0] == modes[1])
+            modes = {_mode(f) for f in ref_faults["compiled"] + eng_faults}
+            same_mode.append(len(modes) == 1)  # every process of both members in one allocator mode
             cells = []
             for side in ("eager", "compiled"):
                 ratios[side].append(eng[side] / ref[side])
@@ -321,8 +339,9 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             say(
                 f"fidelity_round{r:02d}",
                 f"{'timer,engine' if timer_first else 'engine,timer'}: "
-                f"{'; '.join(cells)}; compiled page faults a call: timer {ref_faults['compiled']:.0f} "
-                f"({modes[0]}), engine {eng_faults:.0f} ({modes[1]}); job {job_s:.1f} s, FX cache {cache}; other processes "
+                f"{'; '.join(cells)}; compiled page faults a call per process: timer "
+                f"{'/'.join(f'{f:.0f}' for f in ref_faults['compiled'])}, engine {'/'.join(f'{f:.0f}' for f in eng_faults)} "
+                f"({'/'.join(sorted(modes))}); job {job_s:.1f} s, FX cache {cache}; other processes "
                 f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
                 f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}",
             )
