@@ -186,10 +186,11 @@ print(json.dumps(out))
 def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear procedure
     """Interleaved rounds of (Timer, engine) for resnet18 eager and inductor-compiled.
 
-    One round: torch.utils.benchmark.Timer.blocked_autorange on both sides in a fresh process
-    (TIMER_SCRIPT), and one engine job (`JobRunner().run`, blocks of 25, a fresh process, FX
-    cache warm) right before or after it: even rounds Timer first, odd rounds engine first (and
-    the Timer's side order flips with it). Both members are fresh processes: one process can
+    One round: `--processes` fresh processes of torch.utils.benchmark.Timer.blocked_autorange
+    on both sides (TIMER_SCRIPT) and as many engine jobs (`JobRunner().run`, blocks of 25, each a
+    fresh process, FX cache warm), interleaved one by one, which member goes first flipping by
+    process and by round (the Timer's side order flips by round); each member's figure is the
+    median of its processes' medians. Both members are fresh processes: one process can
     run resnet18 a few percent faster or slower than another for its whole life (memory
     placement; measured here: 27.4-31.6 ms eager across four fresh processes), so a Timer kept
     in one long-lived process biased every round alike (the first version of this bench: the
@@ -217,10 +218,11 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
     # parallel region whenever another process holds a core (resnet18 eager went from 15 ms to
     # 950 ms in such a round), which no pairing can cancel. `--threads 2` measures the default.
     threads = int(_opt(args, "--threads", 1))
-    # Each member of a round is the median of `processes` fresh processes (the engine's own
-    # answer to "one process is one draw": a job's further processes; the Timer likewise in as
-    # many fresh processes): with one each, a quiet round's eager ratio still spread 0.83-1.02
-    # (8 rounds, steady allocator), each process drawing its own speed.
+    # Each member of a round is the median of `processes` fresh processes (as the engine's own
+    # answer to "one process is one draw"), the two members' processes interleaved: with one
+    # process each, a quiet round's eager ratio still spread 0.83-1.02 (8 rounds, steady
+    # allocator); with three each run one member after the other, the member measured first
+    # read slower in 5 of 6 rounds (the machine's speed drifting over the round's minutes).
     processes = int(_opt(args, "--processes", 3))
     # glibc's heap trimming puts each fresh process in a fast or a slow mode for its whole life
     # (BENCHMARKS.md, "One process is one draw": ~8% of processes fast, compiled ~20% quicker
@@ -255,28 +257,27 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         say("fidelity_parent_first_compile_s", time.perf_counter() - t0)
 
         def timer(order) -> tuple[dict[str, float], dict[str, float], float]:
-            medians: dict[str, list[float]] = {side: [] for side in order}
-            faults: dict[str, list[float]] = {side: [] for side in order}
-            watch = CpuWatch()  # counts the waited-for children as this process's own
-            for _ in range(processes):
-                proc = subprocess.run(
-                    [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
-                    cwd=ROOT,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                found = json.loads(proc.stdout.strip().splitlines()[-1])
-                for side in order:
-                    # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
-                    # Timer's median is a median of single calls, like the engine's
-                    median, calls_per_block[side], side_faults = found[side]
-                    medians[side].append(median)
-                    faults[side].append(side_faults)
-            out = {side: statistics.median(v) for side, v in medians.items()}
-            return out, faults, watch.others_cores()
+            """One fresh process: each side's median and compiled page faults a call, and the
+            cores other processes used meanwhile."""
+            watch = CpuWatch()  # counts the waited-for child as this process's own
+            proc = subprocess.run(
+                [sys.executable, "-c", TIMER_SCRIPT, ",".join(order), str(threads), str(min_run)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            found = json.loads(proc.stdout.strip().splitlines()[-1])
+            medians, faults = {}, {}
+            for side in order:
+                # blocks of number_per_run calls: 1 here for resnet18 (a call is over 10 ms), so
+                # Timer's median is a median of single calls, like the engine's
+                medians[side], calls_per_block[side], faults[side] = found[side]
+            return medians, faults, watch.others_cores()
 
         def engine():
+            """One engine job in one fresh process: each side's median, the FX cache state, the
+            job's seconds, other processes' cores and the compiled page faults a call."""
             spec = JobSpec(
                 uuid.uuid4().hex[:8],
                 ModelSpec("resnet18"),
@@ -284,7 +285,6 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 warmup=WARMUP,
                 iters=iters,
                 threads=threads,
-                processes=processes,
             )
             t0 = time.perf_counter()
             watch = CpuWatch()  # the whole job: start-up and compile included (the benchmark is most of it)
@@ -292,19 +292,13 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             others = watch.others_cores()
             assert result.status == "completed", result.failure_reason
             s = result.summary(ci=False)
-            faults = []
-            for k in result.samples.processes():
-                cost = result.call_cost("compiled", k)
-                faults.append(cost.per_call("minor_faults") if cost else float("nan"))
+            cost = result.call_cost("compiled")
             return (
-                {  # the median of the processes' medians, as the Timer's
-                    side: statistics.median(float(np.median(v)) for v in result.samples.by_process(side).values())
-                    for side in ("eager", "compiled")
-                },
+                {side: float(np.median(result.latencies(side))) for side in ("eager", "compiled")},
                 s["cache_state"],
                 time.perf_counter() - t0,
                 others,
-                faults,
+                cost.per_call("minor_faults") if cost else float("nan"),
             )
 
         ratios: dict[str, list[float]] = {"eager": [], "compiled": []}
@@ -320,14 +314,33 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 break
             timer_first = r % 2 == 0
             order = ("eager", "compiled") if timer_first else ("compiled", "eager")
-            if timer_first:
-                ref, ref_faults, timer_others = timer(order)
-                eng, cache, job_s, job_others, eng_faults = engine()
-            else:
-                eng, cache, job_s, job_others, eng_faults = engine()
-                ref, ref_faults, timer_others = timer(order)
-            others.append(max(timer_others, job_others))
-            modes = {_mode(f) for f in ref_faults["compiled"] + eng_faults}
+            # the members' processes interleaved (T E E T T E ... flipping by round and process):
+            # a drift of the machine's speed over the round's minutes hits both members alike
+            ref_ms: dict[str, list[float]] = {"eager": [], "compiled": []}
+            eng_ms: dict[str, list[float]] = {"eager": [], "compiled": []}
+            ref_faults: list[float] = []
+            eng_faults: list[float] = []
+            round_others, job_s, caches = [], 0.0, set()
+            for k in range(processes):
+                for member in ("timer", "engine") if (r + k) % 2 == 0 else ("engine", "timer"):
+                    if member == "timer":
+                        medians, faults, busy = timer(order)
+                        for side in order:
+                            ref_ms[side].append(medians[side])
+                        ref_faults.append(faults["compiled"])
+                    else:
+                        medians, cache, seconds, busy, faults = engine()
+                        for side in order:
+                            eng_ms[side].append(medians[side])
+                        eng_faults.append(faults)
+                        job_s += seconds
+                        caches.add(cache)
+                    round_others.append(busy)
+            ref = {side: statistics.median(v) for side, v in ref_ms.items()}
+            eng = {side: statistics.median(v) for side, v in eng_ms.items()}
+            cache = "/".join(sorted(caches))
+            others.append(max(round_others))
+            modes = {_mode(f) for f in ref_faults + eng_faults}
             same_mode.append(len(modes) == 1)  # every process of both members in one allocator mode
             cells = []
             for side in ("eager", "compiled"):
@@ -338,12 +351,13 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
                 )
             say(
                 f"fidelity_round{r:02d}",
-                f"{'timer,engine' if timer_first else 'engine,timer'}: "
-                f"{'; '.join(cells)}; compiled page faults a call per process: timer "
-                f"{'/'.join(f'{f:.0f}' for f in ref_faults['compiled'])}, engine {'/'.join(f'{f:.0f}' for f in eng_faults)} "
-                f"({'/'.join(sorted(modes))}); job {job_s:.1f} s, FX cache {cache}; other processes "
-                f"used {timer_others:.2f} cores during the Timer, {job_others:.2f} during "
-                f"the job{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}",
+                f"{processes} processes a member, interleaved, {'timer' if r % 2 == 0 else 'engine'} first: "
+                f"{'; '.join(cells)} (medians of the processes' medians; eager per process: timer "
+                f"{'/'.join(f'{v:.1f}' for v in ref_ms['eager'])}, engine {'/'.join(f'{v:.1f}' for v in eng_ms['eager'])}); "
+                f"compiled page faults a call per process: timer {'/'.join(f'{f:.0f}' for f in ref_faults)}, "
+                f"engine {'/'.join(f'{f:.0f}' for f in eng_faults)} ({'/'.join(sorted(modes))}); jobs {job_s:.1f} s, "
+                f"FX cache {cache}; other processes used at most {others[-1]:.2f} cores during a process"
+                f"{' (quiet)' if others[-1] < QUIET_OTHERS_CORES else ''}",
             )
 
     for side in ("eager", "compiled"):
