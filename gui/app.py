@@ -171,20 +171,10 @@ ENGINE_MODULES = (
 )
 
 
-def import_engine() -> None:
-    """Import ENGINE_MODULES (before anything imports PySide6); one that fails is left to fail
-    where it is used, with its own message."""
-    import importlib
-
-    for name in ENGINE_MODULES:
-        try:
-            importlib.import_module(name)
-        except Exception:
-            pass
-
-
 def main(argv: list[str]) -> int:
-    import_engine()
+    from gui.qt_compat import import_modules  # no Qt: the engine comes before PySide6
+
+    import_modules(ENGINE_MODULES)
     # pyqtgraph's RawImageWidget (which the app never uses) imports CUDA's runtime bindings when
     # they are installed, for images already on a GPU: ~55-75 ms of the launch. Only here, never
     # at import of a gui module: a test process that imports torch needs the real module.

@@ -62,6 +62,19 @@ def install() -> bool:
     return True
 
 
+def import_modules(names) -> None:
+    """Import each of `names` ahead of its use; one that fails is left to fail where it is used,
+    with its own message. Here, at the bottom of gui and without Qt, because gui.app imports the
+    engine with it before PySide6 (gui.app.ENGINE_MODULES) and the charts builder pyqtgraph."""
+    import importlib
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+
+
 _collector = None
 
 

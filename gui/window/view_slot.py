@@ -18,6 +18,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gui.qt_compat import import_modules
+
 LOADING_TEXT = "Loading charts…"
 
 # What a session emits as a run goes: an unbuilt slot builds its view on any of them
@@ -162,15 +164,9 @@ class ChartsBuilder(QObject):
         threading.Thread(target=self._import, name="import-pyqtgraph", daemon=True).start()
 
     def _import(self) -> None:
-        import importlib
-
         # all before the charts are built: the GUI thread then imports nothing this thread is
         # importing (the layers have no import cycle, but no two threads share an import here)
-        for name in ("pyqtgraph", *self._also_import):
-            try:
-                importlib.import_module(name)
-            except Exception:
-                pass  # the GUI thread's own import raises it where the module is used
+        import_modules(("pyqtgraph", *self._also_import))
         try:
             self.sig_imported.emit()
         except RuntimeError:  # the window closed meanwhile: nothing left to build

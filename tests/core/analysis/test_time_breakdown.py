@@ -205,28 +205,15 @@ def test_verdict_names_the_costliest_break():
         "Compiled is 2.00× faster (1.00 ms against 2.00 ms eager): 0.95 ms of 1.00 ms per call runs "
         "inside compiled graphs (3 kernels and 1 operator, against 4 operators eager)."
     )
-    tied = time_verdict(
-        oprec.OpProfile(
-            calls=1,
-            eager=eager,
-            compiled=oprec.SideOpProfile("compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, graphs_per_call=1),
-        ),
-        1.0,
-        1.02,
-        tied=True,
+    in_graphs = oprec.OpProfile(
+        calls=1,
+        eager=eager,
+        compiled=oprec.SideOpProfile("compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, graphs_per_call=1),
     )
+    tied = time_verdict(in_graphs, 1.0, 1.02, tied=True)
     assert tied.startswith("Compiled and eager are within the noise (1.02 ms against 1.00 ms eager): ")
     # a timing graded unusable (a busy machine) takes no direction, even where the medians differ by 1.5x
-    busy = time_verdict(
-        oprec.OpProfile(
-            calls=1,
-            eager=eager,
-            compiled=oprec.SideOpProfile("compiled", calls=1, ms_per_call=1.0, in_graphs_ms=0.95, graphs_per_call=1),
-        ),
-        0.092,
-        0.14,
-        unusable=True,
-    )
+    busy = time_verdict(in_graphs, 0.092, 0.14, unusable=True)
     assert busy.startswith("Cannot tell which side is faster: the timing is unusable (0.14 ms against 92 µs eager")
     assert "slower" not in busy and "× faster" not in busy
     nothing = time_verdict(oprec.OpProfile(calls=1, compiled=oprec.SideOpProfile("compiled", calls=1, ms_per_call=1.0)))
