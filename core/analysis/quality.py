@@ -48,6 +48,8 @@ DRIFT_UNUSABLE = 0.50
 PROCESS_SPREAD_NOISY = 0.10
 PROCESS_SPREAD_UNUSABLE = 0.20
 MIN_CALLS = 5  # fewer timed calls a side than this cannot be graded
+# A speedup interval wider than this (±%) is shown as not known, not as a figure.
+UNKNOWN_PRECISION_PCT = 100.0
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,15 @@ class MeasurementQuality:
             )
         if self.precision_pct is not None:
             target = f" (asked for ±{self.precision_target_pct:g}%)" if self.precision_target_pct is not None else ""
-            lines.append(f"The speedup's 95% interval is ±{self.precision_pct:.1f}%{target}.")
+            lines.append(f"The speedup's 95% interval is {self._precision_text()}{target}.")
         return "\n".join(lines)
+
+    def _precision_text(self) -> str:
+        """ "±2.3%", or "wider than ±100%" past UNKNOWN_PRECISION_PCT (two processes that
+        disagree 2.00x against 0.54x gave ±202,339.5%: a figure that says nothing)."""
+        if self.precision_pct > UNKNOWN_PRECISION_PCT:
+            return f"wider than ±{UNKNOWN_PRECISION_PCT:g}%"
+        return f"±{self.precision_pct:.1f}%"
 
     def line(self) -> str:
         """The one line `profile` prints per config."""
@@ -140,7 +149,10 @@ class MeasurementQuality:
         if self.precision_pct is not None:
             reached = {True: ", reached", False: ", NOT reached", None: ""}[self.precision_reached]
             target = f" of ±{self.precision_target_pct:g}% asked{reached}" if self.precision_target_pct else ""
-            extra.append(f"speedup known within ±{self.precision_pct:.1f}%{target}")
+            if self.precision_pct > UNKNOWN_PRECISION_PCT:
+                extra.append(f"speedup not known: its 95% interval is {self._precision_text()}{target}")
+            else:
+                extra.append(f"speedup known within ±{self.precision_pct:.1f}%{target}")
         if self.others_cores is not None:
             extra.append(f"other processes {self.others_cores:.2f} cores")
         return self.sentence() + (f" ({'; '.join(extra)})" if extra else "")

@@ -138,3 +138,16 @@ def test_a_report_from_before_processes_reads_as_one_process(tmp_path):
     (tmp_path / "report.json").write_text(json.dumps(doc))
     (back,), _ = load_report(str(tmp_path))
     assert back.samples.processes() == [0] and back.quality().processes == 1
+
+
+def test_an_interval_wider_than_the_speedup_itself_is_said_not_known():
+    """Two processes at 2.00x and 0.54x gave "speedup known within ±202339.5%": past
+    UNKNOWN_PRECISION_PCT the line and the details say the speedup is not known."""
+    from core.analysis.quality import UNKNOWN_PRECISION_PCT, MeasurementQuality
+
+    wide = MeasurementQuality("unusable", processes=2, process_speedups=(2.0, 0.54), precision_pct=202339.5)
+    assert "speedup not known: its 95% interval is wider than ±100%" in wide.line()
+    assert "202339" not in wide.line() and "202339" not in wide.details()
+    assert "The speedup's 95% interval is wider than ±100%." in wide.details()
+    narrow = MeasurementQuality("good", precision_pct=2.3)
+    assert "speedup known within ±2.3%" in narrow.line() and UNKNOWN_PRECISION_PCT == 100.0
