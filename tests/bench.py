@@ -711,6 +711,21 @@ def bench_freezing(args: list[str] = ()) -> None:
             say(f"freezing_{name}_speedup_over_eager_min_max", f"{min(v):.3f}-{max(v):.3f}")
 
 
+def fidelity(args: list[str] = ()) -> None:
+    """`--pairing process` (the default): both members in one fresh process a round
+    (tests.bench_paired); `--pairing processes`: each member its own fresh processes
+    (bench_fidelity)."""
+    pairing = str(_opt(args, "--pairing", "process"))
+    if pairing == "processes":
+        bench_fidelity(args)
+    elif pairing == "process":
+        from tests.bench_paired import bench_fidelity_paired
+
+        bench_fidelity_paired(args)
+    else:
+        raise SystemExit("--pairing: process or processes")
+
+
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
@@ -719,7 +734,7 @@ def main(argv: list[str]) -> int:
 
     benches = {
         "overhead": bench_overhead,
-        "fidelity": bench_fidelity,
+        "fidelity": fidelity,
         "wall": bench_wall,
         "gui": bench_gui,
         "charts": bench_charts,
