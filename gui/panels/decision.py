@@ -87,6 +87,8 @@ class DecisionPanel(QWidget, ResultsView):
     """The recommendation for the expected calls, its code with Copy, and the suggestions.
     GUI thread only."""
 
+    refresh_when_shown = True  # the recommendation and suggestions: ~20-30 ms at a job's end, twice (issue 22)
+
     sig_change_requested = Signal(str, object)
     """"Apply and re-run" was clicked: the config label and the core.decide.advice.ConfigChange."""
 

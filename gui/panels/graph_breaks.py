@@ -276,6 +276,8 @@ class ElideStartDelegate(QStyledItemDelegate):
 class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
 
+    refresh_when_shown = True  # the breaks, recompiles and compile breakdown: ~10 ms a job's end (issue 22)
+
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
 
@@ -365,7 +367,8 @@ class GraphBreaksPanel(QWidget, ResultsView):
 
     def bind(self, session) -> None:
         super().bind(session)
-        session.sig_graph_breaks_changed.connect(lambda: self.set_results(session.results))
+        # every table, now or (hidden) when the tab is next shown
+        session.sig_graph_breaks_changed.connect(lambda: self.request_refresh(session.results, "", ended=True))
 
     def show_results(self, results: list) -> None:
         self.set_results(results)

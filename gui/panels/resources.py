@@ -35,17 +35,13 @@ class _Track:
 class ResourcePanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the plots are left to `construction_steps()`, which the caller runs (the
+        main window's ViewSlot: one per turn of the event loop after the window's show, ~20 ms
+        a plot, gui.window.view_slot); else they are built here."""
         super().__init__(parent)
         self.layout_widget = pg.GraphicsLayoutWidget()
-        self.cpu_plot = self._add_plot(
-            0, "CPU", "%", "CPU use of the job process and its compile workers (100% = one core)"
-        )
-        self.rss_plot = self._add_plot(
-            1, "Memory (RSS)", "MB", "Resident memory of the job process and its compile workers"
-        )
-        self.rss_plot.setXLink(self.cpu_plot)
-        self.rss_plot.setLabel("bottom", "time", units="s")
+        self.cpu_plot = self.rss_plot = self.memory_plot = None
         self.gpu_util_plot = self.gpu_mem_plot = None
         self.gpu_note = QLabel("GPU: waiting for torch to load…")
         self.gpu_note.setWordWrap(True)
@@ -72,25 +68,11 @@ class ResourcePanel(QWidget, ResultsView):
         left_layout.addWidget(self.layout_widget, 1)
         left_layout.addWidget(self.gpu_note)
 
-        self.memory_widget = pg.PlotWidget()
-        self.memory_plot = self.memory_widget.getPlotItem()
-        key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
-        self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
-        self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
-        self.memory_plot.showGrid(y=True, alpha=0.2)
-        self.memory_widget.setToolTip(
-            "Peak resident memory of the job process in the eager, compile and compiled phases, per config"
-        )
-        self.memory_widget.setMinimumWidth(260)
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.memory_widget)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
 
         self._tracks: dict[tuple[str, str], _Track] = {}
         self._order: list[str] = []
@@ -103,6 +85,40 @@ class ResourcePanel(QWidget, ResultsView):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_redraw)
+        if not staged:
+            for step in self.construction_steps():
+                step()
+
+    def construction_steps(self) -> list:
+        """The three plots, each its own step (gui.window.view_slot.ViewSlot runs them)."""
+        return [self._add_cpu_plot, self._add_rss_plot, self._add_memory_plot]
+
+    def _add_cpu_plot(self) -> None:
+        self.cpu_plot = self._add_plot(
+            0, "CPU", "%", "CPU use of the job process and its compile workers (100% = one core)"
+        )
+
+    def _add_rss_plot(self) -> None:
+        self.rss_plot = self._add_plot(
+            1, "Memory (RSS)", "MB", "Resident memory of the job process and its compile workers"
+        )
+        self.rss_plot.setXLink(self.cpu_plot)
+        self.rss_plot.setLabel("bottom", "time", units="s")
+
+    def _add_memory_plot(self) -> None:
+        self.memory_widget = pg.PlotWidget()
+        self.memory_plot = self.memory_widget.getPlotItem()
+        key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
+        self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
+        self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.memory_plot.showGrid(y=True, alpha=0.2)
+        self.memory_widget.setToolTip(
+            "Peak resident memory of the job process in the eager, compile and compiled phases, per config"
+        )
+        self.memory_widget.setMinimumWidth(260)
+        self.splitter.addWidget(self.memory_widget)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
 
     def _add_plot(self, row: int, title: str, units: str, tip: str):
         plot = self.layout_widget.addPlot(row=row, col=0)

@@ -4,13 +4,17 @@ how far and in which words). GUI thread only.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QProgressBar
 
 from core.run.progress import describe
 from gui.widgets.safe_text import tooltip
 
 STEPS = 1000
+# What arrives with every batch of timed calls shows at most this often: QProgressBar.setValue
+# repaints the bar at once (a synchronous paint, not a queued update), and a run's samples
+# arrive many times a second.
+COALESCE_MS = 100
 
 
 class RunProgressBar(QProgressBar):
@@ -23,13 +27,31 @@ class RunProgressBar(QProgressBar):
         self.setTextVisible(True)
         self.setMinimumWidth(360)
         self._text = "idle"  # the whole text; the bar shows it on one line, cut at the end to fit
+        self._results = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(COALESCE_MS)
+        self._timer.timeout.connect(self._show_pending)
         self._show_text()
 
-    def show_results(self, results) -> None:
+    def show_results(self, results, soon: bool = False) -> None:
+        """Show how far `results` are, now, or with `soon` within COALESCE_MS (the latest
+        results then: many calls in that time make one paint)."""
+        if soon:
+            self._results = results
+            if not self._timer.isActive():
+                self._timer.start()
+            return
+        self._timer.stop()
+        self._results = None
         fraction, text = describe(results)
         self.setValue(int(fraction * STEPS))
         self._text = text or "idle"
         self._show_text()
+
+    def _show_pending(self) -> None:
+        if self._results is not None:
+            self.show_results(self._results)
 
     def full_text(self) -> str:
         """The progress text in whole (the bar may show it cut)."""

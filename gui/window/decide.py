@@ -56,7 +56,9 @@ def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
         if answer == RUN_WITHOUT:
             config = without_risky_settings(config)
     new = window.config_panel.apply_change(config, change)
-    rule = next((s.rule for s in window.view("decision").suggestions if change in s.changes), "")
+    decision = window.view("decision")
+    decision.make_owed_refreshes()  # its suggestions for the results now, even when its tab is not shown
+    rule = next((s.rule for s in decision.suggestions if change in s.changes), "")
     # the earlier result stays on screen beside the new one (a re-run of the same config
     # replaces it there, and the Decision tab compares the two)
     keep = [r for r in window.session.results if r.ended and r.config != new and r.job_id == before.job_id]

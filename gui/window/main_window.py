@@ -391,7 +391,7 @@ class MainWindow(QMainWindow):
                 queue.set_status(r.config, r.status, r.failure_reason, r.failure_detail)
 
     def _on_progress(self, *args) -> None:
-        self.progress.show_results(self.session.results)
+        self.progress.show_results(self.session.results, soon=True)  # with every batch of samples
 
     def _on_phase_changed(self, job_id: str, phase: str, detail: str) -> None:
         result = self.session.result(job_id)

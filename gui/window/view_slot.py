@@ -5,7 +5,10 @@ breakdown, Shape sweep and Throughput tabs) cost the launch ~0.35 s before this:
 import (its Qt module reads every PySide6 class, ~0.25 s) and their construction. The window
 now shows with a slot in their place ("Loading charts…"); `ChartsBuilder` imports pyqtgraph on a
 worker thread (its import creates no Qt object, and the GUI thread runs between its bytecodes),
-then builds one view per turn of the GUI thread's event loop. A slot asked for its view sooner
+then builds one view per turn of the GUI thread's event loop (a view that lists
+`construction_steps()`, as the Resources tab with its three plots, is made with `staged=True`
+and then takes one step per turn more). A
+slot asked for its view sooner
 (a test, a report opened from the command line, the first event of a run) builds it at once,
 so what a view shows never depends on when it was built. GUI thread only, except the import.
 """
@@ -48,6 +51,8 @@ class ViewSlot(QWidget):
         self._session = None
         self._torch_info = None
         self._when_built: list[Callable] = []
+        self._building = None  # the view while its construction steps run (build_step)
+        self._steps: list[Callable] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self._placeholder = None
@@ -83,12 +88,42 @@ class ViewSlot(QWidget):
         """Build the view now (ChartsBuilder, after the first show); no-op when it is built."""
         _ = self.view
 
-    def _build(self) -> None:
+    def build_step(self) -> bool:
+        """One piece of building the view (ChartsBuilder: one per event-loop turn): the view's
+        own construction, each of its `construction_steps()`, then its place in the window;
+        True once it is built. Nothing reaches the view (the session, torch's offer, results)
+        until then."""
+        if self._view is not None:
+            return True
+        if self._building is None:
+            self._construct()
+            return False  # its place in the window is the next piece: a shown widget lays out and polishes
+        if self._steps:
+            self._steps.pop(0)()
+            return False
+        self._build()
+        self._show_current()
+        return True
+
+    def _construct(self) -> None:
         if self._placeholder is not None:
             from gui.widgets.theme import apply_chart_theme
 
             apply_chart_theme()  # pyqtgraph's colours from the palette, before its first chart
-        view = self._load()()
+        cls = self._load()
+        if hasattr(cls, "construction_steps"):  # built in pieces: the view leaves them to us
+            self._building = cls(staged=True)
+            self._steps = list(self._building.construction_steps())
+        else:
+            self._building = cls()
+            self._steps = []
+
+    def _build(self) -> None:
+        if self._building is None:
+            self._construct()
+        while self._steps:
+            self._steps.pop(0)()
+        view, self._building = self._building, None
         if self._placeholder is not None:
             self._placeholder.hide()
             self._placeholder.deleteLater()
@@ -177,5 +212,5 @@ class ChartsBuilder(QObject):
         if not pending:
             self.sig_done.emit()
             return
-        pending[0].build()
-        QTimer.singleShot(0, self._build_next)
+        pending[0].build_step()
+        QTimer.singleShot(0, self, self._build_next)  # not once the window (and this) is gone

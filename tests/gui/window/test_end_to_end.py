@@ -39,7 +39,8 @@ def test_run_fills_every_panel_and_a_failing_job_is_shown(qtbot, window, tmp_pat
     summary = window.summary_panel.model.summary(0)
     assert summary["status"] == "completed" and summary["speedup"] is not None
     assert "Partly compiled" in window.summary_panel.coverage.text()
-    # graph breaks: the model's three breaks, with details
+    # graph breaks: the model's three breaks, with details (the tab refreshes when it is shown)
+    window.show_tab("graph-breaks")
     panel = window.graph_breaks_panel
     codes = {panel.model.graph_break(i).gb_code for i in range(panel.model.rowCount())}
     assert {"GB0170", "GB0124", "GB0025"} <= codes

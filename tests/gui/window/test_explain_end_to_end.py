@@ -37,7 +37,8 @@ def test_run_explains_the_numbers_and_a_saved_session_keeps_them(qtbot, window, 
     assert graphs.model.rowCount() == len(result.graphs)
     assert "def forward" in graphs.code.toPlainText()
 
-    # a priced break jumps to the graph after it
+    # a priced break jumps to the graph after it (the tab refreshes when it is shown)
+    window.show_tab("graph-breaks")
     breaks = window.graph_breaks_panel
     costed = [
         row
