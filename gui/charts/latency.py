@@ -21,7 +21,7 @@ from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, suggests_log
 from gui.widgets.safe_text import legend_text, line_label
-from gui.widgets.theme import config_color
+from gui.widgets.theme import config_color, over_chart_background
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
@@ -50,12 +50,16 @@ class LatencyChart(QWidget, ResultsView):
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
+        # iterations read as counts; and no axis label re-laid out (setHtml) at every range change
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.legend = self.plot.addLegend(offset=(-10, 10), colCount=1)
         self.plot_widget.setToolTip(
             "Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
             "The dashed vertical line marks the compile (first compiled call) and its time."
         )
-        self._warmup_region = pg.LinearRegionItem(movable=False, brush=QColor(128, 128, 128, 30), pen=pg.mkPen(None))
+        self._warmup_region = pg.LinearRegionItem(
+            movable=False, brush=over_chart_background(QColor(128, 128, 128, 30)), pen=pg.mkPen(None)
+        )
         self._warmup_region.setZValue(-10)
         self.plot.addItem(self._warmup_region, ignoreBounds=True)
         self._warmup_region.hide()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
 from gui.widgets.safe_text import markup
-from gui.widgets.theme import PHASE_COLORS, config_color, phase_brush
+from gui.widgets.theme import PHASE_COLORS, config_color, over_chart_background, phase_brush
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 100
@@ -222,7 +222,9 @@ class ResourcePanel(QWidget, ResultsView):
         start = spans[-1][2] if spans else t
         items = []
         for plot in self._plots():
-            region = pg.LinearRegionItem((start, t), movable=False, brush=phase_brush(phase), pen=pg.mkPen(None))
+            region = pg.LinearRegionItem(
+                (start, t), movable=False, brush=over_chart_background(phase_brush(phase)), pen=pg.mkPen(None)
+            )
             region.setZValue(-10)
             plot.addItem(region, ignoreBounds=True)
             items.append((plot, region))

@@ -91,6 +91,21 @@ def phase_brush(phase: str, alpha: int = 40) -> QColor:
     return color
 
 
+def over_chart_background(color: QColor) -> QColor:
+    """`color` (translucent) as it looks over the charts' background, made opaque. For a band
+    behind everything else (a phase, the warm-up calls): Qt's raster engine blends a translucent
+    fill of more than ~96 lines on its worker threads while the GUI thread waits, which, with
+    a job's threads on every core, was the largest part of the latency chart's paint during a
+    run (py-spy, issue 22); an opaque fill is a plain memory fill."""
+    alpha = color.alphaF()
+    back = QApplication.palette().color(QPalette.ColorRole.Base)
+    return QColor.fromRgbF(
+        back.redF() * (1 - alpha) + color.redF() * alpha,
+        back.greenF() * (1 - alpha) + color.greenF() * alpha,
+        back.blueF() * (1 - alpha) + color.blueF() * alpha,
+    )
+
+
 def error_color() -> str:
     return "#ff6b6b" if is_dark() else "#b00020"
 
