@@ -7,16 +7,18 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               SampleLog write() per call and batched sends over a pipe), minus a bare loop of the
               same calls; also without the sample log, to show the write's share
               (target < 5 µs; options --iters N per side, --rounds R)
-  fidelity    resnet18 eager and inductor-compiled on CPU: interleaved rounds of
-              (torch.utils.benchmark.Timer.blocked_autorange, one engine job), the order
-              alternating by round; per side the median over rounds of the ratio engine median /
-              Timer median, with a distribution-free 95% interval, each round's figures and how
-              much CPU other processes took meanwhile and each member's compiled page faults
-              a call (glibc's heap mode); the verdict rests on the graded rounds (quiet, both
-              members in the same mode), and rounds stop once it is decided (target: within
-              3%; options --rounds, --min-rounds, --budget-s, --iters, --min-run-time,
-              --threads (default 1), --processes per member (default 3), --allocator
-              steady|default)
+  fidelity    resnet18 eager and inductor-compiled on CPU, the engine's median against
+              torch.utils.benchmark.Timer.blocked_autorange; per side the median over rounds of
+              the ratio engine / Timer with a distribution-free 95% interval, each round's
+              figures, the cores other processes took meanwhile and each member's compiled page
+              faults a call; the verdict rests on the graded rounds (quiet, one allocator mode)
+              and rounds stop once it is decided (target: within 3%). `--pairing process` (the
+              default, tests/bench_paired.py): one fresh process a round, the engine's own Job
+              and Timer on the same model objects, Timer readings before, between and after 4
+              segments of the engine's timed blocks (options --rounds, --min-rounds, --budget-s,
+              --iters a side a segment, --segments, --min-run-time, --threads, --allocator).
+              `--pairing processes`: each member its own fresh processes, interleaved (options
+              as above and --processes per member): what the per-process spread adds
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
               times the same iterations, runs alternating (target: ratio ≤ 1.10)
   report      large reports (tests/bench_report.py): for 10^6 and 2×10^6 timed samples, time,

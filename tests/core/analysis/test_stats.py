@@ -50,3 +50,20 @@ def test_histograms_share_bins_and_count_what_they_leave_out():
     assert h.edges[-1] < 500  # the outlier does not stretch the bins
     assert sum(h.counts["e"]) + sum(h.counts["c"]) + h.outside == len(eager) + len(compiled)
     assert histograms({"x": []}) is None
+
+
+def test_the_bootstrap_draws_the_same_resamples_whatever_its_chunk(monkeypatch):
+    """Resamples are drawn in chunks of at most BOOTSTRAP_CHUNK_VALUES values (memory stays
+    bounded at a million calls); the chunk's size changes how often numpy is called, never
+    which resamples are drawn: the same interval at 10 resamples a chunk as at all at once."""
+    from core.analysis import stats
+
+    rng = np.random.default_rng(3)
+    eager = {p: rng.normal(50, 2, 30) for p in range(3)}
+    compiled = {p: rng.normal(45, 2, 30) for p in range(3)}
+    whole = stats.speedup_over_processes(eager, compiled)
+    one = stats.speedup(eager[0], compiled[0])
+    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK_VALUES", 300)  # 10 resamples of 30 calls a chunk
+    assert stats.speedup_over_processes(eager, compiled) == whole
+    assert stats.speedup(eager[0], compiled[0]) == one
+    assert whole.ci_low < whole.value < whole.ci_high

@@ -89,3 +89,21 @@ def test_a_click_still_chooses_and_an_empty_search_keeps_the_catalog_order(qtbot
     assert panel.source() == index.data()
     panel.search.clear()
     assert _shown(panel) == list(NAMES)
+
+
+def test_names_that_arrive_during_a_search_are_ranked_with_it(qtbot):
+    """The timm and Hugging Face names arrive after torchvision's, maybe while a search is
+    typed: they are ranked into the shown matches at once, once each, and a name the search
+    hides has no row (the list then shows nothing selected for it)."""
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.set_models([n for n in NAMES if ":" not in n])
+    panel.search.setText("resnet18")
+    assert _shown(panel) == ["resnet18"]
+    panel.add_models([n for n in NAMES if ":" in n] + ["resnet18"])  # a name already listed is not added twice
+    assert _shown(panel) == ["resnet18", "timm:resnet18", "timm:resnet18d", "timm:legacy_seresnet18", "timm:seresnet18"]
+    assert panel.names.stringList().count("resnet18") == 1
+    hidden = panel.names.index(panel.names.stringList().index("alexnet"))
+    assert not panel.proxy.mapFromSource(hidden).isValid()
+    panel.search.setText("")
+    assert _shown(panel) == list(NAMES)

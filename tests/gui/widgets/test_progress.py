@@ -20,3 +20,30 @@ def test_a_long_progress_text_is_cut_to_one_line_and_whole_on_hover(qtbot, monke
     bar.resize(1400, 24)  # room again: the whole text, a label's %p left as it is
     qtbot.wait(10)
     assert bar.text().replace("\u200b", "") == long
+
+
+def test_updates_with_every_batch_of_samples_make_one_paint_and_the_last_word_is_now(qtbot, monkeypatch):
+    """QProgressBar.setValue paints the bar at once; a run's samples arrive many times a second,
+    so `soon=True` (the window's per-batch update) shows the latest results within COALESCE_MS,
+    once, and a plain call (a phase change, the run's end) shows at once and drops what was due."""
+    from gui.widgets import progress
+
+    seen = []
+
+    def describe(results):
+        seen.append(list(results))
+        return results[-1] / 10, f"step {results[-1]}"
+
+    monkeypatch.setattr("gui.widgets.progress.describe", describe)
+    bar = RunProgressBar()
+    qtbot.addWidget(bar)
+    for step in range(1, 6):
+        bar.show_results([step], soon=True)
+    assert seen == [] and bar.full_text() == "idle"
+    qtbot.waitUntil(lambda: bar.full_text() == "step 5", timeout=2000)
+    assert seen == [[5]]  # five updates, one description and paint: the latest
+    bar.show_results([6], soon=True)
+    bar.show_results([7])  # the run's end: now, and the pending update is dropped
+    assert bar.full_text() == "step 7"
+    qtbot.wait(progress.COALESCE_MS * 3)
+    assert bar.full_text() == "step 7" and seen == [[5], [7]]

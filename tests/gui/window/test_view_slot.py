@@ -144,3 +144,38 @@ def test_every_tab_has_its_title_and_tooltip_from_the_one_list(window):
         assert tab.tip and window.tabs.tabToolTip(i) == tab.tip, tab.name
     view_menu = [a.text() for a in window.menus.view.actions()]
     assert all(tab.title in view_menu for tab in TAB_VIEWS)
+
+
+def test_a_staged_view_is_built_in_pieces_and_reached_only_once_whole(qtbot, settings):
+    """The Resources tab's plots are construction steps of their own (one per event-loop turn
+    after the show, ~10-20 ms each): the session, torch's offer and results reach the view
+    only once every step ran, and asking for the view runs whatever steps are left."""
+    from gui.panels import TAB_NAMES
+    from gui.window.main_window import MainWindow
+
+    window = MainWindow(settings)  # not shown: only what asks builds
+    qtbot.addWidget(window)
+    slot = window.tab_views[TAB_NAMES.index("resources")]
+    assert not slot.built
+    steps = 0
+    while not slot.build_step():
+        steps += 1
+        if steps == 2:  # constructed, one plot in: not bound, not reachable
+            panel = slot._building
+            assert panel is not None and panel.cpu_plot is not None and panel.memory_plot is None
+            assert not slot.built
+    assert steps == 1 + 3  # the construction, the three plots; then its place in the window
+    assert slot.view.cpu_plot is not None and slot.view.rss_plot is not None and slot.view.memory_plot is not None
+    # bound now: a resource reading of a run reaches it
+    result = fake_result("j1", n=0)
+    window.session._results = {"j1": result}
+    window.session.apply(ev.ResourceSampled("j1", sample=rec.ResourceSample(0.1, "load", 50.0, 700.0)))
+    assert slot.view._tracks
+
+    other = MainWindow(settings)
+    qtbot.addWidget(other)
+    half = other.tab_views[TAB_NAMES.index("resources")]
+    half.build_step()  # constructed, no plot yet
+    assert half.view.memory_plot is not None  # asked for: the remaining steps run at once
+    window.close_now()
+    other.close_now()
