@@ -369,20 +369,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
             ("_graded", graded(ratios[side], others, same_mode)),
         ):
-            if not v:
-                say(f"fidelity_{side}{subset}", "no such round")
-                continue
-            low, high, coverage = median_interval(v)
-            say(f"fidelity_{side}{subset}_ratio_engine_over_timer_median", statistics.median(v))
-            say(
-                f"fidelity_{side}{subset}_ratio_order_statistic_interval",
-                f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})",
-            )
-            if len(v) >= 3:
-                b_low, b_high = bootstrap_median_interval(v)
-                say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
-            say(f"fidelity_{side}{subset}_ratio_min_max", f"{min(v):.3f}-{max(v):.3f}")
-            say(f"fidelity_{side}{subset}_within_3pct", _within_3pct(low, high, coverage))
+            say_ratios(side, subset, v)
     say(
         "fidelity_graded_rounds",
         f"{len(graded(ratios['eager'], others, same_mode))} of {len(others)}: other processes under "
@@ -390,6 +377,25 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         f"({sum(same_mode)} of {len(same_mode)} rounds were)",
     )
     say("fidelity_total_s", time.perf_counter() - started)
+
+
+def say_ratios(side: str, subset: str, v: list[float]) -> None:
+    """One side's fidelity figures over a subset of rounds: median ratio engine / Timer, its
+    order-statistic and bootstrap intervals, range and the verdict against ±3%."""
+    if not v:
+        say(f"fidelity_{side}{subset}", "no such round")
+        return
+    low, high, coverage = median_interval(v)
+    say(f"fidelity_{side}{subset}_ratio_engine_over_timer_median", statistics.median(v))
+    say(
+        f"fidelity_{side}{subset}_ratio_order_statistic_interval",
+        f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})",
+    )
+    if len(v) >= 3:
+        b_low, b_high = bootstrap_median_interval(v)
+        say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
+    say(f"fidelity_{side}{subset}_ratio_min_max", f"{min(v):.3f}-{max(v):.3f}")
+    say(f"fidelity_{side}{subset}_within_3pct", _within_3pct(low, high, coverage))
 
 
 def graded(ratios: list[float], others: list[float], same_mode: list[bool]) -> list[float]:

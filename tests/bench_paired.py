@@ -184,11 +184,9 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
         _decided,
         _mode,
         _opt,
-        _within_3pct,
-        bootstrap_median_interval,
         graded,
-        median_interval,
         say,
+        say_ratios,
     )
 
     rounds = int(_opt(args, "--rounds", 40))
@@ -260,20 +258,7 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
             ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
             ("_graded", graded(ratios[side], others, same_mode)),
         ):
-            if not v:
-                say(f"fidelity_{side}{subset}", "no such round")
-                continue
-            low, high, coverage = median_interval(v)
-            say(f"fidelity_{side}{subset}_ratio_engine_over_timer_median", statistics.median(v))
-            say(
-                f"fidelity_{side}{subset}_ratio_order_statistic_interval",
-                f"{low:.3f}-{high:.3f} (coverage {coverage:.3f}, n={len(v)})",
-            )
-            if len(v) >= 3:
-                b_low, b_high = bootstrap_median_interval(v)
-                say(f"fidelity_{side}{subset}_ratio_bootstrap95_interval", f"{b_low:.3f}-{b_high:.3f}")
-            say(f"fidelity_{side}{subset}_ratio_min_max", f"{min(v):.3f}-{max(v):.3f}")
-            say(f"fidelity_{side}{subset}_within_3pct", _within_3pct(low, high, coverage))
+            say_ratios(side, subset, v)
         if drift[side]:
             say(
                 f"fidelity_{side}_timer_spread_within_a_round_median",
