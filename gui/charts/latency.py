@@ -175,14 +175,18 @@ class LatencyChart(QWidget, ResultsView):
             warm_it, warm_ms, warm_p = samples.select_processes(side, warmup=True)
             it, ms, procs = samples.select_processes(side, warmup=False)
             first = warm_p == 0  # the further processes' warm-ups would sit on the first's
-            # a further process's calls continue after the calls of the processes before it
+            # a further process's calls continue after the calls of the processes before it, also
+            # when they all come at once (a report: every process drawn from 0 had joined one
+            # process's last call to the next one's first with a line across the chart)
             x = it.astype(float)
+            timed = self._timed.get((job_id, side), 0)
             for p in np.unique(procs):
-                key = (job_id, side, int(p))
+                key, mine = (job_id, side, int(p)), procs == p
                 if key not in self._offsets:
-                    self._offsets[key] = self._timed.get((job_id, side), 0)
-                x[procs == p] += self._offsets[key]
-            self._timed[(job_id, side)] = self._timed.get((job_id, side), 0) + len(it)
+                    self._offsets[key] = timed
+                x[mine] += self._offsets[key]
+                timed += int(mine.sum())
+            self._timed[(job_id, side)] = timed
             by_phase[side] = (
                 np.concatenate([warm_it[first].astype(float) - spec.warmup_calls(side), x]),
                 np.concatenate([warm_ms[first], ms]),

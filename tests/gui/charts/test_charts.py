@@ -158,3 +158,30 @@ def test_every_chart_survives_empty_failed_and_mixed_results_in_both_axis_modes(
             sweep.reset(results)
             chart.grab()
             sweep.grab()
+
+
+def test_a_reports_processes_follow_one_another_on_the_latency_chart(qtbot):
+    """A job timed in 3 processes, shown at once (a report opened, the window's reset): each
+    further process's calls continue after the last process's, as during a run (every process
+    was drawn from iteration 0, and the curve's line then ran back across the chart)."""
+    import numpy as np
+
+    from core.analysis.results import JobResult
+
+    spec = JobSpec("j3", ModelSpec("resnet18"), CompileConfig(), warmup=2, iters=10, processes=3)
+    result = JobResult(spec)
+    samples = tuple(
+        rec.LatencySample(side, i, 10.0 + p + i * 0.01, warmup, p)
+        for p in range(3)
+        for side in ("eager", "compiled")
+        for warmup, count in ((True, 2), (False, 10))
+        for i in range(count)
+    )
+    result.apply(ev.LatencyMeasured("j3", samples=samples))
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.reset([result])
+    for side in ("eager", "compiled"):
+        x = chart._series[("j3", side)].data.x
+        assert list(x[:2]) == [-2.0, -1.0]  # the first process's warm-up only, before iteration 0
+        assert np.all(np.diff(x) > 0) and list(x[2:]) == [float(i) for i in range(30)]
