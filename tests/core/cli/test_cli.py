@@ -181,9 +181,13 @@ def test_the_defaults_time_until_precise_in_three_processes_and_grade_the_timing
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "process 3 of 3" in proc.stderr and "calls a side, speedup" in proc.stderr
     timing = next(line for line in proc.stdout.splitlines() if line.startswith("  timing: "))
-    assert "speedup known within" in timing
     with open(out / "summary.csv", newline="") as fh:
         (row,) = csv.DictReader(fh)
+    # the precision is said either way; an interval past ±100% reads "not known", which only a
+    # timing the product itself graded unusable (other processes on the cores) can give
+    assert "speedup known within" in timing or (
+        row["timing_quality"] == "unusable" and "speedup not known: its 95% interval is wider than" in timing
+    ), timing
     ran = int(row["processes"])  # 3, or more when they disagreed beyond ±2% and the time allowed
     assert f"{ran} processes: " in timing
     assert ran == 3 or f"process {ran} (added: the processes disagree)" in proc.stderr
