@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
-from gui.charts.buffers import GrowingSeries, suggests_log
+from gui.charts.buffers import GrowingSeries, nice_bound, suggests_log
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, over_chart_background
 from gui.widgets.view import ResultsView
@@ -63,6 +63,13 @@ class LatencyChart(QWidget, ResultsView):
         self._warmup_region.setZValue(-10)
         self.plot.addItem(self._warmup_region, ignoreBounds=True)
         self._warmup_region.hide()
+        # While calls stream in, an invisible two-point item holds the data's extent, its last
+        # iteration rounded up (nice_bound), so the auto-range moves only when the calls pass one:
+        # at every redraw the view range had grown and pyqtgraph rebuilt both axes' ticks, the
+        # largest part of a paint during a run (py-spy, issue 22). Not for a whole set of results
+        # (a report), which the view fits exactly.
+        self._extent = self.plot.plot([], [], pen=pg.mkPen(QColor(0, 0, 0, 0)))
+        self._live = False
 
         self.log_box = QCheckBox("Log scale")
         self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
@@ -122,13 +129,15 @@ class LatencyChart(QWidget, ResultsView):
         self._specs.clear()
         self._offsets.clear()
         self._timed.clear()
+        self._live = False
+        self._extent.setData([], [])
         self._warmup_region.hide()
         if not self._log_chosen:
             self.log_box.setChecked(False)
         for index, result in enumerate(results):
             self.add_job(result.spec, index)
             if result.samples:
-                self.add_samples(result.job_id, result.samples)
+                self.add_samples(result.job_id, result.samples, live=False)
             if result.compile is not None:
                 self.mark_compile(result.job_id, result.compile)
         self._on_redraw()
@@ -163,11 +172,13 @@ class LatencyChart(QWidget, ResultsView):
         self._warmup_region.setRegion((-warm - 1, -0.5))
         self._warmup_region.setVisible(self.warmup_box.isChecked() and spec.warmup > 0)
 
-    def add_samples(self, job_id: str, samples) -> None:
-        """Append LatencySamples of a job (any order of phases); redraw soon."""
+    def add_samples(self, job_id: str, samples, live: bool = True) -> None:
+        """Append LatencySamples of a job (any order of phases); redraw soon. `live`: calls of
+        a run as they come (the view's range then moves in round steps)."""
         spec = self._specs.get(job_id)
         if spec is None:
             return
+        self._live = self._live or live
         if not isinstance(samples, SampleStore):
             samples = SampleStore(samples)
         by_phase = {}
@@ -262,10 +273,25 @@ class LatencyChart(QWidget, ResultsView):
                 keep = x >= 0
                 x, y = x[keep], y[keep]
             series.curve.setData(x, y)
+        self._hold_extent()
         if not self._log_chosen and not self.log_box.isChecked():
             timed = [s.data.y[s.data.x >= 0] for s in self._series.values() if s.data.n]
             if timed and suggests_log(np.concatenate(timed)):
                 self.log_box.setChecked(True)
+
+    def _hold_extent(self) -> None:
+        """While live: the drawn data's extent with its far end rounded up (the iterations grow at
+        every redraw; a new slowest or fastest call comes ever more rarely, so the latency ends
+        stay the data's own and the curves keep the chart's height)."""
+        drawn = [s.curve for s in self._series.values() if s.curve.xData is not None and len(s.curve.xData)]
+        if not self._live or not drawn:
+            self._extent.setData([], [])
+            return
+        x_high = max(float(np.max(c.xData)) for c in drawn)
+        x_low = min(float(np.min(c.xData)) for c in drawn)
+        y_low = min(float(np.min(c.yData)) for c in drawn)
+        y_high = max(float(np.max(c.yData)) for c in drawn)
+        self._extent.setData([x_low, nice_bound(x_high, up=True)], [y_low, y_high])
 
     def set_log(self, on: bool) -> None:
         """Log axis by choice (the View menu): no automatic switching afterwards."""

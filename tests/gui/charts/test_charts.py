@@ -185,3 +185,52 @@ def test_a_reports_processes_follow_one_another_on_the_latency_chart(qtbot):
         x = chart._series[("j3", side)].data.x
         assert list(x[:2]) == [-2.0, -1.0]  # the first process's warm-up only, before iteration 0
         assert np.all(np.diff(x) > 0) and list(x[2:]) == [float(i) for i in range(30)]
+
+
+def ranges_y_top(chart) -> float:
+    return chart.plot.viewRange()[1][1]
+
+
+def test_a_live_charts_range_moves_in_round_steps_and_a_report_is_fitted(qtbot):
+    """While calls stream in, the latency chart's view range moves only when the data passes a
+    round number (each range change rebuilt both axes' ticks: most of a paint during a run),
+    and every call stays in view; a whole set of results is fitted to its data."""
+    from core.analysis.results import JobResult
+
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 400)
+    chart.show()
+    spec = JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=2, iters=60)
+    chart.reset([])
+    chart.add_job(spec, 0)
+    ranges = set()
+    for i in range(60):
+        batch = tuple(rec.LatencySample(side, i, 30.0 + (i % 7) * 0.5, False) for side in ("eager", "compiled"))
+        chart.add_samples("live", batch)
+        chart._on_redraw()
+        chart.plot.vb.updateAutoRange()
+        (x0, x1), (y0, y1) = chart.plot.viewRange()
+        assert x1 >= i and y0 <= 30.0 and y1 >= 30.0 + (i % 7) * 0.5  # every call in view
+        ranges.add((round(x0, 6), round(x1, 6), round(y0, 6), round(y1, 6)))
+    # 60 redraws, each growing the data (60 ranges before); now the x end steps through 1, 1.2,
+    # 1.5, 2, ... 60 (19 round numbers) and the latency range moves when a new slowest call comes
+    assert len(ranges) <= 20, len(ranges)
+    assert ranges_y_top(chart) < 33.5  # the latency axis stays the data's own: curves keep the height
+
+    result = JobResult(spec)
+    result.apply(
+        ev.LatencyMeasured("live", samples=tuple(rec.LatencySample("eager", i, 30.0, False) for i in range(60)))
+    )
+    chart.reset([result])
+    chart.plot.vb.updateAutoRange()
+    assert chart._extent.xData is None or len(chart._extent.xData) == 0  # a report: no held extent
+    assert chart.plot.viewRange()[0][1] < 62  # fitted to its 60 calls, not held out to a round 80
+
+
+def test_round_bounds():
+    from gui.charts.buffers import nice_bound
+
+    assert [nice_bound(v, up=True) for v in (31, 60, 61, 0.033, 1.0, 999)] == [40, 60, 80, 0.04, 1.0, 1000]
+    assert [nice_bound(v, up=False) for v in (31, 25, 0.033, 9.99)] == [30, 25, 0.03, 8]
+    assert nice_bound(-1.0, up=True) == -1.0 and nice_bound(0.0, up=True) == 0.0
