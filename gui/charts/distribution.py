@@ -11,6 +11,7 @@ same bins.
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.analysis.stats import histograms
 from core.vocab.records import SIDES
+from gui.charts.buffers import nice_bound
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
@@ -57,6 +59,12 @@ class DistributionChart(QWidget, ResultsView):
         self._baseline: list = []
         self._baseline_name = ""
         self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}  # (job id, side) → its curve
+        # While a run's calls come: an invisible item holds the bins' range and the tallest
+        # count rounded out (gui.charts.buffers.nice_bound), so that the view, and with it both
+        # axes' ticks, change only when the data passes a round number, not at every redraw
+        # (as the latency chart); a report is fitted exactly.
+        self._extent = self.plot.plot([], [], pen=pg.mkPen(QColor(0, 0, 0, 0)))
+        self._live = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
@@ -64,7 +72,11 @@ class DistributionChart(QWidget, ResultsView):
 
     def bind(self, session) -> None:
         super().bind(session)
-        session.sig_samples_added.connect(lambda job_id, samples: self.schedule_redraw())
+        session.sig_samples_added.connect(self._on_samples_added)
+
+    def _on_samples_added(self, job_id: str, samples) -> None:
+        self._live = True
+        self.schedule_redraw()
 
     def show_results(self, results: list) -> None:
         self.reset(results)
@@ -75,6 +87,7 @@ class DistributionChart(QWidget, ResultsView):
 
     def reset(self, results) -> None:
         self._results = list(results)
+        self._live = False
         for curve in self._curves.values():  # another run: other jobs, other legend entries
             self.plot.removeItem(curve)
         self._curves.clear()
@@ -124,6 +137,14 @@ class DistributionChart(QWidget, ResultsView):
             if curve is None:
                 curve = self._curves[key] = self._make_curve(*labels[key], key[1])
             curve.setData(hist.edges, counts)
+        tallest = max((float(np.max(c)) for c in hist.counts.values() if len(c)), default=0.0)
+        if self._live and len(hist.edges) and tallest > 0:
+            low, high = float(hist.edges[0]), float(hist.edges[-1])
+            self._extent.setData(
+                [nice_bound(low, up=False), nice_bound(high, up=True)], [0.0, nice_bound(tallest, up=True)]
+            )
+        else:
+            self._extent.setData([], [])
 
     def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
         if index < 0:  # the baseline's: grey outlines, under the current run's

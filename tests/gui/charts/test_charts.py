@@ -234,3 +234,28 @@ def test_round_bounds():
     assert [nice_bound(v, up=True) for v in (31, 60, 61, 0.033, 1.0, 999)] == [40, 60, 80, 0.04, 1.0, 1000]
     assert [nice_bound(v, up=False) for v in (31, 25, 0.033, 9.99)] == [30, 25, 0.03, 8]
     assert nice_bound(-1.0, up=True) == -1.0 and nice_bound(0.0, up=True) == 0.0
+
+
+def test_a_live_histograms_range_holds_between_round_numbers(qtbot):
+    """The distribution chart while a run's calls come: the tallest bar grows at every redraw,
+    and the view (so both axes' ticks) moves only when it passes a round number."""
+    from core.analysis.results import JobResult
+
+    spec = JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=0, iters=400)
+    result = JobResult(spec)
+    chart = DistributionChart()
+    qtbot.addWidget(chart)
+    chart.reset([result])
+    tops = set()
+    for i in range(400):
+        batch = tuple(rec.LatencySample(side, i, 30.0 + (i % 5) * 0.2, False) for side in ("eager", "compiled"))
+        result.apply(ev.LatencyMeasured("live", samples=batch))
+        chart._on_samples_added("live", batch)
+        chart._on_redraw()
+        chart.plot.vb.updateAutoRange()
+        top = chart.plot.viewRange()[1][1]
+        assert top >= max(float(max(c.yData)) for c in chart._curves.values())  # every bar in view
+        tops.add(round(top, 6))
+    # the tallest bar grew from 1 to 80 calls in 400 redraws: 80 view ranges before, 28 now (the
+    # round numbers up to 80, and the bins themselves regrouping the calls as they come)
+    assert len(tops) <= 30, len(tops)
