@@ -363,13 +363,7 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
             )
 
     for side in ("eager", "compiled"):
-        for subset, v in (
-            ("", ratios[side]),
-            ("_quiet_rounds", [x for x, o in zip(ratios[side], others) if o < QUIET_OTHERS_CORES]),
-            ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
-            ("_graded", graded(ratios[side], others, same_mode)),
-        ):
-            say_ratios(side, subset, v)
+        say_subsets(side, ratios[side], others, same_mode)
     say(
         "fidelity_graded_rounds",
         f"{len(graded(ratios['eager'], others, same_mode))} of {len(others)}: other processes under "
@@ -377,6 +371,17 @@ def bench_fidelity(args: list[str] = ()) -> None:  # noqa: C901 - one linear pro
         f"({sum(same_mode)} of {len(same_mode)} rounds were)",
     )
     say("fidelity_total_s", time.perf_counter() - started)
+
+
+def say_subsets(side: str, ratios: list[float], others: list[float], same_mode: list[bool]) -> None:
+    """`say_ratios` over every round, the quiet ones, those that left a core, and the graded."""
+    for subset, v in (
+        ("", ratios),
+        ("_quiet_rounds", [x for x, o in zip(ratios, others) if o < QUIET_OTHERS_CORES]),
+        ("_core_left_rounds", [x for x, o in zip(ratios, others) if o <= CORE_LEFT_OTHERS_CORES]),
+        ("_graded", graded(ratios, others, same_mode)),
+    ):
+        say_ratios(side, subset, v)
 
 
 def say_ratios(side: str, subset: str, v: list[float]) -> None:

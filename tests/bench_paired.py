@@ -177,7 +177,6 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
     calls in one allocator mode), and rounds stop once both sides are decided."""
     from tests.bench import (
         ALLOCATORS,
-        CORE_LEFT_OTHERS_CORES,
         FIDELITY_MIN_RUN_S,
         QUIET_OTHERS_CORES,
         WARMUP,
@@ -186,7 +185,7 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
         _opt,
         graded,
         say,
-        say_ratios,
+        say_subsets,
     )
 
     rounds = int(_opt(args, "--rounds", 40))
@@ -253,12 +252,7 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
         )
 
     for side in ("eager", "compiled"):
-        for subset, v in (
-            ("", ratios[side]),
-            ("_core_left_rounds", [x for x, o in zip(ratios[side], others) if o <= CORE_LEFT_OTHERS_CORES]),
-            ("_graded", graded(ratios[side], others, same_mode)),
-        ):
-            say_ratios(side, subset, v)
+        say_subsets(side, ratios[side], others, same_mode)
         if drift[side]:
             say(
                 f"fidelity_{side}_timer_spread_within_a_round_median",
