@@ -276,7 +276,7 @@ class ElideStartDelegate(QStyledItemDelegate):
 class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    refresh_when_shown = True  # the breaks, recompiles and compile breakdown: ~10 ms a job's end (issue 22)
+    refresh_when_shown = True  # the breaks, recompiles and compile breakdown, at every job's end (issue 22)
 
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
