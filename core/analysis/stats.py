@@ -59,6 +59,13 @@ small side takes one draw (2,000 resamples of 30 calls: a 3-process x 30-call sp
 14 ms in 20 draws a side, 8 ms in one; the Summary's final row at a job's end) and a large one
 (m = 5,000) 100 resamples a chunk."""
 
+BOOTSTRAP_SORT_MAX_N = 500
+"""Resamples of at most this many values take their medians from a sort of each row (numpy's
+vectorized sort), larger ones from np.median's partition: the same values, and for 30 values
+a row ~6x faster here (1.4 against 8.7 ms a 500,000-value chunk; 500 values 5.3 against 7.0,
+1,000 values 7.4 against 6.9). A 3-process x 30-call speedup's interval is the Summary's final
+row at a job's end, on the GUI thread (issue 22)."""
+
 
 def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Speedup | None:
     """Bootstrap the ratio of medians: resample each side with replacement, independently.
@@ -179,13 +186,27 @@ def bootstrap_medians(values: np.ndarray, median: float, resamples: int, rng) ->
     m = min(n, BOOTSTRAP_MAX_N)
     out = np.empty(resamples)
     chunk = max(1, BOOTSTRAP_CHUNK_VALUES // m)
+    by_sort = m <= BOOTSTRAP_SORT_MAX_N and not np.isnan(values).any()
     for start in range(0, resamples, chunk):
         stop = min(resamples, start + chunk)
         idx = rng.integers(0, n, size=(stop - start, m))
-        out[start:stop] = np.median(values[idx], axis=1)
+        out[start:stop] = _row_medians(values[idx], by_sort)
     if m < n:
         out = median + (out - median) * np.sqrt(m / n)
     return out
+
+
+def _row_medians(rows: np.ndarray, by_sort: bool) -> np.ndarray:
+    """np.median(rows, axis=1); `by_sort`: from a sort of each row (short rows without a NaN,
+    which a sort would move to the row's end: see BOOTSTRAP_SORT_MAX_N)."""
+    if not by_sort:
+        return np.median(rows, axis=1)
+    m = rows.shape[1]
+    ordered = np.sort(rows, axis=1)
+    half = m // 2
+    if m % 2:
+        return ordered[:, half]
+    return (ordered[:, half - 1] + ordered[:, half]) / 2
 
 
 def median_interval(values, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:

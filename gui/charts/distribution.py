@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.analysis.stats import histograms
 from core.vocab.records import SIDES
-from gui.charts.buffers import nice_bound
+from gui.charts.buffers import HeldRange, nice_bound
+from gui.charts.live_range import LiveRange
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
@@ -59,11 +60,14 @@ class DistributionChart(QWidget, ResultsView):
         self._baseline: list = []
         self._baseline_name = ""
         self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}  # (job id, side) → its curve
-        # While a run's calls come: an invisible item holds the bins' range and the tallest
-        # count rounded out (gui.charts.buffers.nice_bound), so that the view, and with it both
-        # axes' ticks, change only when the data passes a round number, not at every redraw
-        # (as the latency chart); a report is fitted exactly.
-        self._extent = self.plot.plot([], [], pen=pg.mkPen(QColor(0, 0, 0, 0)))
+        # While a run's calls come, the chart sets the view itself (gui.charts.live_range): the
+        # bins' range (growing only, out to a round step of its span: gui.charts.buffers.HeldRange)
+        # and the tallest count (growing only, up to a round number: nice_bound), so that the
+        # view, and with it both axes' ticks, change only when the data passes one, not at every
+        # redraw (as the latency chart); once every job has ended, and for a report, pyqtgraph's
+        # auto-range fits the data exactly.
+        self._range = LiveRange(self.plot)
+        self._held_bins, self._held_top = HeldRange(), 0.0
         self._live = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -138,13 +142,16 @@ class DistributionChart(QWidget, ResultsView):
                 curve = self._curves[key] = self._make_curve(*labels[key], key[1])
             curve.setData(hist.edges, counts)
         tallest = max((float(np.max(c)) for c in hist.counts.values() if len(c)), default=0.0)
+        if self._results and all(r.ended for r in self._results):
+            self._live = False  # the run is over: fitted to its data, as a report
         if self._live and len(hist.edges) and tallest > 0:
-            low, high = float(hist.edges[0]), float(hist.edges[-1])
-            self._extent.setData(
-                [nice_bound(low, up=False), nice_bound(high, up=True)], [0.0, nice_bound(tallest, up=True)]
-            )
-        else:
-            self._extent.setData([], [])
+            low, high = self._held_bins.hold(float(hist.edges[0]), float(hist.edges[-1]))
+            self._held_top = max(self._held_top, nice_bound(tallest, up=True))
+            self._range.show((low, high), (0.0, self._held_top))
+        elif not self._live:
+            self._held_bins.clear()
+            self._held_top = 0.0
+            self._range.release()
 
     def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
         if index < 0:  # the baseline's: grey outlines, under the current run's

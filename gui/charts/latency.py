@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
-from gui.charts.buffers import GrowingSeries, nice_bound, suggests_log
+from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_log
+from gui.charts.live_range import LiveRange
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, over_chart_background
 from gui.widgets.view import ResultsView
@@ -63,12 +64,12 @@ class LatencyChart(QWidget, ResultsView):
         self._warmup_region.setZValue(-10)
         self.plot.addItem(self._warmup_region, ignoreBounds=True)
         self._warmup_region.hide()
-        # While calls stream in, an invisible two-point item holds the data's extent, its last
-        # iteration rounded up (nice_bound), so the auto-range moves only when the calls pass one:
-        # at every redraw the view range had grown and pyqtgraph rebuilt both axes' ticks, the
-        # largest part of a paint during a run (py-spy, issue 22). Not for a whole set of results
-        # (a report), which the view fits exactly.
-        self._extent = self.plot.plot([], [], pen=pg.mkPen(QColor(0, 0, 0, 0)))
+        # While calls stream in, the chart sets the view itself (gui.charts.live_range), to the
+        # data's extent held in round steps (`_hold_extent`): at every redraw the view range had
+        # grown and pyqtgraph rebuilt both axes' ticks, the largest part of a paint during a run
+        # (py-spy, issue 22). Not for a whole set of results (a report): pyqtgraph's auto-range
+        # fits it exactly. At a run's end the held view stays.
+        self._range = LiveRange(self.plot)
         self._live = False
 
         self.log_box = QCheckBox("Log scale")
@@ -97,6 +98,7 @@ class LatencyChart(QWidget, ResultsView):
         self._offsets: dict[tuple, int] = {}  # (job, side, process) → where its calls start on the x axis
         self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
         self._markers: dict[str, pg.InfiniteLine] = {}
+        self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
         self._redraw = QTimer(self)
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(REDRAW_INTERVAL_MS)
@@ -115,6 +117,10 @@ class LatencyChart(QWidget, ResultsView):
         result = next((r for r in results if r.job_id == job_id), None)
         if result is not None and result.compile is not None:
             self.mark_compile(job_id, result.compile)
+        if ended and results and all(r.ended for r in results):
+            # the run is over: the view stays (within a round step of the calls, and fitting it
+            # anew rebuilt both axes at the run's end); a toggle or the next results fit it
+            self._live = False
 
     def reset(self, results) -> None:
         """Forget every series and draw `results` (JobResults) from scratch."""
@@ -126,11 +132,12 @@ class LatencyChart(QWidget, ResultsView):
         self.legend.clear()
         self._series.clear()
         self._markers.clear()
+        self._marker_texts.clear()
         self._specs.clear()
         self._offsets.clear()
         self._timed.clear()
         self._live = False
-        self._extent.setData([], [])
+        self._range.release()
         self._warmup_region.hide()
         if not self._log_chosen:
             self.log_box.setChecked(False)
@@ -217,11 +224,6 @@ class LatencyChart(QWidget, ResultsView):
         spec = self._specs.get(job_id)
         if spec is None or compile_result is None:
             return
-        old = self._markers.pop(job_id, None)
-        if old is not None:
-            self.plot.removeItem(old)
-        index = list(self._specs).index(job_id)
-        color = config_color(index)
         cache = compile_result.cache_state
         label = spec.config.label  # shortened: the legend beside it has the whole label
         if len(label) > MARKER_LABEL_CHARS:
@@ -229,6 +231,13 @@ class LatencyChart(QWidget, ResultsView):
         text = f"compile {label}: {compile_result.compile_time_s:.2f} s"
         if cache and cache != "n/a":
             text += f" (cache {cache})"
+        if job_id in self._markers and self._marker_texts.get(job_id) == text:
+            return  # a job's later changes and its end: the same marker (~3 ms to make again)
+        old = self._markers.pop(job_id, None)
+        if old is not None:
+            self.plot.removeItem(old)
+        index = list(self._specs).index(job_id)
+        color = config_color(index)
         x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
         line = pg.InfiniteLine(
             pos=x,
@@ -247,6 +256,7 @@ class LatencyChart(QWidget, ResultsView):
         # its label was cut at the left edge ("ompile inductor…").
         self.plot.addItem(line, ignoreBounds=False)
         self._markers[job_id] = line
+        self._marker_texts[job_id] = text
 
     # ---------------------------------------------------------------- inspection (tests)
     def point_count(self, job_id: str, phase: str) -> int:
@@ -280,18 +290,31 @@ class LatencyChart(QWidget, ResultsView):
                 self.log_box.setChecked(True)
 
     def _hold_extent(self) -> None:
-        """While live: the drawn data's extent with its far end rounded up (the iterations grow at
-        every redraw; a new slowest or fastest call comes ever more rarely, so the latency ends
-        stay the data's own and the curves keep the chart's height)."""
+        """While live: the drawn data's extent, its last iteration the run's last (or one up to
+        a round number: `_last_iteration`; they grow at every redraw) and its latency ends out to
+        a round step of their span
+        (round_out: a new slowest or fastest call moved them by a hair, and the axes' ticks
+        were rebuilt; the curves still fill ~90% of the chart's height)."""
         drawn = [s.curve for s in self._series.values() if s.curve.xData is not None and len(s.curve.xData)]
         if not self._live or not drawn:
-            self._extent.setData([], [])
             return
         x_high = max(float(np.max(c.xData)) for c in drawn)
         x_low = min(float(np.min(c.xData)) for c in drawn)
         y_low = min(float(np.min(c.yData)) for c in drawn)
         y_high = max(float(np.max(c.yData)) for c in drawn)
-        self._extent.setData([x_low, nice_bound(x_high, up=True)], [y_low, y_high])
+        log = self.log_box.isChecked()
+        self._range.show((x_low, self._last_iteration(x_high)), round_out(y_low, y_high, log=log), log_y=log)
+
+    def _last_iteration(self, drawn: float) -> float:
+        """Where a live chart's iteration axis ends: at the run's last call where every job's
+        calls are planned (a fixed number a side in each of its processes), so that axis stays
+        put for the whole run and shows how far it is; else (--iters auto) the last call drawn
+        rounded up to a round number."""
+        planned = [spec.planned_calls() for spec in self._specs.values()]
+        if not planned or None in planned:
+            return nice_bound(drawn, up=True)
+        last = max(calls * spec.timed_processes() - 1 for calls, spec in zip(planned, self._specs.values()))
+        return float(max(last, drawn))
 
     def set_log(self, on: bool) -> None:
         """Log axis by choice (the View menu): no automatic switching afterwards."""
@@ -304,6 +327,7 @@ class LatencyChart(QWidget, ResultsView):
     def _on_log_toggled(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
         self._fit_view()
+        self._hold_extent()  # while live: its latency ends round out in steps of the axis now shown
 
     def _on_warmup_toggled(self, on: bool) -> None:
         self._warmup_region.setVisible(on and bool(self._specs))

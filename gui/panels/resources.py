@@ -80,6 +80,7 @@ class ResourcePanel(QWidget, ResultsView):
         self._last_t = 0.0
         self._regions: dict[str, list] = {}  # job → [(phase, start, end, [items])]
         self._bars: list = []
+        self._memory_key = None  # the figures the bars show: the same are not drawn again
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -168,6 +169,7 @@ class ResourcePanel(QWidget, ResultsView):
         self.set_gpu(bool(getattr(catalog.gpu_monitor, "available", False)), catalog.gpu_reason)
 
     def reset(self, results) -> None:
+        self._memory_key = None
         for plot in self._plots():
             for item in list(plot.listDataItems()):
                 plot.removeItem(item)
@@ -231,7 +233,15 @@ class ResourcePanel(QWidget, ResultsView):
         spans.append([phase, start, t, items])
 
     def update_memory(self, results) -> None:
-        """Redraw the peak-memory bars from each result's per-phase MemoryPeak."""
+        """Redraw the peak-memory bars from each result's per-phase MemoryPeak (not when they
+        show these figures already: every job's change and end asks, ~3 ms a redraw)."""
+        key = tuple(
+            (r.config.label, tuple(getattr(r.memory.get(phase), "peak_rss_mb", None) for phase in MEMORY_PHASES))
+            for r in results
+        )
+        if key == self._memory_key:
+            return
+        self._memory_key = key
         for item in self._bars:
             self.memory_plot.removeItem(item)
         self._bars.clear()

@@ -98,7 +98,9 @@ class ResultsHeader(QFrame):
         text = banner(results)
         self.quality.setText(text)
         unusable = "unusable (" in text
-        self.quality.setStyleSheet(f"color: {error_color() if unusable else warning_color()}")
+        style = f"color: {error_color() if unusable else warning_color()}"
+        if self.quality.styleSheet() != style:  # a style sheet set re-polishes the label
+            self.quality.setStyleSheet(style)
         self.banner.setVisible(bool(text))
 
     def set_warnings(self, warnings) -> None:

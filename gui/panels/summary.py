@@ -3,9 +3,10 @@
 Nothing is computed here: the row dicts come from core (`JobResult.summary`, the columns
 of summary.csv), this file only formats them. A running job's row is refreshed at most
 once a second and without the speedup's bootstrap interval (`summary(ci=False)`); an ended
-job's at once, with it. A shape sweep has no single latency: its cells say "sweep" and its
-compile time is the sweep's total (the Shape sweep tab has the figures per variant). Above the
-table, where a failed accuracy check diverges (gui.panels.localization).
+job's in the event loop's next turn, with it (gui.widgets.turns). A shape sweep has no single
+latency: its cells say "sweep" and its compile time is the sweep's total (the Shape sweep tab
+has the figures per variant). Above the table, where a failed accuracy check diverges
+(gui.panels.localization).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.analysis.figure_agreement import agreement_note
 from gui.panels.graph_breaks import break_counts
@@ -23,6 +24,7 @@ from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color, warning_color
+from gui.widgets.turns import one_per_turn
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
@@ -246,12 +248,14 @@ class SummaryModel(RowTableModel):
         self._results: list = []
         self._rows: list[Row] = []
         self._stale: set[str] = set()
+        self._owed = False  # an ended job's row waits for the next turn (mark_changed)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_INTERVAL_MS)
         self._timer.timeout.connect(self._on_refresh_due)
 
     def set_results(self, results) -> None:
+        self._owed = False
         self.beginResetModel()
         self._results = list(results)
         self._rows = [_row(r) for r in self._results]
@@ -259,20 +263,35 @@ class SummaryModel(RowTableModel):
         self.endResetModel()
 
     def summary(self, row: int) -> Row:
+        self.make_owed_rows()
         return self._rows[row]
 
     def result(self, row: int):
+        self.make_owed_rows()
         return self._results[row]
 
     def mark_changed(self, job_id: str, now: bool = False) -> None:
-        """A job's result changed: refresh its row now or within a second."""
+        """A job's result changed: refresh its row within a second, or, `now` (it ended), in
+        the event loop's next turn (gui.widgets.turns: its final row, with the bootstrap
+        interval, is a piece of its own, not part of the turn that folded the job's end)."""
         self._stale.add(job_id)
         if now:
-            self._on_refresh_due()
+            result = next((r for r in self._results if r.job_id == job_id), None)
+            if result is not None:  # its bootstrap interval, the row's largest part: a piece before it
+                one_per_turn(self, result.summary_speedup)
+            if not self._owed:
+                self._owed = True
+                one_per_turn(self, self._on_refresh_due)
         elif not self._timer.isActive():
             self._timer.start()
 
+    def make_owed_rows(self) -> None:
+        """Make now the rows of ended jobs owed to the next turn (what reads a row reads them)."""
+        if self._owed:
+            self._on_refresh_due()
+
     def _on_refresh_due(self) -> None:
+        self._owed = False
         stale, self._stale = self._stale, set()
         for row, result in enumerate(self._results):
             if result.job_id in stale:
@@ -382,6 +401,29 @@ class SummaryPanel(QWidget, ResultsView):
         layout.addWidget(self.table, 1)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
+        # Columns fitted to their contents when a text got longer than the column's longest at
+        # the last fit, not at every change: with ResizeToContents the header measured every
+        # cell and header at each row's 1 Hz refresh during a run (~370 calls into Python).
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self._fitted_lengths: list[int] = []
+        self.model.dataChanged.connect(self._fit_columns_if_longer)
+        self.model.modelReset.connect(self._fit_columns)
+
+    def _texts(self, row: int) -> list[str]:
+        return [str(self.model.index(row, column).data() or "") for column in range(len(COLUMNS))]
+
+    def _fit_columns(self) -> None:
+        self.table.resizeColumnsToContents()
+        lengths = [0] * len(COLUMNS)
+        for row in range(self.model.rowCount()):
+            lengths = [max(a, len(b)) for a, b in zip(lengths, self._texts(row))]
+        self._fitted_lengths = lengths
+
+    def _fit_columns_if_longer(self, top_left, bottom_right, *args) -> None:
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            if any(len(text) > fitted for text, fitted in zip(self._texts(row), self._fitted_lengths)):
+                self._fit_columns()
+                return
 
     def bind(self, session) -> None:
         super().bind(session)

@@ -33,7 +33,9 @@ class ProfileSession(QObject):
     """(job_id, phase, detail): a job entered a phase."""
 
     sig_job_changed = Signal(str)
-    """A job's result changed in a way the tables show (compile, breaks, memory, status)."""
+    """A job's result changed in a way the tables show (compile, breaks, memory, status); not
+    for its terminal event, which `sig_job_ended` alone says (the views refreshed twice at every
+    job's end, on the GUI thread: issue 22)."""
 
     sig_graph_breaks_changed = Signal()
     """The graph breaks or recompiles of some job changed."""
@@ -42,7 +44,7 @@ class ProfileSession(QObject):
     """(job_id, VariantResult): a shape-sweep variant of a job is done."""
 
     sig_job_ended = Signal(str)
-    """A job reached its terminal event (finished, failed or cancelled)."""
+    """A job reached its terminal event (finished, failed or cancelled): its result changed too."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -102,7 +104,6 @@ class ProfileSession(QObject):
             self.sig_graph_breaks_changed.emit()
             self.sig_job_changed.emit(job)
         elif isinstance(event, ev.TERMINAL_EVENTS):
-            self.sig_job_changed.emit(job)
             self.sig_job_ended.emit(job)
         elif isinstance(event, (ev.CompileFinished, ev.MemoryMeasured, ev.JobStarted, ev.ModelLoaded)):
             self.sig_job_changed.emit(job)

@@ -32,6 +32,7 @@ from gui.run.torch_info_loader import TorchInfoLoader
 from gui.run.worker import RunController
 from gui.widgets.progress import RunProgressBar
 from gui.widgets.safe_text import plain
+from gui.widgets.turns import one_per_turn
 from gui.window import closing, decide, file_actions, report_opening, run_start
 from gui.window import settings as window_settings
 from gui.window.bug_report import BugReportSaver, report_folder
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.torch_info = None
         self.last_error = ""
         self._shown = False
+        self._results_serial = 0  # which set of results is shown: one more at every run and report
         self._phase_since = (0.0, "", "", True)  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
         # terminal and the command line's automation, which close on purpose.
@@ -347,6 +349,14 @@ class MainWindow(QMainWindow):
         self._update_buttons()
 
     def _on_run_finished(self) -> None:
+        """The runner is done: the run's end is shown in a turn of its own, after the last
+        job's end (gui.widgets.turns), unless another run or a report came in between."""
+        one_per_turn(self, lambda serial=self._results_serial: self._finish_run(serial))
+
+    def _finish_run(self, serial: int) -> None:
+        if serial != self._results_serial:
+            return  # a new run or a report was shown meanwhile: its own end is shown
+        self.summary_panel.model.make_owed_rows()
         self._update_buttons()
         results = self.session.results
         for view in self.views:
@@ -361,6 +371,7 @@ class MainWindow(QMainWindow):
         self.sig_run_finished.emit()
 
     def _on_session_reset(self) -> None:
+        self._results_serial += 1
         if not self._loading_report:
             self._show_session()
             return
@@ -422,8 +433,9 @@ class MainWindow(QMainWindow):
 
     def _on_job_ended(self, job_id: str) -> None:
         result = self.session.result(job_id)
-        self.progress.show_results(self.session.results)
-        self.results_header.set_quality(self.session.results)
+        self.progress.show_results(self.session.results, soon=True)  # the bar repaints: not in this turn
+        # the grade reads the speedup's interval: after the Summary's final row has made it
+        one_per_turn(self, lambda: self.results_header.set_quality(self.session.results))
         self.config_panel.queue.set_status(result.config, result.status, result.failure_reason, result.failure_detail)
 
     def _on_launch_step(self, *args) -> None:

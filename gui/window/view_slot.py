@@ -18,10 +18,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.qt_compat import import_modules
+from gui.widgets.turns import one_per_turn
 
 LOADING_TEXT = "Loading charts…"
 
@@ -124,9 +125,9 @@ class ViewSlot(QWidget):
         while self._steps:
             self._steps.pop(0)()
         view, self._building = self._building, None
-        if self._placeholder is not None:
-            self._placeholder.hide()
-            self._placeholder.deleteLater()
+        if self._placeholder is not None:  # gone now, not at a later turn's deferred delete
+            self.layout().removeWidget(self._placeholder)
+            self._placeholder.setParent(None)  # Python's alone: deleted with the last reference
             self._placeholder = None
         self.layout().addWidget(view)
         self._view = view
@@ -213,4 +214,6 @@ class ChartsBuilder(QObject):
             self.sig_done.emit()
             return
         pending[0].build_step()
-        QTimer.singleShot(0, self, self._build_next)  # not once the window (and this) is gone
+        # the next piece in a later turn, after the timers and paints due (gui.widgets.turns);
+        # not once the window (and this) is gone
+        one_per_turn(self, self._build_next)

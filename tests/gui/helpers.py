@@ -38,8 +38,18 @@ def fake_result(
     job_id: str = "job1", backend: str = "eager", n: int = 20, breaks: bool = True, status_event=None
 ) -> JobResult:
     """A JobResult folded from hand-made events, as a run would have produced them."""
-    spec = JobSpec(job_id, ModelSpec(GRAPH_BREAK_MODEL), CompileConfig(backend=backend), warmup=2, iters=n)
-    r = JobResult(spec)
+    r = JobResult(fake_spec(job_id, backend, n))
+    for e in fake_events(job_id, n, breaks, status_event):
+        assert r.apply(e)
+    return r
+
+
+def fake_spec(job_id: str = "job1", backend: str = "eager", n: int = 20) -> JobSpec:
+    return JobSpec(job_id, ModelSpec(GRAPH_BREAK_MODEL), CompileConfig(backend=backend), warmup=2, iters=n)
+
+
+def fake_events(job_id: str = "job1", n: int = 20, breaks: bool = True, status_event=None) -> list:
+    """The events `fake_result` folds, its terminal event (`status_event`, else completed) last."""
     events = [
         ev.JobStarted(job_id, pid=1, environment={"threads": 2, "torch": "2.14.1"}),
         ev.PhaseChanged(job_id, phase="load", detail="loading"),
@@ -127,9 +137,7 @@ def fake_result(
             ),
         ]
     events.append(status_event or ev.JobCompleted(job_id, wall_time_s=3.0))
-    for e in events:
-        assert r.apply(e)
-    return r
+    return events
 
 
 LSTM_EXAMPLE = os.path.join(ROOT, "resources", "models", "lstm_variable_length.py")

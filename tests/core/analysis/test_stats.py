@@ -67,3 +67,23 @@ def test_the_bootstrap_draws_the_same_resamples_whatever_its_chunk(monkeypatch):
     assert stats.speedup_over_processes(eager, compiled) == whole
     assert stats.speedup(eager[0], compiled[0]) == one
     assert whole.ci_low < whole.value < whole.ci_high
+
+
+def test_the_bootstrap_medians_by_sort_are_np_median_exactly(monkeypatch):
+    """Short resamples take their medians from a sort of each row (BOOTSTRAP_SORT_MAX_N):
+    the very values np.median gives, odd and even sizes, ties and a NaN included, so every
+    interval is what it was."""
+    from core.analysis import stats
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 30, 31, 120, 501):
+        values = rng.normal(20, 3, n).round(1)  # rounded: ties
+        for with_nan in (False, True):
+            if with_nan:
+                values = values.copy()
+                values[0] = np.nan
+            fast = stats.bootstrap_medians(values, float(np.median(values)), 300, np.random.default_rng(1))
+            monkeypatch.setattr(stats, "BOOTSTRAP_SORT_MAX_N", 0)  # np.median for every size
+            slow = stats.bootstrap_medians(values, float(np.median(values)), 300, np.random.default_rng(1))
+            monkeypatch.undo()
+            assert np.array_equal(fast, slow, equal_nan=True), (n, with_nan)

@@ -147,3 +147,31 @@ def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
     assert [model.index(i, col).data() for i in range(4)] == ["–", "no skip reported", "1 skipped", "none (CPU)"]
     tip = model.index(2, col).data(Qt.ItemDataRole.ToolTipRole)
     assert "mutated inputs (1 instances)" in tip and "&lt;i&gt;model.py:12" in tip  # escaped, not HTML
+
+
+def test_the_summary_columns_fit_again_only_when_a_text_grows(qtbot):
+    """A running row refreshes once a second; its columns were measured at each refresh
+    (ResizeToContents: every cell and header, ~370 calls into Python). They are fitted when
+    a text gets longer than its column's longest at the last fit, and at every new set."""
+    from core.analysis.results import JobResult
+    from tests.gui.helpers import fake_events, fake_spec
+
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    result = JobResult(fake_spec("a"))
+    panel.show_results([result])
+    fits = []
+    original = panel.table.resizeColumnsToContents
+    panel.table.resizeColumnsToContents = lambda: (fits.append(1), original())[1]
+    *events, end = fake_events("a")
+    for event in events:
+        result.apply(event)
+    panel.model.mark_changed("a")
+    panel.model._on_refresh_due()  # the 1 Hz refresh: figures now where a dash was
+    assert len(fits) == 1
+    panel.model.mark_changed("a")
+    panel.model._on_refresh_due()  # the same texts
+    assert len(fits) == 1
+    width = panel.table.columnWidth(2)
+    assert width >= panel.table.fontMetrics().horizontalAdvance(panel.model.index(0, 2).data())

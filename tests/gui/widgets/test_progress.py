@@ -47,3 +47,31 @@ def test_updates_with_every_batch_of_samples_make_one_paint_and_the_last_word_is
     assert bar.full_text() == "step 7"
     qtbot.wait(progress.COALESCE_MS * 3)
     assert bar.full_text() == "step 7" and seen == [[5], [7]]
+
+
+def test_showing_progress_paints_with_the_window_not_at_once(qtbot, monkeypatch):
+    """QProgressBar.setValue repaints (and flushes) the bar synchronously; the bar now paints
+    in the window's next paint, once, with the new value and text."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    monkeypatch.setattr("gui.widgets.progress.describe", lambda results: (0.5, "job 1/1 · benchmark 15/30"))
+    bar = RunProgressBar()
+    qtbot.addWidget(bar)
+    bar.resize(400, 24)
+    bar.show()
+    qtbot.waitExposed(bar)
+    qtbot.wait(20)
+    paints = Paints()
+    bar.installEventFilter(paints)
+    bar.show_results([])
+    assert Paints.count == 0  # nothing painted inside the call
+    qtbot.waitUntil(lambda: Paints.count >= 1, timeout=2000)
+    assert bar.value() == 500 and bar.text().startswith("job 1/1")
