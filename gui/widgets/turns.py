@@ -20,13 +20,13 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
 _pieces: deque[tuple[QObject, Callable[[], None]]] = deque()
 _runner: list[QObject] = []  # the QObject the turns are posted to (lives as long as the application)
+_posted: list[QObject] = []  # the runner a turn is on its way to: never two on the way (below)
 
 
 def one_per_turn(owner: QObject, piece: Callable[[], None]) -> None:
     """Run `piece` in a turn of its own, after every piece asked before it (GUI thread)."""
     _pieces.append((owner, piece))
-    if len(_pieces) == 1:
-        _post()
+    _post()
 
 
 def pending() -> int:
@@ -35,18 +35,22 @@ def pending() -> int:
 
 
 def _post() -> None:
+    # One turn on its way at a time: a piece that asked for the next one (the charts builder's)
+    # had posted a second turn, and the two pieces then ran back to back.
+    if _posted and shiboken6.isValid(_posted[0]):
+        return
     app = QCoreApplication.instance()
     if not _runner or not shiboken6.isValid(_runner[0]) or _runner[0].parent() is not app:
         _runner[:] = [QObject(app)]
-    # A timer, not singleShot(0): that posts the call, and a chain of posted calls ran back to
-    # back with no timer in between (Qt's glib event dispatcher runs timers at idle priority
-    # after they fired once: measured, a job's final row and the next piece in one 26 ms gap).
-    # A 1 ms timer comes due in a later pass, after the paints posted meanwhile, beside the
-    # other timers due then.
+    _posted[:] = [_runner[0]]
+    # A 1 ms timer, not singleShot(0) (a posted call): with a 10 ms timer beside pieces of 15 ms
+    # each, chained posted calls ran two pieces between its ticks, 1 ms timers one (measured,
+    # /tmp script of issue 22's session); the paints posted meanwhile come between them too.
     QTimer.singleShot(1, _runner[0], _run_one)
 
 
 def _run_one() -> None:
+    _posted.clear()
     if not _pieces:
         return
     owner, piece = _pieces.popleft()
