@@ -23,6 +23,7 @@ from gui.charts.buffers import HeldRange, nice_bound
 from gui.charts.live_range import LiveRange
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
+from gui.widgets.turns import as_piece
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 500
@@ -72,7 +73,7 @@ class DistributionChart(QWidget, ResultsView):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(self._on_redraw)
+        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
 
     def bind(self, session) -> None:
         super().bind(session)

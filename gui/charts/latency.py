@@ -23,6 +23,7 @@ from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_lo
 from gui.charts.live_range import LiveRange
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, over_chart_background
+from gui.widgets.turns import as_piece
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
@@ -102,7 +103,7 @@ class LatencyChart(QWidget, ResultsView):
         self._redraw = QTimer(self)
         self._redraw.setSingleShot(True)
         self._redraw.setInterval(REDRAW_INTERVAL_MS)
-        self._redraw.timeout.connect(self._on_redraw)
+        self._redraw.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
         self.redraw_count = 0
 
     # ---------------------------------------------------------------- data in

@@ -17,6 +17,7 @@ from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
 from gui.widgets.safe_text import markup
 from gui.widgets.theme import PHASE_COLORS, config_color, over_chart_background, phase_brush
+from gui.widgets.turns import as_piece
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 100
@@ -85,7 +86,7 @@ class ResourcePanel(QWidget, ResultsView):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(self._on_redraw)
+        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
         if not staged:
             for step in self.construction_steps():
                 step()

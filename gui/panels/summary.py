@@ -24,7 +24,7 @@ from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color, warning_color
-from gui.widgets.turns import one_per_turn
+from gui.widgets.turns import as_piece, one_per_turn
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
@@ -252,7 +252,7 @@ class SummaryModel(RowTableModel):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_INTERVAL_MS)
-        self._timer.timeout.connect(self._on_refresh_due)
+        self._timer.timeout.connect(as_piece(self, self._on_refresh_due))  # a turn of its own (gui.widgets.turns)
 
     def set_results(self, results) -> None:
         self._owed = False

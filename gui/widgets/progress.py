@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QProgressBar
 
 from core.run.progress import describe
 from gui.widgets.safe_text import tooltip
+from gui.widgets.turns import as_piece
 
 STEPS = 1000
 # What arrives with every batch of timed calls shows at most this often: QProgressBar.setValue
@@ -31,7 +32,7 @@ class RunProgressBar(QProgressBar):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(COALESCE_MS)
-        self._timer.timeout.connect(self._show_pending)
+        self._timer.timeout.connect(as_piece(self, self._show_pending))  # a turn of its own (gui.widgets.turns)
         self._show_text()
 
     def show_results(self, results, soon: bool = False) -> None:

@@ -7,7 +7,8 @@ is now its own piece: `one_per_turn(owner, fn)` runs `fn` in a later turn than a
 before it, so the timers, paints and input waiting in between come first. `owner` (a QObject)
 is the piece's lifetime: a piece whose owner was deleted meanwhile is dropped. Code that needs
 a piece's result at once does the piece itself (the Summary's `summary(row)` makes its owed
-rows), so nothing reads a half-made state. GUI thread only.
+rows), so nothing reads a half-made state. The views' redraw timers ask for their redraws as
+pieces too (`as_piece`): due together, they ran back to back in one turn. GUI thread only.
 """
 
 from __future__ import annotations
@@ -24,9 +25,19 @@ _posted: list[QObject] = []  # the runner a turn is on its way to: never two on 
 
 
 def one_per_turn(owner: QObject, piece: Callable[[], None]) -> None:
-    """Run `piece` in a turn of its own, after every piece asked before it (GUI thread)."""
+    """Run `piece` in a turn of its own, after every piece asked before it (GUI thread); the
+    same piece of the same owner asked again before it ran runs once."""
+    if any(o is owner and p == piece for o, p in _pieces):
+        return
     _pieces.append((owner, piece))
     _post()
+
+
+def as_piece(owner: QObject, piece: Callable[[], None]) -> Callable[[], None]:
+    """A slot that asks for `piece` in a turn of its own: for the views' redraw timers, which
+    came due together (the latency chart's, the histogram's, the Summary's) and ran back to
+    back in one turn, with the paint of all they changed after them."""
+    return lambda: one_per_turn(owner, piece)
 
 
 def pending() -> int:

@@ -111,3 +111,47 @@ def test_a_terminal_event_says_the_job_ended_once(qtbot, window):
     window.session.sig_job_ended.connect(ended.append)
     window.session.apply(ev.JobCompleted("a"))
     assert ended == ["a"] and changed == []  # each view refreshed twice at every job's end before
+
+
+def test_redraw_timers_due_together_redraw_in_turns_of_their_own_and_once(qtbot):
+    """The views' redraw timers (latency, histogram, Summary) came due together and ran back to
+    back; through `as_piece` each is a turn of its own, and one asked twice before it ran
+    runs once."""
+    import time
+
+    owner, seen = QObject(), []
+    heartbeat = QTimer()
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: seen.append("T"))
+
+    def redraw(name):
+        end = time.perf_counter() + 0.015
+        while time.perf_counter() < end:
+            pass
+        seen.append(name)
+
+    slots = {name: (lambda name=name: redraw(name)) for name in "ab"}
+    timers = []
+    for name in "ab":
+        timer = QTimer()
+        timer.setSingleShot(True)
+        timer.setInterval(40)
+        timer.timeout.connect(turns.as_piece(owner, slots[name]))
+        timers.append(timer)
+    heartbeat.start()
+    for timer in timers:
+        timer.start()
+    qtbot.waitUntil(lambda: "a" in seen and "b" in seen and turns.pending() == 0, timeout=5000)
+    qtbot.wait(30)
+    heartbeat.stop()
+    order = "".join(seen)
+    assert "ab" not in order and "ba" not in order, order  # a tick between the two redraws
+    ran = []
+
+    def once():
+        ran.append(1)
+
+    for _ in range(3):  # asked thrice before it ran: once
+        turns.one_per_turn(owner, once)
+    qtbot.waitUntil(lambda: turns.pending() == 0, timeout=5000)
+    assert ran == [1]
