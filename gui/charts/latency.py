@@ -292,10 +292,9 @@ class LatencyChart(QWidget, ResultsView):
 
     def _hold_extent(self) -> None:
         """While live: the drawn data's extent, its last iteration the run's last (or one up to
-        a round number: `_last_iteration`; they grow at every redraw) and its latency ends out to
-        a round step of their span
-        (round_out: a new slowest or fastest call moved them by a hair, and the axes' ticks
-        were rebuilt; the curves still fill ~90% of the chart's height)."""
+        a round number: `_last_iteration`; they grow at every redraw) and its latency ends out
+        to a round step of their span (round_out: a new slowest or fastest call moved them by a
+        hair, and the axes' ticks were rebuilt; the curves still fill ~90% of the height)."""
         drawn = [s.curve for s in self._series.values() if s.curve.xData is not None and len(s.curve.xData)]
         if not self._live or not drawn:
             return

@@ -193,6 +193,18 @@ def ranges_y_top(chart) -> float:
     return chart.plot.viewRange()[1][1]
 
 
+def _live_latency_chart(qtbot, warmup: int):
+    """A shown latency chart with one live job of 60 planned calls a side."""
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 400)
+    chart.show()
+    spec = JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=warmup, iters=60)
+    chart.reset([])
+    chart.add_job(spec, 0)
+    return chart, spec
+
+
 def test_a_live_charts_range_moves_in_round_steps_and_a_report_is_fitted(qtbot):
     """While calls stream in, the latency chart's view range moves only when the data passes a
     round step (each range change rebuilt both axes' ticks: most of a paint during a run): the
@@ -201,13 +213,7 @@ def test_a_live_charts_range_moves_in_round_steps_and_a_report_is_fitted(qtbot):
     fitted to its data."""
     from core.analysis.results import JobResult
 
-    chart = LatencyChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 400)
-    chart.show()
-    spec = JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=2, iters=60)
-    chart.reset([])
-    chart.add_job(spec, 0)
+    chart, spec = _live_latency_chart(qtbot, warmup=2)
     ranges = set()
     for i in range(60):
         batch = tuple(rec.LatencySample(side, i, 30.0 + (i % 7) * 0.5, False) for side in ("eager", "compiled"))
@@ -294,13 +300,7 @@ def test_a_live_histograms_range_holds_between_round_numbers(qtbot):
 def test_a_users_zoom_during_a_run_stays_until_they_ask_for_auto_range(qtbot):
     """While live the chart sets its view itself (gui.charts.live_range); a user who zooms keeps
     their view as the calls come, and pyqtgraph's "A" (auto-range) hands it back to the chart."""
-    chart = LatencyChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 400)
-    chart.show()
-    spec = JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=0, iters=60)
-    chart.reset([])
-    chart.add_job(spec, 0)
+    chart, _ = _live_latency_chart(qtbot, warmup=0)
 
     def calls(i):
         chart.add_samples("live", tuple(rec.LatencySample(s, i, 30.0 + i, False) for s in ("eager", "compiled")))

@@ -44,17 +44,11 @@ def test_a_timer_fires_between_long_pieces_each_asking_for_the_next(qtbot):
     charts builder does), a 10 ms timer running; the timer fires between every two pieces
     (posted calls ran two pieces between its ticks, and a piece asking for the next had put a
     second turn on its way: those two ran back to back)."""
-    import time
-
     owner, seen = QObject(), []
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: seen.append("tick"))
+    timer = _heartbeat(seen, "tick")
 
     def piece(i):
-        end = time.perf_counter() + 0.015
-        while time.perf_counter() < end:
-            pass
+        _busy_15ms()
         seen.append("piece")
         if i < 6:
             turns.one_per_turn(owner, lambda: piece(i + 1))
@@ -117,17 +111,11 @@ def test_redraw_timers_due_together_redraw_in_turns_of_their_own_and_once(qtbot)
     """The views' redraw timers (latency, histogram, Summary) came due together and ran back to
     back; through `as_piece` each is a turn of its own, and one asked twice before it ran
     runs once."""
-    import time
-
     owner, seen = QObject(), []
-    heartbeat = QTimer()
-    heartbeat.setInterval(10)
-    heartbeat.timeout.connect(lambda: seen.append("T"))
+    heartbeat = _heartbeat(seen, "T")
 
     def redraw(name):
-        end = time.perf_counter() + 0.015
-        while time.perf_counter() < end:
-            pass
+        _busy_15ms()
         seen.append(name)
 
     slots = {name: (lambda name=name: redraw(name)) for name in "ab"}
@@ -155,3 +143,20 @@ def test_redraw_timers_due_together_redraw_in_turns_of_their_own_and_once(qtbot)
         turns.one_per_turn(owner, once)
     qtbot.waitUntil(lambda: turns.pending() == 0, timeout=5000)
     assert ran == [1]
+
+
+def _heartbeat(seen: list, mark: str) -> QTimer:
+    """A 10 ms timer that notes `mark` in `seen` at each tick (as the heartbeat bench's), not started."""
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: seen.append(mark))
+    return timer
+
+
+def _busy_15ms() -> None:
+    """15 ms of the GUI thread, as a long redraw takes."""
+    import time
+
+    end = time.perf_counter() + 0.015
+    while time.perf_counter() < end:
+        pass
