@@ -125,9 +125,9 @@ class ViewSlot(QWidget):
         while self._steps:
             self._steps.pop(0)()
         view, self._building = self._building, None
-        if self._placeholder is not None:  # gone now, not at a later turn's deferred delete
-            self.layout().removeWidget(self._placeholder)
-            self._placeholder.setParent(None)  # Python's alone: deleted with the last reference
+        if self._placeholder is not None:
+            self._placeholder.hide()
+            self._placeholder.deleteLater()  # not at once: this may run inside one of its parent's events
             self._placeholder = None
         self.layout().addWidget(view)
         self._view = view
