@@ -248,14 +248,12 @@ class SummaryModel(RowTableModel):
         self._results: list = []
         self._rows: list[Row] = []
         self._stale: set[str] = set()
-        self._owed = False  # an ended job's row waits for the next turn (mark_changed)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_INTERVAL_MS)
         self._timer.timeout.connect(as_piece(self, self._on_refresh_due))  # a turn of its own (gui.widgets.turns)
 
     def set_results(self, results) -> None:
-        self._owed = False
         self.beginResetModel()
         self._results = list(results)
         self._rows = [_row(r) for r in self._results]
@@ -279,19 +277,16 @@ class SummaryModel(RowTableModel):
             result = next((r for r in self._results if r.job_id == job_id), None)
             if result is not None:  # its bootstrap interval, the row's largest part: a piece before it
                 one_per_turn(self, result.summary_speedup)
-            if not self._owed:
-                self._owed = True
-                one_per_turn(self, self._on_refresh_due)
+            one_per_turn(self, self._on_refresh_due)  # asked again before it ran: once
         elif not self._timer.isActive():
             self._timer.start()
 
     def make_owed_rows(self) -> None:
-        """Make now the rows of ended jobs owed to the next turn (what reads a row reads them)."""
-        if self._owed:
+        """Make now the rows owed to a later turn or to the 1 s refresh (what reads a row reads them)."""
+        if self._stale:
             self._on_refresh_due()
 
     def _on_refresh_due(self) -> None:
-        self._owed = False
         stale, self._stale = self._stale, set()
         for row, result in enumerate(self._results):
             if result.job_id in stale:
