@@ -4,7 +4,9 @@ so the compile is cold). `python -m tests.bench gui` calls `measure_heartbeat`. 
 timer also runs from the window's show until what torch offers has loaded (the launch), and
 each phase reports its worst gap, p99 and the cores the machine's other processes used
 meanwhile (so a figure from a busy machine reads as one), and for the run the GUI thread's own
-CPU time and its wait for a CPU in each gap over 20 ms (Linux schedstat). The launch phase
+CPU time and its wait for a CPU in each gap over 20 ms (Linux schedstat), and the machine's
+floor at the same time: a bare process that only sleeps 10 ms at a time (FLOOR_SCRIPT), and the
+CPU the virtual machine's host took (steal). The launch phase
 ends once the catalog's helpers are done (torch's offer, then the timm and Hugging Face names added to the
 model list); `cold_catalog` starts with an empty catalog cache, so both helpers run.
 
@@ -14,8 +16,10 @@ as `python main.py` does it (a subprocess that prints the time and exits).
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +48,75 @@ def measure_launch(runs: int = 3) -> float:
         if m:
             times.append(float(m.group(1)))
     return min(times) if times else float("nan")
+
+
+# The machine's floor, measured beside the app: a bare Python process (no Qt, no imports but the
+# standard library's) that only sleeps 10 ms at a time, in the app's own session (so the same
+# scheduling group as the GUI), from the run's start to its end. Its worst gap is what this
+# machine gave a thread that did nothing at that time: a gap of the app's at or under it is the
+# machine's, not the app's. Per gap over 20 ms also its CPU and its wait for a CPU (schedstat):
+# with neither, the virtual machine's CPU itself was away (the host's steal).
+FLOOR_SCRIPT = r"""
+import json, sys, time
+def wait_ms():
+    try:
+        with open('/proc/thread-self/schedstat') as f:
+            return int(f.read().split()[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
+gaps, stalls = [], []
+last, cpu, wait = time.perf_counter(), time.thread_time(), wait_ms()
+print('ready', flush=True)
+try:
+    while True:
+        time.sleep(0.010)
+        now, c, w = time.perf_counter(), time.thread_time(), wait_ms()
+        gap = (now - last) * 1000.0
+        gaps.append(gap)
+        if gap > 20.0:
+            stalls.append((round(gap, 1), round((c - cpu) * 1000.0, 1), round(w - wait, 1)))
+        last, cpu, wait = now, c, w
+except KeyboardInterrupt:
+    pass
+gaps.sort()
+print(json.dumps({
+    'max': round(gaps[-1], 1) if gaps else None,
+    'p99': round(gaps[int(0.99 * (len(gaps) - 1))], 1) if gaps else None,
+    'over_20': sum(g > 20.0 for g in gaps),
+    'over_20_away': sum(1 for g, c, w in stalls if c < 2.0 and w < 2.0),
+    'worst': sorted(stalls, reverse=True)[:3],
+}), flush=True)
+"""
+
+
+class Floor:
+    """FLOOR_SCRIPT in a child process, from its construction to result()."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-S", "-c", FLOOR_SCRIPT], stdout=subprocess.PIPE, text=True)
+        self.proc.stdout.readline()  # 'ready': its clock runs
+        self.steal0 = _steal_s()
+
+    def result(self) -> dict:
+        """Stop it; its figures (empty if it printed none)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            out, _ = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return {}
+        lines = [line for line in out.splitlines() if line.startswith("{")]
+        return json.loads(lines[-1]) if lines else {"error": f"exit status {self.proc.returncode}, printed {out[-200:]!r}"}
+
+
+def _steal_s() -> float:
+    """CPU seconds the host has taken from this virtual machine (/proc/stat's steal; 0 elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _runqueue_wait_ms() -> float:
@@ -151,14 +224,19 @@ def measure_heartbeat(
     QTimer.singleShot(int(timeout_s * 1000), loop.quit)
     started = time.monotonic()
     run_watch = CpuWatch(descendants=True)
-    if not window.run_profile():
-        raise RuntimeError(f"could not start: {window.last_error}")
-    last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms()]
-    timer.start()
-    loop.exec()
-    timer.stop()
-    run_s = time.monotonic() - started
-    run_others = run_watch.others_cores()
+    floor = Floor()
+    try:
+        if not window.run_profile():
+            raise RuntimeError(f"could not start: {window.last_error}")
+        last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms()]
+        timer.start()
+        loop.exec()
+        timer.stop()
+        run_s = time.monotonic() - started
+        run_others = run_watch.others_cores()
+        steal = (_steal_s() - floor.steal0) / max(run_s, 1e-9)
+    finally:
+        bare = floor.result()
     result = window.session.results[0]
     window.close()
     values = np.asarray(gaps[1:] or [float("nan")])
@@ -178,7 +256,15 @@ def measure_heartbeat(
         # of those, the gaps in which the GUI thread ran under 2 ms: the app's work did not make them
         "gaps_over_20ms_gui_thread_under_2ms": int(((values > 20) & (own < 2)).sum()),
         "ticks": int(values.size),
-        "other_processes_cores": round(run_others, 2),
+        "other_processes_cores": round(run_others, 2),  # the host's steal counted in
+        # the floor: a bare process that only sleeps 10 ms at a time, beside the app, meanwhile
+        "bare_process_heartbeat_max_ms": bare.get("max"),
+        "bare_process_heartbeat_p99_ms": bare.get("p99"),
+        "bare_process_gaps_over_20ms": bare.get("over_20"),
+        # of those, the gaps it neither ran nor waited for a CPU in: the virtual CPU was away
+        "bare_process_gaps_over_20ms_vcpu_away": bare.get("over_20_away"),
+        "bare_process_worst_stalls": bare.get("worst"),
+        "host_steal_cores": round(steal, 3),
         "launch_heartbeat_max_ms": round(float(launch_values.max()), 1),
         "launch_heartbeat_p99_ms": round(float(np.percentile(launch_values, 99)), 1),
         "launch_gui_thread_busiest_gap_cpu_ms": round(max(launch_busy or [float("nan")]), 1),

@@ -49,6 +49,31 @@ def test_latency_chart_keeps_every_sample_and_throttles_redraws(qtbot):
     # How long a full redraw takes is a benchmark figure (tests/gui/heartbeat.py), not asserted here.
 
 
+def test_latency_curves_draw_one_peak_bin_a_pixel_and_keep_every_extreme(qtbot):
+    """10,000 calls in a plot ~900 pixels wide: what is drawn is about two points (a bin's min
+    and max) a pixel, not every call (pyqtgraph's default downsamples only past 5 points a
+    pixel, and drawing the paths was most of a frame); the slowest and fastest calls are drawn."""
+    import numpy as np
+
+    chart = LatencyChart()
+    chart.resize(1000, 400)
+    qtbot.addWidget(chart)
+    chart.show()
+    from tests.core.fakes import fake_result as timed_result
+
+    result = timed_result("inductor", eager_ms=10.0, compiled_ms=5.0, n=10_000)
+    chart.reset([result])
+    chart.grab()  # a paint: the view's size and range are known
+    width = chart.plot.getViewBox().width()
+    for side in ("eager", "compiled"):
+        curve = chart._series[(result.job_id, side)].curve
+        drawn_x, drawn_y = curve.getData()
+        y = curve.yData
+        assert len(y) == 10_000
+        assert width < len(drawn_x) <= 2 * width + 4  # a bin's min and max a pixel
+        assert float(np.max(drawn_y)) == float(np.max(y)) and float(np.min(drawn_y)) == float(np.min(y))
+
+
 def test_compile_is_marked_not_plotted(qtbot):
     chart = LatencyChart()
     qtbot.addWidget(chart)
