@@ -57,7 +57,10 @@ def measure_launch(runs: int = 3) -> float:
 # machine's, not the app's. Per gap over 20 ms also its CPU and its wait for a CPU (schedstat):
 # with neither, the virtual machine's CPU itself was away (the host's steal).
 FLOOR_SCRIPT = r"""
-import json, sys, time
+import json, signal, sys, time
+def stop(*_):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGTERM, stop)  # SIGTERM: a shell's background job ignores SIGINT, and so its children
 def wait_ms():
     try:
         with open('/proc/thread-self/schedstat') as f:
@@ -100,14 +103,16 @@ class Floor:
     def result(self) -> dict:
         """Stop it; its figures (empty if it printed none)."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signal.SIGTERM)
         try:
             out, _ = self.proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return {}
         lines = [line for line in out.splitlines() if line.startswith("{")]
-        return json.loads(lines[-1]) if lines else {"error": f"exit status {self.proc.returncode}, printed {out[-200:]!r}"}
+        return (
+            json.loads(lines[-1]) if lines else {"error": f"exit status {self.proc.returncode}, printed {out[-200:]!r}"}
+        )
 
 
 def _steal_s() -> float:
@@ -264,6 +269,7 @@ def measure_heartbeat(
         # of those, the gaps it neither ran nor waited for a CPU in: the virtual CPU was away
         "bare_process_gaps_over_20ms_vcpu_away": bare.get("over_20_away"),
         "bare_process_worst_stalls": bare.get("worst"),
+        **({"bare_process_error": bare["error"]} if "error" in bare else {}),
         "host_steal_cores": round(steal, 3),
         "launch_heartbeat_max_ms": round(float(launch_values.max()), 1),
         "launch_heartbeat_p99_ms": round(float(np.percentile(launch_values, 99)), 1),
