@@ -60,7 +60,10 @@ class DistributionChart(QWidget, ResultsView):
         self._results: list = []
         self._baseline: list = []
         self._baseline_name = ""
-        self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}  # (job id, side) → its curve
+        # (job id, side) → its curve: a PlotCurveItem, not the PlotDataItem that `plot.plot` makes
+        # (downsampling, clipping and symbols it adds are nothing to 60 bins; its setData took
+        # ~0.3 ms against ~0.06: 5 ms of a frame of 16 curves)
+        self._curves: dict[tuple[str, str], pg.PlotCurveItem] = {}
         # While a run's calls come, the chart sets the view itself (gui.charts.live_range): the
         # bins' range (growing only, out to a round step of its span: gui.charts.buffers.HeldRange)
         # and the tallest count (growing only, up to a round number: nice_bound), so that the
@@ -140,8 +143,9 @@ class DistributionChart(QWidget, ResultsView):
         for key, counts in hist.counts.items():
             curve = self._curves.get(key)
             if curve is None:
-                curve = self._curves[key] = self._make_curve(*labels[key], key[1])
-            curve.setData(hist.edges, counts)
+                self._curves[key] = self._make_curve(*labels[key], key[1], hist.edges, counts)
+            else:
+                curve.setData(hist.edges, counts)
         tallest = max((float(np.max(c)) for c in hist.counts.values() if len(c)), default=0.0)
         if self._results and all(r.ended for r in self._results):
             self._live = False  # the run is over: fitted to its data, as a report
@@ -154,13 +158,12 @@ class DistributionChart(QWidget, ResultsView):
             self._held_top = 0.0
             self._range.release()
 
-    def _make_curve(self, index: int, label: str, side: str) -> pg.PlotDataItem:
+    def _make_curve(self, index: int, label: str, side: str, edges, counts) -> pg.PlotCurveItem:
         if index < 0:  # the baseline's: grey outlines, under the current run's
             style = Qt.PenStyle.DashLine if side == "eager" else Qt.PenStyle.SolidLine
-            curve = self.plot.plot(
-                [],
-                [],
-                stepMode="center",
+            curve = self._add_curve(
+                edges,
+                counts,
                 pen=pg.mkPen(BASELINE_GREY, width=1.5, style=style),
                 name=f"baseline {side} · {legend_text(label)}",
             )
@@ -168,21 +171,25 @@ class DistributionChart(QWidget, ResultsView):
             return curve
         color = config_color(index)
         if side == "eager":
-            return self.plot.plot(
-                [],
-                [],
-                stepMode="center",
+            return self._add_curve(
+                edges,
+                counts,
                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
                 name=f"{side} · {legend_text(label)}",
             )
         fill = QColor(color)
         fill.setAlpha(70)
-        return self.plot.plot(
-            [],
-            [],
-            stepMode="center",
+        return self._add_curve(
+            edges,
+            counts,
             pen=pg.mkPen(color, width=2),
             fillLevel=0,
             brush=fill,
             name=f"{side} · {legend_text(label)}",
         )
+
+    def _add_curve(self, edges, counts, **options) -> pg.PlotCurveItem:
+        """A step curve (`stepMode="center"`: the edges one longer than the counts), in the legend."""
+        curve = pg.PlotCurveItem(x=edges, y=counts, stepMode="center", **options)
+        self.plot.addItem(curve)
+        return curve
