@@ -151,9 +151,11 @@ def test_compile_breakdown_says_whether_cuda_graphs_were_recorded():
 
 def test_the_summary_columns_fit_again_only_when_a_text_grows(qtbot):
     """A running row refreshes once a second; its columns were measured at each refresh
-    (ResizeToContents: every cell and header, ~370 calls into Python). They are fitted when
-    a text gets longer than its column's longest at the last fit, and at every new set."""
+    (ResizeToContents: every cell and header, ~370 calls into Python). A column is fitted when
+    its text gets longer than its longest at the last fit, that column only; every column at
+    every new set."""
     from core.analysis.results import JobResult
+    from gui.panels.summary import COLUMNS
     from tests.gui.helpers import fake_events, fake_spec
 
     panel = SummaryPanel()
@@ -161,17 +163,24 @@ def test_the_summary_columns_fit_again_only_when_a_text_grows(qtbot):
     panel.show()
     result = JobResult(fake_spec("a"))
     panel.show_results([result])
-    fits = []
-    original = panel.table.resizeColumnsToContents
-    panel.table.resizeColumnsToContents = lambda: (fits.append(1), original())[1]
+    before = [str(panel.model.index(0, c).data() or "") for c in range(len(COLUMNS))]
+    fits, all_fits = [], []
+    one, every = panel.table.resizeColumnToContents, panel.table.resizeColumnsToContents
+    panel.table.resizeColumnToContents = lambda column: (fits.append(column), one(column))[1]
+    panel.table.resizeColumnsToContents = lambda: (all_fits.append(1), every())[1]
     *events, end = fake_events("a")
     for event in events:
         result.apply(event)
     panel.model.mark_changed("a")
     panel.model._on_refresh_due()  # the 1 Hz refresh: figures now where a dash was
-    assert len(fits) == 1
+    after = [str(panel.model.index(0, c).data() or "") for c in range(len(COLUMNS))]
+    grown = [c for c in range(len(COLUMNS)) if len(after[c]) > len(before[c])]
+    assert grown and sorted(fits) == grown and not all_fits  # the grown columns, each once
     panel.model.mark_changed("a")
     panel.model._on_refresh_due()  # the same texts
-    assert len(fits) == 1
-    width = panel.table.columnWidth(2)
-    assert width >= panel.table.fontMetrics().horizontalAdvance(panel.model.index(0, 2).data())
+    assert sorted(fits) == grown
+    for column in grown:
+        text = panel.model.index(0, column).data()
+        assert panel.table.columnWidth(column) >= panel.table.fontMetrics().horizontalAdvance(text)
+    panel.show_results([result])  # a new set: every column
+    assert all_fits == [1]
