@@ -48,6 +48,42 @@ def test_readings_on_a_tab_not_shown_are_drawn_when_it_is(qtbot):
     assert list(curve.getData()[1]) == [50.0, 51.0, 52.0]
 
 
+def test_a_phases_shading_is_made_when_its_tab_is_drawn_not_when_the_reading_comes(qtbot):
+    """Issue 22: each phase change made a shaded region in every chart (~3 ms each) in the turn
+    that folded the reading, the tab shown or not; now at the tab's next redraw, one per phase
+    and chart, spanning the phase's readings."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+
+    from core.vocab.records import ResourceSample
+    from gui.panels.resources import ResourcePanel
+
+    window, tabs, panel = QMainWindow(), QTabWidget(), ResourcePanel()
+    tabs.addTab(QWidget(), "shown")
+    tabs.addTab(panel, "resources")
+    window.setCentralWidget(tabs)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+
+    def regions():
+        return [i for plot in panel._plots() for i in plot.items if isinstance(i, pg.LinearRegionItem)]
+
+    for i, phase in enumerate(("load", "load", "compile", "compile", "benchmark")):
+        panel.add_sample("job", ResourceSample(t_s=0.5 * i, phase=phase, cpu_percent=50.0, rss_mb=100.0))
+    panel._on_redraw()
+    assert regions() == []  # hidden: nothing made
+    tabs.setCurrentIndex(1)
+    made = regions()
+    assert len(made) == 3 * len(panel._plots())  # load, compile, benchmark in each chart
+    spans = sorted({tuple(round(v, 3) for v in r.getRegion()) for r in made})
+    assert spans == [(0.0, 0.5), (0.5, 1.5), (1.5, 2.0)]
+    panel.add_sample("job", ResourceSample(t_s=2.5, phase="benchmark", cpu_percent=50.0, rss_mb=100.0))
+    panel._on_redraw()
+    assert len(regions()) == len(made)  # the last phase grew, no new region
+    assert max(r.getRegion()[1] for r in regions()) == 2.5
+
+
 def test_the_memory_bars_are_drawn_again_only_when_their_figures_change(qtbot):
     """Each job's change and end redrew the peak-memory bars (~3 ms of the GUI thread each)."""
     import dataclasses
