@@ -82,11 +82,33 @@ class ThroughputModel(RowTableModel):
 class ThroughputPanel(QWidget, ResultsView):
     """Items per second against batch size per config, the best batch size, and the table."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the plot (~20 ms of the ~40 this panel takes to build) is left to
+        `construction_steps()`, which the caller runs (gui.window.view_slot: one per event-loop
+        turn after the window's show); else it is built here."""
         super().__init__(parent)
         self.header = QLabel(EMPTY_TEXT)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.plot = self.legend = None
+        self.model = ThroughputModel(self)
+        self.table = make_table(self.model, "Every batch size of every config")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(QWidget())  # where the plot goes (construction_steps)
+        self.splitter.addWidget(self.table)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(self.splitter, 1)
+        self._results: list = []
+        if not staged:
+            for step in self.construction_steps():
+                step()
+
+    def construction_steps(self) -> list:
+        """The plot, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
+        return [self._add_plot]
+
+    def _add_plot(self) -> None:
         self.plot = pg.PlotWidget()
         self.plot.setBackground("w")
         self.plot.setLogMode(x=True, y=False)
@@ -94,15 +116,7 @@ class ThroughputPanel(QWidget, ResultsView):
         self.plot.setLabel("left", "items per second")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.legend = self.plot.addLegend(offset=(10, 10))
-        self.model = ThroughputModel(self)
-        self.table = make_table(self.model, "Every batch size of every config")
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.plot)
-        splitter.addWidget(self.table)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.header)
-        layout.addWidget(splitter, 1)
-        self._results: list = []
+        self.splitter.replaceWidget(0, self.plot).deleteLater()
 
     def show_results(self, results: list) -> None:
         self._results = [r for r in results if r.spec.sweep_batch]

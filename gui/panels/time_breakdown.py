@@ -240,7 +240,10 @@ class TimeBreakdownPanel(QWidget, ResultsView):
 
     refresh_when_shown = True  # a refresh re-shows the chosen config: ~0.3 s at a run's end (issue 22)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the chart (a pyqtgraph plot, ~20 ms of the ~45 this panel takes to build) is
+        left to `construction_steps()`, which the caller runs (gui.window.view_slot: one per
+        event-loop turn after the window's show); else it is built here."""
         super().__init__(parent)
         self._session = None
         self.picker = ConfigPicker("The config whose op profile is shown")
@@ -254,7 +257,8 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         top.addWidget(self.picker)
         top.addWidget(self.verdict, 1)
 
-        self.chart = CategoryChart()
+        self.chart: CategoryChart | None = None
+        self._chart_place = QWidget()  # where the chart goes (construction_steps)
         self.counts = plain(QLabel(""))
         self.counts.setWordWrap(True)
         self.counts.setToolTip(
@@ -268,7 +272,8 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         upper = QWidget()
         chart_layout = QVBoxLayout(upper)
         chart_layout.setContentsMargins(0, 0, 0, 0)
-        chart_layout.addWidget(self.chart, 1)
+        chart_layout.addWidget(self._chart_place, 1)
+        self._chart_layout = chart_layout
         chart_layout.addWidget(self.legend)
         chart_layout.addWidget(self.counts)
         self.category_model = CategoryModel(self)
@@ -337,6 +342,19 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.opened = OpenedPath()  # where the traces folder is, opened or not
         layout.addWidget(self.opened)
         self._show(None)
+        if not staged:
+            for step in self.construction_steps():
+                step()
+
+    def construction_steps(self) -> list:
+        """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
+        return [self._add_chart]
+
+    def _add_chart(self) -> None:
+        self.chart = CategoryChart()
+        self._chart_layout.replaceWidget(self._chart_place, self.chart)
+        self._chart_place.deleteLater()
+        self.chart.set_profile(None)
 
     # ---------------------------------------------------------------- view protocol
     def bind(self, session) -> None:
@@ -360,7 +378,8 @@ class TimeBreakdownPanel(QWidget, ResultsView):
 
     def _show(self, result) -> None:
         profile = result.op_profile if result is not None else None
-        self.chart.set_profile(profile)
+        if self.chart is not None:  # None only while staged, before any result reaches the panel
+            self.chart.set_profile(profile)
         self.category_model.set_result(result if profile else None)
         self._show_ops()
         self.source_lines.set_result(result)
