@@ -105,7 +105,10 @@ class SweepModel(RowTableModel):
 class SweepPanel(QWidget, ResultsView):
     """Sentences, chart and table of a shape sweep. GUI thread only."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the chart (a pyqtgraph plot, about half of the ~40 ms this panel takes to
+        build) is left to `construction_steps()`, which the caller runs (gui.window.view_slot:
+        one per event-loop turn after the window's show); else it is built here."""
         super().__init__(parent)
         self.dynamo_defaults: dict | None = None
         self._results: list = []
@@ -116,7 +119,7 @@ class SweepPanel(QWidget, ResultsView):
             "Per config: the sweep's total compile time, its recompiles and, when it was hit, "
             "the recompile limit and what torch did then"
         )
-        self.chart = SweepChart()
+        self.chart: SweepChart | None = None
         self.model = SweepModel(self)
         self.table = make_table(
             self.model,
@@ -131,7 +134,7 @@ class SweepPanel(QWidget, ResultsView):
         header.resizeSection(3, max(self.table.fontMetrics().horizontalAdvance(w) for w in OUTCOME_WORDS.values()) + 24)
         header.setStretchLastSection(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.chart)
+        self.splitter.addWidget(QWidget())  # where the chart goes (construction_steps)
         self.splitter.addWidget(self.table)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
@@ -139,6 +142,18 @@ class SweepPanel(QWidget, ResultsView):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
+        if not staged:
+            for step in self.construction_steps():
+                step()
+
+    def construction_steps(self) -> list:
+        """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
+        return [self._add_chart]
+
+    def _add_chart(self) -> None:
+        self.chart = SweepChart()
+        self.splitter.replaceWidget(0, self.chart).deleteLater()
+        self.splitter.setStretchFactor(0, 1)  # a stretch is the widget's own (its size policy)
 
     def set_dynamo_defaults(self, defaults: dict | None) -> None:
         """torch._dynamo.config's settings (for the recompile limit's value)."""

@@ -191,10 +191,10 @@ def test_a_staged_view_is_built_in_pieces_and_reached_only_once_whole(qtbot, set
     other.close_now()
 
 
-@pytest.mark.parametrize("name, part", [("time-breakdown", "chart"), ("throughput", "plot")])
+@pytest.mark.parametrize("name, part", [("time-breakdown", "chart"), ("throughput", "plot"), ("sweep", "chart")])
 def test_a_tabs_chart_is_a_construction_step_of_its_own(qtbot, settings, name, part):
-    """The Time breakdown and Throughput tabs took 40-65 ms each to build in one turn after the
-    show (a pyqtgraph plot ~20 ms of it): now the plot is a step of its own, and the panel,
+    """The Time breakdown, Throughput and Shape sweep tabs took 40-65 ms each to build in one
+    turn after the show (a pyqtgraph plot ~20 ms of it): now the plot is a step of its own, and the panel,
     once built, shows a result as before."""
     from gui.panels import TAB_NAMES
     from gui.window.main_window import MainWindow
