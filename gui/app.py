@@ -331,6 +331,10 @@ class Automation:
         if a.size or a.screenshot:
             width, _, height = (a.size or "1400x900").partition("x")
             w.resize(int(width), int(height))
+        if a.model and a.model.lower().endswith(".json") and not a.session:
+            # a report.json where the model goes: opened, as a dropped one is (a model it is not;
+            # it became the next run's "model file")
+            a.session, a.model = a.model, None
         if a.model:
             w.set_model(a.model, trusted=True)  # named on the command line: the user chose it
         panel = w.config_panel

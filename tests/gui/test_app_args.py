@@ -106,6 +106,20 @@ def test_accepted_command_line_runs(qtbot, window, automation, capsys):
     assert "error" not in capsys.readouterr().err
 
 
+def test_a_report_named_where_the_model_goes_is_opened_not_profiled(qtbot, window, automation, tmp_path):
+    """`main.py report.json` opens the report, as dropping it on the window does; it became the
+    next run's "model file" (and a run of it could only fail)."""
+    from core.report.files import write_report
+    from tests.gui.helpers import fake_result
+
+    write_report([fake_result("r1")], str(tmp_path / "r"), {})
+    report = str(tmp_path / "r" / "report.json")
+    before = window.model_panel.source()
+    automation([report])
+    assert window.session.results and window.session.results[0].job_id == "r1"  # shown
+    assert window.model_panel.source() == before  # not the next run's model
+
+
 def test_rejected_dynamo_config_is_not_remembered(qtbot, window, settings):
     from gui.window.main_window import MainWindow
 
