@@ -87,9 +87,7 @@ class ResourcePanel(QWidget, ResultsView):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
-        if not staged:
-            for step in self.construction_steps():
-                step()
+        self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
         """The three plots, each its own step (gui.window.view_slot.ViewSlot runs them)."""

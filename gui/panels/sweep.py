@@ -142,9 +142,7 @@ class SweepPanel(QWidget, ResultsView):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
-        if not staged:
-            for step in self.construction_steps():
-                step()
+        self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
         """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""

@@ -100,9 +100,7 @@ class ThroughputPanel(QWidget, ResultsView):
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
         self._results: list = []
-        if not staged:
-            for step in self.construction_steps():
-                step()
+        self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
         """The plot, a step of its own (gui.window.view_slot.ViewSlot runs it)."""

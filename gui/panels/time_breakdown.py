@@ -342,9 +342,7 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.opened = OpenedPath()  # where the traces folder is, opened or not
         layout.addWidget(self.opened)
         self._show(None)
-        if not staged:
-            for step in self.construction_steps():
-                step()
+        self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
         """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""

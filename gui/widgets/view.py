@@ -35,6 +35,14 @@ class Session(Protocol):
 class ResultsView:
     """Mixin for a QWidget that shows the session's results (see the module docstring)."""
 
+    def build_unless_staged(self, staged: bool) -> None:
+        """For a view built in pieces, its `construction_steps()` (each one turn of the event
+        loop after the window's show: gui.window.view_slot.ViewSlot runs them when the view
+        was made with `staged=True`): run them now unless `staged`."""
+        if not staged:
+            for step in self.construction_steps():
+                step()
+
     refresh_when_shown = False
     """Defer `refresh` while hidden in a shown window (see the module docstring); a view that
     sets it and is asked for something while hidden calls `make_owed_refreshes` first."""

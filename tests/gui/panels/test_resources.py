@@ -25,11 +25,11 @@ def test_every_phase_has_a_colour_of_its_own():
     assert len(set(colours)) == len(colours)  # accuracy, op_profile and localize were all load's grey
 
 
-def test_readings_on_a_tab_not_shown_are_drawn_when_it_is(qtbot):
-    """Issue 22: the 5 Hz redraw of a hidden Resources tab no longer runs on the GUI thread."""
+def _panel_on_a_hidden_tab(qtbot):
+    """A shown window whose Resources panel is on the tab not shown: (the window, kept by the
+    caller, the tabs, the panel)."""
     from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
-    from core.vocab.records import ResourceSample
     from gui.panels.resources import ResourcePanel
 
     window, tabs, panel = QMainWindow(), QTabWidget(), ResourcePanel()
@@ -39,6 +39,14 @@ def test_readings_on_a_tab_not_shown_are_drawn_when_it_is(qtbot):
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
+    return window, tabs, panel
+
+
+def test_readings_on_a_tab_not_shown_are_drawn_when_it_is(qtbot):
+    """Issue 22: the 5 Hz redraw of a hidden Resources tab no longer runs on the GUI thread."""
+    from core.vocab.records import ResourceSample
+
+    _window, tabs, panel = _panel_on_a_hidden_tab(qtbot)
     for i in range(3):
         panel.add_sample("job", ResourceSample(t_s=0.2 * i, phase="compile", cpu_percent=50.0 + i, rss_mb=100.0))
     panel._on_redraw()  # the redraw timer's slot
@@ -53,18 +61,10 @@ def test_a_phases_shading_is_made_when_its_tab_is_drawn_not_when_the_reading_com
     that folded the reading, the tab shown or not; now at the tab's next redraw, one per phase
     and chart, spanning the phase's readings."""
     import pyqtgraph as pg
-    from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
     from core.vocab.records import ResourceSample
-    from gui.panels.resources import ResourcePanel
 
-    window, tabs, panel = QMainWindow(), QTabWidget(), ResourcePanel()
-    tabs.addTab(QWidget(), "shown")
-    tabs.addTab(panel, "resources")
-    window.setCentralWidget(tabs)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    _window, tabs, panel = _panel_on_a_hidden_tab(qtbot)
 
     def regions():
         return [i for plot in panel._plots() for i in plot.items if isinstance(i, pg.LinearRegionItem)]
