@@ -417,11 +417,12 @@ class SummaryPanel(QWidget, ResultsView):
     def _fit_columns_if_longer(self, top_left, bottom_right, *args) -> None:
         """Fit the columns whose text got longer, those only: a live row's figures grow at 1 Hz,
         and fitting every column measured every cell (~3-6 ms a refresh on the GUI thread)."""
-        longer = set()
+        longer, fitted = set(), self._fitted_lengths
+        fitted.extend([0] * (len(COLUMNS) - len(fitted)))  # none fitted yet: every text is longer
         for row in range(top_left.row(), bottom_right.row() + 1):
             for column, text in enumerate(self._texts(row)):
-                if len(text) > self._fitted_lengths[column]:
-                    self._fitted_lengths[column] = len(text)
+                if len(text) > fitted[column]:
+                    fitted[column] = len(text)
                     longer.add(column)
         for column in sorted(longer):
             self.table.resizeColumnToContents(column)
