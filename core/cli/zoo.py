@@ -16,7 +16,7 @@ import threading
 
 from core.analysis.results import JobResult
 from core.cli.output import CancelOnInterrupt
-from core.cli.prologue import run_command
+from core.cli.prologue import INTERRUPTED_BEFORE_JOBS, run_command
 from core.report.files import ReportError
 from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
@@ -180,7 +180,15 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         if executor is not None and hasattr(executor, "close"):
             executor.close()
         print(f"error: {exc}", file=sys.stderr)
+        _end_now_if_ray_still_connecting(executor, 2)
         return 2
+    except KeyboardInterrupt:
+        if sweep is not None:
+            sweep.release()
+        if getattr(executor, "connect_abandoned", False):
+            print(f"\n{INTERRUPTED_BEFORE_JOBS}", file=sys.stderr)
+            _end_now_if_ray_still_connecting(executor, 130)
+        raise
     except BaseException:
         if sweep is not None:
             sweep.release()
@@ -225,6 +233,17 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     if interrupt.interrupted:
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) else 0
+
+
+def _end_now_if_ray_still_connecting(executor, code: int) -> None:
+    """End the process now with `code` when Ray's connect was given up while it still runs on
+    its thread (core.zoo.ray_executor: `connect_abandoned`): Python's teardown under that
+    thread's native code aborted the process now and then (std::bad_alloc, exit -6 instead of
+    2). What was to be said is said; nothing was measured or written."""
+    if getattr(executor, "connect_abandoned", False):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def print_zoo(zoo) -> None:

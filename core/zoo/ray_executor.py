@@ -327,6 +327,10 @@ class RayExecutor:
         if connect_timeout is None:
             connect_timeout = CONNECT_TIMEOUT_S if address else LOCAL_START_TIMEOUT_S
         self.connect_timeout = connect_timeout
+        # True once a connect was given up while Ray's own still runs on its thread: the process
+        # must then end without Python's teardown (os._exit: core.cli.zoo), which ran under that
+        # thread's native code and aborted it now and then (std::bad_alloc, exit -6 for 2)
+        self.connect_abandoned = False
         self.progress = None  # the _Progress actor
         self._refs: dict = {}
         self._cancelled = False
@@ -389,7 +393,9 @@ class RayExecutor:
                 pass
         finally:
             ray_log.removeFilter(quiet)
-        if not connected.is_set():  # still connecting: left to the thread (daemon: it ends with the process)
+            # still connecting (timed out, or Ctrl+C): the thread stays inside ray.init
+            self.connect_abandoned = not connected.is_set()
+        if not connected.is_set():  # left to the thread (daemon: it ends with the process)
             if self.address:
                 raise ConnectTimeout(
                     f"the Ray cluster at {self.address} did not answer within {self.connect_timeout:g} s "
