@@ -11,13 +11,15 @@ same bins.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.analysis.stats import histograms
+from core.analysis.stats import SortedSeries, histograms
 from core.vocab.records import SIDES
 from gui.charts.buffers import HeldRange, nice_bound
 from gui.charts.live_range import LiveRange
@@ -64,6 +66,10 @@ class DistributionChart(QWidget, ResultsView):
         # (downsampling, clipping and symbols it adds are nothing to 60 bins; its setData took
         # ~0.3 ms against ~0.06: 5 ms of a frame of 16 curves)
         self._curves: dict[tuple[str, str], pg.PlotCurveItem] = {}
+        # each series kept sorted between redraws (core.analysis.stats.SortedSeries): only the
+        # running job's is sorted again; percentiles and counts are read from sorted values
+        self._sorted = SortedSeries()
+        self._drawn: dict[tuple[str, str], tuple] = {}  # key → the (edges, counts) its curve has
         # While a run's calls come, the chart sets the view itself (gui.charts.live_range): the
         # bins' range (growing only, out to a round step of its span: gui.charts.buffers.HeldRange)
         # and the tallest count (growing only, up to a round number: nice_bound), so that the
@@ -99,6 +105,8 @@ class DistributionChart(QWidget, ResultsView):
         for curve in self._curves.values():  # another run: other jobs, other legend entries
             self.plot.removeItem(curve)
         self._curves.clear()
+        self._drawn.clear()
+        self._sorted.clear()
         self._on_redraw()
 
     def set_baseline(self, results, name: str = "baseline") -> None:
@@ -115,44 +123,48 @@ class DistributionChart(QWidget, ResultsView):
         """Bins and counts come from core.analysis.stats.histograms; each (job, side) curve is created
         once and then only given new data, as pyqtgraph's examples keep their items."""
         series, labels = {}, {}
+        # a result's calls are only ever added to: their count stands for its series, which is
+        # read and sorted again only when it changed (core.analysis.stats.SortedSeries)
         for index, result in enumerate(self._results):
             for side in SIDES:
-                series[(result.job_id, side)] = result.latencies(side)
+                series[(result.job_id, side)] = (len(result.samples), partial(result.latencies, side))
                 labels[(result.job_id, side)] = (index, result.config.label)
         for result in self._baseline:
             for side in SIDES:
-                series[(BASELINE + result.job_id, side)] = result.latencies(side)
+                series[(BASELINE + result.job_id, side)] = (len(result.samples), partial(result.latencies, side))
                 labels[(BASELINE + result.job_id, side)] = (-1, result.config.label)
-        hist = histograms(series)
+        self._sorted.keep_only(series)
+        if self._results and all(r.ended for r in self._results):
+            self._live = False  # the run is over: fitted to its data, as a report
+        # while calls come, the bins span the held view range (growing only, in round steps):
+        # the ended jobs' counts stay as they are and only the running job's curves change
+        hist = histograms(series, kept=self._sorted, hold=self._held_bins.hold if self._live else None)
         for key in [k for k in self._curves if hist is None or k not in hist.counts]:
             self.plot.removeItem(self._curves.pop(key))
+            self._drawn.pop(key, None)
         if hist is None:
             self.title.setText(TITLE.format(""))
             return
         outside = hist.outside
-        self.title.setText(
-            TITLE.format(
-                (f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else "")
-                + (
-                    f"; 1st–99th percentile, {outside} call{'s' if outside != 1 else ''} outside not shown"
-                    if outside
-                    else ""
-                )
-            )
-        )
+        calls = f"{outside} call{'s' if outside != 1 else ''} outside not shown"
+        if self._live:
+            shown = f"; 1st–99th percentile, rounded out while calls come{', ' + calls if outside else ''}"
+        else:
+            shown = f"; 1st–99th percentile, {calls}" if outside else ""
+        baseline = f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else ""
+        self.title.setText(TITLE.format(baseline + shown))
         for key, counts in hist.counts.items():
             curve = self._curves.get(key)
+            drawn = self._drawn.get(key)
             if curve is None:
                 self._curves[key] = self._make_curve(*labels[key], key[1], hist.edges, counts)
-            else:
-                curve.setData(hist.edges, counts)
+            elif drawn is None or not (np.array_equal(drawn[0], hist.edges) and np.array_equal(drawn[1], counts)):
+                curve.setData(hist.edges, counts)  # (a curve given new data makes its paths and bounds anew)
+            self._drawn[key] = (hist.edges, counts)
         tallest = max((float(np.max(c)) for c in hist.counts.values() if len(c)), default=0.0)
-        if self._results and all(r.ended for r in self._results):
-            self._live = False  # the run is over: fitted to its data, as a report
         if self._live and len(hist.edges) and tallest > 0:
-            low, high = self._held_bins.hold(float(hist.edges[0]), float(hist.edges[-1]))
             self._held_top = max(self._held_top, nice_bound(tallest, up=True))
-            self._range.show((low, high), (0.0, self._held_top))
+            self._range.show((float(hist.edges[0]), float(hist.edges[-1])), (0.0, self._held_top))
         elif not self._live:
             self._held_bins.clear()
             self._held_top = 0.0

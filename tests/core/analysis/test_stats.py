@@ -52,6 +52,88 @@ def test_histograms_share_bins_and_count_what_they_leave_out():
     assert histograms({"x": []}) is None
 
 
+def _histograms_by_numpy(series, max_bins=60, percentiles=(1, 99)):
+    """The definition `histograms` keeps: np.percentile over every value, np.histogram a series."""
+    import numpy as np
+
+    series = {k: np.asarray(v, dtype=float) for k, v in series.items()}
+    series = {k: v for k, v in series.items() if v.size}
+    every = np.concatenate(list(series.values()))
+    low, high = (float(v) for v in np.percentile(every, percentiles))
+    if high <= low:
+        high = low + max(low * 0.01, 1e-3)
+    outside = int(np.count_nonzero((every < low) | (every > high)))
+    edges = np.linspace(low, high, min(max_bins, max(10, int(np.sqrt(every.size)))) + 1)
+    counts = {k: np.histogram(v[(v >= low) & (v <= high)], bins=edges)[0] for k, v in series.items()}
+    return edges, counts, outside
+
+
+def test_histograms_are_numpys_percentiles_and_histograms_exactly():
+    """Read from sorted series (no merge, no sort of everything), the edges, counts and outside
+    count are bit for bit those of np.percentile and np.histogram: sizes from 1 value to tens of
+    thousands, ties, values rounded to a few steps (many on the edges), one value repeated,
+    percentiles near either end and in the middle."""
+    import numpy as np
+
+    from core.analysis.stats import histograms
+
+    rng = np.random.default_rng(7)
+    cases = 0
+    for trial in range(300):
+        parts = int(rng.integers(1, 9))
+        series = {}
+        for i in range(parts):
+            n = int(rng.choice([0, 1, 2, 3, 7, 50, 499, 3000, 20000]))
+            values = rng.lognormal(mean=rng.uniform(0, 3), sigma=rng.uniform(0.01, 1), size=n)
+            if trial % 3 == 1:
+                values = np.round(values, 1)  # ties, and values exactly on the edges
+            if trial % 7 == 2:
+                values = np.full(n, 4.25)  # a series of one value
+            series[("job", i)] = values
+        if not any(len(v) for v in series.values()):
+            assert histograms(series) is None
+            continue
+        q = [(1, 99), (0, 100), (50, 50.5), (2.5, 97.5), (30, 99.9)][trial % 5]
+        h = histograms(series, percentiles=q)
+        edges, counts, outside = _histograms_by_numpy(series, percentiles=q)
+        assert np.array_equal(h.edges, edges) and h.outside == outside
+        assert list(h.counts) == list(counts)
+        for key in counts:
+            assert np.array_equal(h.counts[key], counts[key]) and h.counts[key].dtype == counts[key].dtype
+        cases += 1
+    assert cases > 250
+
+
+def test_sorted_series_sorts_a_series_again_only_when_it_changed():
+    import numpy as np
+
+    from core.analysis.stats import SortedSeries, histograms
+
+    kept = SortedSeries()
+    done, running = np.array([3.0, 1.0, 2.0]), [5.0, 4.0]
+    first = kept.get("done", done)
+    assert list(first) == [1.0, 2.0, 3.0] and kept.get("done", done.copy()) is first  # unchanged: kept
+    assert list(kept.get("running", running)) == [4.0, 5.0]
+    assert list(kept.get("running", running + [0.5])) == [0.5, 4.0, 5.0]  # grew: sorted again
+    assert list(kept.get("done", [3.0, 1.0, 9.0])) == [1.0, 3.0, 9.0]  # same size, other values
+    h1 = histograms({"done": done, "running": running + [0.5]}, kept=kept)
+    h2 = histograms({"done": done, "running": running + [0.5]})
+    assert np.array_equal(h1.edges, h2.edges) and all(np.array_equal(h1.counts[k], h2.counts[k]) for k in h2.counts)
+    kept.keep_only({"running"})
+    assert kept.get("running", running + [0.5]) is kept.get("running", running + [0.5])
+    assert list(kept.get("done", done)) == [1.0, 2.0, 3.0]  # forgotten, so sorted anew
+    calls = []
+
+    def read():
+        calls.append(1)
+        return [2.0, 1.0]
+
+    assert list(kept.get("store", read, version=2)) == [1.0, 2.0]
+    assert list(kept.get("store", read, version=2)) == [1.0, 2.0] and len(calls) == 1  # its version: not read
+    kept.get("store", read, version=3)
+    assert len(calls) == 2
+
+
 def test_the_bootstrap_draws_the_same_resamples_whatever_its_chunk(monkeypatch):
     """Resamples are drawn in chunks of at most BOOTSTRAP_CHUNK_VALUES values (memory stays
     bounded at a million calls); the chunk's size changes how often numpy is called, never

@@ -322,6 +322,54 @@ def test_a_live_histograms_range_holds_between_round_numbers(qtbot):
     assert chart.plot.viewRange()[1][1] < 85  # every job ended: fitted to the tallest bar (80), not held
 
 
+def test_a_live_histogram_bins_on_its_held_range_and_redraws_only_the_running_job(qtbot):
+    """While a job's calls come, the bins span the chart's held range (growing in round steps), so
+    an ended job's counts stay and its curves are not given data again (each setData makes a
+    curve's paths and bounds anew: most of a paint, python -m tests.bench charts); once every job
+    has ended the bins are the 1st to 99th percentile of all calls again, as in a report."""
+    import numpy as np
+
+    from core.analysis.results import JobResult
+    from core.analysis.stats import histograms
+
+    done = fake_result("done", n=2000)  # with the running job's, over 3,600 calls: 60 bins from the start
+    running = JobResult(JobSpec("live", ModelSpec("resnet18"), CompileConfig(), warmup=0, iters=300))
+    chart = DistributionChart()
+    qtbot.addWidget(chart)
+    chart.reset([done, running])
+    given, held = [], {}  # the curves given data at a redraw; each curve's data after it
+    rng = np.random.default_rng(3)
+    bins = set()
+    for i in range(300):
+        batch = tuple(
+            rec.LatencySample(side, i, float(ms * (1 + 0.02 * rng.standard_normal())), False)
+            for side, ms in (("eager", 10.0), ("compiled", 5.0))
+        )
+        running.apply(ev.LatencyMeasured("live", samples=batch))
+        chart._on_samples_added("live", batch)
+        chart._on_redraw()
+        bins.add(tuple(chart._curves[("live", "compiled")].xData))
+        given += [key for key, curve in chart._curves.items() if held.get(key) is not curve.yData]
+        held = {key: curve.yData for key, curve in chart._curves.items()}
+    edges = chart._curves[("live", "compiled")].xData
+    low, high = chart._held_bins.low, chart._held_bins.high
+    assert (edges[0], edges[-1]) == (low, high)  # the held range, round numbers
+    assert "rounded out while calls come" in chart.title.text()
+    # the ended job's curves were given data only when the bins moved (from the reset's, then the held
+    # range grew)
+    assert given.count((done.job_id, "compiled")) == given.count((done.job_id, "eager")) == len(bins) < 15
+    # the running job's at nearly every redraw (a call outside the held range leaves its counts as they were)
+    assert given.count(("live", "compiled")) >= 250
+    running.apply(ev.JobCompleted("live"))
+    chart.refresh([done, running], "live", ended=True)
+    chart._on_redraw()
+    exact = histograms({(r.job_id, s): r.latencies(s) for r in (done, running) for s in ("eager", "compiled")})
+    assert np.array_equal(chart._curves[("live", "compiled")].xData, exact.edges)
+    for key, counts in exact.counts.items():
+        assert np.array_equal(chart._curves[key].yData, counts)
+    assert "rounded out" not in chart.title.text()
+
+
 def test_a_users_zoom_during_a_run_stays_until_they_ask_for_auto_range(qtbot):
     """While live the chart sets its view itself (gui.charts.live_range); a user who zooms keeps
     their view as the calls come, and pyqtgraph's "A" (auto-range) hands it back to the chart."""
