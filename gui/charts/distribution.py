@@ -148,7 +148,10 @@ class DistributionChart(QWidget, ResultsView):
         outside = hist.outside
         calls = f"{outside} call{'s' if outside != 1 else ''} outside not shown"
         if self._live:
-            shown = f"; 1st–99th percentile, rounded out while calls come{', ' + calls if outside else ''}"
+            # the same words at every redraw while calls come: a new text re-lays out the chart
+            # (the word-wrapped title's height for its width, then the plot's: 6-7 ms a redraw
+            # in a run of the app, /tmp attribution script of issue 22's seventh session)
+            shown = "; 1st–99th percentile, rounded out while calls come"
         else:
             shown = f"; 1st–99th percentile, {calls}" if outside else ""
         baseline = f"; grey: baseline {markup(self._baseline_name)}" if self._baseline else ""
