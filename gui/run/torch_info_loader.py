@@ -40,6 +40,11 @@ class TorchInfoLoader(QObject):
     sig_more_models = Signal(object)
     """The timm and Hugging Face sources (a tuple of str) arrived after torch's offer."""
 
+    sig_settled = Signal()
+    """Nothing more comes from the cache: torch's offer and the names were delivered from it,
+    or a helper process lists what was not cached (seconds), or torch could not be loaded.
+    Once; `settled` says whether it came."""
+
     _sig_prepared = Signal(object, object)  # (cached TorchInfo or None, GpuMonitor): background → GUI thread
 
     def __init__(self, parent: QObject | None = None):
@@ -50,9 +55,15 @@ class TorchInfoLoader(QObject):
         self._processes: list[QProcess] = []
         self._callbacks: dict = {}  # process → what to do with its output
         self._stopped = False
+        self._started = False
+        self.settled = False
         self._sig_prepared.connect(self._on_prepared)
 
     def start(self) -> None:
+        """Begin (once; a second call does nothing)."""
+        if self._started:
+            return
+        self._started = True
         # the app collects garbage on the GUI thread only (gui.qt_compat): a collection in the
         # background thread could destroy a closed window's Qt objects there, and deadlock
         collect_garbage_on_gui_thread()
@@ -90,6 +101,7 @@ class TorchInfoLoader(QObject):
             self._deliver(cached)
         else:
             self._run_helper(torch_info_command(), self._on_torch_info_listed)
+            self._settle()
 
     def _run_helper(self, command: list[str], on_finished) -> None:
         # A child of this loader (deleted with it); its slot is a bound method, not a lambda
@@ -132,12 +144,23 @@ class TorchInfoLoader(QObject):
         self.torch_info = info
         self.sig_loaded.emit(info)
         if not info.backends:
+            self._settle()
             return  # torch could not be loaded: the timm and Hugging Face names need it too
         names = cached_more_models()
         if names is not None:  # after every other slot of sig_loaded (the list is set there)
-            QTimer.singleShot(0, self, lambda: self.sig_more_models.emit(names))
+            QTimer.singleShot(0, self, lambda: self._deliver_names(names))
             return
         self._run_helper(more_models_command(), self._on_more_models_listed)
+        self._settle()
+
+    def _deliver_names(self, names) -> None:
+        self.sig_more_models.emit(names)
+        self._settle()
+
+    def _settle(self) -> None:
+        if not self.settled and not self._stopped:
+            self.settled = True
+            self.sig_settled.emit()
 
     def _on_more_models_listed(self, names, why: str) -> None:
         if not isinstance(names, list):

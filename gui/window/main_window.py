@@ -43,6 +43,9 @@ from gui.window.view_slot import ChartsBuilder, ViewSlot
 # What a run's first events and end import (numpy.random for the speedup's bootstrap, the time
 # verdict, the compile watch, ...): ~25 ms of the GUI thread at the first job's end, imported on
 # the charts builder's thread instead (gui.window.view_slot.ChartsBuilder).
+LOADER_AT_LATEST_MS = 300  # torch's offer starts loading this long after the window's construction at the latest
+CHARTS_AT_LATEST_MS = 1000  # the charts' import starts this long after the show at the latest
+CHARTS_AFTER_SETTLED_MS = 60  # ...and this long after torch's offer and the names are in (_start_charts)
 RUN_MODULES = (
     "numpy.random",
     "core.analysis.time_breakdown",
@@ -86,6 +89,7 @@ class MainWindow(QMainWindow):
         self.torch_info = None
         self.last_error = ""
         self._shown = False
+        self._painted = False  # the first paint after the show has begun (paintEvent)
         self._results_serial = 0  # which set of results is shown: one more at every run and report
         self._phase_since = (0.0, "", "", True)  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
@@ -146,7 +150,10 @@ class MainWindow(QMainWindow):
         self.torch_info_loader.sig_loaded.connect(self._on_torch_info_loaded)
         self.torch_info_loader.sig_more_models.connect(self.model_panel.add_models)
         self.torch_info_loader.sig_loaded.connect(self._on_launch_step)
-        QTimer.singleShot(0, self.torch_info_loader.start)
+        self.torch_info_loader.sig_settled.connect(self._start_charts)
+        # after the window's first paint (paintEvent); at the latest LOADER_AT_LATEST_MS from now
+        # (a window not shown, or shown minimized, is not painted)
+        QTimer.singleShot(LOADER_AT_LATEST_MS, self.torch_info_loader.start)
 
     # ================================================================ construction
     def _connect(self) -> None:
@@ -522,7 +529,29 @@ class MainWindow(QMainWindow):
         if not self._shown:
             self._shown = True
             self.sig_shown.emit()
-            self.charts_builder.start()  # the chart views, now that the window is up
+            # the chart views after the launch's own work (_start_charts), at the latest
+            # CHARTS_AT_LATEST_MS after the show (a window shown minimized is not painted)
+            QTimer.singleShot(CHARTS_AT_LATEST_MS, self.charts_builder.start)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self._shown and not self._painted:
+            self._painted = True
+            # torch's offer after this paint pass (the window's children are painted next, in
+            # it): its thread's start (a file read, NVML) had made the first paint wait for the GIL
+            QTimer.singleShot(0, self, self.torch_info_loader.start)
+            self._start_charts()
+
+    def _start_charts(self) -> None:
+        """The charts' import thread (gui.window.view_slot.ChartsBuilder) once the window has been
+        painted and what torch offers is in from the cache (or a helper process lists it): while
+        the GUI thread painted and filled the pickers, the thread held the GIL it asked for at
+        every call into Python (the first paint 107-189 ms against ~40 ms of its CPU, filling the
+        pickers 81-147 ms against 15-21 ms, 4 launches each). CHARTS_AFTER_SETTLED_MS later: the
+        model list's new names are laid out and painted first (a turn later was too soon: that
+        paint then waited 47-154 ms on the thread, against 16-22 ms of its CPU)."""
+        if self._painted and self.torch_info_loader.settled:
+            QTimer.singleShot(CHARTS_AFTER_SETTLED_MS, self, self.charts_builder.start)
 
     def close_now(self) -> None:
         """Close without asking, cancelling any run (Ctrl+C in the terminal, automation)."""

@@ -108,3 +108,33 @@ def test_the_names_are_listed_and_cached_by_a_real_helper_process(tmp_path, monk
     names = json.loads(out.stdout.strip().splitlines()[-1])
     assert "timm:resnet50" in names and "hf:bert" in names
     assert catalog.cached_more_models() == tuple(names)
+
+
+def test_the_loader_says_once_when_nothing_more_comes_from_the_cache(qtbot, monkeypatch):
+    """sig_settled: after the cached names (the window's own launch work is done), when a helper
+    lists what was not cached (seconds of waiting), or when torch does not load; the window starts
+    the charts' import thread then (gui.window.main_window). `start` twice starts once."""
+    loader, got = _loader(monkeypatch, ("timm:cached",))
+    settled = []
+    loader.sig_settled.connect(lambda: settled.append(list(got)))
+    loader.start()
+    loader.start()
+    qtbot.waitUntil(lambda: bool(settled), timeout=20000)
+    qtbot.wait(50)
+    assert settled == [[("catalog", ("eager",)), ("more", ("timm:cached",))]] and loader.settled
+    loader, got = _loader(monkeypatch, None, helper="import time; time.sleep(60)")
+    settled = []
+    loader.sig_settled.connect(lambda: settled.append(loader.helpers_running))
+    loader.start()
+    qtbot.waitUntil(lambda: bool(settled), timeout=20000)
+    assert settled == [1]  # the names' helper runs: nothing waits for it
+    loader.stop()
+    loader, got = _loader(monkeypatch, None, torch_cached=None, torch_helper="raise SystemExit(1)")
+    settled = []
+    loader.sig_settled.connect(lambda: settled.append(loader.helpers_running))
+    loader.start()
+    qtbot.waitUntil(lambda: bool(settled), timeout=20000)
+    assert settled == [1] and loader.torch_info is None  # torch's own helper runs
+    qtbot.waitUntil(lambda: loader.torch_info is not None, timeout=20000)
+    qtbot.wait(50)
+    assert len(settled) == 1

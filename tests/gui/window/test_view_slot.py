@@ -47,6 +47,32 @@ def test_the_window_shows_first_and_builds_its_charts_after(qtbot, settings):
     window.close_now()
 
 
+def test_the_charts_import_waits_for_the_first_paint_and_torchs_offer(qtbot, settings, monkeypatch):
+    """The charts' import thread holds the GIL the GUI thread asks for at every call into Python:
+    it starts once the window has been painted and torch's offer is in from the cache (or a
+    helper lists it), and torch's own loader once the window has been painted (issue 22: the
+    launch's first paint and the pickers' filling had waited on it for 80-190 ms)."""
+    from gui.window import view_slot
+    from gui.window.main_window import MainWindow
+
+    seen = []
+    original = view_slot.ChartsBuilder.start
+
+    def start(builder):
+        window = builder.parent()
+        seen.append((window._painted, window.torch_info_loader.settled))
+        original(builder)
+
+    monkeypatch.setattr(view_slot.ChartsBuilder, "start", start)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    qtbot.wait(50)
+    assert not window.torch_info_loader._started  # not before the window is painted
+    window.show()
+    qtbot.waitUntil(lambda: all(slot.built for slot in window.views), timeout=60_000)
+    assert seen[0] == (True, True)
+
+
 def test_a_view_asked_before_it_was_built_shows_what_the_session_holds(qtbot, settings):
     from gui.window.main_window import MainWindow
 
