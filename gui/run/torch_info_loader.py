@@ -60,8 +60,8 @@ class TorchInfoLoader(QObject):
         self._sig_prepared.connect(self._on_prepared)
 
     def start(self) -> None:
-        """Begin (once; a second call does nothing)."""
-        if self._started:
+        """Begin (once; a second call, or one after `stop`, does nothing)."""
+        if self._started or self._stopped:
             return
         self._started = True
         # the app collects garbage on the GUI thread only (gui.qt_compat): a collection in the

@@ -154,7 +154,7 @@ class MainWindow(QMainWindow):
         self.torch_info_loader.sig_settled.connect(self._start_charts)
         # after the window's first paint (paintEvent); at the latest LOADER_AT_LATEST_MS from now
         # (a window not shown, or shown minimized, is not painted)
-        QTimer.singleShot(LOADER_AT_LATEST_MS, self.torch_info_loader.start)
+        QTimer.singleShot(LOADER_AT_LATEST_MS, self.torch_info_loader, self.torch_info_loader.start)
 
     # ================================================================ construction
     def _connect(self) -> None:
@@ -542,7 +542,7 @@ class MainWindow(QMainWindow):
             self.sig_shown.emit()
             # the chart views after the launch's own work (_start_charts), at the latest
             # CHARTS_AT_LATEST_MS after the show (a window shown minimized is not painted)
-            QTimer.singleShot(CHARTS_AT_LATEST_MS, self.charts_builder.start)
+            QTimer.singleShot(CHARTS_AT_LATEST_MS, self.charts_builder, self.charts_builder.start)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
@@ -550,7 +550,7 @@ class MainWindow(QMainWindow):
             self._painted = True
             # torch's offer after this paint pass (the window's children are painted next, in
             # it): its thread's start (a file read, NVML) had made the first paint wait for the GIL
-            QTimer.singleShot(0, self, self.torch_info_loader.start)
+            QTimer.singleShot(0, self.torch_info_loader, self.torch_info_loader.start)
             self._start_charts()
 
     def _start_charts(self) -> None:
@@ -562,7 +562,7 @@ class MainWindow(QMainWindow):
         model list's new names are laid out and painted first (a turn later was too soon: that
         paint then waited 47-154 ms on the thread, against 16-22 ms of its CPU)."""
         if self._painted and self.torch_info_loader.settled:
-            QTimer.singleShot(CHARTS_AFTER_SETTLED_MS, self, self.charts_builder.start)
+            QTimer.singleShot(CHARTS_AFTER_SETTLED_MS, self.charts_builder, self.charts_builder.start)
 
     def close_now(self) -> None:
         """Close without asking, cancelling any run (Ctrl+C in the terminal, automation)."""
