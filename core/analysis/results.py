@@ -461,6 +461,14 @@ class JobResult:
         """Each timing process's own speedup (process index → eager median / compiled median)."""
         return process_speedups(self.samples.by_process("eager"), self.samples.by_process("compiled"))
 
+    def speedup_interval_owed(self) -> bool:
+        """Whether `summary_speedup()` would compute its interval now: calls on both sides, and
+        none computed for these counts yet (it is kept per sample count). The app has it computed
+        off its GUI thread before the job's end is shown (gui.run.worker)."""
+        eager, compiled = self.latencies("eager"), self.latencies("compiled")
+        cached = self._speedup_cache
+        return bool(len(eager) and len(compiled)) and (cached is None or cached[0] != (len(eager), len(compiled)))
+
     def summary_speedup(self, ci: bool = True):
         """The speedup with its 95% interval (None without calls on both sides)."""
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
