@@ -183,7 +183,10 @@ class RunController(QObject):
         while self._pending and not self._working:
             item = self._pending[0]
             if isinstance(item, ev.TERMINAL_EVENTS) and item is not self._worked_for:
-                work = self.work_before_end(item)
+                try:
+                    work = self.work_before_end(item)
+                except Exception:  # noqa: BLE001 - a bug there must not hold the run's events for ever
+                    work = None
                 if work is not None:
                     self._working, self._worked_for = True, item
                     threading.Thread(target=self._work, args=(work,), name="job-end", daemon=True).start()

@@ -51,7 +51,7 @@ def test_what_follows_a_jobs_end_waits_for_its_work_and_keeps_its_order(qtbot, c
     assert controller.pending == 0
 
 
-def test_a_failing_work_still_delivers_the_end(qtbot, controller):
+def test_a_failing_work_or_hook_still_delivers_the_end(qtbot, controller):
     delivered = []
 
     def work():
@@ -61,6 +61,13 @@ def test_a_failing_work_still_delivers_the_end(qtbot, controller):
     controller.sig_event_received.connect(lambda e: delivered.append(e.job_id))
     controller._worker.sig_event_received.emit(ev.JobFailed("a", reason="x"))
     qtbot.waitUntil(lambda: delivered == ["a"], timeout=10_000)
+
+    def broken_hook(event):
+        raise AttributeError("a bug in the hook")
+
+    controller.work_before_end = broken_hook
+    controller._worker.sig_event_received.emit(ev.JobFailed("b", reason="x"))
+    qtbot.waitUntil(lambda: delivered == ["a", "b"], timeout=10_000)  # delivered, not held for ever
 
 
 def test_a_runs_job_end_interval_is_not_computed_on_the_gui_thread(qtbot, window, monkeypatch):
