@@ -260,6 +260,9 @@ def measure_heartbeat(
         "gaps_over_20ms": int((values > 20).sum()),
         # of those, the gaps in which the GUI thread ran under 2 ms: the app's work did not make them
         "gaps_over_20ms_gui_thread_under_2ms": int(((values > 20) & (own < 2)).sum()),
+        # the worst gap the GUI thread worked in (2 ms or more of its CPU): the app's own part,
+        # beside the machine's floor below (the worst gaps of a cold compile are the floor's)
+        "heartbeat_max_gui_thread_worked_ms": round(float(values[own >= 2].max()), 1) if (own >= 2).any() else None,
         "ticks": int(values.size),
         "other_processes_cores": round(run_others, 2),  # the host's steal counted in
         # the floor: a bare process that only sleeps 10 ms at a time, beside the app, meanwhile
