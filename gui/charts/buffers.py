@@ -46,14 +46,15 @@ def suggests_log(values, ratio: float = 10.0) -> bool:
 
 
 NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-COARSE_STEPS = (1.0, 2.0, 5.0, 10.0)
+COARSE_STEPS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
 
 
 def nice_bound(value: float, up: bool, steps: tuple[float, ...] = NICE_STEPS) -> float:
     """The nearest round number at or above (`up`) or at or below `value` (one of `steps`, by
     default 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, times a power of ten); 0 and what is not a positive
     finite number stay as they are. A live chart's view range moves only when its data passes
-    such a bound (LatencyChart); COARSE_STEPS move it less often (each move rebuilds an axis)."""
+    such a bound (LatencyChart); COARSE_STEPS move it less often (each move rebuilds an axis), the
+    data then filling at least 60% of the range."""
     if not np.isfinite(value) or value <= 0:
         return float(value)
     decade = 10.0 ** np.floor(np.log10(value))
