@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 LOW, HIGH = 300_000, 600_000
 _bank: list = []
@@ -89,6 +90,9 @@ class GarbageCollector:
         from PySide6.QtCore import QTimer
 
         self.threshold = gc.get_threshold()
+        self._held = 0  # imports going on elsewhere (`imports_held`): no collection meanwhile
+        self._holds_made = 0
+        self._lock = threading.Lock()
         gc.disable()
         self.timer = QTimer()
         self.timer.timeout.connect(self.check)
@@ -97,11 +101,36 @@ class GarbageCollector:
     def check(self) -> None:
         import gc
 
+        if self._held:
+            return
         counts = gc.get_count()
         for generation in range(3):
             if counts[generation] <= self.threshold[generation]:
                 break
             gc.collect(generation)
+
+    @contextmanager
+    def imports_held(self):
+        """The first time only, in the process: no collection while the body runs (the launch's
+        imports on the charts builder's thread), then everything alive frozen (`gc.freeze`: never
+        walked again). Those imports made ~70,000 objects, nearly all of them modules, classes
+        and functions kept for good (37 of them garbage, measured); the collector's timer came
+        during them and one young-generation collection held the GUI thread ~25 ms (issue 22).
+        Any thread; later calls are plain (their modules are imported by then)."""
+        import gc
+
+        with self._lock:
+            first = self._holds_made == 0
+            self._holds_made += 1
+            if first:
+                self._held += 1
+        try:
+            yield
+        finally:
+            if first:
+                gc.freeze()
+                with self._lock:
+                    self._held -= 1
 
 
 _frozen = False

@@ -23,6 +23,7 @@ from core.analysis.stats import SortedSeries, histograms
 from core.vocab.records import SIDES
 from gui.charts.buffers import COARSE_STEPS, HeldRange, nice_bound
 from gui.charts.live_range import LiveRange
+from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
 from gui.widgets.turns import as_piece
@@ -37,9 +38,47 @@ TITLE = "Latency distribution <span style='font-weight:normal'>(dashed: eager, f
 class DistributionChart(QWidget, ResultsView):
     """Histograms of eager and compiled latency for every job. GUI thread only."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the plot is left to `construction_steps()`, which the caller runs
+        (gui.window.view_slot: one per event-loop turn after the window's show); else it is built
+        here."""
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = self.plot = self._range = None
+        self._plot_parts = PlotParts()
+        self._plot_place = QWidget()  # where the plot goes (construction_steps)
+        self.title = title = QLabel(TITLE.format(""))
+        title.setStyleSheet("font-weight: bold")
+        title.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self._plot_place, 1)
+        self._layout = layout
+        self._results: list = []
+        self._baseline: list = []
+        self._baseline_name = ""
+        # (job id, side) → its curve: a PlotCurveItem, not the PlotDataItem that `plot.plot` makes
+        # (downsampling, clipping and symbols it adds are nothing to 60 bins; its setData took
+        # ~0.3 ms against ~0.06: 5 ms of a frame of 16 curves)
+        self._curves: dict[tuple[str, str], pg.PlotCurveItem] = {}
+        # each series kept sorted between redraws (core.analysis.stats.SortedSeries): only the
+        # running job's is sorted again; percentiles and counts are read from sorted values
+        self._sorted = SortedSeries()
+        self._drawn: dict[tuple[str, str], tuple] = {}  # key → the (edges, counts) its curve has
+        self._held_bins, self._held_top = HeldRange(), 0.0
+        self._live = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REDRAW_INTERVAL_MS)
+        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self.build_unless_staged(staged)
+
+    def construction_steps(self) -> list:
+        """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place."""
+        return [*self._plot_parts.steps(), self._add_plot]
+
+    def _add_plot(self) -> None:
+        self.plot_widget = pg.PlotWidget(plotItem=self._plot_parts.item)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("bottom", "latency", units="ms")
         self.plot.setLabel("left", "calls")
@@ -52,24 +91,6 @@ class DistributionChart(QWidget, ResultsView):
             "of all calls so a few outliers do not flatten the rest; calls outside it "
             "are counted in the title, not drawn."
         )
-        self.title = title = QLabel(TITLE.format(""))
-        title.setStyleSheet("font-weight: bold")
-        title.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(title)
-        layout.addWidget(self.plot_widget, 1)
-        self._results: list = []
-        self._baseline: list = []
-        self._baseline_name = ""
-        # (job id, side) → its curve: a PlotCurveItem, not the PlotDataItem that `plot.plot` makes
-        # (downsampling, clipping and symbols it adds are nothing to 60 bins; its setData took
-        # ~0.3 ms against ~0.06: 5 ms of a frame of 16 curves)
-        self._curves: dict[tuple[str, str], pg.PlotCurveItem] = {}
-        # each series kept sorted between redraws (core.analysis.stats.SortedSeries): only the
-        # running job's is sorted again; percentiles and counts are read from sorted values
-        self._sorted = SortedSeries()
-        self._drawn: dict[tuple[str, str], tuple] = {}  # key → the (edges, counts) its curve has
         # While a run's calls come, the chart sets the view itself (gui.charts.live_range): the
         # bins' range (growing only, out to a round step of its span: gui.charts.buffers.HeldRange)
         # and the tallest count (growing only, up to a round number: COARSE_STEPS), so that the
@@ -77,12 +98,8 @@ class DistributionChart(QWidget, ResultsView):
         # redraw (as the latency chart); once every job has ended, and for a report, pyqtgraph's
         # auto-range fits the data exactly.
         self._range = LiveRange(self.plot)
-        self._held_bins, self._held_top = HeldRange(), 0.0
-        self._live = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self._layout.replaceWidget(self._plot_place, self.plot_widget)
+        self._plot_place.deleteLater()
 
     def bind(self, session) -> None:
         super().bind(session)

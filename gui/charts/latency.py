@@ -21,6 +21,7 @@ from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_log
 from gui.charts.live_range import LiveRange
+from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, over_chart_background
 from gui.widgets.turns import as_piece
@@ -43,9 +44,58 @@ MARKER_LABEL_CHARS = 36
 class LatencyChart(QWidget, ResultsView):
     """The latency chart. GUI thread only."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the plot is left to `construction_steps()`, which the caller runs
+        (gui.window.view_slot: one per event-loop turn after the window's show); else it is built
+        here."""
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget(axisItems={"left": LogAxis("left")})
+        self.plot_widget = self.plot = self.legend = None
+        self._warmup_region = self._range = None
+        self._plot_parts = PlotParts(axes={"left": LogAxis})
+        self._plot_place = QWidget()  # where the plot goes (construction_steps)
+        self._live = False
+
+        self.log_box = QCheckBox("Log scale")
+        self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
+        self.log_box.toggled.connect(self._on_log_toggled)
+        self.log_box.clicked.connect(self._on_log_clicked)
+        self._log_chosen = False  # the user ticked or unticked it: stop choosing for them
+        self.warmup_box = QCheckBox("Show warm-up")
+        self.warmup_box.setChecked(True)
+        self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
+        self.warmup_box.toggled.connect(self._on_warmup_toggled)
+        self.title = QLabel("<b>Latency per iteration</b> (faded: eager, full colour: compiled)")
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.title)
+        bar.addStretch(1)
+        bar.addWidget(self.warmup_box)
+        bar.addWidget(self.log_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self._plot_place, 1)
+        self._layout = layout
+
+        self._series: dict[tuple[str, str], _Series] = {}
+        self._specs: dict[str, object] = {}
+        self._offsets: dict[tuple, int] = {}  # (job, side, process) → where its calls start on the x axis
+        self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
+        self._markers: dict[str, pg.InfiniteLine] = {}
+        self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_INTERVAL_MS)
+        self._redraw.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self.redraw_count = 0
+        self.build_unless_staged(staged)
+
+    def construction_steps(self) -> list:
+        """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place."""
+        return [*self._plot_parts.steps(), self._add_plot]
+
+    def _add_plot(self) -> None:
+        self.plot_widget = pg.PlotWidget(plotItem=self._plot_parts.item)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "latency", units="ms")
         self.plot.setLabel("bottom", "iteration (negative: warm-up)")
@@ -72,40 +122,8 @@ class LatencyChart(QWidget, ResultsView):
         # (py-spy, issue 22). Not for a whole set of results (a report): pyqtgraph's auto-range
         # fits it exactly. At a run's end the held view stays.
         self._range = LiveRange(self.plot)
-        self._live = False
-
-        self.log_box = QCheckBox("Log scale")
-        self.log_box.setToolTip("Logarithmic latency axis: shows slow outliers without flattening the rest.")
-        self.log_box.toggled.connect(self._on_log_toggled)
-        self.log_box.clicked.connect(self._on_log_clicked)
-        self._log_chosen = False  # the user ticked or unticked it: stop choosing for them
-        self.warmup_box = QCheckBox("Show warm-up")
-        self.warmup_box.setChecked(True)
-        self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
-        self.warmup_box.toggled.connect(self._on_warmup_toggled)
-        self.title = QLabel("<b>Latency per iteration</b> (faded: eager, full colour: compiled)")
-
-        bar = QHBoxLayout()
-        bar.addWidget(self.title)
-        bar.addStretch(1)
-        bar.addWidget(self.warmup_box)
-        bar.addWidget(self.log_box)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(self.plot_widget, 1)
-
-        self._series: dict[tuple[str, str], _Series] = {}
-        self._specs: dict[str, object] = {}
-        self._offsets: dict[tuple, int] = {}  # (job, side, process) → where its calls start on the x axis
-        self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
-        self._markers: dict[str, pg.InfiniteLine] = {}
-        self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
-        self._redraw = QTimer(self)
-        self._redraw.setSingleShot(True)
-        self._redraw.setInterval(REDRAW_INTERVAL_MS)
-        self._redraw.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
-        self.redraw_count = 0
+        self._layout.replaceWidget(self._plot_place, self.plot_widget)
+        self._plot_place.deleteLater()
 
     # ---------------------------------------------------------------- data in
     def bind(self, session) -> None:

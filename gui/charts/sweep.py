@@ -20,6 +20,7 @@ from core.analysis.variants import medians, shape_ticks
 from core.vocab.records import VariantOutcome
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
+from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, line_label, markup
 from gui.widgets.theme import config_color, config_text_color, error_color, readable
 
@@ -85,9 +86,20 @@ class _JobItems:
 class SweepChart(QWidget):
     """The sweep's latency-against-shape chart. GUI thread only."""
 
-    def __init__(self, parent: QWidget | None = None):
+    @staticmethod
+    def plot_parts() -> PlotParts:
+        """The chart's plot, to be made in steps (gui.charts.plot_parts) before the chart."""
+        return PlotParts(axes={"left": LogAxis})
+
+    def __init__(self, parent: QWidget | None = None, plot_item: pg.PlotItem | None = None):
+        """`plot_item`: the plot made by `plot_parts()`'s steps; else made here."""
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget(axisItems={"left": LogAxis("left")})
+        if plot_item is None:
+            parts = self.plot_parts()
+            for step in parts.steps():
+                step()
+            plot_item = parts.item
+        self.plot_widget = pg.PlotWidget(plotItem=plot_item)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "median latency", units="ms")
         self.plot.setLabel("bottom", "variant")

@@ -9,7 +9,6 @@ keeps pyqtgraph's import (~0.25 s) out of the time to a visible window (issue 22
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 
@@ -23,11 +22,6 @@ class TabView:
     where: str
     charts: bool = False
     tip: str = ""
-
-    def load(self) -> type:
-        """The view's class (imports its module)."""
-        module, _, cls = self.where.partition(":")
-        return getattr(importlib.import_module(module), cls)
 
 
 TAB_VIEWS = (

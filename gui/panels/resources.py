@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
+from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import markup
 from gui.widgets.theme import PHASE_COLORS, config_color, over_chart_background, phase_brush
 from gui.widgets.turns import as_piece
@@ -90,23 +91,40 @@ class ResourcePanel(QWidget, ResultsView):
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
-        """The three plots, each its own step (gui.window.view_slot.ViewSlot runs them)."""
-        return [self._add_cpu_plot, self._add_rss_plot, self._add_memory_plot]
+        """The three plots, each made in pieces of a few ms (gui.charts.plot_parts) and then
+        set up and placed in a step of its own (gui.window.view_slot.ViewSlot runs them)."""
+        self._parts = {name: PlotParts() for name in ("cpu", "rss", "memory")}
+        return [
+            *self._parts["cpu"].steps(),
+            self._add_cpu_plot,
+            *self._parts["rss"].steps(),
+            self._add_rss_plot,
+            *self._parts["memory"].steps(),
+            self._add_memory_plot,
+        ]
 
     def _add_cpu_plot(self) -> None:
         self.cpu_plot = self._add_plot(
-            0, "CPU", "%", "CPU use of the job process and its compile workers (100% = one core)"
+            0,
+            "CPU",
+            "%",
+            "CPU use of the job process and its compile workers (100% = one core)",
+            self._parts["cpu"].item,
         )
 
     def _add_rss_plot(self) -> None:
         self.rss_plot = self._add_plot(
-            1, "Memory (RSS)", "MB", "Resident memory of the job process and its compile workers"
+            1,
+            "Memory (RSS)",
+            "MB",
+            "Resident memory of the job process and its compile workers",
+            self._parts["rss"].item,
         )
         self.rss_plot.setXLink(self.cpu_plot)
         self.rss_plot.setLabel("bottom", "time", units="s")
 
     def _add_memory_plot(self) -> None:
-        self.memory_widget = pg.PlotWidget()
+        self.memory_widget = pg.PlotWidget(plotItem=self._parts.pop("memory").item)
         self.memory_plot = self.memory_widget.getPlotItem()
         key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
         self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
@@ -120,8 +138,11 @@ class ResourcePanel(QWidget, ResultsView):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
 
-    def _add_plot(self, row: int, title: str, units: str, tip: str):
-        plot = self.layout_widget.addPlot(row=row, col=0)
+    def _add_plot(self, row: int, title: str, units: str, tip: str, plot: pg.PlotItem | None = None):
+        """`plot`: made before (gui.charts.plot_parts); else made here."""
+        if plot is None:
+            plot = pg.PlotItem()
+        self.layout_widget.addItem(plot, row=row, col=0)
         plot.setLabel("left", title, units=units)
         plot.getAxis("left").enableAutoSIPrefix(False)
         plot.showGrid(x=True, y=True, alpha=0.2)

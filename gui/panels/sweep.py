@@ -145,11 +145,13 @@ class SweepPanel(QWidget, ResultsView):
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
-        """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
-        return [self._add_chart]
+        """The chart's plot in pieces of a few ms (gui.charts.plot_parts), then the chart and its
+        place, each a step of its own (gui.window.view_slot.ViewSlot runs them)."""
+        self._plot_parts = SweepChart.plot_parts()
+        return [*self._plot_parts.steps(), self._add_chart]
 
     def _add_chart(self) -> None:
-        self.chart = SweepChart()
+        self.chart = SweepChart(plot_item=self._plot_parts.item)
         self.splitter.replaceWidget(0, self.chart).deleteLater()
         self.splitter.setStretchFactor(0, 1)  # a stretch is the widget's own (its size policy)
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.analysis.variants import best_batch, throughput_rows
 from core.vocab.formatting import cell
+from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import markup
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
@@ -103,11 +104,13 @@ class ThroughputPanel(QWidget, ResultsView):
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
-        """The plot, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
-        return [self._add_plot]
+        """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place,
+        each a step of its own (gui.window.view_slot.ViewSlot runs them)."""
+        self._plot_parts = PlotParts()
+        return [*self._plot_parts.steps(), self._add_plot]
 
     def _add_plot(self) -> None:
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(plotItem=self._plot_parts.item)
         self.plot.setBackground("w")
         self.plot.setLogMode(x=True, y=False)
         self.plot.setLabel("bottom", "batch size (log scale)")

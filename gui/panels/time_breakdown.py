@@ -37,6 +37,7 @@ from core.report.explain_tables import time_rows
 from core.vocab.formatting import count, fmt_ms
 from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
+from gui.charts.plot_parts import PlotParts
 from gui.panels.source_lines import SourceLinesView
 from gui.widgets.config_picker import ConfigPicker
 from gui.widgets.open_path import OpenedPath
@@ -187,8 +188,9 @@ class OpsModel(RowTableModel):
 class CategoryChart(pg.PlotWidget):
     """Two horizontal bars, eager above compiled, each stacked by time category (ms per call). GUI thread."""
 
-    def __init__(self, parent=None):
-        super().__init__(parent)
+    def __init__(self, parent=None, plot_item: pg.PlotItem | None = None):
+        """`plot_item`: the plot, made in steps (gui.charts.plot_parts); else made here."""
+        super().__init__(parent, plotItem=plot_item)
         self.plot = self.getPlotItem()
         self.plot.setLabel("bottom", "ms per profiled call")
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
@@ -241,9 +243,9 @@ class TimeBreakdownPanel(QWidget, ResultsView):
     refresh_when_shown = True  # a refresh re-shows the chosen config: ~0.3 s at a run's end (issue 22)
 
     def __init__(self, parent: QWidget | None = None, staged: bool = False):
-        """`staged`: the chart (a pyqtgraph plot, ~20 ms of the ~45 this panel takes to build) is
-        left to `construction_steps()`, which the caller runs (gui.window.view_slot: one per
-        event-loop turn after the window's show); else it is built here."""
+        """`staged`: the tables and the chart are left to `construction_steps()`, which the
+        caller runs (gui.window.view_slot: one per event-loop turn after the window's show);
+        else they are built here."""
         super().__init__(parent)
         self._session = None
         self.picker = ConfigPicker("The config whose op profile is shown")
@@ -276,12 +278,46 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self._chart_layout = chart_layout
         chart_layout.addWidget(self.legend)
         chart_layout.addWidget(self.counts)
-        self.category_model = CategoryModel(self)
-        self.category_table = make_table(
-            self.category_model, "Each side's call split by category; the colours are the chart's", stretch_last=False
-        )
-        self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # the tables' tabs, each made in a step of its own (construction_steps); the tab widget
+        # joins the splitter once they are in (empty, it left the tables ~20 px less room)
+        self.tables = QTabWidget()
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(upper)
 
+        self.traces = plain(QLabel(""))
+        self.traces.setWordWrap(True)
+        self.traces.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.open_traces = QPushButton("Open traces folder")
+        self.open_traces.setToolTip("Show the Chrome traces of the profiled calls in the file manager; " + TRACES_NOTE)
+        self.open_traces.clicked.connect(self.open_traces_folder)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.traces, 1)
+        bottom.addWidget(self.open_traces)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(bottom)
+        self.opened = OpenedPath()  # where the traces folder is, opened or not
+        layout.addWidget(self.opened)
+        self.build_unless_staged(staged)
+
+    def construction_steps(self) -> list:
+        """The tables' three tabs, then the chart's plot in pieces of a few ms
+        (gui.charts.plot_parts) and the chart in its place, each a step of its own
+        (gui.window.view_slot.ViewSlot runs them): built in one turn, the panel held the GUI
+        thread 25–38 ms at launch (issue 22)."""
+        self._plot_parts = PlotParts(enableMenu=False)  # the chart has no context menu
+        return [
+            self._add_ops_table,
+            self._add_category_table,
+            self._add_source_lines,
+            *self._plot_parts.steps(),
+            self._add_chart,
+        ]
+
+    def _add_ops_table(self) -> None:
         self.ops_model = OpsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.ops_model)
@@ -312,47 +348,29 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addLayout(filters)
         lower_layout.addWidget(self.ops_table, 1)
-        self.tables = QTabWidget()
         self.tables.addTab(lower, "Operators and kernels")
+
+    def _add_category_table(self) -> None:
+        self.category_model = CategoryModel(self)
+        self.category_table = make_table(
+            self.category_model, "Each side's call split by category; the colours are the chart's", stretch_last=False
+        )
+        self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tables.addTab(self.category_table, "Time by category")
+
+    def _add_source_lines(self) -> None:
         self.source_lines = SourceLinesView()
         self.tables.addTab(self.source_lines, "By source line")
         self.tables.setTabToolTip(2, "Each line of the model's code with its time per call, eager against compiled")
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(upper)
         self.splitter.addWidget(self.tables)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
 
-        self.traces = plain(QLabel(""))
-        self.traces.setWordWrap(True)
-        self.traces.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_traces = QPushButton("Open traces folder")
-        self.open_traces.setToolTip("Show the Chrome traces of the profiled calls in the file manager; " + TRACES_NOTE)
-        self.open_traces.clicked.connect(self.open_traces_folder)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.traces, 1)
-        bottom.addWidget(self.open_traces)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
-        layout.addWidget(self.splitter, 1)
-        layout.addLayout(bottom)
-        self.opened = OpenedPath()  # where the traces folder is, opened or not
-        layout.addWidget(self.opened)
-        self._show(None)
-        self.build_unless_staged(staged)
-
-    def construction_steps(self) -> list:
-        """The chart, a step of its own (gui.window.view_slot.ViewSlot runs it)."""
-        return [self._add_chart]
-
     def _add_chart(self) -> None:
-        self.chart = CategoryChart()
+        self.chart = CategoryChart(plot_item=self._plot_parts.item)
         self._chart_layout.replaceWidget(self._chart_place, self.chart)
         self._chart_place.deleteLater()
-        self.chart.set_profile(None)
+        self._show(None)
 
     # ---------------------------------------------------------------- view protocol
     def bind(self, session) -> None:
@@ -376,8 +394,7 @@ class TimeBreakdownPanel(QWidget, ResultsView):
 
     def _show(self, result) -> None:
         profile = result.op_profile if result is not None else None
-        if self.chart is not None:  # None only while staged, before any result reaches the panel
-            self.chart.set_profile(profile)
+        self.chart.set_profile(profile)
         self.category_model.set_result(result if profile else None)
         self._show_ops()
         self.source_lines.set_result(result)

@@ -59,18 +59,6 @@ RUN_MODULES = (
 )
 
 
-def _latency_chart() -> type:
-    from gui.charts.latency import LatencyChart
-
-    return LatencyChart
-
-
-def _distribution_chart() -> type:
-    from gui.charts.distribution import DistributionChart
-
-    return DistributionChart
-
-
 class MainWindow(QMainWindow):
     """The application window. GUI thread only."""
 
@@ -111,9 +99,9 @@ class MainWindow(QMainWindow):
         self.config_panel = ConfigPanel()
         # Each view in its slot (gui.window.view_slot): those that draw with pyqtgraph are built
         # after the first show, by `charts_builder`, or sooner when something needs them.
-        self.latency_slot = ViewSlot(_latency_chart, deferred=True)
-        self.distribution_slot = ViewSlot(_distribution_chart, deferred=True)
-        self.tab_views = [ViewSlot(tab.load, deferred=tab.charts) for tab in TAB_VIEWS]
+        self.latency_slot = ViewSlot("gui.charts.latency:LatencyChart", deferred=True)
+        self.distribution_slot = ViewSlot("gui.charts.distribution:DistributionChart", deferred=True)
+        self.tab_views = [ViewSlot(tab.where, deferred=tab.charts) for tab in TAB_VIEWS]
         self.views = [self.latency_slot, self.distribution_slot, *self.tab_views]
         for view in self.views:  # each follows the session itself (gui.widgets.view.ResultsView)
             view.bind(self.session)

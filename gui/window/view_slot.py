@@ -3,18 +3,19 @@
 The views that draw with pyqtgraph (the latency and distribution charts, the Resources, Time
 breakdown, Shape sweep and Throughput tabs) cost the launch ~0.35 s before this: pyqtgraph's
 import (its Qt module reads every PySide6 class, ~0.25 s) and their construction. The window
-now shows with a slot in their place ("Loading charts…"); `ChartsBuilder` imports pyqtgraph on a
-worker thread (its import creates no Qt object, and the GUI thread runs between its bytecodes),
-then builds one view per turn of the GUI thread's event loop (a view that lists
-`construction_steps()`, as the Resources tab with its three plots, is made with `staged=True`
-and then takes one step per turn more). A
-slot asked for its view sooner
-(a test, a report opened from the command line, the first event of a run) builds it at once,
-so what a view shows never depends on when it was built. GUI thread only, except the import.
+now shows with a slot in their place ("Loading charts…"); `ChartsBuilder` imports pyqtgraph and
+the views' modules on a worker thread (their imports create no Qt object, and the GUI thread
+runs between their bytecodes), then builds the views one piece per turn of the GUI thread's
+event loop: a view is made with `staged=True` when it lists `construction_steps()` (every view
+here that draws with pyqtgraph: its plots in steps of a few ms, gui.charts.plot_parts), and
+then takes one step per turn more. A slot asked for its view sooner (a test, a report opened
+from the command line, the first event of a run) builds it at once, so what a view shows
+never depends on when it was built. GUI thread only, except the import.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 
@@ -45,9 +46,11 @@ class ViewSlot(QWidget):
     """Holds one results view (gui.widgets.view.ResultsView) and passes the window's calls on
     to it; `deferred`: the view is built later (`build`), a placeholder shows until then."""
 
-    def __init__(self, load: Callable[[], type], *, deferred: bool, parent: QWidget | None = None):
+    def __init__(self, where: str, *, deferred: bool, parent: QWidget | None = None):
+        """`where`: the view's class as "module:Class" (its module is imported when the view is
+        built; ChartsBuilder imports a deferred one's off the GUI thread before)."""
         super().__init__(parent)
-        self._load = load
+        self.module, _, self._class_name = where.partition(":")
         self._view = None
         self._session = None
         self._torch_info = None
@@ -111,7 +114,7 @@ class ViewSlot(QWidget):
             from gui.widgets.theme import apply_chart_theme
 
             apply_chart_theme()  # pyqtgraph's colours from the palette, before its first chart
-        cls = self._load()
+        cls = getattr(importlib.import_module(self.module), self._class_name)
         if hasattr(cls, "construction_steps"):  # built in pieces: the view leaves them to us
             self._building = cls(staged=True)
             self._steps = list(self._building.construction_steps())
@@ -199,14 +202,18 @@ class ChartsBuilder(QObject):
         self._started = True
         # the app's garbage collection on the GUI thread before this thread allocates: a full
         # collection run by the import thread held the GIL ~30 ms (51,000 objects), the GUI
-        # thread waiting (gui.qt_compat)
-        collect_garbage_on_gui_thread()
+        # thread waiting (gui.qt_compat); and none while it imports (`imports_held`)
+        self._collector = collect_garbage_on_gui_thread()
         threading.Thread(target=self._import, name="import-pyqtgraph", daemon=True).start()
 
     def _import(self) -> None:
         # all before the charts are built: the GUI thread then imports nothing this thread is
-        # importing (the layers have no import cycle, but no two threads share an import here)
-        import_modules(("pyqtgraph", *self._also_import))
+        # importing (the layers have no import cycle, but no two threads share an import here).
+        # The views' own modules too: the Time breakdown tab's imported ~20 ms of modules in
+        # the turn that built it (none makes a Qt object at import).
+        views = [slot.module for slot in self._slots]
+        with self._collector.imports_held():
+            import_modules(("pyqtgraph", *self._also_import, *views))
         try:
             self.sig_imported.emit()
         except RuntimeError:  # the window closed meanwhile: nothing left to build

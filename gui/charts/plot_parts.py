@@ -1,0 +1,56 @@
+"""A pyqtgraph plot made in pieces of a few milliseconds, for the views built one piece per turn of
+the event loop after the window's show (gui.window.view_slot).
+
+A `pg.PlotWidget()` is one call of 15–25 ms here: its ViewBox with the ViewBox's context menu,
+four axes, then the PlotItem with its "Plot Options" menu. Made in one turn, each chart kept the
+GUI thread from its timers, paints and input that long at launch (the launch's worst gaps, issue 22).
+pyqtgraph lets a PlotItem take a ViewBox and axes made before it (`PlotItem(viewBox=, axisItems=)`)
+and a PlotWidget take a PlotItem (`PlotWidget(plotItem=)`), so `PlotParts.steps()` makes the
+ViewBox, the axes and the PlotItem each in a step of its own (each 3–8 ms here); the view then
+wraps or places `item` in a step of its own. The plot is the one `pg.PlotWidget()` makes: the same
+items, menus and defaults. GUI thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pyqtgraph as pg
+
+AXIS_SIDES = ("left", "bottom", "top", "right")
+
+
+class PlotParts:
+    """One PlotItem, made by `steps()` run in order; `item` once the last has run.
+
+    `axes`: an AxisItem class per side where pyqtgraph's own is not wanted (e.g. a LogAxis on
+    the left; a top or right one given is shown, as PlotItem shows every axis it is given); `options`: what else PlotItem takes (e.g. `enableMenu=False`)."""
+
+    def __init__(self, axes: dict[str, Callable[[str], pg.AxisItem]] | None = None, **options):
+        self._axis_types = dict(axes or {})
+        unknown = set(self._axis_types) - set(AXIS_SIDES)
+        if unknown:
+            raise ValueError(f"no such axis side: {sorted(unknown)} (sides: {', '.join(AXIS_SIDES)})")
+        self._options = options
+        self._view_box: pg.ViewBox | None = None
+        self._axes: dict[str, pg.AxisItem] | None = None
+        self.item: pg.PlotItem | None = None
+
+    def steps(self) -> list[Callable[[], None]]:
+        return [self._make_view_box, self._make_axes, self._make_item]
+
+    def _make_view_box(self) -> None:
+        self._view_box = pg.ViewBox(enableMenu=self._options.get("enableMenu", True))
+
+    def _make_axes(self) -> None:
+        # the shown ones: PlotItem shows every axis it is given and makes the others hidden
+        sides = dict.fromkeys(("left", "bottom", *self._axis_types))
+        self._axes = {side: self._axis_types.get(side, pg.AxisItem)(side) for side in sides}
+
+    def _make_item(self) -> None:
+        if self._view_box is None:
+            self._make_view_box()
+        if self._axes is None:
+            self._make_axes()
+        self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
+        self._view_box = self._axes = None

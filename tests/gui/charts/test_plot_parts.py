@@ -1,0 +1,57 @@
+"""A pyqtgraph plot made in steps (gui.charts.plot_parts) for the views built one piece per turn
+after the window's show (issue 22): it must be the plot `pg.PlotWidget()` makes, pixel for pixel,
+with the same axes shown and the same menus."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def _pixels(widget) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    return np.frombuffer(image.constBits(), np.uint8, image.sizeInBytes()).reshape(image.height(), -1).copy()
+
+
+@pytest.mark.parametrize("left_log", [False, True])
+def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
+    import pyqtgraph as pg
+
+    from gui.charts.axes import LogAxis
+    from gui.charts.plot_parts import PlotParts
+
+    parts = PlotParts(axes={"left": LogAxis} if left_log else None)
+    steps = parts.steps()
+    assert len(steps) == 3
+    for step in steps:
+        assert parts.item is None  # made by the last step only
+        step()
+    stepped = pg.PlotWidget(plotItem=parts.item)
+    whole = pg.PlotWidget(axisItems={"left": LogAxis("left")} if left_log else None)
+    for widget in (stepped, whole):
+        qtbot.addWidget(widget)
+        widget.resize(420, 260)
+        widget.setLabel("left", "latency", units="ms")
+        widget.setLabel("bottom", "iteration")
+        widget.plot([1, 2, 3, 10], [5, 1, 4, 2])
+    plots = stepped.getPlotItem(), whole.getPlotItem()
+    for side in ("left", "bottom", "top", "right"):
+        a, b = (p.getAxis(side) for p in plots)
+        assert (type(a), a.isVisible()) == (type(b), b.isVisible()), side
+    assert plots[0].getAxis("top").isVisible() is False  # shown only if given (PlotItem's rule)
+    assert plots[0].vb.menu is not None and plots[0].ctrlMenu is not None
+    assert [a.text() for a in plots[0].vb.menu.actions()] == [a.text() for a in plots[1].vb.menu.actions()]
+    assert np.array_equal(_pixels(stepped), _pixels(whole))
+
+
+def test_a_plot_without_menus_and_a_wrong_side():
+    from gui.charts.plot_parts import PlotParts
+
+    parts = PlotParts(enableMenu=False)
+    for step in parts.steps():
+        step()
+    assert parts.item.vb.menu is None and not parts.item.menuEnabled()
+    with pytest.raises(ValueError, match="no such axis side"):
+        PlotParts(axes={"west": object})
