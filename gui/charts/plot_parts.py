@@ -39,6 +39,12 @@ class PlotParts:
     def steps(self) -> list[Callable[[], None]]:
         return [self._make_view_box, self._make_axes, self._make_item]
 
+    def make(self) -> pg.PlotItem:
+        """Every step now (a plot made outside the launch's turns); the PlotItem."""
+        for step in self.steps():
+            step()
+        return self.item
+
     def _make_view_box(self) -> None:
         self._view_box = pg.ViewBox(enableMenu=self._options.get("enableMenu", True))
 

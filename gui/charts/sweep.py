@@ -94,12 +94,7 @@ class SweepChart(QWidget):
     def __init__(self, parent: QWidget | None = None, plot_item: pg.PlotItem | None = None):
         """`plot_item`: the plot made by `plot_parts()`'s steps; else made here."""
         super().__init__(parent)
-        if plot_item is None:
-            parts = self.plot_parts()
-            for step in parts.steps():
-                step()
-            plot_item = parts.item
-        self.plot_widget = pg.PlotWidget(plotItem=plot_item)
+        self.plot_widget = pg.PlotWidget(plotItem=plot_item or self.plot_parts().make())
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("left", "median latency", units="ms")
         self.plot.setLabel("bottom", "variant")

@@ -109,7 +109,7 @@ class ResourcePanel(QWidget, ResultsView):
             "CPU",
             "%",
             "CPU use of the job process and its compile workers (100% = one core)",
-            self._parts["cpu"].item,
+            self._parts.pop("cpu").item,
         )
 
     def _add_rss_plot(self) -> None:
@@ -118,7 +118,7 @@ class ResourcePanel(QWidget, ResultsView):
             "Memory (RSS)",
             "MB",
             "Resident memory of the job process and its compile workers",
-            self._parts["rss"].item,
+            self._parts.pop("rss").item,
         )
         self.rss_plot.setXLink(self.cpu_plot)
         self.rss_plot.setLabel("bottom", "time", units="s")

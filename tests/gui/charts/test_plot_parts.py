@@ -49,9 +49,7 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
 def test_a_plot_without_menus_and_a_wrong_side():
     from gui.charts.plot_parts import PlotParts
 
-    parts = PlotParts(enableMenu=False)
-    for step in parts.steps():
-        step()
-    assert parts.item.vb.menu is None and not parts.item.menuEnabled()
+    item = PlotParts(enableMenu=False).make()
+    assert item.vb.menu is None and not item.menuEnabled()
     with pytest.raises(ValueError, match="no such axis side"):
         PlotParts(axes={"west": object})
