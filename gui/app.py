@@ -478,7 +478,7 @@ class Automation:
         from PySide6.QtCore import QTimer
 
         for slot in self.window.views:
-            slot.build()  # a picture never shows "Loading charts…" (gui.window.view_slot)
+            slot.build()  # a picture never shows "Loading…" (gui.window.view_slot)
         if self.args.tab == "graph-breaks" and self.window.graph_breaks_panel.proxy.rowCount():
             self.window.graph_breaks_panel.select_row(0)
         if self.args.tab == "sweep":

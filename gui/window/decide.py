@@ -26,15 +26,19 @@ if TYPE_CHECKING:
 
 def install(window: MainWindow) -> None:
     """Connect the Decision tab and the run's signals (the actions are gui.window.layout's).
-    Called once, after the menus are built."""
-    panel = window.view("decision")
-    panel.sig_change_requested.connect(lambda label, change: apply_and_rerun(window, label, change))
-    panel.sig_rerun_requested.connect(lambda: rerun(window))
+    Called once, after the menus are built; the tab's own signals once it is built (after the
+    window's first show, gui.window.view_slot)."""
     window.results_header.sig_rerun_requested.connect(lambda: rerun(window))
-    panel.sig_tune_requested.connect(lambda budget: find_best_settings(window, budget))
     window.controller.sig_run_started.connect(lambda: _on_busy(window, True))
     window.controller.sig_run_finished.connect(lambda: _on_tune_finished(window))
     window.controller.sig_run_finished.connect(lambda: _on_busy(window, False))
+    window.slot("decision").when_built(lambda panel: _connect_panel(window, panel))
+
+
+def _connect_panel(window: MainWindow, panel) -> None:
+    panel.sig_change_requested.connect(lambda label, change: apply_and_rerun(window, label, change))
+    panel.sig_rerun_requested.connect(lambda: rerun(window))
+    panel.sig_tune_requested.connect(lambda budget: find_best_settings(window, budget))
     window.session.sig_reset.connect(lambda: panel.set_tune_notes(""))
 
 

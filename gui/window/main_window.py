@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         # after the first show, by `charts_builder`, or sooner when something needs them.
         self.latency_slot = ViewSlot("gui.charts.latency:LatencyChart", deferred=True)
         self.distribution_slot = ViewSlot("gui.charts.distribution:DistributionChart", deferred=True)
-        self.tab_views = [ViewSlot(tab.where, deferred=tab.charts) for tab in TAB_VIEWS]
+        self.tab_views = [ViewSlot(tab.where, deferred=not tab.at_launch) for tab in TAB_VIEWS]
         self.views = [self.latency_slot, self.distribution_slot, *self.tab_views]
         for view in self.views:  # each follows the session itself (gui.widgets.view.ResultsView)
             view.bind(self.session)
@@ -162,8 +162,8 @@ class MainWindow(QMainWindow):
         s.sig_resource_sampled.connect(self._check_compile_stall)
         s.sig_job_ended.connect(self._on_job_ended)
         self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
-        self.graph_breaks_panel.sig_graph_requested.connect(self._on_graph_requested)
-        self.tab_views[TAB_NAMES.index("time-breakdown")].when_built(
+        self.slot("graph-breaks").when_built(lambda view: view.sig_graph_requested.connect(self._on_graph_requested))
+        self.slot("time-breakdown").when_built(
             lambda view: view.source_lines.sig_graph_requested.connect(self._on_graph_requested)
         )
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
@@ -282,9 +282,13 @@ class MainWindow(QMainWindow):
             self._loading_report = False
         return self._reset_error
 
+    def slot(self, name: str) -> ViewSlot:
+        """The place of the tab view called `name` (its --tab name): `when_built`, `built`."""
+        return self.tab_views[TAB_NAMES.index(name)]
+
     def view(self, name: str):
         """The tab view called `name` (its --tab name), built now if it was not."""
-        return self.tab_views[TAB_NAMES.index(name)].view
+        return self.slot(name).view
 
     @property
     def latency_chart(self):
