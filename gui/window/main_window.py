@@ -43,7 +43,7 @@ from gui.window.view_slot import ChartsBuilder, ViewSlot
 # What a run's first events and end import (numpy.random for the speedup's bootstrap, the time
 # verdict, the compile watch, ...): ~25 ms of the GUI thread at the first job's end, imported on
 # the charts builder's thread instead (gui.window.view_slot.ChartsBuilder).
-LOADER_AT_LATEST_MS = 300  # torch's offer starts loading this long after the window's construction at the latest
+LOADER_AT_LATEST_MS = 300  # torch's offer starts loading this long after the show at the latest (or the construction, unshown)
 CHARTS_AT_LATEST_MS = 1000  # the charts' import starts this long after the show at the latest
 CHARTS_AFTER_SETTLED_MS = 60  # ...and this long after torch's offer and the names are in (_start_charts)
 RUN_MODULES = (
@@ -140,9 +140,12 @@ class MainWindow(QMainWindow):
         self.torch_info_loader.sig_more_models.connect(self.model_panel.add_models)
         self.torch_info_loader.sig_loaded.connect(self._on_launch_step)
         self.torch_info_loader.sig_settled.connect(self._start_charts)
-        # after the window's first paint (paintEvent); at the latest LOADER_AT_LATEST_MS from now
-        # (a window not shown, or shown minimized, is not painted)
-        QTimer.singleShot(LOADER_AT_LATEST_MS, self.torch_info_loader, self.torch_info_loader.start)
+        # after the window's first paint (paintEvent); at the latest LOADER_AT_LATEST_MS after
+        # the show (a window shown minimized is not painted: showEvent), or from now for a window
+        # never shown. Not from now for a shown one: a construction slower than that (modules
+        # compiled at the first start) let the loader's thread start before the first paint,
+        # which then waited for the GIL: the window came ~0.3 s later (issue 22).
+        QTimer.singleShot(LOADER_AT_LATEST_MS, self, self._start_loader_unless_shown)
 
     # ================================================================ construction
     def _connect(self) -> None:
@@ -544,6 +547,7 @@ class MainWindow(QMainWindow):
             # the chart views after the launch's own work (_start_charts), at the latest
             # CHARTS_AT_LATEST_MS after the show (a window shown minimized is not painted)
             QTimer.singleShot(CHARTS_AT_LATEST_MS, self.charts_builder, self.charts_builder.start)
+            QTimer.singleShot(LOADER_AT_LATEST_MS, self.torch_info_loader, self.torch_info_loader.start)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
@@ -553,6 +557,10 @@ class MainWindow(QMainWindow):
             # it): its thread's start (a file read, NVML) had made the first paint wait for the GIL
             QTimer.singleShot(0, self.torch_info_loader, self.torch_info_loader.start)
             self._start_charts()
+
+    def _start_loader_unless_shown(self) -> None:
+        if not self._shown:
+            self.torch_info_loader.start()
 
     def _start_charts(self) -> None:
         """The charts' import thread (gui.window.view_slot.ChartsBuilder) once the window has been

@@ -74,6 +74,41 @@ def test_the_charts_import_waits_for_the_first_paint_and_torchs_offer(qtbot, set
     assert seen[0] == (True, True)
 
 
+def test_a_slow_construction_does_not_start_torchs_loader_before_the_first_paint(qtbot, settings, monkeypatch):
+    """The loader's fallback (a window shown minimized is not painted) counted from the window's
+    construction: a construction slower than that (every module compiled at a first start) let
+    the loader's thread start before the first paint, which then waited for the GIL (the window
+    came ~0.3 s later). Now it counts from the show; a window never shown still loads torch's
+    offer."""
+    import time
+
+    from gui.run.torch_info_loader import TorchInfoLoader
+    from gui.window.main_window import LOADER_AT_LATEST_MS, MainWindow
+
+    started_painted = []
+    original = TorchInfoLoader.start
+
+    def start(loader):
+        if not loader._started:
+            started_painted.append(loader.parent()._painted)
+        original(loader)
+
+    monkeypatch.setattr(TorchInfoLoader, "start", start)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    time.sleep(LOADER_AT_LATEST_MS / 1000 + 0.1)  # a slow construction: the fallback is overdue
+    window.show()
+    qtbot.waitUntil(lambda: bool(started_painted), timeout=10_000)
+    assert started_painted == [True]
+    window.close_now()
+
+    unshown = MainWindow(settings)
+    qtbot.addWidget(unshown)
+    qtbot.waitUntil(lambda: unshown.torch_info_loader._started, timeout=10_000)
+    assert started_painted == [True, False]
+    unshown.close_now()
+
+
 def test_a_view_asked_before_it_was_built_shows_what_the_session_holds(qtbot, settings):
     from gui.window.main_window import MainWindow
 
