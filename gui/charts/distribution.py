@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -26,7 +26,7 @@ from gui.charts.live_range import LiveRange
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, markup
 from gui.widgets.theme import config_color
-from gui.widgets.turns import as_piece
+from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 500
@@ -67,19 +67,15 @@ class DistributionChart(QWidget, ResultsView):
         self._drawn: dict[tuple[str, str], tuple] = {}  # key → the (edges, counts) its curve has
         self._held_bins, self._held_top = HeldRange(), 0.0
         self._live = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self._timer = piece_timer(self, REDRAW_INTERVAL_MS, self._on_redraw)  # a turn of its own (gui.widgets.turns)
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
-        """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place."""
-        return [*self._plot_parts.steps(), self._add_plot]
+        """The histograms' plot made in steps (gui.charts.plot_parts), then set up and placed."""
+        return self._plot_parts.steps(then=self._add_plot)
 
-    def _add_plot(self) -> None:
-        self.plot_widget = pg.PlotWidget(plotItem=self._plot_parts.item)
-        self.plot = self.plot_widget.getPlotItem()
+    def _add_plot(self, plot: pg.PlotItem) -> None:
+        self.plot_widget, self.plot = pg.PlotWidget(plotItem=plot), plot
         self.plot.setLabel("bottom", "latency", units="ms")
         self.plot.setLabel("left", "calls")
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)

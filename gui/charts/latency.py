@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -24,7 +24,7 @@ from gui.charts.live_range import LiveRange
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, over_chart_background
-from gui.widgets.turns import as_piece
+from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
@@ -83,20 +83,16 @@ class LatencyChart(QWidget, ResultsView):
         self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
         self._markers: dict[str, pg.InfiniteLine] = {}
         self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
-        self._redraw = QTimer(self)
-        self._redraw.setSingleShot(True)
-        self._redraw.setInterval(REDRAW_INTERVAL_MS)
-        self._redraw.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self._redraw = piece_timer(self, REDRAW_INTERVAL_MS, self._on_redraw)  # a turn of its own (gui.widgets.turns)
         self.redraw_count = 0
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
-        """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place."""
-        return [*self._plot_parts.steps(), self._add_plot]
+        """The latency plot made in steps (gui.charts.plot_parts), then set up and placed."""
+        return self._plot_parts.steps(then=self._add_plot)
 
-    def _add_plot(self) -> None:
-        self.plot_widget = pg.PlotWidget(plotItem=self._plot_parts.item)
-        self.plot = self.plot_widget.getPlotItem()
+    def _add_plot(self, plot: pg.PlotItem) -> None:
+        self.plot_widget, self.plot = pg.PlotWidget(plotItem=plot), plot
         self.plot.setLabel("left", "latency", units="ms")
         self.plot.setLabel("bottom", "iteration (negative: warm-up)")
         # No grid: with 16 curves of 10,000 points, grid lines cost ~40% of each frame here.

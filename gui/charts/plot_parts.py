@@ -36,8 +36,10 @@ class PlotParts:
         self._axes: dict[str, pg.AxisItem] | None = None
         self.item: pg.PlotItem | None = None
 
-    def steps(self) -> list[Callable[[], None]]:
-        return [self._make_view_box, self._make_axes, self._make_item]
+    def steps(self, then: Callable[[pg.PlotItem], None] | None = None) -> list[Callable[[], None]]:
+        """The steps; `then`: one more, given the PlotItem (the view's settings and its place)."""
+        steps = [self._make_view_box, self._make_axes, self._make_item]
+        return steps if then is None else [*steps, lambda: then(self.item)]
 
     def make(self) -> pg.PlotItem:
         """Every step now (a plot made outside the launch's turns); the PlotItem."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.vocab.records import PHASES
@@ -18,7 +18,7 @@ from gui.charts.buffers import GrowingSeries
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import markup
 from gui.widgets.theme import PHASE_COLORS, config_color, over_chart_background, phase_brush
-from gui.widgets.turns import as_piece
+from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 100
@@ -84,10 +84,7 @@ class ResourcePanel(QWidget, ResultsView):
         self._bars: list = []
         self._memory_key = None  # the figures the bars show: the same are not drawn again
         self._dirty = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(as_piece(self, self._on_redraw))  # a turn of its own (gui.widgets.turns)
+        self._timer = piece_timer(self, REDRAW_INTERVAL_MS, self._on_redraw)  # a turn of its own (gui.widgets.turns)
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -24,7 +24,7 @@ from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color, warning_color
-from gui.widgets.turns import as_piece, one_per_turn
+from gui.widgets.turns import one_per_turn, piece_timer
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
@@ -248,10 +248,9 @@ class SummaryModel(RowTableModel):
         self._results: list = []
         self._rows: list[Row] = []
         self._stale: set[str] = set()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_INTERVAL_MS)
-        self._timer.timeout.connect(as_piece(self, self._on_refresh_due))  # a turn of its own (gui.widgets.turns)
+        self._timer = piece_timer(
+            self, REFRESH_INTERVAL_MS, self._on_refresh_due
+        )  # a turn of its own (gui.widgets.turns)
 
     def set_results(self, results) -> None:
         self.beginResetModel()

@@ -4,12 +4,12 @@ how far and in which words). GUI thread only.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressBar
 
 from core.run.progress import describe
 from gui.widgets.safe_text import tooltip
-from gui.widgets.turns import as_piece
+from gui.widgets.turns import piece_timer
 
 STEPS = 1000
 # What arrives with every batch of timed calls shows at most this often: QProgressBar.setValue
@@ -29,10 +29,7 @@ class RunProgressBar(QProgressBar):
         self.setMinimumWidth(360)
         self._text = "idle"  # the whole text; the bar shows it on one line, cut at the end to fit
         self._results = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(COALESCE_MS)
-        self._timer.timeout.connect(as_piece(self, self._show_pending))  # a turn of its own (gui.widgets.turns)
+        self._timer = piece_timer(self, COALESCE_MS, self._show_pending)  # a turn of its own (gui.widgets.turns)
         self._show_text()
 
     def show_results(self, results, soon: bool = False) -> None:

@@ -40,6 +40,16 @@ def as_piece(owner: QObject, piece: Callable[[], None]) -> Callable[[], None]:
     return lambda: one_per_turn(owner, piece)
 
 
+def piece_timer(owner: QObject, interval_ms: int, piece: Callable[[], None]) -> QTimer:
+    """A single-shot timer of `owner` whose timeout asks for `piece` in a turn of its own
+    (`as_piece`): the views' redraw and refresh timers."""
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(interval_ms)
+    timer.timeout.connect(as_piece(owner, piece))
+    return timer
+
+
 def pending() -> int:
     """Pieces not run yet (tests)."""
     return len(_pieces)

@@ -43,7 +43,7 @@ from gui.window.view_slot import ChartsBuilder, ViewSlot
 # What a run's first events and end import (numpy.random for the speedup's bootstrap, the time
 # verdict, the compile watch, ...): ~25 ms of the GUI thread at the first job's end, imported on
 # the charts builder's thread instead (gui.window.view_slot.ChartsBuilder).
-LOADER_AT_LATEST_MS = 300  # torch's offer starts loading this long after the show at the latest (or the construction, unshown)
+LOADER_AT_LATEST_MS = 300  # torch's offer starts loading this long after the show at the latest (unshown: construction)
 CHARTS_AT_LATEST_MS = 1000  # the charts' import starts this long after the show at the latest
 CHARTS_AFTER_SETTLED_MS = 60  # ...and this long after torch's offer and the names are in (_start_charts)
 RUN_MODULES = (
