@@ -90,8 +90,8 @@ class GarbageCollector:
         from PySide6.QtCore import QTimer
 
         self.threshold = gc.get_threshold()
-        self._held = 0  # imports going on elsewhere (`imports_held`): no collection meanwhile
-        self._holds_made = 0
+        self._held = False  # the launch's imports going on elsewhere (`imports_held`): no collection
+        self._held_once = False
         self._lock = threading.Lock()
         gc.disable()
         self.timer = QTimer()
@@ -120,17 +120,14 @@ class GarbageCollector:
         import gc
 
         with self._lock:
-            first = self._holds_made == 0
-            self._holds_made += 1
-            if first:
-                self._held += 1
+            first, self._held_once = not self._held_once, True
+            self._held = self._held or first
         try:
             yield
         finally:
             if first:
                 gc.freeze()
-                with self._lock:
-                    self._held -= 1
+                self._held = False
 
 
 _frozen = False

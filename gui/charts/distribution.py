@@ -44,7 +44,6 @@ class DistributionChart(QWidget, ResultsView):
         here."""
         super().__init__(parent)
         self.plot_widget = self.plot = self._range = None
-        self._plot_parts = PlotParts()
         self._plot_place = QWidget()  # where the plot goes (construction_steps)
         self.title = title = QLabel(TITLE.format(""))
         title.setStyleSheet("font-weight: bold")
@@ -72,7 +71,7 @@ class DistributionChart(QWidget, ResultsView):
 
     def construction_steps(self) -> list:
         """The histograms' plot made in steps (gui.charts.plot_parts), then set up and placed."""
-        return self._plot_parts.steps(then=self._add_plot)
+        return PlotParts().steps(then=self._add_plot)
 
     def _add_plot(self, plot: pg.PlotItem) -> None:
         self.plot_widget, self.plot = pg.PlotWidget(plotItem=plot), plot

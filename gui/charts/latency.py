@@ -51,7 +51,6 @@ class LatencyChart(QWidget, ResultsView):
         super().__init__(parent)
         self.plot_widget = self.plot = self.legend = None
         self._warmup_region = self._range = None
-        self._plot_parts = PlotParts(axes={"left": LogAxis})
         self._plot_place = QWidget()  # where the plot goes (construction_steps)
         self._live = False
 
@@ -89,7 +88,7 @@ class LatencyChart(QWidget, ResultsView):
 
     def construction_steps(self) -> list:
         """The latency plot made in steps (gui.charts.plot_parts), then set up and placed."""
-        return self._plot_parts.steps(then=self._add_plot)
+        return PlotParts(axes={"left": LogAxis}).steps(then=self._add_plot)
 
     def _add_plot(self, plot: pg.PlotItem) -> None:
         self.plot_widget, self.plot = pg.PlotWidget(plotItem=plot), plot

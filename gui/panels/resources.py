@@ -90,38 +90,24 @@ class ResourcePanel(QWidget, ResultsView):
     def construction_steps(self) -> list:
         """The three plots, each made in pieces of a few ms (gui.charts.plot_parts) and then
         set up and placed in a step of its own (gui.window.view_slot.ViewSlot runs them)."""
-        self._parts = {name: PlotParts() for name in ("cpu", "rss", "memory")}
         return [
-            *self._parts["cpu"].steps(),
-            self._add_cpu_plot,
-            *self._parts["rss"].steps(),
-            self._add_rss_plot,
-            *self._parts["memory"].steps(),
-            self._add_memory_plot,
+            *PlotParts().steps(then=self._add_cpu_plot),
+            *PlotParts().steps(then=self._add_rss_plot),
+            *PlotParts().steps(then=self._add_memory_plot),
         ]
 
-    def _add_cpu_plot(self) -> None:
-        self.cpu_plot = self._add_plot(
-            0,
-            "CPU",
-            "%",
-            "CPU use of the job process and its compile workers (100% = one core)",
-            self._parts.pop("cpu").item,
-        )
+    def _add_cpu_plot(self, plot: pg.PlotItem) -> None:
+        tip = "CPU use of the job process and its compile workers (100% = one core)"
+        self.cpu_plot = self._add_plot(0, "CPU", "%", tip, plot)
 
-    def _add_rss_plot(self) -> None:
-        self.rss_plot = self._add_plot(
-            1,
-            "Memory (RSS)",
-            "MB",
-            "Resident memory of the job process and its compile workers",
-            self._parts.pop("rss").item,
-        )
+    def _add_rss_plot(self, plot: pg.PlotItem) -> None:
+        tip = "Resident memory of the job process and its compile workers"
+        self.rss_plot = self._add_plot(1, "Memory (RSS)", "MB", tip, plot)
         self.rss_plot.setXLink(self.cpu_plot)
         self.rss_plot.setLabel("bottom", "time", units="s")
 
-    def _add_memory_plot(self) -> None:
-        self.memory_widget = pg.PlotWidget(plotItem=self._parts.pop("memory").item)
+    def _add_memory_plot(self, plot: pg.PlotItem) -> None:
+        self.memory_widget = pg.PlotWidget(plotItem=plot)
         self.memory_plot = self.memory_widget.getPlotItem()
         key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
         self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")

@@ -248,9 +248,8 @@ class SummaryModel(RowTableModel):
         self._results: list = []
         self._rows: list[Row] = []
         self._stale: set[str] = set()
-        self._timer = piece_timer(
-            self, REFRESH_INTERVAL_MS, self._on_refresh_due
-        )  # a turn of its own (gui.widgets.turns)
+        # a turn of its own (gui.widgets.turns)
+        self._timer = piece_timer(self, REFRESH_INTERVAL_MS, self._on_refresh_due)
 
     def set_results(self, results) -> None:
         self.beginResetModel()

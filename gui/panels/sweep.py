@@ -9,6 +9,8 @@ GUI thread only.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
@@ -19,6 +21,9 @@ from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color
 from gui.widgets.view import ResultsView
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
 
 EMPTY_TEXT = (
     "No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
@@ -147,11 +152,10 @@ class SweepPanel(QWidget, ResultsView):
     def construction_steps(self) -> list:
         """The chart's plot in pieces of a few ms (gui.charts.plot_parts), then the chart and its
         place, each a step of its own (gui.window.view_slot.ViewSlot runs them)."""
-        self._plot_parts = SweepChart.plot_parts()
-        return [*self._plot_parts.steps(), self._add_chart]
+        return SweepChart.plot_parts().steps(then=self._add_chart)
 
-    def _add_chart(self) -> None:
-        self.chart = SweepChart(plot_item=self._plot_parts.item)
+    def _add_chart(self, plot: pg.PlotItem) -> None:
+        self.chart = SweepChart(plot_item=plot)
         self.splitter.replaceWidget(0, self.chart).deleteLater()
         self.splitter.setStretchFactor(0, 1)  # a stretch is the widget's own (its size policy)
 

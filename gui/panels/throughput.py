@@ -106,11 +106,10 @@ class ThroughputPanel(QWidget, ResultsView):
     def construction_steps(self) -> list:
         """The plot in pieces of a few ms (gui.charts.plot_parts), then its settings and place,
         each a step of its own (gui.window.view_slot.ViewSlot runs them)."""
-        self._plot_parts = PlotParts()
-        return [*self._plot_parts.steps(), self._add_plot]
+        return PlotParts().steps(then=self._add_plot)
 
-    def _add_plot(self) -> None:
-        self.plot = pg.PlotWidget(plotItem=self._plot_parts.item)
+    def _add_plot(self, plot: pg.PlotItem) -> None:
+        self.plot = pg.PlotWidget(plotItem=plot)
         self.plot.setBackground("w")
         self.plot.setLogMode(x=True, y=False)
         self.plot.setLabel("bottom", "batch size (log scale)")

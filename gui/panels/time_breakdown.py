@@ -308,13 +308,11 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         (gui.charts.plot_parts) and the chart in its place, each a step of its own
         (gui.window.view_slot.ViewSlot runs them): built in one turn, the panel held the GUI
         thread 25–38 ms at launch (issue 22)."""
-        self._plot_parts = PlotParts(enableMenu=False)  # the chart has no context menu
         return [
             self._add_ops_table,
             self._add_category_table,
             self._add_source_lines,
-            *self._plot_parts.steps(),
-            self._add_chart,
+            *PlotParts(enableMenu=False).steps(then=self._add_chart),  # the chart has no context menu
         ]
 
     def _add_ops_table(self) -> None:
@@ -366,8 +364,8 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
 
-    def _add_chart(self) -> None:
-        self.chart = CategoryChart(plot_item=self._plot_parts.item)
+    def _add_chart(self, plot: pg.PlotItem) -> None:
+        self.chart = CategoryChart(plot_item=plot)
         self._chart_layout.replaceWidget(self._chart_place, self.chart)
         self._chart_place.deleteLater()
         self._show(None)
