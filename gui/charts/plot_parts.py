@@ -6,7 +6,8 @@ four axes, then the PlotItem with its "Plot Options" menu. Made in one turn, eac
 GUI thread from its timers, paints and input that long at launch (the launch's worst gaps, issue 22).
 pyqtgraph lets a PlotItem take a ViewBox and axes made before it (`PlotItem(viewBox=, axisItems=)`)
 and a PlotWidget take a PlotItem (`PlotWidget(plotItem=)`), so `PlotParts.steps()` makes the
-ViewBox, the axes and the PlotItem each in a step of its own (each 3–8 ms here); the view then
+ViewBox, the axes and the PlotItem each in a step of its own (each 3–8 ms here; the axes
+step makes all four, the hidden top and right ones too); the view then
 wraps or places `item` in a step of its own. The plot is the one `pg.PlotWidget()` makes: the same
 items, menus and defaults. GUI thread only.
 """
@@ -51,9 +52,10 @@ class PlotParts:
         self._view_box = pg.ViewBox(enableMenu=self._options.get("enableMenu", True))
 
     def _make_axes(self) -> None:
-        # the shown ones: PlotItem shows every axis it is given and makes the others hidden
-        sides = dict.fromkeys(("left", "bottom", *self._axis_types))
-        self._axes = {side: self._axis_types.get(side, pg.AxisItem)(side) for side in sides}
+        # all four: PlotItem makes the ones it is not given itself, hidden (two AxisItems, ~2.5 ms
+        # of the PlotItem's step); it shows every one it is given, so the hidden ones are hidden
+        # again in _make_item
+        self._axes = {side: self._axis_types.get(side, pg.AxisItem)(side) for side in AXIS_SIDES}
 
     def _make_item(self) -> None:
         if self._view_box is None:
@@ -61,4 +63,7 @@ class PlotParts:
         if self._axes is None:
             self._make_axes()
         self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
+        for side in AXIS_SIDES:
+            if side not in ("left", "bottom", *self._axis_types):
+                self.item.hideAxis(side)
         self._view_box = self._axes = None

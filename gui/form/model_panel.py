@@ -83,16 +83,22 @@ class ExampleModel(QAbstractListModel):
 SOURCE_PREFIXES = ("timm:", "hf:")
 
 
-def match_rank(name: str, text: str) -> int | None:
+def search_key(name: str) -> tuple[str, str]:
+    """What `match_rank` compares of a name, made once per name: the name, and the name after
+    its source ("resnet18" of "timm:resnet18"), both lower case."""
+    full = name.lower()
+    return full, next((full[len(p) :] for p in SOURCE_PREFIXES if full.startswith(p)), full)
+
+
+def match_rank(name: str, text: str, key: tuple[str, str] | None = None) -> int | None:
     """How well a model name answers a search (lower is better), None when it does not match:
     0 the exact name, 1 the exact name after its source ("timm:resnet18" for "resnet18"),
     2 a name that starts with the text, 3 one whose name after its source does, 4 one that
-    contains it. Case-blind, as the filter."""
+    contains it. Case-blind, as the filter. `key`: the name's `search_key`, when made before."""
     text = text.strip().lower()
     if not text:
         return 0
-    full = name.lower()
-    bare = next((full[len(p) :] for p in SOURCE_PREFIXES if full.startswith(p)), full)
+    full, bare = key or search_key(name)
     if full == text:
         return 0
     if bare == text:
@@ -104,20 +110,23 @@ def match_rank(name: str, text: str) -> int | None:
     return 4 if text in full else None
 
 
-class ModelMatches(QAbstractListModel):
+class ModelMatches(QStringListModel):
     """The model names that match the search, the best match first (`match_rank`), then in
     the catalog's order: ranked in one Python pass over the names whenever the search or the
-    names change. (A sorting proxy called back into Python for every comparison and every
+    names change, and held as a string list, so the list view's layout and paint never call
+    back into Python. (A sorting proxy called back into Python for every comparison and every
     row: 17-43 ms of the GUI thread for the 1,866 names, each time the search changed or the
-    timm and Hugging Face names arrived.) Read-only; GUI thread only."""
+    timm and Hugging Face names arrived; a Python list model, for every row's count and text:
+    3,758 calls when the names arrived, issue 22.) Not edited: the view has no edit triggers.
+    GUI thread only."""
 
     def __init__(self, names: QStringListModel, parent=None):
         super().__init__(parent)
         self._source = names
         self._text = ""
-        self._names: list[str] = []
-        self._rows: list[int] = []  # source rows, in the order shown
         self._where: dict[int, int] = {}  # source row → row shown
+        self._names: list[str] = []
+        self._keys: list[tuple[str, str]] | None = None  # each name's search_key, once searched
         names.modelReset.connect(self._rank)
         names.rowsInserted.connect(self._rank)
         names.rowsRemoved.connect(self._rank)
@@ -126,26 +135,21 @@ class ModelMatches(QAbstractListModel):
 
     def set_search(self, text: str) -> None:
         self._text = text
-        self._rank()
+        self._rank(names_changed=False)
 
-    def _rank(self, *args) -> None:
-        self.beginResetModel()
-        self._names = self._source.stringList()
+    def _rank(self, *args, names_changed: bool = True) -> None:
+        if names_changed:
+            self._names = self._source.stringList()
+            self._keys = None
+        names, text = self._names, self._text
+        if self._keys is None and text.strip():  # each name's key made once, at the first search
+            self._keys = [search_key(name) for name in names]
+        keys = self._keys or [None] * len(names)
         ranked = sorted(
-            (rank, row) for row, name in enumerate(self._names) if (rank := match_rank(name, self._text)) is not None
+            (rank, row) for row, name in enumerate(names) if (rank := match_rank(name, text, keys[row])) is not None
         )
-        self._rows = [row for _, row in ranked]
-        self._where = {row: shown for shown, row in enumerate(self._rows)}
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole) or not index.isValid():
-            return None
-        row = index.row()
-        return self._names[self._rows[row]] if 0 <= row < len(self._rows) else None
+        self._where = {row: shown for shown, (_, row) in enumerate(ranked)}
+        self.setStringList([names[row] for _, row in ranked])
 
     def mapFromSource(self, source_index) -> QModelIndex:
         """The shown row of a row of the names (invalid when the search hides it)."""

@@ -284,7 +284,10 @@ class GraphBreaksPanel(QWidget, ResultsView):
     sig_graph_requested = Signal(str, str)
     """(config label, graph id): the user asked for a graph on either side of a break."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the detail and the compile tables are left to `construction_steps()`,
+        which the caller runs (gui.window.view_slot: one per event-loop turn after the
+        window's show); else they are made here."""
         super().__init__(parent)
         self.model = GraphBreakModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -329,6 +332,28 @@ class GraphBreaksPanel(QWidget, ResultsView):
         header.setSectionResizeMode(HINT_COLUMN, QHeaderView.ResizeMode.Stretch)  # what is left: the splitter below
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.filter_edit)
+        left_layout.addWidget(self.table, 1)
+        self._top = QSplitter(Qt.Orientation.Horizontal)
+        self._top.addWidget(left)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self._top)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addWidget(self.splitter, 1)
+        self.build_unless_staged(staged)
+
+    def construction_steps(self) -> list:
+        """The selected break's detail, then the compile tables, each a step of its own: built
+        in one turn, the panel held the GUI thread 15-24 ms at launch (issue 22)."""
+        return [self._add_detail, self._add_compile_panel]
+
+    def _add_detail(self) -> None:
         self.detail = QTextBrowser()
         # Links are never followed by the browser itself: a report could name file:///etc/...
         self.detail.setOpenLinks(False)
@@ -338,14 +363,7 @@ class GraphBreaksPanel(QWidget, ResultsView):
             "The selected break: torch's explanation, hints, the source around it and its documentation page"
         )
         self.detail.setHtml(NO_BREAKS)
-
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.filter_edit)
-        left_layout.addWidget(self.table, 1)
-        top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(left)
+        top = self._top
         top.addWidget(self.detail)
         # The table's eight columns need about 70% of the width to show the first hint's start
         # (at 1400 px it was cut to "For th…"); the detail wraps its text in the rest.
@@ -353,17 +371,11 @@ class GraphBreaksPanel(QWidget, ResultsView):
         top.setStretchFactor(1, 2)
         top.setSizes([5000, 2000])  # proportions: scaled to the width the panel gets
 
+    def _add_compile_panel(self) -> None:
         self.compile_panel = CompilePanel()
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(top)
         self.splitter.addWidget(self.compile_panel)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.header)
-        layout.addWidget(self.splitter, 1)
 
     def bind(self, session) -> None:
         super().bind(session)

@@ -188,7 +188,10 @@ class GraphsPanel(QWidget, ResultsView):
 
     refresh_when_shown = True  # ~50-70 ms a refresh with resnet18's graphs (issue 22)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, staged: bool = False):
+        """`staged`: the code views are left to `construction_steps()`, which the caller runs
+        (gui.window.view_slot: one per event-loop turn after the window's show); else they are
+        made here."""
         super().__init__(parent)
         self._session = None
         self.picker = ConfigPicker("The config whose graphs are shown")
@@ -234,21 +237,6 @@ class GraphsPanel(QWidget, ResultsView):
         self.info.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.code = _code_view("The graph's readable FX code, as torch prints it (input shapes in the signature)", True)
-        self.guards = _code_view(
-            "The guards: what torch checks before reusing this graph; a failing one recompiles", False
-        )
-        self.output_code = _code_view(
-            "The module inductor generated for this graph (C++ on the CPU, Triton on the GPU)", True
-        )
-        self.inputs = _code_view("The graph's inputs: parameters, buffers and the tensors it takes, one a line", False)
-        self.kernels = _code_view("The kernels inductor generated for this graph, one a line", False)
-        self.texts = QTabWidget()
-        self.texts.addTab(self.code, "FX graph")
-        self.texts.addTab(self.guards, "Guards")
-        self.texts.addTab(self.output_code, "Output code")
-        self.texts.addTab(self.inputs, "Inputs")
-        self.texts.addTab(self.kernels, "Kernels")
         # The header scrolls (a long guard failure) and a splitter gives the code its room:
         # the code views get the space, the user moves the line.
         info_scroll = QScrollArea()
@@ -260,10 +248,6 @@ class GraphsPanel(QWidget, ResultsView):
         self.info_scroll = info_scroll
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
         self.right_splitter.addWidget(info_scroll)
-        self.right_splitter.addWidget(self.texts)
-        self.right_splitter.setStretchFactor(0, 0)
-        self.right_splitter.setStretchFactor(1, 1)
-        self.right_splitter.setSizes([self.info.fontMetrics().lineSpacing() * 3 + 12, 10_000])
         self.right_splitter.setChildrenCollapsible(False)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -276,6 +260,38 @@ class GraphsPanel(QWidget, ResultsView):
         layout.addLayout(top)
         layout.addWidget(self.opened)
         layout.addWidget(self.splitter, 1)
+        self.build_unless_staged(staged)
+
+    def construction_steps(self) -> list:
+        """The code views in two steps (the first use of the monospace font and the highlighter
+        is ~12 ms here), then the config's graphs: built in one turn, the panel held the GUI
+        thread 17-31 ms at launch (issue 22)."""
+        return [self._add_code_views, self._add_more_code_views, self._finish]
+
+    def _add_code_views(self) -> None:
+        self.code = _code_view("The graph's readable FX code, as torch prints it (input shapes in the signature)", True)
+        self.guards = _code_view(
+            "The guards: what torch checks before reusing this graph; a failing one recompiles", False
+        )
+
+    def _add_more_code_views(self) -> None:
+        self.output_code = _code_view(
+            "The module inductor generated for this graph (C++ on the CPU, Triton on the GPU)", True
+        )
+        self.inputs = _code_view("The graph's inputs: parameters, buffers and the tensors it takes, one a line", False)
+        self.kernels = _code_view("The kernels inductor generated for this graph, one a line", False)
+        self.texts = QTabWidget()
+        self.texts.addTab(self.code, "FX graph")
+        self.texts.addTab(self.guards, "Guards")
+        self.texts.addTab(self.output_code, "Output code")
+        self.texts.addTab(self.inputs, "Inputs")
+        self.texts.addTab(self.kernels, "Kernels")
+        self.right_splitter.addWidget(self.texts)
+        self.right_splitter.setStretchFactor(0, 0)
+        self.right_splitter.setStretchFactor(1, 1)
+        self.right_splitter.setSizes([self.info.fontMetrics().lineSpacing() * 3 + 12, 10_000])
+
+    def _finish(self) -> None:
         self._show_texts(None)
         self._on_config_chosen()
 

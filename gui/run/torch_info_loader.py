@@ -45,13 +45,15 @@ class TorchInfoLoader(QObject):
     or a helper process lists what was not cached (seconds), or torch could not be loaded.
     Once; `settled` says whether it came."""
 
-    _sig_prepared = Signal(object, object)  # (cached TorchInfo or None, GpuMonitor): background → GUI thread
+    _sig_prepared = Signal(object, object, object)  # (cached TorchInfo or None, GpuMonitor, cached names or
+    # None): background → GUI thread
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.torch_info: TorchInfo | None = None
         self.more_models_error = ""  # why the timm/Hugging Face names could not be listed
         self._gpu = None
+        self._cached_names = None  # the timm and Hugging Face names from their cache, read in the background
         self._processes: list[QProcess] = []
         self._callbacks: dict = {}  # process → what to do with its output
         self._stopped = False
@@ -83,20 +85,24 @@ class TorchInfoLoader(QObject):
     def helpers_running(self) -> int:
         return len(self._processes)
 
-    def _prepare(self) -> None:  # background thread: a file read and NVML's start, no torch
+    def _prepare(self) -> None:  # background thread: file reads and NVML's start, no torch
         from core.run.sampling import GpuMonitor
 
         cached = cached_torch_info()
+        # the names' cache is keyed by four packages' versions: reading their metadata was
+        # 7-8 ms of the GUI thread when torch's offer was delivered (issue 22)
+        names = cached_more_models()
         gpu = GpuMonitor()
         try:
-            self._sig_prepared.emit(cached, gpu)
+            self._sig_prepared.emit(cached, gpu, names)
         except RuntimeError:  # "Signal source has been deleted": its window closed meanwhile
             pass
 
-    def _on_prepared(self, cached: TorchInfo | None, gpu) -> None:
+    def _on_prepared(self, cached: TorchInfo | None, gpu, names) -> None:
         if self._stopped:
             return
         self._gpu = gpu
+        self._cached_names = names
         if cached is not None:
             self._deliver(cached)
         else:
@@ -146,7 +152,7 @@ class TorchInfoLoader(QObject):
         if not info.backends:
             self._settle()
             return  # torch could not be loaded: the timm and Hugging Face names need it too
-        names = cached_more_models()
+        names = self._cached_names
         if names is not None:  # after every other slot of sig_loaded (the list is set there)
             QTimer.singleShot(0, self, lambda: self._deliver_names(names))
             return

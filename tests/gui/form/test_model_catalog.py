@@ -74,6 +74,25 @@ def test_cached_names_need_no_helper_and_a_failing_helper_is_said(qtbot, monkeyp
     assert got == [("catalog", ("eager",))] and loader.more_models_error == "broken"
 
 
+def test_the_caches_are_read_off_the_gui_thread(qtbot, monkeypatch):
+    # the names' cache is keyed by four packages' versions (their metadata read and parsed):
+    # 7-8 ms of the GUI thread when it was read there (issue 22)
+    import threading
+
+    readers = []
+    loader, got = _loader(monkeypatch, None)
+    monkeypatch.setattr(
+        torch_info_loader, "cached_more_models", lambda: readers.append(threading.current_thread()) or ("timm:c",)
+    )
+    monkeypatch.setattr(
+        torch_info_loader, "cached_torch_info", lambda: readers.append(threading.current_thread()) or TORCH_INFO
+    )
+    loader.start()
+    qtbot.waitUntil(lambda: len(got) == 2, timeout=20000)
+    assert got == [("catalog", ("eager",)), ("more", ("timm:c",))]
+    assert len(readers) == 2 and threading.main_thread() not in readers
+
+
 def test_stop_ends_a_helper_still_running(qtbot, monkeypatch):
     loader, got = _loader(monkeypatch, None, helper="import time; time.sleep(60)")
     loader.start()

@@ -296,6 +296,29 @@ def test_a_charts_plot_is_made_in_steps_of_its_own(qtbot, settings, name, part):
     window.close_now()
 
 
+@pytest.mark.parametrize(
+    "name, parts", [("graphs", ("code", "output_code")), ("graph-breaks", ("detail", "compile_panel"))]
+)
+def test_the_graphs_and_graph_breaks_tabs_are_built_in_steps(qtbot, settings, name, parts):
+    """The Graphs tab (five code views, the monospace font's first use) and the Graph breaks
+    tab (the detail browser, the compile tables) took 15-31 ms each in one turn after the show:
+    now each part is a step of its own, and the tab, once built, shows a result as before."""
+    from gui.panels import TAB_NAMES
+    from gui.window.main_window import MainWindow
+
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    slot = window.tab_views[TAB_NAMES.index(name)]
+    assert not slot.build_step()  # constructed: the table, not the parts
+    made = []
+    while not slot.build_step():
+        made.append(tuple(hasattr(slot._building, part) for part in parts) if slot._building is not None else None)
+    assert made[0] == (True, False)  # one part a step
+    assert slot.built and all(hasattr(slot.view, part) for part in parts)
+    slot.view.show_results([fake_result("j1")])
+    window.close_now()
+
+
 def test_no_collection_while_the_launch_imports_and_what_they_made_is_frozen(qapp):
     """The charts builder's thread imports pyqtgraph and the views' modules (~70,000 objects,
     nearly all kept for good): a young-generation collection of them on the GUI thread's
