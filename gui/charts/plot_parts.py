@@ -6,8 +6,8 @@ four axes, then the PlotItem with its "Plot Options" menu. Made in one turn, eac
 GUI thread from its timers, paints and input that long at launch (the launch's worst gaps, issue 22).
 pyqtgraph lets a PlotItem take a ViewBox and axes made before it (`PlotItem(viewBox=, axisItems=)`)
 and a PlotWidget take a PlotItem (`PlotWidget(plotItem=)`), so `PlotParts.steps()` makes the
-ViewBox, the axes and the PlotItem each in a step of its own (each 3–8 ms here; the axes
-step makes all four, the hidden top and right ones too); the view then
+ViewBox, its context menu, the axes and the PlotItem each in a step of its own (each 1–6 ms
+here; the axes step makes all four, the hidden top and right ones too); the view then
 wraps or places `item` in a step of its own. The plot is the one `pg.PlotWidget()` makes: the same
 items, menus and defaults. GUI thread only.
 """
@@ -40,6 +40,8 @@ class PlotParts:
     def steps(self, then: Callable[[pg.PlotItem], None] | None = None) -> list[Callable[[], None]]:
         """The steps; `then`: one more, given the PlotItem (the view's settings and its place)."""
         steps = [self._make_view_box, self._make_axes, self._make_item]
+        if self._options.get("enableMenu", True):
+            steps.insert(1, self._make_view_box_menu)
         return steps if then is None else [*steps, lambda: then(self.item)]
 
     def make(self) -> pg.PlotItem:
@@ -49,7 +51,14 @@ class PlotParts:
         return self.item
 
     def _make_view_box(self) -> None:
-        self._view_box = pg.ViewBox(enableMenu=self._options.get("enableMenu", True))
+        # its context menu in a step of its own (_make_view_box_menu): the menu's two axis
+        # forms are most of a ViewBox (5-7 ms of 7-9 here)
+        self._view_box = pg.ViewBox(enableMenu=False)
+
+    def _make_view_box_menu(self) -> None:
+        if self._view_box is None:
+            self._make_view_box()
+        self._view_box.setMenuEnabled(True)  # pyqtgraph makes the menu as its constructor would
 
     def _make_axes(self) -> None:
         # all four: PlotItem makes the ones it is not given itself, hidden (two AxisItems, ~2.5 ms
@@ -60,6 +69,8 @@ class PlotParts:
     def _make_item(self) -> None:
         if self._view_box is None:
             self._make_view_box()
+            if self._options.get("enableMenu", True):
+                self._make_view_box_menu()
         if self._axes is None:
             self._make_axes()
         self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)

@@ -24,7 +24,7 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
 
     parts = PlotParts(axes={"left": LogAxis} if left_log else None)
     steps = parts.steps()
-    assert len(steps) == 3
+    assert len(steps) == 4  # the view box, its menu, the axes, the PlotItem
     for step in steps:
         assert parts.item is None  # made by the last step only
         step()
@@ -49,7 +49,9 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
 def test_a_plot_without_menus_and_a_wrong_side():
     from gui.charts.plot_parts import PlotParts
 
-    item = PlotParts(enableMenu=False).make()
-    assert item.vb.menu is None and not item.menuEnabled()
+    parts = PlotParts(enableMenu=False)
+    assert len(parts.steps()) == 3  # no menu to make
+    item = parts.make()
+    assert item.vb.menu is None and not item.menuEnabled() and not item.vb.menuEnabled()
     with pytest.raises(ValueError, match="no such axis side"):
         PlotParts(axes={"west": object})

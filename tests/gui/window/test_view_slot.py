@@ -234,7 +234,7 @@ def test_a_staged_view_is_built_in_pieces_and_reached_only_once_whole(qtbot, set
     panel = slot._building
     assert panel is not None and panel.cpu_plot is None
     planned = len(slot._steps)
-    assert planned == 3 * 4  # per plot: its view box, its axes, its PlotItem, then its place
+    assert planned == 3 * 5  # per plot: its view box, the box's menu, its axes, its PlotItem, then its place
     steps = 0
     while not slot.build_step():
         steps += 1
@@ -254,6 +254,7 @@ def test_a_staged_view_is_built_in_pieces_and_reached_only_once_whole(qtbot, set
     half = other.tab_views[TAB_NAMES.index("resources")]
     half.build_step()  # constructed, no plot yet
     half.build_step()  # the first plot's view box only
+    half.build_step()  # and its menu
     assert half.view.memory_plot is not None  # asked for: the remaining steps run at once
     window.close_now()
     other.close_now()
