@@ -227,6 +227,15 @@ def main(argv: list[str]) -> int:
     return Automation.exit_code if Automation.exit_code is not None else code
 
 
+def _say(line: str) -> None:
+    """A line for the automation reading the app's output; a reader gone (a closed pipe: `| head -1`)
+    does not stop what comes after it (--exit-after-show's exit: the app stayed open, seen once)."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        pass
+
+
 def footprint() -> str:
     """This process's resident memory and whether the libraries the window must not need
     (torch, torchvision, timm, transformers: their helper processes and the jobs use them;
@@ -389,16 +398,16 @@ class Automation:
 
     def _on_shown(self) -> None:
         if self.args.print_launch_time:
-            print(f"launch_to_window_s: {_process_age_s():.3f}", flush=True)
+            _say(f"launch_to_window_s: {_process_age_s():.3f}")
         if self.args.print_footprint:
-            print(f"at window {footprint()}", flush=True)
+            _say(f"at window {footprint()}")
         # the chart views are built after the show (gui.window.view_slot): --exit-after-show waits
         # for them, so that it checks them too
         self.window.charts_builder.sig_done.connect(self._on_charts_built)
 
     def _on_charts_built(self) -> None:
         if self.args.print_launch_time:
-            print(f"launch_to_charts_s: {_process_age_s():.3f}", flush=True)
+            _say(f"launch_to_charts_s: {_process_age_s():.3f}")
         if self.args.exit_after_show:
             from PySide6.QtCore import QTimer
 

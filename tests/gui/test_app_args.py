@@ -79,6 +79,28 @@ def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
     assert "nope" not in settings  # a refused value is never remembered
 
 
+def test_exit_after_show_exits_when_its_reader_has_gone(tmp_path):
+    """`main.py --print-launch-time --exit-after-show | head -1`: the reader closes the pipe
+    after the first line; the app still ends (it stayed open: the second line's BrokenPipeError
+    came before the exit)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.Popen(
+        [sys.executable, MAIN, "--print-launch-time", "--exit-after-show"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=str(tmp_path),
+    )
+    try:
+        assert proc.stdout.readline().startswith("launch_to_window_s: ")
+        proc.stdout.close()  # the reader is gone before the next line
+        assert proc.wait(timeout=120) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
