@@ -43,6 +43,7 @@ import hashlib
 import io
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -252,6 +253,54 @@ def gpu_monitor(gpu_ids: list) -> GpuMonitor:
     return _GPU_MONITORS[index]
 
 
+TASK_FOLDER_PREFIX = "compile-profiler-zoo-"
+
+
+def task_folder() -> tempfile.TemporaryDirectory:
+    """A task's own temporary folder, named by its worker's pid; the folders of workers that are
+    gone are removed first (`sweep_task_folders`)."""
+    sweep_task_folders()
+    return tempfile.TemporaryDirectory(prefix=f"{TASK_FOLDER_PREFIX}{os.getpid()}-")
+
+
+def sweep_task_folders(root: str | None = None) -> list[str]:
+    """Remove the task folders whose worker process is gone: a task cancelled (Ctrl+C on a zoo)
+    or a hung job's task ends with its worker killed, before its folder is removed (one was left
+    in /tmp at each such end). Only folders of this product's name with a pid that no longer
+    runs, owned by this user, never through a symbolic link; the paths removed."""
+    root = root or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(TASK_FOLDER_PREFIX):
+            continue
+        pid = name[len(TASK_FOLDER_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or _process_runs(int(pid)):
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(entry.path)
+    return removed
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: it runs
+        return True
+    return True
+
+
 @ray.remote(max_retries=0)
 def run_remote_job(spec: JobSpec, progress, paths: tuple, shas: tuple, *contents: bytes) -> dict:
     """One zoo job on this node: {"result": JobResult as a dict, "artifacts": tar.gz bytes
@@ -265,7 +314,7 @@ def run_remote_job(spec: JobSpec, progress, paths: tuple, shas: tuple, *contents
     forward = _Forward(progress, spec.job_id)
     forward.put(("started", spec.job_id, node, time.time()))
     gpu = gpu_monitor(ray.get_gpu_ids())
-    with tempfile.TemporaryDirectory(prefix="compile-profiler-zoo-") as tmp:
+    with task_folder() as tmp:
         artifacts = os.path.join(tmp, "artifacts")
         os.makedirs(artifacts)
         local = dataclasses.replace(_localize(spec, shipped, tmp), artifacts_dir=artifacts)

@@ -24,6 +24,7 @@ import threading
 import time
 
 from core import PROJECT_ROOT
+from tests.core.helpers import default_sigint
 
 QUICK = ["--backend", "eager", "--iters", "5", "--warmup", "1", "--op-profile", "0", "--processes", "1"]
 JOINING = "joining the Ray cluster at"
@@ -63,7 +64,16 @@ def main(argv: list[str]) -> int:
     if mode == "silent":
         command += ["--ray-timeout", "3"]
     started = time.monotonic()
-    proc = subprocess.Popen(command, cwd=PROJECT_ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    # Ctrl+C as in a terminal: a test run started in the background of a non-interactive shell
+    # passes SIGINT on ignored, and Python keeps it so (the zoo then joined for the whole 60 s)
+    proc = subprocess.Popen(
+        command,
+        cwd=PROJECT_ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=default_sigint,
+    )
     lines: list[str] = []
     joining = threading.Event()
     said: list[float] = []  # when the interruption was said

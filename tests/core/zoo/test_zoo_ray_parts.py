@@ -88,3 +88,35 @@ def test_a_ray_worker_starts_nvml_once_per_gpu_for_task_after_task(monkeypatch):
     assert rx.gpu_monitor(["1"]) is not first and rx.gpu_monitor([1]) is rx.gpu_monitor(["1"])
     assert rx.gpu_monitor(["not a number"]) is first  # Ray gave no usable id: the default GPU
     assert started == [0, 1]
+
+
+def test_the_folders_of_killed_tasks_are_swept_and_nothing_else(tmp_path):
+    """A task cancelled or killed with its worker leaves its temporary folder (a Ray worker is
+    killed, no cleanup runs): the next task removes the folders of workers that are gone, named
+    by this product's prefix, never a live worker's, another name, or what a link points to."""
+    import subprocess
+    import sys
+
+    from core.zoo.ray_executor import TASK_FOLDER_PREFIX, sweep_task_folders, task_folder
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"{TASK_FOLDER_PREFIX}{gone.pid}-abc"
+    (dead / "artifacts").mkdir(parents=True)
+    (dead / "artifacts" / "eager.log").write_text("partial")
+    live = tmp_path / f"{TASK_FOLDER_PREFIX}{os.getpid()}-def"
+    live.mkdir()
+    other = tmp_path / f"{TASK_FOLDER_PREFIX}notapid-x"
+    other.mkdir()
+    target = tmp_path / "user-files"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    link = tmp_path / f"{TASK_FOLDER_PREFIX}{gone.pid}-link"
+    link.symlink_to(target, target_is_directory=True)
+    assert sweep_task_folders(str(tmp_path)) == [str(dead)]
+    assert not dead.exists() and live.exists() and other.exists() and link.is_symlink()
+    assert (target / "keep.txt").read_text() == "mine"
+    with task_folder() as folder:  # named by this worker's pid: a sweep never takes it
+        assert os.path.basename(folder).startswith(f"{TASK_FOLDER_PREFIX}{os.getpid()}-")
+        assert folder not in sweep_task_folders(os.path.dirname(folder))
+        assert os.path.isdir(folder)
