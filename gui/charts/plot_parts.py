@@ -33,6 +33,7 @@ class PlotParts:
         if unknown:
             raise ValueError(f"no such axis side: {sorted(unknown)} (sides: {', '.join(AXIS_SIDES)})")
         self._options = options
+        self._menu = options.get("enableMenu", True)  # the ViewBox's context menu, a step of its own
         self._view_box: pg.ViewBox | None = None
         self._axes: dict[str, pg.AxisItem] | None = None
         self.item: pg.PlotItem | None = None
@@ -40,7 +41,7 @@ class PlotParts:
     def steps(self, then: Callable[[pg.PlotItem], None] | None = None) -> list[Callable[[], None]]:
         """The steps; `then`: one more, given the PlotItem (the view's settings and its place)."""
         steps = [self._make_view_box, self._make_axes, self._make_item]
-        if self._options.get("enableMenu", True):
+        if self._menu:
             steps.insert(1, self._make_view_box_menu)
         return steps if then is None else [*steps, lambda: then(self.item)]
 
@@ -69,7 +70,7 @@ class PlotParts:
     def _make_item(self) -> None:
         if self._view_box is None:
             self._make_view_box()
-            if self._options.get("enableMenu", True):
+            if self._menu:
                 self._make_view_box_menu()
         if self._axes is None:
             self._make_axes()

@@ -45,8 +45,8 @@ class TorchInfoLoader(QObject):
     or a helper process lists what was not cached (seconds), or torch could not be loaded.
     Once; `settled` says whether it came."""
 
-    _sig_prepared = Signal(object, object, object)  # (cached TorchInfo or None, GpuMonitor, cached names or
-    # None): background → GUI thread
+    # (cached TorchInfo or None, GpuMonitor, cached timm/Hugging Face names or None): background → GUI thread
+    _sig_prepared = Signal(object, object, object)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
