@@ -37,6 +37,10 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               the evidence behind the `freezing` suggestion
   quality, auto, advice   (not in core) the trust benchmarks of tests/bench_trust.py: grades
               under synthetic load, --iters auto, and whether applied suggestions helped
+  zoo         (not in core) the zoo on a local Ray instance against the local executor, per
+              job, in interleaved rounds (tests/bench_zoo.py; options --rounds, --jobs, --load N
+              burning processes beside it; target: Ray ≤ 1.10 × local). Run it in a fresh network
+              namespace: unshare -n sh -c 'ip link set lo up; python -m tests.bench zoo'
   gui         a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
               (target < 50 ms) and while it launches (--cold-catalog: with the catalog's
               helpers running), max, p99 and the other processes' cores, and the launch
@@ -794,6 +798,7 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     from tests.bench_trust import BENCHES as TRUST
+    from tests.bench_zoo import bench_zoo
 
     benches = {
         "overhead": bench_overhead,
@@ -805,6 +810,7 @@ def main(argv: list[str]) -> int:
         "report": bench_report,
         "stats": bench_stats,
         "freezing": bench_freezing,
+        "zoo": bench_zoo,
         **TRUST,
     }
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}

@@ -78,6 +78,7 @@ PROBE_TIMEOUT_S = 5.0  # the plain TCP connection tried first
 ROOM_EVERY_S = 2.0  # how often the cluster's room for jobs is read again while jobs run
 _RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # a task's claim → a node's resource
 _FORWARDED = (ev.JobStarted, ev.PhaseChanged)
+WORKER_NICENESS_VAR = "RAY_worker_niceness"  # Ray's setting (ray_constants.RAY_WORKER_NICENESS)
 _ADDRESS_HELP = (
     "check the address (ray://HEAD:10001 for a cluster's Ray Client server, HEAD:6379 from a machine "
     "inside the cluster), that the cluster is up (`ray status` on its head) and that this machine can "
@@ -393,7 +394,15 @@ class RayExecutor:
 
     def connect(self, specs: list[JobSpec]) -> None:
         """Start or join Ray and check the cluster can run these jobs; ConfigError if not."""
-        runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
+        runtime_env = {
+            "py_modules": [CORE_DIR],
+            "excludes": ["__pycache__", "*.pyc"],
+            # Ray starts its workers at nice 15 (RAY_worker_niceness) so that its own daemons come
+            # first; a job's child inherits it, and beside any other work on the node a job timed
+            # itself at a fraction of a core. A zoo's task measures: it runs at normal priority,
+            # as a local job does (Ray's job supervisor sets the same for itself).
+            "env_vars": {WORKER_NICENESS_VAR: "0"},
+        }
         if self.address:
             probe(self.address)
             kwargs = {"address": self.address}

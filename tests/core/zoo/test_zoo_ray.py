@@ -78,9 +78,18 @@ def rows_of(out):
         return list(csv.DictReader(fh))
 
 
+# The MLP, noting the priority (niceness) of each process that builds it.
+NICENESS_MODEL = MLP_MODEL.replace(
+    "def get_model():\n",
+    "def get_model():\n    import os\n\n    with open({path!r}, 'a') as fh:\n        fh.write(f'{{os.nice(0)}}\\n')\n",
+)
+
+
 def test_a_zoo_on_a_local_ray_instance(tmp_path, write_model):
+    niceness = tmp_path / "niceness.txt"
     breaks, mlp = write_model(BREAKS_MODEL, "breaks.py"), write_model(MLP_MODEL, "mlp.py")
-    mlp2, mlp3 = write_model(MLP_MODEL, "mlp2.py"), write_model(MLP_MODEL, "mlp3.py")
+    mlp2 = write_model(MLP_MODEL, "mlp2.py")
+    mlp3 = write_model(NICENESS_MODEL.format(path=str(niceness)), "mlp3.py")
     out = str(tmp_path / "zoo")
     proc = in_netns(
         [sys.executable, "main.py", "zoo", breaks, mlp, mlp2, mlp3, *QUICK, "--executor", "ray", "--out", out]
@@ -105,6 +114,10 @@ def test_a_zoo_on_a_local_ray_instance(tmp_path, write_model):
         if line.startswith("[") and " · eager: " in line
     ]
     assert steps == ["start", "end"] * 4, proc.stderr
+    # a job on Ray times itself at the user's priority, as locally (Ray starts its workers at
+    # nice 15: beside any other work on the node a job got a fraction of a core)
+    noted = niceness.read_text().split()
+    assert noted and set(noted) == {str(os.nice(0))}, noted
 
 
 def test_a_node_killed_mid_sweep_fails_its_job_and_resume_completes_the_zoo(tmp_path, write_model):

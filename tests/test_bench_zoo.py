@@ -1,0 +1,66 @@
+"""The zoo bench's parts (tests/bench_zoo.py): which lines end a job on either executor, the
+per-job figure, and whose CPU counts as other processes' load."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from tests.bench_zoo import OthersSampler, job_ends, per_job_s
+
+LOCAL = [
+    (4.0, "[1/3] /m/a.py · eager: started"),
+    (8.1, "[1/3] /m/a.py · eager: speedup 0.61x [95% CI 0.13-0.84], compile 0.3 s, 0 graph breaks"),
+    (8.1, "[2/3] /m/b.py · eager: started"),
+    (12.3, "[2/3] /m/b.py · eager: speedup 0.55x [95% CI 0.26-0.95], compile 0.3 s, 0 graph breaks"),
+    (12.3, "[3/3] /m/c.py · eager: started"),
+    (17.0, "[3/3] /m/c.py · eager: speedup 0.50x [95% CI 0.20-0.90], compile 0.3 s, 0 graph breaks"),
+    (18.0, "zoo written to /out (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)"),
+]
+RAY = [
+    (4.5, "starting Ray (up to 300 s; Ctrl+C stops)"),
+    (9.1, "[1/2] /m/a.py · eager: started on vm/47188c"),
+    (13.0, "[1/2] /m/a.py · eager: error: the model raised"),
+    (13.0, "[2/2] /m/b.py · eager: started on vm/47188c"),
+    (17.2, "[2/2] /m/b.py · eager: speedup 0.55x [95% CI 0.26-0.95] on vm/47188c"),
+]
+
+
+def test_a_job_ends_at_its_result_line_on_either_executor_and_a_start_or_an_error_is_no_end():
+    assert job_ends(LOCAL) == [8.1, 12.3, 17.0]
+    assert job_ends(RAY) == [17.2]  # "started on NODE" is a start, the error line no result
+    assert per_job_s(job_ends(LOCAL)) == statistics_median([12.3 - 8.1, 17.0 - 12.3])
+    assert per_job_s(job_ends(RAY)) is None  # one end: no interval
+
+
+def statistics_median(values):
+    values = sorted(values)
+    return (values[0] + values[1]) / 2
+
+
+BURN = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end: pass"
+
+
+def test_the_zoos_own_processes_are_not_others_load_and_a_process_beside_it_is():
+    # stands for the zoo: a process and its child, both burning (Ray's processes, a job's child)
+    ours = subprocess.Popen(["sh", "-c", f"{sys.executable} -c '{BURN}' & exec {sys.executable} -c '{BURN}'"])
+    beside = subprocess.Popen([sys.executable, "-c", BURN])  # the bench's --load, or someone else's work
+    try:
+        time.sleep(0.5)
+        tree = [
+            int(line)
+            for line in subprocess.run(["pgrep", "-P", str(ours.pid)], capture_output=True, text=True).stdout.split()
+        ]
+        sampler = OthersSampler(ours.pid, every=0.25)
+        time.sleep(2.0)
+        others, steal = sampler.result()
+    finally:
+        subprocess.run(["pkill", "-P", str(ours.pid)])
+        for p in (ours, beside):
+            p.kill()
+            p.wait()
+    assert tree, "the zoo's stand-in has a child"
+    assert sampler.by_pid.get(beside.pid, 0) > 0, sampler.by_pid
+    assert not {ours.pid, *tree} & set(sampler.by_pid), (ours.pid, tree, sampler.by_pid)
+    assert sampler.cpu_s >= sampler.by_pid[beside.pid] and others > 0 and steal >= 0
