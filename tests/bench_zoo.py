@@ -26,6 +26,8 @@ import tempfile
 import threading
 import time
 
+from tests.gui.heartbeat import _steal_s
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_RATIO = 1.10
 MIN_QUIET_ROUNDS = 3  # fewer quiet rounds than this give no verdict: single rounds spread ±15 %
@@ -46,8 +48,9 @@ def per_job_s(ends: list[float]) -> float | None:
     return statistics.median(gaps) if gaps else None
 
 
-def _processes() -> dict[int, tuple[int, int]]:
-    """pid → (parent pid, CPU jiffies used so far)."""
+def _processes() -> dict[tuple[int, int], tuple[int, int]]:
+    """(pid, start time) → (parent pid, CPU jiffies used so far); the start time (jiffies since
+    boot) tells a reused pid from the process it replaces."""
     out = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -58,24 +61,14 @@ def _processes() -> dict[int, tuple[int, int]]:
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
-        out[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+        out[(int(name), int(fields[19]))] = (int(fields[1]), int(fields[11]) + int(fields[12]))
     return out
 
 
-def _in_tree(pid: int, root: int, table: dict[int, tuple[int, int]]) -> bool:
-    for _ in range(64):
-        if pid == root:
-            return True
-        if pid <= 1 or pid not in table:
-            return False
-        pid = table[pid][0]
-    return False
-
-
-def _steal_s() -> float:
-    with open("/proc/stat") as fh:
-        fields = fh.readline().split()
-    return int(fields[8]) / _TCK if len(fields) > 8 else 0.0
+def _boot_jiffies() -> int:
+    """Jiffies since boot now (the clock of /proc/PID/stat's start time)."""
+    with open("/proc/uptime") as fh:
+        return int(float(fh.read().split()[0]) * _TCK)
 
 
 class OthersSampler:
@@ -83,27 +76,55 @@ class OthersSampler:
     `every` seconds, and the host's steal. A sampler, not a difference of totals: the zoo's Ray
     processes and job children come and go, and the machine's total minus this tree's waited-for
     children would count Ray's own processes as someone else's work. The bench's own load
-    (--load: its children, outside the zoo's tree) counts as others'."""
+    (--load: its children, outside the zoo's tree) counts as others'.
+
+    A process once seen in the tree stays the zoo's when its parent ends and it is handed to init
+    (Ray's processes at shutdown), and so do its children. A process that started since the last
+    sample is counted whole; one that ends between samples loses its last second (under-counted:
+    a short-lived process of someone else's may go unseen)."""
 
     def __init__(self, root: int, every: float = 1.0):
         self.root, self.every, self.cpu_s = root, every, 0.0
         self.by_pid: dict[int, float] = {}  # the CPU seconds counted, per process
+        self._ours: set[tuple[int, int]] = set()
         self._stop = threading.Event()
         self._t0, self._steal0 = time.monotonic(), _steal_s()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    def _is_ours(self, key: tuple[int, int], table: dict, keys_by_pid: dict[int, tuple[int, int]]) -> bool:
+        path = []
+        for _ in range(64):
+            if key in self._ours or key[0] == self.root:
+                self._ours.update(path)
+                self._ours.add(key)
+                return True
+            path.append(key)
+            parent = table[key][0]
+            if parent <= 1 or parent not in keys_by_pid:
+                return False
+            key = keys_by_pid[parent]
+        return False
+
     def _run(self) -> None:
         me = os.getpid()
-        before = _processes()
+        before, since = _processes(), _boot_jiffies()
         while not self._stop.wait(self.every):
-            now = _processes()
-            for pid, (_, jiffies) in now.items():
-                if pid in before and pid != me and not _in_tree(pid, self.root, now):
-                    used = max(0, jiffies - before[pid][1]) / _TCK
+            now, at = _processes(), _boot_jiffies()
+            keys_by_pid = {key[0]: key for key in now}
+            for key, (_, jiffies) in now.items():
+                if key[0] == me or self._is_ours(key, now, keys_by_pid):
+                    continue
+                if key in before:
+                    used = max(0, jiffies - before[key][1]) / _TCK
+                elif key[1] >= since:  # started since the last sample: all of it
+                    used = jiffies / _TCK
+                else:
+                    continue
+                if used > 0:
                     self.cpu_s += used
-                    self.by_pid[pid] = self.by_pid.get(pid, 0.0) + used
-            before = now
+                    self.by_pid[key[0]] = self.by_pid.get(key[0], 0.0) + used
+            before, since = now, at
 
     def result(self) -> tuple[float, float]:
         """(other processes' cores, the host's steal in cores) since the start."""

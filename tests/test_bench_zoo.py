@@ -3,6 +3,7 @@ per-job figure, and whose CPU counts as other processes' load."""
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import time
@@ -30,37 +31,50 @@ RAY = [
 def test_a_job_ends_at_its_result_line_on_either_executor_and_a_start_or_an_error_is_no_end():
     assert job_ends(LOCAL) == [8.1, 12.3, 17.0]
     assert job_ends(RAY) == [17.2]  # "started on NODE" is a start, the error line no result
-    assert per_job_s(job_ends(LOCAL)) == statistics_median([12.3 - 8.1, 17.0 - 12.3])
+    assert per_job_s(job_ends(LOCAL)) == statistics.median([12.3 - 8.1, 17.0 - 12.3])
     assert per_job_s(job_ends(RAY)) is None  # one end: no interval
 
 
-def statistics_median(values):
-    values = sorted(values)
-    return (values[0] + values[1]) / 2
-
-
 BURN = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end: pass"
+# Stands for the zoo: it burns, so does its child (a job's process), and a child of its that ends
+# after a second leaves a burning child behind, handed to init (Ray's processes at shutdown).
+ZOO = f"""
+import subprocess, sys
+burn = {BURN!r}
+subprocess.Popen([sys.executable, "-c", burn])
+mid = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {{burn!r}}]); time.sleep(1.0)"
+subprocess.Popen([sys.executable, "-c", mid])
+exec(burn)
+"""
+
+
+def _descendants(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    children = [int(p) for p in found.split()]
+    return children + [d for c in children for d in _descendants(c)]
 
 
 def test_the_zoos_own_processes_are_not_others_load_and_a_process_beside_it_is():
-    # stands for the zoo: a process and its child, both burning (Ray's processes, a job's child)
-    ours = subprocess.Popen(["sh", "-c", f"{sys.executable} -c '{BURN}' & exec {sys.executable} -c '{BURN}'"])
+    ours = subprocess.Popen([sys.executable, "-c", ZOO])
     beside = subprocess.Popen([sys.executable, "-c", BURN])  # the bench's --load, or someone else's work
+    tree: list[int] = []
     try:
-        time.sleep(0.5)
-        tree = [
-            int(line)
-            for line in subprocess.run(["pgrep", "-P", str(ours.pid)], capture_output=True, text=True).stdout.split()
-        ]
+        deadline = time.monotonic() + 60
+        while len(tree) < 3 and time.monotonic() < deadline:  # its child, the middle one and its child
+            tree = _descendants(ours.pid)
+            time.sleep(0.02)
         sampler = OthersSampler(ours.pid, every=0.25)
-        time.sleep(2.0)
+        time.sleep(2.5)  # the middle one ends after 1 s: its child is handed to init, still burning
+        orphaned = [pid for pid in tree if pid not in _descendants(ours.pid)]
         others, steal = sampler.result()
     finally:
-        subprocess.run(["pkill", "-P", str(ours.pid)])
+        for pid in tree:
+            subprocess.run(["kill", "-9", str(pid)], capture_output=True)
         for p in (ours, beside):
             p.kill()
             p.wait()
-    assert tree, "the zoo's stand-in has a child"
+    assert len(tree) == 3, tree
+    assert orphaned, "a process of the zoo's was handed to init"
     assert sampler.by_pid.get(beside.pid, 0) > 0, sampler.by_pid
-    assert not {ours.pid, *tree} & set(sampler.by_pid), (ours.pid, tree, sampler.by_pid)
+    assert not {ours.pid, *tree} & set(sampler.by_pid), (ours.pid, tree, orphaned, sampler.by_pid)
     assert sampler.cpu_s >= sampler.by_pid[beside.pid] and others > 0 and steal >= 0

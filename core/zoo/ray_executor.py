@@ -41,6 +41,7 @@ import asyncio
 import dataclasses
 import hashlib
 import io
+import json
 import logging
 import os
 import shutil
@@ -181,6 +182,29 @@ def _localize(spec: JobSpec, shipped: dict, folder: str) -> JobSpec:
     if model.weights and model.weights in shipped:
         model = dataclasses.replace(model, weights=place(model.weights))
     return dataclasses.replace(spec, model=model)
+
+
+def tasks_runtime_env(environ=None) -> dict:
+    """The runtime_env the zoo's tasks run in: our `core` package, at the raylet's priority.
+
+    Ray starts its workers at nice 15 (RAY_worker_niceness, added to the raylet's own), so that its
+    own processes come first; a job's process inherits it, and where other work keeps every core
+    busy (in the same session, or on a kernel that does not group CPU time by session) a task at
+    nice 15 got 0.04 of a core here. A zoo's task measures, so it runs at the raylet's priority,
+    as a local job runs at the user's (Ray's job supervisor sets the same for itself). Under
+    `ray job submit`, Ray merges the job's runtime_env with this one and refuses any env var both
+    set: one the job already sets is left to the job."""
+    environ = os.environ if environ is None else environ
+    try:  # the job's runtime_env, as ray.init reads it (ray._private.runtime_env.constants)
+        job_env = json.loads(environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") or "{}").get("runtime_env") or {}
+        taken = set(job_env.get("env_vars") or {})
+    except (ValueError, AttributeError, TypeError):
+        taken = set()
+    runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
+    env_vars = {k: v for k, v in {WORKER_NICENESS_VAR: "0"}.items() if k not in taken}
+    if env_vars:
+        runtime_env["env_vars"] = env_vars
+    return runtime_env
 
 
 class _Progress:
@@ -394,15 +418,7 @@ class RayExecutor:
 
     def connect(self, specs: list[JobSpec]) -> None:
         """Start or join Ray and check the cluster can run these jobs; ConfigError if not."""
-        runtime_env = {
-            "py_modules": [CORE_DIR],
-            "excludes": ["__pycache__", "*.pyc"],
-            # Ray starts its workers at nice 15 (RAY_worker_niceness) so that its own daemons come
-            # first; a job's child inherits it, and beside any other work on the node a job timed
-            # itself at a fraction of a core. A zoo's task measures: it runs at normal priority,
-            # as a local job does (Ray's job supervisor sets the same for itself).
-            "env_vars": {WORKER_NICENESS_VAR: "0"},
-        }
+        runtime_env = tasks_runtime_env()
         if self.address:
             probe(self.address)
             kwargs = {"address": self.address}

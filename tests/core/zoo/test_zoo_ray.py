@@ -115,7 +115,7 @@ def test_a_zoo_on_a_local_ray_instance(tmp_path, write_model):
     ]
     assert steps == ["start", "end"] * 4, proc.stderr
     # a job on Ray times itself at the user's priority, as locally (Ray starts its workers at
-    # nice 15: beside any other work on the node a job got a fraction of a core)
+    # nice 15: where other work keeps every core busy, a task got a few percent of a core)
     noted = niceness.read_text().split()
     assert noted and set(noted) == {str(os.nice(0))}, noted
 

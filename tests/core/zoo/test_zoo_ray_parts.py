@@ -120,3 +120,27 @@ def test_the_folders_of_killed_tasks_are_swept_and_nothing_else(tmp_path):
         assert os.path.basename(folder).startswith(f"{TASK_FOLDER_PREFIX}{os.getpid()}-")
         assert folder not in sweep_task_folders(os.path.dirname(folder))
         assert os.path.isdir(folder)
+
+
+def test_tasks_run_at_the_raylets_priority_and_a_ray_job_s_own_setting_is_not_contradicted():
+    import json
+
+    from ray.runtime_env.runtime_env import _merge_runtime_env  # what ray.init does under a Ray job
+
+    from core.zoo.ray_executor import CORE_DIR, WORKER_NICENESS_VAR, tasks_runtime_env
+
+    alone = tasks_runtime_env({})
+    assert alone["py_modules"] == [CORE_DIR] and alone["env_vars"] == {WORKER_NICENESS_VAR: "0"}
+    # `ray job submit --entrypoint-num-cpus 1 ...`: the job's runtime_env already sets it, and Ray
+    # refuses to merge two runtime_envs that set the same variable (ray.init raised ValueError)
+    job_env = {"env_vars": {WORKER_NICENESS_VAR: "0", "OTHER": "1"}}
+    submitted = {"RAY_JOB_CONFIG_JSON_ENV_VAR": json.dumps({"runtime_env": job_env, "metadata": {}})}
+    under_job = tasks_runtime_env(submitted)
+    assert "env_vars" not in under_job
+    assert _merge_runtime_env(job_env, alone) is None  # the conflict this avoids
+    assert _merge_runtime_env(job_env, under_job)["env_vars"][WORKER_NICENESS_VAR] == "0"
+    # a job that sets other variables only: ours is added; an unreadable job config is ignored
+    other = {"RAY_JOB_CONFIG_JSON_ENV_VAR": json.dumps({"runtime_env": {"env_vars": {"OTHER": "1"}}})}
+    assert tasks_runtime_env(other)["env_vars"] == {WORKER_NICENESS_VAR: "0"}
+    assert tasks_runtime_env({"RAY_JOB_CONFIG_JSON_ENV_VAR": "not json"})["env_vars"] == {WORKER_NICENESS_VAR: "0"}
+    assert tasks_runtime_env({"RAY_JOB_CONFIG_JSON_ENV_VAR": "[]"})["env_vars"] == {WORKER_NICENESS_VAR: "0"}
