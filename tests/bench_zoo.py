@@ -11,7 +11,7 @@ order alternating round by round. Per job = the median time from one job's resul
 next one's: each such interval holds one whole job and the hand-over to the next, on both
 executors, and none holds Ray's start or stop (once per zoo, reported apart). The ratio Ray /
 local is taken within a round. What other processes used meanwhile is sampled each second
-(processes outside this bench's tree: the zoo's own Ray processes are inside it), with the host's
+(processes outside the zoo's tree: its own Ray processes and job children are inside it), with the host's
 steal, so a round run on a busy machine is recognisable; the verdict rests on the quiet rounds.
 """
 
@@ -26,9 +26,9 @@ import tempfile
 import threading
 import time
 
+from core import PROJECT_ROOT as ROOT
 from tests.gui.heartbeat import _steal_s
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_RATIO = 1.10
 MIN_QUIET_ROUNDS = 3  # fewer quiet rounds than this give no verdict: single rounds spread ±15 %
 QUIET_OTHERS_CORES = 0.25  # as the fidelity bench's quiet rounds

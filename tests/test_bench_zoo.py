@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 from tests.bench_zoo import OthersSampler, job_ends, per_job_s
 
 LOCAL = [
@@ -49,9 +51,7 @@ exec(burn)
 
 
 def _descendants(pid: int) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    children = [int(p) for p in found.split()]
-    return children + [d for c in children for d in _descendants(c)]
+    return [p.pid for p in psutil.Process(pid).children(recursive=True)]
 
 
 def test_the_zoos_own_processes_are_not_others_load_and_a_process_beside_it_is():

@@ -201,9 +201,8 @@ def tasks_runtime_env(environ=None) -> dict:
     except (ValueError, AttributeError, TypeError):
         taken = set()
     runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
-    env_vars = {k: v for k, v in {WORKER_NICENESS_VAR: "0"}.items() if k not in taken}
-    if env_vars:
-        runtime_env["env_vars"] = env_vars
+    if WORKER_NICENESS_VAR not in taken:
+        runtime_env["env_vars"] = {WORKER_NICENESS_VAR: "0"}
     return runtime_env
 
 
