@@ -73,6 +73,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
+        # before any thread of the window's starts (the torch info loader, the charts builder)
+        qt_compat.hand_gil_back_soon()
         self.settings = settings if settings is not None else QSettings()
         self.torch_info = None
         self.last_error = ""
