@@ -32,7 +32,10 @@ class CompileLogError(ValueError):
 def parse_settings(settings: str) -> dict[str, int | bool]:
     """A TORCH_LOGS-style string as `torch._logging.set_logs(modules=...)` takes it: a log
     name ("dynamo", "+inductor", "-aot") → its level, an artifact ("output_code") → True.
-    Raises CompileLogError naming the unknown name and the valid ones."""
+    Raises CompileLogError naming the unknown name and the valid ones. An empty string (no
+    `--compile-log`) imports nothing."""
+    if not any(s.strip() for s in (settings or "").split(",")):
+        return {}
     from torch._logging._internal import log_registry
 
     out: dict[str, int | bool] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import sys
 
 from core.capture.compile_log import CompileLogError
 from core.capture.compile_log import parse_settings as parse_compile_log
@@ -412,27 +413,18 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
     check_limits(op_profile=args.op_profile)
-    try:
-        parse_compile_log(args.compile_log)
-    except CompileLogError as exc:
-        raise ConfigError(str(exc)) from None
-    try:
-        model = ModelSpec(
-            normalize_source(args.model),
-            args.batch_size,
-            args.image_size,
-            args.weights,
-            seq_len=args.seq_len,
-            hf_class=args.hf_class,
-            hf_config=tuple(args.hf_config),
-        )
-        check_source(model, device)  # unknown names, missing packages, configs too big: before any work
-    except ModelLoadError as exc:
-        raise ConfigError(str(exc)) from None
-    dynamo = parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
-    inductor = parse_key_values(args.inductor_option, inductor_config_defaults(), "torch._inductor.config")
     if args.calls < 1:
         raise ConfigError(f"--calls must be at least 1, not {args.calls}.")
+    # The compile settings before the model, against torch's offer as the app keeps it
+    # (core.run.torch_info's cache for this install) when there is one: a wrong --mode or
+    # --backend is then refused without importing torch and torchvision first (seconds).
+    offer = cached_offer()
+    dynamo = parse_key_values(
+        args.dynamo_config, _dynamo_defaults(offer) if args.dynamo_config else {}, "torch._dynamo.config"
+    )
+    inductor = parse_key_values(
+        args.inductor_option, inductor_config_defaults() if args.inductor_option else {}, "torch._inductor.config"
+    )
     if configs is None:
         configs = expand_configs(
             args.backend or ["inductor"],
@@ -453,7 +445,32 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if marks:
         configs = [dataclasses.replace(c, mark_dynamic=marks) for c in configs]
     for cfg in configs:
-        validate_config(cfg, device)
+        if offer is None:
+            validate_config(cfg, device)
+        else:
+            validate_config(
+                cfg, device, backends=offer.all_backends, modes=offer.modes, cuda_available=offer.cuda_available
+            )
+    try:
+        model = ModelSpec(
+            normalize_source(args.model),
+            args.batch_size,
+            args.image_size,
+            args.weights,
+            seq_len=args.seq_len,
+            hf_class=args.hf_class,
+            hf_config=tuple(args.hf_config),
+        )
+        # unknown names, missing packages, configs too big: before any work
+        check_source(model, device, torchvision_names=offer.models if offer is not None else None)
+    except ModelLoadError as exc:
+        raise ConfigError(str(exc)) from None
+    try:  # imports torch (its log registry)
+        parse_compile_log(args.compile_log)
+    except CompileLogError as exc:
+        raise ConfigError(str(exc)) from None
+    if offer is None:
+        remember_offer()
     return make_jobs(
         model,
         configs,
@@ -471,6 +488,39 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         optimizer=getattr(args, "optimizer", "sgd"),
         sweep_batch=sweep_batch,
     )
+
+
+def cached_offer():
+    """torch's offer (core.run.torch_info.TorchInfo) from the cache the app and earlier commands
+    keep for this install, or None: no cache yet, or one that says loading failed or lacks a list
+    the checks need. Reads a small file; imports neither torch nor torchvision."""
+    from core.run.torch_info import cached_torch_info
+
+    offer = cached_torch_info()
+    if offer is None or offer.error or not (offer.all_backends and offer.modes and offer.models):
+        return None
+    return offer
+
+
+def remember_offer() -> None:
+    """Keep torch's offer in the cache `cached_offer` reads, when the checks have imported torch
+    and torchvision here anyway (a torchvision model): the next refusal then needs neither. A
+    Hugging Face or file model leaves it to the app (no torchvision import for it). Never raises."""
+    if "torchvision" not in sys.modules:
+        return
+    from core.run.torch_info import load_torch_info, write_torch_info_cache
+
+    info = load_torch_info()
+    if not info.error:
+        write_torch_info_cache(info)
+
+
+def _dynamo_defaults(offer) -> dict:
+    """torch._dynamo.config's settings with their defaults: the cached offer's (each value's type
+    kept where JSON holds it, as the checks of an override need), else torch's own."""
+    if offer is not None and offer.dynamo_defaults:
+        return dict(offer.dynamo_defaults)
+    return dynamo_config_defaults()
 
 
 def _check_source_options(args: argparse.Namespace, kind: str) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -249,11 +250,12 @@ def normalize_source(source: str) -> str:
     return source
 
 
-def check_source(spec: ModelSpec, device: str = "cpu") -> None:
+def check_source(spec: ModelSpec, device: str = "cpu", torchvision_names: Sequence[str] | None = None) -> None:
     """Validate a model source before any work, cheaply (no model is built): ModelLoadError
     saying what is wrong and what to do (a missing file, an unknown name with close matches,
     a missing package with the command that installs it, a Hugging Face config that would not
-    fit in memory)."""
+    fit in memory). `torchvision_names`: torchvision's model names when the caller has them
+    (core.run.torch_info's cache): a name not among them is refused without importing torchvision."""
     kind = source_kind(spec.source)
     if kind == "timm":
         from core.models import timm_models
@@ -266,7 +268,7 @@ def check_source(spec: ModelSpec, device: str = "cpu") -> None:
     elif kind == "torchvision":
         from core.models import torchvision_models
 
-        torchvision_models.check(spec)
+        torchvision_models.check(spec, torchvision_names)
     elif not os.path.exists(split_factory(spec.source)[0]):
         raise ModelLoadError(f"model file {split_factory(spec.source)[0]} not found; check the path.")
 

@@ -7,6 +7,7 @@ flow: RAFT returns a list of flow estimates, one per refinement)."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 from core.models import VIDEO_FRAMES, LoadedModel, ModelLoadError, close_matches, require_package
@@ -33,6 +34,16 @@ def families() -> dict[str, str]:
     return found
 
 
+def _unknown_name(name: str, names) -> ModelLoadError:
+    close = close_matches(name, sorted(names))
+    hint = f" Close matches: {', '.join(close)}." if close else ""
+    return ModelLoadError(
+        f"{name!r} is neither a file nor a torchvision model.{hint} "
+        "Give a torchvision name (e.g. resnet18), timm:NAME, hf:TYPE or hf:FOLDER, or a path to a .py, "
+        ".pt2 or TorchScript file."
+    )
+
+
 def _detailed_family(name: str, family: str) -> str:
     if family == "detection":
         if name.startswith("keypointrcnn"):
@@ -42,18 +53,16 @@ def _detailed_family(name: str, family: str) -> str:
     return family.replace("_", " ")
 
 
-def check(spec: ModelSpec) -> str:
+def check(spec: ModelSpec, names: Sequence[str] | None = None) -> str:
     """The model's family, or ModelLoadError for an unknown name (with close matches) or
-    input settings the family cannot take. Builds nothing."""
+    input settings the family cannot take. Builds nothing. `names`: every torchvision model
+    name, when the caller has them without importing torchvision (`model_names()` as cached):
+    a name not among them is refused before the import."""
+    if names is not None and spec.source not in names:
+        raise _unknown_name(spec.source, names)
     found = families()
     if spec.source not in found:
-        close = close_matches(spec.source, sorted(found))
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        raise ModelLoadError(
-            f"{spec.source!r} is neither a file nor a torchvision model.{hint} "
-            "Give a torchvision name (e.g. resnet18), timm:NAME, hf:TYPE or hf:FOLDER, or a path to a .py, "
-            ".pt2 or TorchScript file."
-        )
+        raise _unknown_name(spec.source, found)
     family = found[spec.source]
     if spec.batch_size < 1 or spec.image_size < 16:
         raise ModelLoadError("batch size must be at least 1 and image size at least 16.")

@@ -5,6 +5,7 @@ logs on its graph_breaks artifact. Imported by the tests; fixtures are in confte
 from __future__ import annotations
 
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -129,12 +130,19 @@ def run_in_process(spec, should_stop=lambda: False):
     return outcome, result, events
 
 
-def profile_command(*args, timeout=240, processes="1"):
+def profile_command(*args, timeout=240, processes="1", cache: str | None = None):
     """The command as typed; one timing process unless a test asks for more (the default, 3,
-    is tested once below)."""
+    is tested once below). `cache`: the product's cache folder for it (core.run.torch_info), else
+    the test session's."""
     more = ["--processes", processes] if processes else []
+    env = None if cache is None else {**os.environ, "COMPILE_PROFILER_CACHE": cache}
     return subprocess.run(
-        [sys.executable, "main.py", "profile", *args, *more], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "main.py", "profile", *args, *more],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
 
 

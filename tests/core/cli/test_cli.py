@@ -1,32 +1,107 @@
 """`python main.py profile ...` exactly as a user types it."""
 
 import csv
+import os
 import subprocess
 import sys
+
+import pytest
 
 from core import PROJECT_ROOT as ROOT
 from tests.core.helpers import BREAKS_MODEL, default_sigint
 from tests.core.helpers import profile_command as profile
 
 
-def test_invalid_values_are_refused_before_any_work(tmp_path):
+@pytest.fixture
+def offer_cache(tmp_path, monkeypatch):
+    """A cache folder holding torch's offer as the app keeps it (core.run.torch_info)."""
+    from core.run.torch_info import cached_torch_info, load_torch_info, write_torch_info_cache
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(folder))
+    write_torch_info_cache(load_torch_info())
+    assert cached_torch_info() is not None
+    return str(folder)
+
+
+def test_invalid_values_are_refused_before_any_work(tmp_path, offer_cache):
     out = tmp_path / "out"
-    proc = profile("resnet18", "--mode", "max", "--out", str(out))
+    proc = profile("resnet18", "--mode", "max", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2
     assert "Unknown mode 'max'" in proc.stderr and "reduce-overhead" in proc.stderr
     assert not out.exists()  # nothing started, nothing written
-    proc = profile("resnet18", "--backend", "tensorrt-turbo", "--out", str(out))
+    proc = profile("resnet18", "--backend", "tensorrt-turbo", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and "Valid backends here" in proc.stderr
-    proc = profile("resnet18", "--verbose", "--out", str(out))
+    proc = profile("resnet18", "--verbose", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and "no verbose argument" in proc.stderr
-    proc = profile("resnet18", "--dynamo-config", "capture_scalars=True", "--out", str(out))
+    proc = profile("resnet18", "--dynamo-config", "capture_scalars=True", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and "capture_scalar_outputs" in proc.stderr
-    proc = profile("resnet1", "--out", str(out))
+    proc = profile("resnet1", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and "neither a file nor a torchvision model" in proc.stderr
+    assert "Close matches: resnet18" in proc.stderr
+    proc = profile("resnet18", "--compile-log", "graph_breaks,nonsense", "--out", str(out), cache=offer_cache)
+    assert proc.returncode == 2 and "'nonsense' is neither a torch log nor a log artifact" in proc.stderr
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    proc = profile("resnet18", "--out", str(blocker / "out"))
+    proc = profile("resnet18", "--out", str(blocker / "out"), cache=offer_cache)
     assert proc.returncode == 2 and "as the report folder: Not a directory" in proc.stderr
+
+
+REFUSE = """
+import sys
+from core.cli.profile import main
+code = main([*sys.argv[1:], "--processes", "1"])
+print("IMPORTED", "torch" in sys.modules, "torchvision" in sys.modules)
+sys.exit(code)
+"""
+
+
+def test_a_refusal_from_the_cached_offer_imports_neither_torch_nor_torchvision(tmp_path, offer_cache):
+    """torch's offer as the app keeps it answers the checks of a mode, a backend, a dynamo
+    setting and a torchvision name: each refusal came 6-11 s after the command (torch and
+    torchvision imported to check), ~0.5 s with the cache."""
+    env = {**os.environ, "COMPILE_PROFILER_CACHE": offer_cache}
+    for args, expected in (
+        (["--mode", "max"], "Unknown mode 'max'"),
+        (["--backend", "inductr"], "Unknown backend 'inductr'"),
+        (["--dynamo-config", "capture_scalars=True"], "capture_scalar_outputs"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", REFUSE, "resnet18", *args, "--out", str(tmp_path / "out")],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+        assert "IMPORTED False False" in proc.stdout, (args, proc.stdout)
+    proc = subprocess.run(
+        [sys.executable, "-c", REFUSE, "resnet81", "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Close matches: resnet18" in proc.stderr, proc.stderr
+    assert "IMPORTED False False" in proc.stdout
+
+
+def test_without_a_cache_torch_answers_and_the_checks_fill_the_cache(tmp_path, monkeypatch):
+    from core.cli.args import build_parser, build_specs
+    from core.run.torch_info import cached_torch_info
+
+    cache = tmp_path / "empty-cache"
+    proc = profile("resnet18", "--mode", "max", "--out", str(tmp_path / "out"), cache=str(cache))
+    assert proc.returncode == 2 and "Unknown mode 'max'" in proc.stderr and "reduce-overhead" in proc.stderr
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(cache))
+    assert cached_torch_info() is None  # a refusal keeps nothing
+    args = build_parser("profile").parse_args(["resnet18", "--out", str(tmp_path / "out")])
+    specs = build_specs(args)
+    assert [s.config.label for s in specs] == ["inductor"]
+    offer = cached_torch_info()
+    assert offer is not None and "resnet18" in offer.models and "max-autotune" in offer.modes
 
 
 def test_profile_every_combination_writes_the_report(tmp_path, write_model):
