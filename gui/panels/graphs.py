@@ -40,13 +40,15 @@ from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
 from gui.widgets.view import ResultsView
 
+# What a graph costs first (its time a call, its compile), then what it is made of: in a narrow
+# pane those are the columns in sight without scrolling.
 COLUMNS = (
     ("Graph", "The graph's id as torch names it: frame/compile (0/1 is frame 0 recompiled)"),
     ("Function", "The compiled frame: function (file:line)"),
+    ("ms / call", "Time inside this graph per compiled call (op profile)"),
+    ("Compile s", "The frame's compile time"),
     ("Ops", "Operations in the graph (torch's count)"),
     ("Guards", "Conditions torch checks before reusing the graph"),
-    ("Compile s", "The frame's compile time"),
-    ("ms / call", "Time inside this graph per compiled call (op profile)"),
     ("Runs / call", "How many times a compiled call runs this graph (a recompiled graph: which variant ran)"),
     ("Guards ms", "Per compiled call: dynamo's guard checks (cache lookup) that chose this graph"),
     (
@@ -98,10 +100,10 @@ class GraphModel(RowTableModel):
             return (
                 _graph_key(g.graph),
                 g.function,
+                -1.0 if ms is None else ms,
+                g.compile_s,
                 g.ops,
                 g.guards,
-                g.compile_s,
-                -1.0 if ms is None else ms,
                 -1.0 if runs is None else runs,
                 -1.0 if guard is None else guard,
                 -1.0 if wrap is None else wrap,
@@ -111,10 +113,10 @@ class GraphModel(RowTableModel):
             return (
                 g.graph,
                 g.function,
+                "–" if ms is None else f"{ms:.3f}",
+                f"{g.compile_s:.2f}",
                 str(g.ops),
                 str(g.guards),
-                f"{g.compile_s:.2f}",
-                "–" if ms is None else f"{ms:.3f}",
                 "–" if runs is None else f"{runs:g}",
                 "–" if guard is None else f"{guard:.3f}",
                 "–" if wrap is None else f"{wrap:.3f}",
@@ -128,7 +130,7 @@ class GraphModel(RowTableModel):
             return COLUMNS[column][1]
         if role == Qt.ItemDataRole.ForegroundRole and column == REASON_COLUMN:
             return QBrush(QColor(error_color()))
-        if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column <= 5:
+        if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column < REASON_COLUMN:  # the figures
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
