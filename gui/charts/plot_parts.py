@@ -6,19 +6,47 @@ four axes, then the PlotItem with its "Plot Options" menu. Made in one turn, eac
 GUI thread from its timers, paints and input that long at launch (the launch's worst gaps, issue 22).
 pyqtgraph lets a PlotItem take a ViewBox and axes made before it (`PlotItem(viewBox=, axisItems=)`)
 and a PlotWidget take a PlotItem (`PlotWidget(plotItem=)`), so `PlotParts.steps()` makes the
-ViewBox, its context menu, the axes and the PlotItem each in a step of its own (each 1–6 ms
-here; the axes step makes all four, the hidden top and right ones too); the view then
+ViewBox, its context menu, the axes, the PlotItem's "Plot Options" form and the PlotItem each
+in a step of its own (each 1–6 ms here; the axes step makes all four, the hidden top and right
+ones too); the view then
 wraps or places `item` in a step of its own. The plot is the one `pg.PlotWidget()` makes: the same
 items, menus and defaults. GUI thread only.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import pyqtgraph as pg
 
 AXIS_SIDES = ("left", "bottom", "top", "right")
+
+
+def _plot_item_module():
+    """pyqtgraph's PlotItem module (the package's `PlotItem` attribute is the class)."""
+    return importlib.import_module("pyqtgraph.graphicsItems.PlotItem.PlotItem")
+
+
+class _MadeForm:
+    """What `PlotItem.__init__` takes from `ui_template.Ui_Form()`: the "Plot Options" form made
+    in an earlier step, its widgets as attributes, and a `setupUi` with nothing left to do."""
+
+    def __init__(self, form):
+        self.__dict__.update(form.__dict__)
+
+    def setupUi(self, widget) -> None:  # noqa: N802 (pyqtgraph's name)
+        pass
+
+
+class _MadeTemplate:
+    """Stands for pyqtgraph's `ui_template` module while one PlotItem is made."""
+
+    def __init__(self, form):
+        self._form = form
+
+    def Ui_Form(self):  # noqa: N802 (pyqtgraph's name)
+        return _MadeForm(self._form)
 
 
 class PlotParts:
@@ -36,11 +64,12 @@ class PlotParts:
         self._menu = options.get("enableMenu", True)  # the ViewBox's context menu, a step of its own
         self._view_box: pg.ViewBox | None = None
         self._axes: dict[str, pg.AxisItem] | None = None
+        self._options_form = None  # (form, the widget it was set up on): _make_options_form
         self.item: pg.PlotItem | None = None
 
     def steps(self, then: Callable[[pg.PlotItem], None] | None = None) -> list[Callable[[], None]]:
         """The steps; `then`: one more, given the PlotItem (the view's settings and its place)."""
-        steps = [self._make_view_box, self._make_axes, self._make_item]
+        steps = [self._make_view_box, self._make_axes, self._make_options_form, self._make_item]
         if self._menu:
             steps.insert(1, self._make_view_box_menu)
         return steps if then is None else [*steps, lambda: then(self.item)]
@@ -67,6 +96,20 @@ class PlotParts:
         # again in _make_item
         self._axes = {side: self._axis_types.get(side, pg.AxisItem)(side) for side in AXIS_SIDES}
 
+    def _make_options_form(self) -> None:
+        # the PlotItem's "Plot Options" form (~25 widgets from pyqtgraph's Designer template):
+        # 2-3 ms of the PlotItem's 6-9 here. PlotItem makes it with `ui_template.Ui_Form()` and
+        # `setupUi`; `_make_item` hands it this one instead. A pyqtgraph without that template
+        # makes its own, as before.
+        template = getattr(_plot_item_module(), "ui_template", None)
+        if template is None or not hasattr(template, "Ui_Form"):
+            return
+        from PySide6.QtWidgets import QWidget
+
+        form, holder = template.Ui_Form(), QWidget()
+        form.setupUi(holder)
+        self._options_form = (form, holder)
+
     def _make_item(self) -> None:
         if self._view_box is None:
             self._make_view_box()
@@ -74,8 +117,18 @@ class PlotParts:
                 self._make_view_box_menu()
         if self._axes is None:
             self._make_axes()
-        self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
+        module = _plot_item_module()
+        template = getattr(module, "ui_template", None)
+        if self._options_form is not None and template is not None:
+            module.ui_template = _MadeTemplate(self._options_form[0])  # GUI thread only, as every PlotItem
+        try:
+            self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
+        finally:
+            if template is not None:
+                module.ui_template = template
         for side in AXIS_SIDES:
             if side not in ("left", "bottom", *self._axis_types):
                 self.item.hideAxis(side)
-        self._view_box = self._axes = None
+        # the form's groups now belong to the menu's actions (QWidgetAction.setDefaultWidget
+        # takes them from their parent); the widget they were set up on goes, as PlotItem's own
+        self._view_box = self._axes = self._options_form = None

@@ -24,7 +24,7 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
 
     parts = PlotParts(axes={"left": LogAxis} if left_log else None)
     steps = parts.steps()
-    assert len(steps) == 4  # the view box, its menu, the axes, the PlotItem
+    assert len(steps) == 5  # the view box, its menu, the axes, the Plot Options form, the PlotItem
     for step in steps:
         assert parts.item is None  # made by the last step only
         step()
@@ -44,13 +44,26 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
     assert plots[0].vb.menu is not None and plots[0].ctrlMenu is not None
     assert [a.text() for a in plots[0].vb.menu.actions()] == [a.text() for a in plots[1].vb.menu.actions()]
     assert np.array_equal(_pixels(stepped), _pixels(whole))
+    # the Plot Options form made in its own step is the PlotItem's: its menu and its controls
+    # work once the widget it was set up on is gone
+    import gc
+
+    from gui.charts.plot_parts import _plot_item_module
+
+    assert _plot_item_module().ui_template is pg.graphicsItems.PlotItem.plotConfigTemplate_generic  # put back
+    gc.collect()
+    assert [a.text() for a in plots[0].ctrlMenu.actions()] == [a.text() for a in plots[1].ctrlMenu.actions()]
+    for plot in plots:
+        plot.ctrl.yGridCheck.setChecked(True)  # Plot Options > Grid > Show Y grid
+    assert plots[0].getAxis("left").grid == plots[1].getAxis("left").grid != False  # noqa: E712
+    assert np.array_equal(_pixels(stepped), _pixels(whole))
 
 
 def test_a_plot_without_menus_and_a_wrong_side():
     from gui.charts.plot_parts import PlotParts
 
     parts = PlotParts(enableMenu=False)
-    assert len(parts.steps()) == 3  # no menu to make
+    assert len(parts.steps()) == 4  # no view box menu to make
     item = parts.make()
     assert item.vb.menu is None and not item.menuEnabled() and not item.vb.menuEnabled()
     with pytest.raises(ValueError, match="no such axis side"):

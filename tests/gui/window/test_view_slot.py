@@ -255,7 +255,9 @@ def test_a_staged_view_is_built_in_pieces_and_reached_only_once_whole(qtbot, set
     panel = slot._building
     assert panel is not None and panel.cpu_plot is None
     planned = len(slot._steps)
-    assert planned == 3 * 5  # per plot: its view box, the box's menu, its axes, its PlotItem, then its place
+    assert (
+        planned == 3 * 6
+    )  # per plot: its view box, the box's menu, its axes, its Plot Options form, its PlotItem, then its place
     steps = 0
     while not slot.build_step():
         steps += 1
