@@ -81,7 +81,7 @@ GIL_SWITCH_INTERVAL_S = 0.001
 default, 5 ms, is paid at every hand-over: the GUI thread gives the GIL up at each of its own
 waits (a Qt call, a file read), the busy thread takes it, and the GUI thread waits up to 5 ms to
 get it back, several times a turn. With the charts builder's thread importing pyqtgraph, that
-was the launch's worst heartbeat gaps: 21-37 ms with 1 ms of GUI CPU in them (issue 22)."""
+was the launch's worst heartbeat gaps: 21-43 ms with ~1 ms of GUI CPU in them (issue 22)."""
 
 
 def hand_gil_back_soon() -> None:

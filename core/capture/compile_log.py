@@ -32,8 +32,8 @@ class CompileLogError(ValueError):
 def parse_settings(settings: str) -> dict[str, int | bool]:
     """A TORCH_LOGS-style string as `torch._logging.set_logs(modules=...)` takes it: a log
     name ("dynamo", "+inductor", "-aot") → its level, an artifact ("output_code") → True.
-    Raises CompileLogError naming the unknown name and the valid ones. An empty string (no
-    `--compile-log`) imports nothing."""
+    Raises CompileLogError naming the unknown name and the valid ones. An empty LEVEL
+    (`--compile-log ""`) imports nothing; any other imports torch (its log registry)."""
     if not any(s.strip() for s in (settings or "").split(",")):
         return {}
     from torch._logging._internal import log_registry

@@ -448,8 +448,9 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         if offer is None:
             validate_config(cfg, device)
         else:
+            # no GPU in the cache is asked again (torch): one may have come back since
             validate_config(
-                cfg, device, backends=offer.all_backends, modes=offer.modes, cuda_available=offer.cuda_available
+                cfg, device, backends=offer.all_backends, modes=offer.modes, cuda_available=offer.cuda_available or None
             )
     try:
         model = ModelSpec(
@@ -469,8 +470,6 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         parse_compile_log(args.compile_log)
     except CompileLogError as exc:
         raise ConfigError(str(exc)) from None
-    if offer is None:
-        remember_offer()
     return make_jobs(
         model,
         configs,
@@ -503,16 +502,17 @@ def cached_offer():
 
 
 def remember_offer() -> None:
-    """Keep torch's offer in the cache `cached_offer` reads, when the checks have imported torch
-    and torchvision here anyway (a torchvision model): the next refusal then needs neither. A
-    Hugging Face or file model leaves it to the app (no torchvision import for it). Never raises."""
+    """Keep torch's offer in the cache `cached_offer` reads when there is none and this command
+    imported torch and torchvision anyway (a torchvision model's checks): the next refusal then
+    needs neither. Called once a command's jobs are done (`core.cli.profile.run_and_report`):
+    reading the offer asks torch about the GPU, which no measurement should share. A Hugging
+    Face or file model leaves it to the app (no torchvision import for it). Never raises."""
     if "torchvision" not in sys.modules:
         return
-    from core.run.torch_info import load_torch_info, write_torch_info_cache
+    from core.run.torch_info import cached_torch_info, load_and_cache_torch_info
 
-    info = load_torch_info()
-    if not info.error:
-        write_torch_info_cache(info)
+    if cached_torch_info() is None:
+        load_and_cache_torch_info()  # never raises: a failed load is not kept
 
 
 def _dynamo_defaults(offer) -> dict:

@@ -13,7 +13,7 @@ import dataclasses
 import sys
 
 from core.analysis.results import JobResult
-from core.cli.args import build_parser, build_specs
+from core.cli.args import build_parser, build_specs, remember_offer
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
 from core.cli.prologue import run_command
 from core.report.files import OutputFolder, ReportError, write_report
@@ -85,6 +85,8 @@ def run_and_report(
         finally:
             folder.release()
     print_summary(results)
+    if not interrupt.interrupted:  # the jobs are done: torch's offer kept for the next command's checks
+        remember_offer()
     if after is not None:
         after(results)
     for loc in localized:

@@ -159,6 +159,7 @@ def write_more_models_cache(names: tuple[str, ...]) -> None:
 # ------------------------------------------------------------------ torch's offer, from a helper
 
 TORCH_INFO_PACKAGES = ("torch", "torchvision", "nvidia-ml-py")
+BACKEND_ENTRY_POINTS = "torch_dynamo_backends"  # torch._dynamo.backends.registry reads these
 _JSON_FIELDS = ("backends", "modes", "models", "all_backends")
 
 
@@ -215,8 +216,9 @@ def torch_info_from_json(d) -> TorchInfo:
 
 def torch_info_cache_key() -> str:
     """What torch's offer depends on: the installed torch, torchvision and NVML packages
-    (their metadata, nothing imported), the GPU driver and the GPUs shown to this process,
-    and our code that reads the offer."""
+    (their metadata, nothing imported), the backends other packages add to torch.compile
+    (torch reads them from the `torch_dynamo_backends` entry points: torch-tensorrt's, say),
+    the GPU driver and the GPUs shown to this process, and our code that reads the offer."""
     from importlib import metadata
 
     digest = hashlib.sha256()
@@ -225,6 +227,11 @@ def torch_info_cache_key() -> str:
             digest.update(f"{name}={metadata.version(name)};".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name}=none;".encode())
+    try:
+        plugins = sorted(f"{e.name}={e.value}" for e in metadata.entry_points(group=BACKEND_ENTRY_POINTS))
+    except Exception:  # unreadable metadata: a key of its own, never a stale match
+        plugins = ["unreadable"]
+    digest.update(f"{BACKEND_ENTRY_POINTS}={','.join(plugins)};".encode())
     digest.update(f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')};".encode())
     try:
         with open("/proc/driver/nvidia/version", "rb") as fh:  # the NVIDIA driver, where there is one
@@ -292,11 +299,17 @@ def more_models_command() -> list[str]:
     return [sys.executable, "-m", "core.run.torch_info", "more-models"]
 
 
+def load_and_cache_torch_info() -> TorchInfo:
+    """`load_torch_info`, kept for the next start (`write_torch_info_cache`): the helper's work,
+    and a command line's that imported torch anyway (core.cli.args.remember_offer)."""
+    info = load_torch_info()
+    write_torch_info_cache(info)
+    return info
+
+
 def main(argv: list[str]) -> int:
     if argv == ["torch-info"]:
-        info = load_torch_info()
-        write_torch_info_cache(info)
-        print(json.dumps(torch_info_to_json(info)))
+        print(json.dumps(torch_info_to_json(load_and_cache_torch_info())))
         return 0
     if argv != ["more-models"]:
         print("usage: python -m core.run.torch_info torch-info|more-models", file=sys.stderr)

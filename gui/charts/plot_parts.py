@@ -15,7 +15,7 @@ items, menus and defaults. GUI thread only.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Callable
 
 import pyqtgraph as pg
@@ -24,29 +24,41 @@ AXIS_SIDES = ("left", "bottom", "top", "right")
 
 
 def _plot_item_module():
-    """pyqtgraph's PlotItem module (the package's `PlotItem` attribute is the class)."""
-    return importlib.import_module("pyqtgraph.graphicsItems.PlotItem.PlotItem")
+    """The module pyqtgraph's PlotItem class is defined in (its `ui_template` global is the
+    "Plot Options" form's template), or None."""
+    return sys.modules.get(getattr(pg.PlotItem, "__module__", ""))
 
 
 class _MadeForm:
     """What `PlotItem.__init__` takes from `ui_template.Ui_Form()`: the "Plot Options" form made
-    in an earlier step, its widgets as attributes, and a `setupUi` with nothing left to do."""
+    in an earlier step (its widgets, and whatever else the form has), with a `setupUi` that has
+    nothing left to do."""
 
     def __init__(self, form):
-        self.__dict__.update(form.__dict__)
+        self._form = form
+
+    def __getattr__(self, name):
+        return getattr(self._form, name)
 
     def setupUi(self, widget) -> None:  # noqa: N802 (pyqtgraph's name)
         pass
 
 
 class _MadeTemplate:
-    """Stands for pyqtgraph's `ui_template` module while one PlotItem is made."""
+    """Stands for pyqtgraph's `ui_template` module while one PlotItem is made: its first
+    `Ui_Form()` is the form made before, any later one the template's own (never one form in two
+    PlotItems); everything else is the module's."""
 
-    def __init__(self, form):
+    def __init__(self, template, form):
+        self._template = template
         self._form = form
 
+    def __getattr__(self, name):
+        return getattr(self._template, name)
+
     def Ui_Form(self):  # noqa: N802 (pyqtgraph's name)
-        return _MadeForm(self._form)
+        form, self._form = self._form, None
+        return self._template.Ui_Form() if form is None else _MadeForm(form)
 
 
 class PlotParts:
@@ -102,7 +114,7 @@ class PlotParts:
         # `setupUi`; `_make_item` hands it this one instead. A pyqtgraph without that template
         # makes its own, as before.
         template = getattr(_plot_item_module(), "ui_template", None)
-        if template is None or not hasattr(template, "Ui_Form"):
+        if not hasattr(template, "Ui_Form"):
             return
         from PySide6.QtWidgets import QWidget
 
@@ -117,18 +129,20 @@ class PlotParts:
                 self._make_view_box_menu()
         if self._axes is None:
             self._make_axes()
+        # taken here, used once: a PlotItem that raised is not handed its widgets again
+        made, self._options_form = self._options_form, None
         module = _plot_item_module()
         template = getattr(module, "ui_template", None)
-        if self._options_form is not None and template is not None:
-            module.ui_template = _MadeTemplate(self._options_form[0])  # GUI thread only, as every PlotItem
+        if made is not None and template is not None:
+            module.ui_template = _MadeTemplate(template, made[0])  # GUI thread only, as every PlotItem
         try:
             self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
         finally:
-            if template is not None:
+            if made is not None and template is not None:
                 module.ui_template = template
         for side in AXIS_SIDES:
             if side not in ("left", "bottom", *self._axis_types):
                 self.item.hideAxis(side)
         # the form's groups now belong to the menu's actions (QWidgetAction.setDefaultWidget
         # takes them from their parent); the widget they were set up on goes, as PlotItem's own
-        self._view_box = self._axes = self._options_form = None
+        self._view_box = self._axes = None

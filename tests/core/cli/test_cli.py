@@ -15,12 +15,13 @@ from tests.core.helpers import profile_command as profile
 @pytest.fixture
 def offer_cache(tmp_path, monkeypatch):
     """A cache folder holding torch's offer as the app keeps it (core.run.torch_info)."""
+    from core.cli.args import cached_offer
     from core.run.torch_info import cached_torch_info, load_torch_info, write_torch_info_cache
 
     folder = tmp_path / "cache"
     monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(folder))
     write_torch_info_cache(load_torch_info())
-    assert cached_torch_info() is not None
+    assert cached_torch_info() is not None and cached_offer() is not None  # what the checks use
     return str(folder)
 
 
@@ -88,20 +89,45 @@ def test_a_refusal_from_the_cached_offer_imports_neither_torch_nor_torchvision(t
     assert "IMPORTED False False" in proc.stdout
 
 
-def test_without_a_cache_torch_answers_and_the_checks_fill_the_cache(tmp_path, monkeypatch):
-    from core.cli.args import build_parser, build_specs
+def test_without_a_cache_torch_answers_and_a_finished_run_fills_the_cache(tmp_path, monkeypatch):
     from core.run.torch_info import cached_torch_info
 
-    cache = tmp_path / "empty-cache"
-    proc = profile("resnet18", "--mode", "max", "--out", str(tmp_path / "out"), cache=str(cache))
+    cache = str(tmp_path / "empty-cache")
+    proc = profile("resnet18", "--mode", "max", "--out", str(tmp_path / "out"), cache=cache)
     assert proc.returncode == 2 and "Unknown mode 'max'" in proc.stderr and "reduce-overhead" in proc.stderr
-    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(cache))
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", cache)
     assert cached_torch_info() is None  # a refusal keeps nothing
-    args = build_parser("profile").parse_args(["resnet18", "--out", str(tmp_path / "out")])
-    specs = build_specs(args)
-    assert [s.config.label for s in specs] == ["inductor"]
-    offer = cached_torch_info()
+    proc = profile(
+        "mobilenet_v3_small",
+        *("--image-size", "32", "--backend", "eager", "--iters", "3", "--warmup", "1", "--op-profile", "0"),
+        *("--out", str(tmp_path / "run")),
+        cache=cache,
+    )
+    assert proc.returncode == 0, proc.stderr
+    offer = cached_torch_info()  # kept once the jobs were done
     assert offer is not None and "resnet18" in offer.models and "max-autotune" in offer.modes
+    proc = subprocess.run(
+        [sys.executable, "-c", REFUSE, "resnet18", "--mode", "max", "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        env={**os.environ, "COMPILE_PROFILER_CACHE": cache},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "IMPORTED False False" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_the_offers_cache_key_follows_the_backends_other_packages_add(monkeypatch):
+    """torch.compile's backend list includes those other packages register (torch-tensorrt's):
+    one installed after the cache was written must not be refused from it."""
+    from importlib import metadata
+
+    from core.run import torch_info
+
+    before = torch_info.torch_info_cache_key()
+    plugin = metadata.EntryPoint("tensorrt", "torch_tensorrt.dynamo:backend", torch_info.BACKEND_ENTRY_POINTS)
+    monkeypatch.setattr(metadata, "entry_points", lambda group=None, **kw: [plugin] if group else [])
+    assert torch_info.torch_info_cache_key() != before
 
 
 def test_profile_every_combination_writes_the_report(tmp_path, write_model):

@@ -28,6 +28,8 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
     for step in steps:
         assert parts.item is None  # made by the last step only
         step()
+        if step == parts._make_options_form:
+            form = parts._options_form[0]
     stepped = pg.PlotWidget(plotItem=parts.item)
     whole = pg.PlotWidget(axisItems={"left": LogAxis("left")} if left_log else None)
     for widget in (stepped, whole):
@@ -51,6 +53,7 @@ def test_a_plot_made_in_steps_is_the_one_pyqtgraph_makes(qtbot, left_log):
     from gui.charts.plot_parts import _plot_item_module
 
     assert _plot_item_module().ui_template is pg.graphicsItems.PlotItem.plotConfigTemplate_generic  # put back
+    assert plots[0].ctrl.yGridCheck is form.yGridCheck  # the form made in its step, not a second one
     gc.collect()
     assert [a.text() for a in plots[0].ctrlMenu.actions()] == [a.text() for a in plots[1].ctrlMenu.actions()]
     for plot in plots:
@@ -68,3 +71,33 @@ def test_a_plot_without_menus_and_a_wrong_side():
     assert item.vb.menu is None and not item.menuEnabled() and not item.vb.menuEnabled()
     with pytest.raises(ValueError, match="no such axis side"):
         PlotParts(axes={"west": object})
+
+
+def test_the_options_form_is_handed_over_once_and_the_template_put_back_on_failure(qtbot, monkeypatch):
+    """The form made in its step goes to the first `Ui_Form()` only (a second PlotItem made
+    meanwhile gets pyqtgraph's own); a PlotItem that raises leaves pyqtgraph's template in
+    place and the form used up, never handed to a retry."""
+    import pyqtgraph as pg
+
+    from gui.charts.plot_parts import PlotParts, _MadeForm, _plot_item_module
+
+    module = _plot_item_module()
+    real = module.ui_template
+    asked = []
+
+    class Failing(pg.PlotItem):
+        def __init__(self, *args, **kwargs):
+            asked.extend([module.ui_template.Ui_Form(), module.ui_template.Ui_Form()])
+            raise RuntimeError("a PlotItem that fails")
+
+    Failing.__module__ = pg.PlotItem.__module__
+    monkeypatch.setattr(pg, "PlotItem", Failing)
+    parts = PlotParts()
+    *before, last = parts.steps()
+    for step in before:
+        step()
+    with pytest.raises(RuntimeError, match="a PlotItem that fails"):
+        last()
+    assert module.ui_template is real
+    assert isinstance(asked[0], _MadeForm) and isinstance(asked[1], real.Ui_Form)
+    assert parts._options_form is None

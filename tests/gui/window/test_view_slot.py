@@ -210,7 +210,7 @@ def test_what_the_launch_made_is_frozen_out_of_full_collections(qtbot, window):
 
 def test_the_window_shortens_the_gil_switch_before_its_threads_start(qtbot, settings):
     """The GUI thread waited up to Python's 5 ms for the GIL at each hand-over while the charts
-    builder's thread imported pyqtgraph: the launch's worst gaps were 21-37 ms with ~1 ms of GUI
+    builder's thread imported pyqtgraph: the launch's worst gaps were 21-43 ms with ~1 ms of GUI
     CPU in them (issue 22). The window sets the process's switch interval as it is made."""
     from gui import qt_compat
     from gui.window.main_window import MainWindow
