@@ -793,10 +793,26 @@ def fidelity(args: list[str] = ()) -> None:
         raise SystemExit("--pairing: process or processes")
 
 
+def python_loop_s(n: int = 2_000_000, repeats: int = 3) -> float:
+    """The machine's speed today, as one number: the best of `repeats` runs of a pure-Python
+    loop of `n` additions, in seconds. The same code's start took 0.77 s one day and 1.4 s
+    another on this VM (docs/BENCHMARKS.md, eleventh session): printed with every benchmark, so
+    that figures from two days can be told apart from the machine's."""
+    best = float("inf")
+    for _ in range(repeats):
+        started, total = time.perf_counter(), 0
+        for i in range(n):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
+    # best of 3, before the benchmark's own load
+    print(f"# machine: a pure-Python loop of 2,000,000 additions, {python_loop_s():.3f} s", flush=True)
     from tests.bench_trust import BENCHES as TRUST
     from tests.bench_zoo import bench_zoo
 
