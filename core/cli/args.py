@@ -444,14 +444,13 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     marks = parse_dim_marks(getattr(args, "mark_dynamic", None) or [])
     if marks:
         configs = [dataclasses.replace(c, mark_dynamic=marks) for c in configs]
+    # what the cache holds answers; the rest is asked of torch (None), a GPU the cache found
+    # missing too (one may have come back since)
+    known = {}
+    if offer is not None:
+        known = {"backends": offer.all_backends, "modes": offer.modes, "cuda_available": offer.cuda_available or None}
     for cfg in configs:
-        if offer is None:
-            validate_config(cfg, device)
-        else:
-            # no GPU in the cache is asked again (torch): one may have come back since
-            validate_config(
-                cfg, device, backends=offer.all_backends, modes=offer.modes, cuda_available=offer.cuda_available or None
-            )
+        validate_config(cfg, device, **known)
     try:
         model = ModelSpec(
             normalize_source(args.model),

@@ -133,12 +133,13 @@ class PlotParts:
         made, self._options_form = self._options_form, None
         module = _plot_item_module()
         template = getattr(module, "ui_template", None)
-        if made is not None and template is not None:
+        swap = made is not None and template is not None
+        if swap:
             module.ui_template = _MadeTemplate(template, made[0])  # GUI thread only, as every PlotItem
         try:
             self.item = pg.PlotItem(viewBox=self._view_box, axisItems=self._axes, **self._options)
         finally:
-            if made is not None and template is not None:
+            if swap:
                 module.ui_template = template
         for side in AXIS_SIDES:
             if side not in ("left", "bottom", *self._axis_types):

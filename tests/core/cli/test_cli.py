@@ -57,34 +57,32 @@ sys.exit(code)
 """
 
 
+def refuse_in_a_subprocess(cache: str, *args: str) -> subprocess.CompletedProcess:
+    """`profile ARGS` in a fresh process with `cache` as the product's cache; its stdout ends with
+    whether torch and torchvision came into that process."""
+    return subprocess.run(
+        [sys.executable, "-c", REFUSE, *args],
+        cwd=ROOT,
+        env={**os.environ, "COMPILE_PROFILER_CACHE": cache},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_a_refusal_from_the_cached_offer_imports_neither_torch_nor_torchvision(tmp_path, offer_cache):
     """torch's offer as the app keeps it answers the checks of a mode, a backend, a dynamo
     setting and a torchvision name: each refusal came 6-11 s after the command (torch and
     torchvision imported to check), ~0.5 s with the cache."""
-    env = {**os.environ, "COMPILE_PROFILER_CACHE": offer_cache}
     for args, expected in (
         (["--mode", "max"], "Unknown mode 'max'"),
         (["--backend", "inductr"], "Unknown backend 'inductr'"),
         (["--dynamo-config", "capture_scalars=True"], "capture_scalar_outputs"),
     ):
-        proc = subprocess.run(
-            [sys.executable, "-c", REFUSE, "resnet18", *args, "--out", str(tmp_path / "out")],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = refuse_in_a_subprocess(offer_cache, "resnet18", *args, "--out", str(tmp_path / "out"))
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
         assert "IMPORTED False False" in proc.stdout, (args, proc.stdout)
-    proc = subprocess.run(
-        [sys.executable, "-c", REFUSE, "resnet81", "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = refuse_in_a_subprocess(offer_cache, "resnet81", "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "Close matches: resnet18" in proc.stderr, proc.stderr
     assert "IMPORTED False False" in proc.stdout
 
@@ -106,14 +104,7 @@ def test_without_a_cache_torch_answers_and_a_finished_run_fills_the_cache(tmp_pa
     assert proc.returncode == 0, proc.stderr
     offer = cached_torch_info()  # kept once the jobs were done
     assert offer is not None and "resnet18" in offer.models and "max-autotune" in offer.modes
-    proc = subprocess.run(
-        [sys.executable, "-c", REFUSE, "resnet18", "--mode", "max", "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        env={**os.environ, "COMPILE_PROFILER_CACHE": cache},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = refuse_in_a_subprocess(cache, "resnet18", "--mode", "max", "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "IMPORTED False False" in proc.stdout, proc.stdout + proc.stderr
 
 
