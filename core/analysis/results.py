@@ -280,7 +280,9 @@ class JobResult:
             "cudagraph_skips": len(self.cudagraph_skips) if self.config.records_cudagraphs and c else None,
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
-            **self._op_profile_columns(),
+            # the verdict from these figures when they are the ones it uses (its interval
+            # exactly when the job has ended); else it computes its own
+            **self._op_profile_columns((es, cs, sp if es and cs else None) if ci == self.ended else None),
             "eager_peak_mb": eager_peak,
             "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
             "compiled_peak_mb": compiled_peak,
@@ -354,9 +356,11 @@ class JobResult:
             return None
         return next((t for t in self.op_profile.graph_times if t.graph == graph), None)
 
-    def time_verdict(self) -> str:
+    def time_verdict(self, timed: tuple | None = None) -> str:
         """One sentence on why compiled is faster or slower (core.analysis.time_breakdown), from the
-        op profile and the timed medians; "" without an op profile."""
+        op profile and the timed medians; "" without an op profile. `timed`: (eager summary,
+        compiled summary, speedup) as `summary()` has just computed them for this state, its
+        speedup with the interval exactly when the job has ended."""
         from core.analysis.time_breakdown import time_verdict
 
         if self.op_profile is None:
@@ -367,11 +371,14 @@ class JobResult:
         cached = self._verdict_cache
         if cached is not None and cached[0] is self.op_profile and cached[1] == key:
             return cached[2]
-        eager, compiled = self.latencies("eager"), self.latencies("compiled")
-        es, cs = summarize(eager), summarize(compiled)
-        # The interval only once the job has ended, as the summary has it: while the further
-        # processes still time calls it was a 2,000-resample bootstrap per refresh.
-        sp = self._speedup(eager, compiled, ci=self.ended) if es and cs else None
+        if timed is not None:  # the summary's own figures: the same medians, not computed twice
+            es, cs, sp = timed
+        else:
+            eager, compiled = self.latencies("eager"), self.latencies("compiled")
+            es, cs = summarize(eager), summarize(compiled)
+            # The interval only once the job has ended, as the summary has it: while the further
+            # processes still time calls it was a 2,000-resample bootstrap per refresh.
+            sp = self._speedup(eager, compiled, ci=self.ended) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
         # an unusable timing (a busy machine) gives no direction: no "compiled is slower"
         unusable = self.ended and self.quality().grade == "unusable"
@@ -409,7 +416,7 @@ class JobResult:
                 out[f"{side}_{key}"] = None if value is None else round(value, 3)
         return out
 
-    def _op_profile_columns(self) -> dict[str, Any]:
+    def _op_profile_columns(self, timed: tuple | None = None) -> dict[str, Any]:
         p = self.op_profile
         e, c = (p.eager, p.compiled) if p else (None, None)
         return {
@@ -418,7 +425,7 @@ class JobResult:
             "compiled_kernels_per_call": c and c.kernels_per_call,
             "outside_graphs_ms": c and c.outside_graphs_ms,
             "guard_checks_ms": c and c.guard_checks_ms,
-            "time_verdict": self.time_verdict() if p else None,
+            "time_verdict": self.time_verdict(timed) if p else None,
         }
 
     def accuracy_verdict(self) -> rec.AccuracyResult | None:

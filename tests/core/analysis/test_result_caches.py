@@ -72,3 +72,33 @@ def test_a_running_job_s_verdict_needs_no_bootstrap(monkeypatch):
     assert resamples == [0]  # the Summary asks every second while the further processes time calls
     result.apply(ev.JobCompleted(result.job_id, wall_time_s=1.0))
     assert result.ended and result.time_verdict() and resamples == [0, 2000]  # the interval, once it ended
+
+
+def test_the_summary_s_verdict_uses_the_summary_s_own_figures_and_equals_the_verdict_alone(monkeypatch):
+    """The row's verdict is made from the medians and speedup the row has just computed (they
+    were computed twice a refresh), and says what the verdict alone says: with the interval
+    exactly when the job has ended (a tie is told from the interval)."""
+    import core.analysis.results as results
+
+    speedups = []
+    real = results.speedup_over_processes
+
+    def counting(*args, **kwargs):
+        speedups.append(kwargs.get("resamples"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(results, "speedup_over_processes", counting)
+    running = fake_result(eager_ms=5.0, compiled_ms=5.0, noise=0.05, n=60, status="running")
+    running.op_profile = _profile(1.0)
+    row = running.summary(ci=False)
+    assert speedups == [0]  # once, not again for the verdict
+    running._verdict_cache = None
+    assert row["time_verdict"] == running.time_verdict()
+
+    ended = fake_result(eager_ms=5.0, compiled_ms=5.0, noise=0.05, n=60)
+    ended.op_profile = _profile(1.0)
+    alone = ended.time_verdict()
+    assert "within the noise" in alone, alone  # a tie, told from the interval
+    for ci in (True, False):  # without the interval, the row leaves the verdict its own figures
+        ended._verdict_cache = None
+        assert ended.summary(ci=ci)["time_verdict"] == alone

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 
 from core.vocab import events as ev
+from core.vocab import records as rec
 from gui.widgets import turns
 from tests.gui.helpers import fake_events, fake_result, fake_spec
 
@@ -160,3 +161,30 @@ def _busy_15ms() -> None:
     end = time.perf_counter() + 0.015
     while time.perf_counter() < end:
         pass
+
+
+def test_a_running_row_s_refresh_grades_its_timing_in_a_turn_before_the_row(qtbot, window, monkeypatch):
+    """The 1 s refresh of a running row: the timing grade (half its figures) in a piece of its
+    own, then the row, which uses that grade rather than computing it again."""
+    import core.analysis.quality as quality
+
+    window.session.start([fake_spec("a")])
+    *events, _end = fake_events("a")
+    for event in events:
+        window.session.apply(event)
+    model = window.summary_panel.model
+    qtbot.waitUntil(lambda: turns.pending() == 0, timeout=5000)
+    model.make_owed_rows()
+    seen: list[str] = []
+    real_grade, real_run_one, real_refresh = quality.grade, turns._run_one, model._on_refresh_due
+    monkeypatch.setattr(quality, "grade", lambda result, ci=True: seen.append("grade") or real_grade(result, ci))
+    monkeypatch.setattr(turns, "_run_one", lambda: seen.append("turn") or real_run_one())
+    monkeypatch.setattr(model, "_on_refresh_due", lambda: seen.append("row") or real_refresh())
+    late = rec.LatencySample("compiled", 999, 1.0)
+    window.session.apply(ev.LatencyMeasured("a", samples=(late,)))  # the row is stale
+    model._timer.timeout.emit()  # the 1 s refresh came due
+    qtbot.waitUntil(lambda: "row" in seen and turns.pending() == 0, timeout=5000)
+    assert seen.count("grade") == 1 and seen.count("row") == 1, seen  # the row reused the grade
+    graded, row = seen.index("grade"), seen.index("row")
+    assert seen[graded - 1] == "turn" and graded < row and "turn" in seen[graded:row], seen  # turns of their own
+    assert model.summary(0)["timing_quality"] == window.session.results[0].quality(ci=False).grade
