@@ -57,9 +57,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
+
+from tests.scratch import scratch_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ITERS, WARMUP = 50, 5
@@ -465,7 +466,7 @@ def bench_overhead(args: list[str] = ()) -> None:
         return t
 
     loaded = LoadedModel(noop, (x,), "python", "no-op")
-    folder = tempfile.mkdtemp(prefix="bench-overhead-")
+    folder = scratch_dir("bench-overhead-")
     reported: list[float] = []
 
     def clocks() -> tuple[float, float]:
@@ -587,7 +588,7 @@ print(statistics.median(e) * 1000, statistics.median(c) * 1000)
 
 def bench_wall(args: list[str] = ()) -> None:
     rounds = int(_opt(args, "--rounds", 3))
-    out = tempfile.mkdtemp(prefix="bench-wall-")
+    out = scratch_dir("bench-wall-")
     profile = [
         sys.executable,
         "main.py",

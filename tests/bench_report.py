@@ -43,6 +43,8 @@ import tempfile
 import threading
 import time
 
+from tests.scratch import scratch_dir
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1_000_000, 2_000_000)
 STEPS = ("summary", "write", "load", "gui")
@@ -230,9 +232,7 @@ def _gui_action(report_json: str):
 
     app = QApplication.instance() or QApplication([])
     apply_chart_theme()
-    settings = QSettings(
-        os.path.join(tempfile.mkdtemp(prefix="bench-report-gui-"), "s.ini"), QSettings.Format.IniFormat
-    )
+    settings = QSettings(os.path.join(scratch_dir("bench-report-gui-"), "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
     window.resize(1400, 900)
     window.show()
@@ -249,7 +249,7 @@ def _gui_action(report_json: str):
         getattr(window.summary_panel.model, "_timer", None),
     ]
     timers = [t for t in timers if t is not None]
-    png = os.path.join(tempfile.mkdtemp(prefix="bench-report-png-"), "x.png")
+    png = os.path.join(scratch_dir("bench-report-png-"), "x.png")
 
     def action():
         t0 = time.perf_counter()
@@ -302,8 +302,8 @@ def _child(step: str, total: int, folder: str, use_tracemalloc: bool = False, ti
 
 def _gui_cli(report_json: str, timeout: float = 900) -> dict:
     """`main.py --session REPORT --screenshot PNG`: wall time to the picture and to exit, peak RSS."""
-    png = os.path.join(tempfile.mkdtemp(prefix="bench-report-cli-"), "x.png")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-report-cfg-"))
+    png = os.path.join(scratch_dir("bench-report-cli-"), "x.png")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=scratch_dir("bench-report-cfg-"))
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "main.py", "--session", report_json, "--screenshot", png],

@@ -22,10 +22,10 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 from core import PROJECT_ROOT as ROOT
+from tests.scratch import scratch_dir
 
 
 def measure_launch(runs: int = 3) -> float:
@@ -33,7 +33,7 @@ def measure_launch(runs: int = 3) -> float:
     env = dict(
         os.environ,
         QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="cp-launch-config-"),
+        XDG_CONFIG_HOME=scratch_dir("cp-launch-config-"),
     )
     times = []
     for _ in range(runs):
@@ -145,9 +145,9 @@ def measure_heartbeat(
     """Run one profile through the app's worker and record the GUI thread's timer gaps."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # A fresh cache: the job process inherits this, so its inductor compile is cold.
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="cp-heartbeat-inductor-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = scratch_dir("cp-heartbeat-inductor-")
     if cold_catalog:  # core.run.torch_info's cache: torch's offer and the model names come from helpers
-        os.environ["COMPILE_PROFILER_CACHE"] = tempfile.mkdtemp(prefix="cp-heartbeat-catalog-")
+        os.environ["COMPILE_PROFILER_CACHE"] = scratch_dir("cp-heartbeat-catalog-")
     sys.path.insert(0, ROOT) if ROOT not in sys.path else None
     from gui import qt_compat
 
@@ -161,7 +161,7 @@ def measure_heartbeat(
     from tests.bench import CpuWatch
 
     _app = QApplication.instance() or QApplication([])  # kept referenced while the window runs
-    settings = QSettings(os.path.join(tempfile.mkdtemp(prefix="cp-heartbeat-"), "s.ini"), QSettings.Format.IniFormat)
+    settings = QSettings(os.path.join(scratch_dir("cp-heartbeat-"), "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
     window.resize(1400, 900)
     window.show()
