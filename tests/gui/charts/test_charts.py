@@ -393,3 +393,36 @@ def test_a_users_zoom_during_a_run_stays_until_they_ask_for_auto_range(qtbot):
     calls(10)
     (_, x1), (_, y1) = chart.plot.viewRange()
     assert x1 >= 59 and y1 >= 40  # the chart follows the run again: its 60 calls, the slowest in view
+
+
+def test_a_live_ranges_narrower_labels_keep_the_axis_width_so_the_view_is_not_resized(qtbot):
+    """A live range whose value labels are narrower than before ("0.5" after "1000") kept the
+    axis as wide: a narrower axis resized the view, and pyqtgraph rebuilt all four axes and moved
+    every item again (a range change's paint 12 ms instead of 8). Wider labels still widen it."""
+    import pyqtgraph as pg
+
+    from gui.charts.live_range import LiveRange
+
+    widget = pg.PlotWidget()
+    widget.resize(700, 300)
+    qtbot.addWidget(widget)
+    widget.show()
+    plot = widget.getPlotItem()
+    plot.plot([0, 10], [1, 2])
+    live = LiveRange(plot)
+    resized = []
+    plot.getViewBox().sigResized.connect(lambda *a: resized.append(1))
+    axis = plot.getAxis("left")
+
+    def show(low, high):
+        live.show((0.0, 10.0), (low, high))
+        for _ in range(3):  # the paint measures the labels; the layout follows
+            widget.grab()
+            qtbot.wait(5)
+        return axis.width()
+
+    narrow = show(0.5, 2.5)
+    wide = show(100000.0, 900000.0)
+    assert wide > narrow  # wider labels get their room
+    resized.clear()
+    assert show(0.5, 2.5) == wide and resized == []  # narrower ones again: the same width, no resize
