@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 from core.analysis.compile_stages import nested_figures, stages_summary
 from gui.charts.compile_stages import CompileStagesChart
 from gui.widgets.safe_text import tooltip
-from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.table_model import ElideStartDelegate, RowTableModel, cap_column, make_table
 from gui.widgets.theme import config_text_color
 
 BREAKDOWN = (
@@ -59,6 +59,8 @@ CUDAGRAPH_COLUMN = (
 # The table's columns: the breakdown with the CUDA-graph state (over the whole JobResult, not
 # the CompileResult) right after the compile time, where it is seen without scrolling.
 COLUMNS = BREAKDOWN[:2] + (CUDAGRAPH_COLUMN,) + BREAKDOWN[2:]
+CONFIG_COLUMN_PX = 130  # the widest a config label's column starts (cap_column)
+LOCATION_COLUMN_PX = 120  # and a recompiled function's path ("…utils.py:67")
 RECOMPILE_COLUMNS = (
     ("Config", "The config"),
     ("Function", "The function compiled again"),
@@ -91,8 +93,8 @@ class CompileBreakdownModel(RowTableModel):
                 return label
             return (r.cudagraph_state()[0] or "–") if cudagraphs else column[1](r.compile)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if index.column() == 0 and r.compile.coverage:
-                return tooltip(r.compile.coverage)
+            if index.column() == 0:  # the label may be elided in its cell
+                return tooltip(label + (f"\n{r.compile.coverage}" if r.compile.coverage else ""))
             if index.column() == 1:
                 stages = stages_summary(r.compile)
                 return tooltip((f"Stages: {stages}.\n" if stages else "") + nested_figures(r.compile))
@@ -131,6 +133,8 @@ class RecompileModel(RowTableModel):
                 return tooltip("\n".join(rc.reasons))
             if index.column() == 2 and rc.location:
                 return tooltip(rc.location)
+            if index.column() == 0:  # the label may be elided in its cell
+                return tooltip(label)
             return RECOMPILE_COLUMNS[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
             return QBrush(config_text_color(i))
@@ -138,7 +142,7 @@ class RecompileModel(RowTableModel):
 
 
 class CompilePanel(QWidget):
-    """The breakdown and recompile tables side by side. GUI thread only."""
+    """The compile breakdown (chart and table) above the recompile table. GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -153,7 +157,7 @@ class CompilePanel(QWidget):
             "lowering, code generation, the C++/Triton kernel compile, autotuning); hover a segment for its "
             "seconds and torch's own nested, cumulative figures"
         )
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = QSplitter(Qt.Orientation.Vertical)
         for title, parts in (
             (QLabel("<b>Where the compile time went</b> (each stage's own time)"), (self.stages, self.breakdown)),
             (self.recompile_title, (self.recompiles,)),
@@ -165,9 +169,17 @@ class CompilePanel(QWidget):
             for part in parts:
                 box_layout.addWidget(part, 1 if part is parts[-1] else 0)
             splitter.addWidget(box)
-        # The breakdown keeps its columns' width; the recompiles (long guard failures) get the rest.
-        splitter.setStretchFactor(0, 2)
+        # The recompiles below the breakdown, both the panel's whole width: side by side, the
+        # recompiles got 170 of 960 px at a 1400 px window, and every column after "Config" (the
+        # guard failures, what a user reads them for) was behind a scroll bar. Config labels and
+        # paths are capped (cap_column), elided in the middle and at the start; the whole text is
+        # in their tooltips.
+        splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([1000, 1000])  # proportions: scaled to the height the panel gets
+        for table in (self.breakdown, self.recompiles):
+            table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a label's both ends differ
+        self.recompiles.setItemDelegateForColumn(2, ElideStartDelegate(self.recompiles))
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -177,5 +189,8 @@ class CompilePanel(QWidget):
         self.stages.set_results(results)
         self.breakdown_model.set_results(results)
         self.recompile_model.set_results(results)
+        cap_column(self.breakdown, 0, CONFIG_COLUMN_PX)
+        cap_column(self.recompiles, 0, CONFIG_COLUMN_PX)
+        cap_column(self.recompiles, 2, LOCATION_COLUMN_PX)
         n = self.recompile_model.rowCount()
         self.recompile_title.setText(f"<b>Recompiles</b> ({n})" if n else "<b>Recompiles</b> (none)")

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSplitter,
-    QStyledItemDelegate,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -32,7 +31,7 @@ from core.vocab.formatting import fmt_ms
 from core.vocab.source_paths import display_path
 from gui.panels.compile import CompilePanel
 from gui.widgets.safe_text import markup, tooltip
-from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.table_model import ElideStartDelegate, RowTableModel, make_table
 from gui.widgets.theme import config_text_color, is_dark
 from gui.widgets.view import ResultsView
 
@@ -263,14 +262,6 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
                 f"<code>{esc(gb.doc_url)}</code></p>"
             )
     return "".join(parts)
-
-
-class ElideStartDelegate(QStyledItemDelegate):
-    """Draws a cell elided at its start ("…/models/file.py:15"): for paths. GUI thread."""
-
-    def initStyleOption(self, option, index) -> None:
-        super().initStyleOption(option, index)
-        option.textElideMode = Qt.TextElideMode.ElideLeft
 
 
 class GraphBreaksPanel(QWidget, ResultsView):

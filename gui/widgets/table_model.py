@@ -8,7 +8,7 @@ implement `data()`. GUI thread only.
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyledItemDelegate, QTableView
 
 
 class RowTableModel(QAbstractTableModel):
@@ -48,3 +48,22 @@ def make_table(model, tooltip: str, stretch_last: bool = True) -> QTableView:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(stretch_last)
     return table
+
+
+class ElideStartDelegate(QStyledItemDelegate):
+    """Draws a cell elided at its start ("…/models/file.py:15"): for paths. GUI thread."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideLeft
+
+
+def cap_column(table: QTableView, column: int, max_px: int) -> None:
+    """Size `column` to its contents, up to `max_px` (its text elided beyond; the user can drag it
+    wider): for config labels and paths that would push the columns after them out of sight.
+    Call after the rows changed."""
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+    table.resizeColumnToContents(column)
+    if header.sectionSize(column) > max_px:
+        header.resizeSection(column, max_px)

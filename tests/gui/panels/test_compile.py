@@ -59,3 +59,36 @@ def test_no_compile_and_empty_results_draw_a_sentence(qtbot):
         panel.set_results(results)
         assert panel.stages.row_count() == 0
         panel.stages.grab()
+
+
+def test_the_recompiles_guard_failures_are_in_sight_beside_a_long_config_label(qtbot):
+    """At a 1400 px window the panel is ~960 px wide: side by side with the breakdown, the
+    recompiles got 170 px and their guard failures were behind a scroll bar. Below it, at the
+    panel's whole width, with long labels and paths capped (the whole text on hover), the
+    failures and every breakdown column are in sight."""
+    from core.vocab.config import CompileConfig
+
+    config = CompileConfig(backend="aot_eager", dynamic="false", dynamo_config=(("allow_rnn", True),))
+    result = _with_compile(fake_result(config), RESNET18)
+    path = "/home/someone/.venv/lib/python3.11/site-packages/torch/_dynamo/external_utils.py:67"
+    result.apply(
+        ev.RecompileFound(
+            result.job_id, recompile=rec.Recompile("inner", path, ("0/0: tensor 'args[0]' size mismatch at index 0",))
+        )
+    )
+    panel = CompilePanel()
+    qtbot.addWidget(panel)
+    panel.resize(960, 330)
+    panel.show()
+    panel.set_results([result])
+    qtbot.wait(10)
+    recompiles, breakdown = panel.recompiles, panel.breakdown
+    assert recompiles.width() >= 0.9 * panel.width()
+    reasons_at = recompiles.horizontalHeader().sectionViewportPosition(3)
+    assert 0 <= reasons_at < recompiles.viewport().width() - 300  # room for the guard failure
+    header = breakdown.horizontalHeader()
+    last = header.count() - 1
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= breakdown.viewport().width()
+    assert config.label in recompiles.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert config.label in breakdown.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert path in recompiles.model().index(0, 2).data(Qt.ItemDataRole.ToolTipRole)
