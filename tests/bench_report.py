@@ -43,7 +43,7 @@ import tempfile
 import threading
 import time
 
-from tests.scratch import scratch_dir
+from tests.scratch import remove_scratch, scratch_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1_000_000, 2_000_000)
@@ -282,6 +282,7 @@ def child_main(argv: list[str]) -> int:
     sys.path.insert(0, ROOT) if ROOT not in sys.path else None
     row = _measure(step, total, folder, "--tracemalloc" in argv)
     print("RESULT " + json.dumps(row), flush=True)
+    remove_scratch()  # os._exit runs no atexit
     os._exit(0)  # the app's threads (torch catalog) need no orderly teardown here
 
 

@@ -69,14 +69,14 @@ def get_example_inputs():
 
 def check_cudagraph_skip() -> int:
     """reduce-overhead on a model that mutates its input: torch skips CUDA graphs and says why."""
-    import tempfile
     from pathlib import Path
 
     from core.decide.suggestions import suggest
     from core.run.runner import JobRunner
     from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+    from tests.scratch import scratch_dir
 
-    path = Path(tempfile.mkdtemp()) / "in_place.py"
+    path = Path(scratch_dir("cp-gpu-check-")) / "in_place.py"
     path.write_text(SKIP_MODEL)
     spec = JobSpec(
         uuid.uuid4().hex[:8],

@@ -9,9 +9,19 @@ import atexit
 import shutil
 import tempfile
 
+_made: list[str] = []
+
 
 def scratch_dir(prefix: str) -> str:
-    """A new folder (tempfile.mkdtemp: this user's only) removed at this process's exit."""
+    """A new folder (tempfile.mkdtemp: this user's only) removed at this process's exit; a
+    process that ends with `os._exit` (no atexit) calls `remove_scratch()` first."""
     path = tempfile.mkdtemp(prefix=prefix)
+    _made.append(path)
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
+
+
+def remove_scratch() -> None:
+    """Remove every scratch folder this process made, now."""
+    while _made:
+        shutil.rmtree(_made.pop(), ignore_errors=True)

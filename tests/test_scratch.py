@@ -1,5 +1,6 @@
-"""The benchmarks' scratch folders are removed when their process exits (one session's benchmarks
-had left 280 folders in /tmp)."""
+"""The benchmarks' scratch folders are removed when their process exits, after an uncaught error
+too, and by `remove_scratch` before an `os._exit` (one session's benchmarks had left 280 folders
+in /tmp)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ import sys
 from core import PROJECT_ROOT as ROOT
 
 
-def test_a_scratch_folder_is_gone_when_its_process_exits_also_after_an_error(tmp_path):
+def test_a_scratch_folder_is_gone_when_its_process_exits_also_after_an_error_or_os_exit(tmp_path):
     code = (
         "import os, sys; from tests.scratch import scratch_dir\n"
         "path = scratch_dir('cp-test-scratch-'); open(os.path.join(path, 'f'), 'w').write('x')\n"
         "print(path, os.path.isdir(path), flush=True)\n"
-        "raise SystemExit(sys.argv[1])"
+        "if sys.argv[1] == 'error': raise RuntimeError('a bug')\n"
+        "if sys.argv[1] == 'os._exit': from tests.scratch import remove_scratch; remove_scratch(); os._exit(0)\n"
     )
-    for ending in ("0", "an error"):
+    for ending in ("exit", "error", "os._exit"):
         out = subprocess.run(
             [sys.executable, "-c", code, ending],
             cwd=ROOT,

@@ -356,11 +356,15 @@ class JobResult:
             return None
         return next((t for t in self.op_profile.graph_times if t.graph == graph), None)
 
-    def time_verdict(self, timed: tuple | None = None) -> str:
+    def time_verdict(self) -> str:
         """One sentence on why compiled is faster or slower (core.analysis.time_breakdown), from the
-        op profile and the timed medians; "" without an op profile. `timed`: (eager summary,
-        compiled summary, speedup) as `summary()` has just computed them for this state, its
-        speedup with the interval exactly when the job has ended."""
+        op profile and the timed medians; "" without an op profile."""
+        return self._time_verdict(None)
+
+    def _time_verdict(self, timed: tuple | None) -> str:
+        """`time_verdict`; `timed`: (eager summary, compiled summary, speedup) as `summary()` has
+        just computed them for this state, its speedup with the interval exactly when the job has
+        ended (what the verdict alone computes), or None."""
         from core.analysis.time_breakdown import time_verdict
 
         if self.op_profile is None:
@@ -425,7 +429,7 @@ class JobResult:
             "compiled_kernels_per_call": c and c.kernels_per_call,
             "outside_graphs_ms": c and c.outside_graphs_ms,
             "guard_checks_ms": c and c.guard_checks_ms,
-            "time_verdict": self.time_verdict(timed) if p else None,
+            "time_verdict": self._time_verdict(timed) if p else None,
         }
 
     def accuracy_verdict(self) -> rec.AccuracyResult | None:

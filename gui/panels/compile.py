@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from core.analysis.compile_stages import nested_figures, stages_summary
 from gui.charts.compile_stages import CompileStagesChart
@@ -61,6 +61,14 @@ CUDAGRAPH_COLUMN = (
 COLUMNS = BREAKDOWN[:2] + (CUDAGRAPH_COLUMN,) + BREAKDOWN[2:]
 CONFIG_COLUMN_PX = 130  # the widest a config label's column starts (cap_column)
 LOCATION_COLUMN_PX = 120  # and a recompiled function's path ("…utils.py:67")
+COMPILE_TAB = "Where the compile time went"
+
+
+def recompiles_tab(n: int) -> str:
+    """The recompiles' tab title: their count."""
+    return f"Recompiles ({n})" if n else "Recompiles (none)"
+
+
 RECOMPILE_COLUMNS = (
     ("Config", "The config"),
     ("Function", "The function compiled again"),
@@ -94,7 +102,7 @@ class CompileBreakdownModel(RowTableModel):
             return (r.cudagraph_state()[0] or "–") if cudagraphs else column[1](r.compile)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 0:  # the label may be elided in its cell
-                return tooltip(label + (f"\n{r.compile.coverage}" if r.compile.coverage else ""))
+                return tooltip(f"{label}\n{r.compile.coverage or column[2]}")
             if index.column() == 1:
                 stages = stages_summary(r.compile)
                 return tooltip((f"Stages: {stages}.\n" if stages else "") + nested_figures(r.compile))
@@ -142,7 +150,7 @@ class RecompileModel(RowTableModel):
 
 
 class CompilePanel(QWidget):
-    """The compile breakdown (chart and table) above the recompile table. GUI thread only."""
+    """The compile breakdown (chart and table) and the recompile table, a tab each. GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -157,40 +165,48 @@ class CompilePanel(QWidget):
             "lowering, code generation, the C++/Triton kernel compile, autotuning); hover a segment for its "
             "seconds and torch's own nested, cumulative figures"
         )
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        for title, parts in (
-            (QLabel("<b>Where the compile time went</b> (each stage's own time)"), (self.stages, self.breakdown)),
-            (self.recompile_title, (self.recompiles,)),
-        ):
-            box = QWidget()
-            box_layout = QVBoxLayout(box)
-            box_layout.setContentsMargins(0, 0, 0, 0)
-            box_layout.addWidget(title)
-            for part in parts:
-                box_layout.addWidget(part, 1 if part is parts[-1] else 0)
-            splitter.addWidget(box)
-        # The recompiles below the breakdown, both the panel's whole width: side by side, the
-        # recompiles got 170 of 960 px at a 1400 px window, and every column after "Config" (the
-        # guard failures, what a user reads them for) was behind a scroll bar. Config labels and
-        # paths are capped (cap_column), elided in the middle and at the start; the whole text is
-        # in their tooltips.
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([1000, 1000])  # proportions: scaled to the height the panel gets
-        for table in (self.breakdown, self.recompiles):
-            table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a label's both ends differ
+        # Two tabs, each the panel's whole width and height: side by side, the recompiles got 170
+        # of 960 px at a 1400 px window and every column after "Config" (the guard failures, what
+        # a user reads them for) was behind a scroll bar; stacked, neither part had room for its
+        # rows at a 900 px window. The tab's title counts the recompiles. Config labels and paths
+        # are capped (cap_column), elided at the start; the whole text is in their tooltips.
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        breakdown_box = QWidget()
+        box_layout = QVBoxLayout(breakdown_box)
+        box_layout.setContentsMargins(0, 2, 0, 0)
+        box_layout.addWidget(QLabel("Each config's compile split into stages (each stage's own time)"))
+        box_layout.addWidget(self.stages)
+        box_layout.addWidget(self.breakdown, 1)
+        recompile_box = QWidget()
+        box_layout = QVBoxLayout(recompile_box)
+        box_layout.setContentsMargins(0, 2, 0, 0)
+        box_layout.addWidget(self.recompile_title)
+        box_layout.addWidget(self.recompiles, 1)
+        self.tabs.addTab(breakdown_box, COMPILE_TAB)
+        self.tabs.addTab(recompile_box, recompiles_tab(0))
+        self.breakdown.setItemDelegateForColumn(0, ElideStartDelegate(self.breakdown))
+        self.recompiles.setItemDelegateForColumn(0, ElideStartDelegate(self.recompiles))
         self.recompiles.setItemDelegateForColumn(2, ElideStartDelegate(self.recompiles))
-        self.splitter = splitter
+        self._capped_for: tuple | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.addWidget(self.tabs)
 
     def set_results(self, results) -> None:
         self.stages.set_results(results)
         self.breakdown_model.set_results(results)
         self.recompile_model.set_results(results)
-        cap_column(self.breakdown, 0, CONFIG_COLUMN_PX)
-        cap_column(self.recompiles, 0, CONFIG_COLUMN_PX)
-        cap_column(self.recompiles, 2, LOCATION_COLUMN_PX)
         n = self.recompile_model.rowCount()
-        self.recompile_title.setText(f"<b>Recompiles</b> ({n})" if n else "<b>Recompiles</b> (none)")
+        self.tabs.setTabText(1, recompiles_tab(n))
+        self.recompile_title.setText(
+            f"{n} recompilation{'s' if n != 1 else ''}, each with the guard failures that triggered it"
+            if n
+            else "No recompilation in the results on screen."
+        )
+        shape = (tuple(r.config.label for r in results), self.breakdown_model.rowCount(), n)
+        if shape != self._capped_for:  # new rows: a width the user dragged stays while a run's figures change
+            self._capped_for = shape
+            cap_column(self.breakdown, 0, CONFIG_COLUMN_PX)
+            cap_column(self.recompiles, 0, CONFIG_COLUMN_PX)
+            cap_column(self.recompiles, 2, LOCATION_COLUMN_PX)

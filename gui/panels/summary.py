@@ -288,7 +288,7 @@ class SummaryModel(RowTableModel):
         """The 1 s refresh's first piece: each stale row's timing grade (core.analysis.quality:
         numpy over every process's calls, ~2-3 ms, half of a running row's figures), kept on its
         result for the row made in the next piece. In one piece the refresh held the GUI thread
-        5-11 ms at a time during the timed calls (issue 22: a 10 ms timer is late by as much)."""
+        ~5 ms at a time during the timed calls (issue 22: a 10 ms timer is late by as much)."""
         for result in self._results:
             if result.job_id in self._stale:
                 result.quality(ci=result.ended)  # what its row asks for (`_row`)

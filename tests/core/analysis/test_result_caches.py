@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import core.analysis.time_breakdown as time_breakdown
+from core.analysis.results import JobResult
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
 from core.vocab import records as rec
@@ -102,3 +103,14 @@ def test_the_summary_s_verdict_uses_the_summary_s_own_figures_and_equals_the_ver
     for ci in (True, False):  # without the interval, the row leaves the verdict its own figures
         ended._verdict_cache = None
         assert ended.summary(ci=ci)["time_verdict"] == alone
+
+    # further processes (the speedup over them), and a compiled side with no calls yet
+    several = fake_result(eager_ms=5.0, compiled_ms=4.0, n=60, processes={1: 4.1, 2: 3.9}, status="running")
+    one_side = JobResult(several.spec)
+    one_side.apply(ev.JobStarted(one_side.job_id, pid=1))
+    one_side.apply(ev.LatencyMeasured(one_side.job_id, samples=(rec.LatencySample("eager", 0, 5.0),)))
+    for result in (several, one_side):
+        result.op_profile = _profile(1.0)
+        row = result.summary(ci=False)
+        result._verdict_cache = None
+        assert row["time_verdict"] == result.time_verdict()

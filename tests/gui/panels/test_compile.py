@@ -61,34 +61,57 @@ def test_no_compile_and_empty_results_draw_a_sentence(qtbot):
         panel.stages.grab()
 
 
-def test_the_recompiles_guard_failures_are_in_sight_beside_a_long_config_label(qtbot):
-    """At a 1400 px window the panel is ~960 px wide: side by side with the breakdown, the
-    recompiles got 170 px and their guard failures were behind a scroll bar. Below it, at the
-    panel's whole width, with long labels and paths capped (the whole text on hover), the
-    failures and every breakdown column are in sight."""
+def test_the_recompiles_guard_failures_and_every_breakdown_row_are_in_sight(qtbot):
+    """At a 1400 px window the panel is ~960 x 330 px: side by side with the breakdown, the
+    recompiles got 170 px and their guard failures were behind a scroll bar; stacked under it,
+    neither had room for its rows. A tab each, at the panel's whole size, with long labels and
+    paths capped (the whole text on hover): three configs' breakdown rows, every breakdown
+    column and the guard failures are in sight, and the tab counts the recompiles."""
     from core.vocab.config import CompileConfig
 
-    config = CompileConfig(backend="aot_eager", dynamic="false", dynamo_config=(("allow_rnn", True),))
-    result = _with_compile(fake_result(config), RESNET18)
     path = "/home/someone/.venv/lib/python3.11/site-packages/torch/_dynamo/external_utils.py:67"
-    result.apply(
-        ev.RecompileFound(
-            result.job_id, recompile=rec.Recompile("inner", path, ("0/0: tensor 'args[0]' size mismatch at index 0",))
-        )
-    )
+    results = []
+    for limit in (8, 16, 32):
+        config = CompileConfig(backend="aot_eager", dynamic="false", dynamo_config=(("cache_size_limit", limit),))
+        result = _with_compile(fake_result(config), RESNET18)
+        failure = ("0/0: tensor 'args[0]' size mismatch at index 0. expected 8, actual 16",)
+        result.apply(ev.RecompileFound(result.job_id, recompile=rec.Recompile("inner", path, failure)))
+        results.append(result)
     panel = CompilePanel()
     qtbot.addWidget(panel)
     panel.resize(960, 330)
     panel.show()
-    panel.set_results([result])
+    panel.set_results(results)
     qtbot.wait(10)
-    recompiles, breakdown = panel.recompiles, panel.breakdown
-    assert recompiles.width() >= 0.9 * panel.width()
-    reasons_at = recompiles.horizontalHeader().sectionViewportPosition(3)
-    assert 0 <= reasons_at < recompiles.viewport().width() - 300  # room for the guard failure
+    breakdown, recompiles = panel.breakdown, panel.recompiles
+    assert breakdown.viewport().height() >= 3 * breakdown.verticalHeader().defaultSectionSize()
     header = breakdown.horizontalHeader()
     last = header.count() - 1
     assert header.sectionViewportPosition(last) + header.sectionSize(last) <= breakdown.viewport().width()
-    assert config.label in recompiles.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
-    assert config.label in breakdown.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert panel.tabs.tabText(1) == "Recompiles (3)"
+    panel.tabs.setCurrentIndex(1)
+    qtbot.wait(10)
+    assert recompiles.width() >= 0.9 * panel.width()
+    reasons_at = recompiles.horizontalHeader().sectionViewportPosition(3)
+    assert 0 <= reasons_at < recompiles.viewport().width() - 300  # room for the guard failure
+    label = results[0].config.label
+    assert label in recompiles.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert label in breakdown.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert path in recompiles.model().index(0, 2).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_column_width_the_user_chose_stays_while_a_runs_figures_change(qtbot):
+    """The caps are applied when the rows change (new configs, new recompiles), not at every job
+    event: a config column the user dragged wider keeps its width while the figures move."""
+    panel = CompilePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    result = _with_compile(fake_result("inductor"), RESNET18)
+    panel.set_results([result])
+    header = panel.breakdown.horizontalHeader()
+    header.resizeSection(0, 400)  # the user's drag
+    panel.set_results([result])  # a job event: the same rows
+    assert header.sectionSize(0) == 400
+    other = _with_compile(fake_result("aot_eager"), RESNET18)
+    panel.set_results([result, other])  # a new config: capped again
+    assert header.sectionSize(0) <= 130
