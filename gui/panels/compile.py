@@ -69,6 +69,13 @@ def recompiles_tab(n: int) -> str:
     return f"Recompiles ({n})" if n else "Recompiles (none)"
 
 
+def recompiles_heading(n: int) -> str:
+    """The line above the recompile table."""
+    if not n:
+        return "No recompilation in the results on screen."
+    return f"{n} recompilation{'s' if n != 1 else ''}, each with the guard failures that triggered it"
+
+
 RECOMPILE_COLUMNS = (
     ("Config", "The config"),
     ("Function", "The function compiled again"),
@@ -158,7 +165,7 @@ class CompilePanel(QWidget):
         self.recompile_model = RecompileModel(self)
         self.breakdown = make_table(self.breakdown_model, "Each config's compile, per config", stretch_last=False)
         self.recompiles = make_table(self.recompile_model, "Recompilations and the guard failures behind them")
-        self.recompile_title = QLabel("<b>Recompiles</b>")
+        self.recompile_title = QLabel(recompiles_heading(0))  # before any results
         self.stages = CompileStagesChart()
         self.stages.setToolTip(
             "Each config's first compiled call split into stages that add up (tracing, AOTAutograd, inductor "
@@ -199,11 +206,7 @@ class CompilePanel(QWidget):
         self.recompile_model.set_results(results)
         n = self.recompile_model.rowCount()
         self.tabs.setTabText(1, recompiles_tab(n))
-        self.recompile_title.setText(
-            f"{n} recompilation{'s' if n != 1 else ''}, each with the guard failures that triggered it"
-            if n
-            else "No recompilation in the results on screen."
-        )
+        self.recompile_title.setText(recompiles_heading(n))
         shape = (tuple(r.config.label for r in results), self.breakdown_model.rowCount(), n)
         if shape != self._capped_for:  # new rows: a width the user dragged stays while a run's figures change
             self._capped_for = shape

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import core.analysis.time_breakdown as time_breakdown
 from core.analysis.results import JobResult
 from core.vocab import events as ev
@@ -51,18 +53,24 @@ def test_the_time_verdict_is_computed_once_per_state_and_again_when_it_changes(m
     assert result.time_verdict() != first and len(calls) == 4
 
 
-def test_a_running_job_s_verdict_needs_no_bootstrap(monkeypatch):
+@pytest.fixture
+def resamples(monkeypatch) -> list:
+    """The `resamples` of every speedup JobResult computes (0: the point figure alone)."""
     import core.analysis.results as results
 
-    resamples = []
+    asked = []
     real = results.speedup_over_processes
 
     def recording(*args, **kwargs):
-        resamples.append(kwargs.get("resamples"))
+        asked.append(kwargs.get("resamples"))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(results, "speedup_over_processes", recording)
-    result = results.JobResult(fake_result().spec)
+    return asked
+
+
+def test_a_running_job_s_verdict_needs_no_bootstrap(resamples):
+    result = JobResult(fake_result().spec)
     result.apply(ev.JobStarted(result.job_id, pid=1))
     samples = [
         rec.LatencySample(side, i, ms + 0.01 * i) for i in range(50) for side, ms in (("eager", 2.0), ("compiled", 1.0))
@@ -75,24 +83,14 @@ def test_a_running_job_s_verdict_needs_no_bootstrap(monkeypatch):
     assert result.ended and result.time_verdict() and resamples == [0, 2000]  # the interval, once it ended
 
 
-def test_the_summary_s_verdict_uses_the_summary_s_own_figures_and_equals_the_verdict_alone(monkeypatch):
+def test_the_summary_s_verdict_uses_the_summary_s_own_figures_and_equals_the_verdict_alone(resamples):
     """The row's verdict is made from the medians and speedup the row has just computed (they
     were computed twice a refresh), and says what the verdict alone says: with the interval
     exactly when the job has ended (a tie is told from the interval)."""
-    import core.analysis.results as results
-
-    speedups = []
-    real = results.speedup_over_processes
-
-    def counting(*args, **kwargs):
-        speedups.append(kwargs.get("resamples"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(results, "speedup_over_processes", counting)
     running = fake_result(eager_ms=5.0, compiled_ms=5.0, noise=0.05, n=60, status="running")
     running.op_profile = _profile(1.0)
     row = running.summary(ci=False)
-    assert speedups == [0]  # once, not again for the verdict
+    assert resamples == [0]  # once, not again for the verdict
     running._verdict_cache = None
     assert row["time_verdict"] == running.time_verdict()
 
