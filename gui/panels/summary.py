@@ -411,6 +411,7 @@ class SummaryPanel(QWidget, ResultsView):
         self._fitted_lengths: list[int] = []
         self.model.dataChanged.connect(self._fit_columns_if_longer)
         self.model.modelReset.connect(self._fit_columns)
+        self._fit_columns()  # no rows yet: each column as wide as its header (two lines were cut)
 
     def _texts(self, row: int) -> list[str]:
         return [str(self.model.index(row, column).data() or "") for column in range(len(COLUMNS))]

@@ -185,3 +185,17 @@ def test_the_summary_columns_fit_again_only_when_a_text_grows(qtbot):
         assert panel.table.columnWidth(column) >= panel.table.fontMetrics().horizontalAdvance(text)
     panel.show_results([result])  # a new set: every column
     assert all_fits == [1]
+
+
+def test_the_empty_summarys_headers_are_whole(qtbot):
+    """With no results, the Summary's columns had Qt's default width: two-line headers read
+    "eager / compilec" and "Max erro". Each column is as wide as its header from the start."""
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1400, 600)
+    panel.show()
+    header = panel.table.horizontalHeader()
+    for column in range(panel.model.columnCount()):
+        assert header.sectionSize(column) >= header.sectionSizeHint(column), (
+            panel.model.headerData(column, Qt.Orientation.Horizontal)
+        )
