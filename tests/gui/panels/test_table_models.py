@@ -196,6 +196,6 @@ def test_the_empty_summarys_headers_are_whole(qtbot):
     panel.show()
     header = panel.table.horizontalHeader()
     for column in range(panel.model.columnCount()):
-        assert header.sectionSize(column) >= header.sectionSizeHint(column), (
-            panel.model.headerData(column, Qt.Orientation.Horizontal)
+        assert header.sectionSize(column) >= header.sectionSizeHint(column), panel.model.headerData(
+            column, Qt.Orientation.Horizontal
         )
