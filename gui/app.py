@@ -21,7 +21,6 @@ import json
 import os
 import signal
 import sys
-import time
 
 NO_DISPLAY_MESSAGE = """\
 compile-profiler: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window cannot open.
@@ -115,12 +114,9 @@ def has_display() -> bool:
 
 def _process_age_s() -> float:
     """Seconds since this process started (the kernel's start time, not Python's)."""
-    try:
-        import psutil
+    from core.run.process_clock import process_age_s
 
-        return time.time() - psutil.Process().create_time()
-    except Exception:
-        return float("nan")
+    return process_age_s()
 
 
 # The Qt-free modules the window imports, imported before PySide6 is: PySide6 reads the source

@@ -45,6 +45,9 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               (target < 50 ms) and while it launches (--cold-catalog: with the catalog's
               helpers running), max, p99 and the other processes' cores, and the launch
               time, from tests/gui/heartbeat.py
+  launch      (not in core) process start to a visible window: the app against a bare Qt window
+              (QApplication and an empty QMainWindow), alternating rounds with cached bytecode
+              (option --rounds, 8): medians, ranges and the app's own part (app - bare a round)
 
 The machine is shared and noisy: compare ratios measured side by side, quote medians with their
 spread, not single absolute times.
@@ -627,6 +630,24 @@ def bench_gui(args: list[str] = ()) -> None:
         say(name, value)
 
 
+def bench_launch(args: list[str] = ()) -> None:
+    """Process start to a visible window, the app against a bare Qt window in alternating rounds
+    (tests/gui/heartbeat.py, `launch_rounds`; option --rounds, 8)."""
+    from tests.gui.heartbeat import launch_rounds
+
+    got = launch_rounds(int(_opt(args, "--rounds", 8)))
+    app, bare = got["app"], got["bare"]
+    mine = [a - b for a, b in zip(app, bare)]
+    say("launch_rounds", len(app))
+    for name, values in (("app", app), ("bare_window", bare), ("app_minus_bare", mine)):
+        say(f"launch_{name}_median_s", statistics.median(values))
+        say(f"launch_{name}_range_s", [round(min(values), 3), round(max(values), 3)])
+    say("launch_app_over_bare_median", statistics.median(a / b for a, b in zip(app, bare)))
+    say("launch_rounds_app_s", [round(v, 3) for v in app])
+    say("launch_rounds_bare_s", [round(v, 3) for v in bare])
+    say("launch_other_processes_cores", [round(v, 2) for v in got["others_cores"]])
+
+
 def bench_charts(args: list[str] = ()) -> None:
     """The latency and distribution charts with `--configs` (8) configs x `--points` (10,000)
     timed calls a side, offscreen at 1200x500, `--frames` (40) frames each, median and p90, with
@@ -822,6 +843,7 @@ def main(argv: list[str]) -> int:
         "fidelity": fidelity,
         "wall": bench_wall,
         "gui": bench_gui,
+        "launch": bench_launch,
         "charts": bench_charts,
         "alternation": bench_alternation,
         "report": bench_report,
