@@ -46,20 +46,27 @@ def run_and_report(
     runner = JobRunner(listener=listener)
     if hasattr(listener, "attach"):
         listener.attach(runner)
+    folder = OutputFolder(args.out, overwrite=args.overwrite)
+    try:  # the folder first: a wrong --out is refused at once, not after the settings' checks (seconds)
+        folder.reserve()
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     runner.prestart()  # the first job's process imports torch while we validate
-    folder = None
     try:
         specs = make_specs()
-        folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+        folder.claim()  # what --overwrite replaces is removed only now, the settings all accepted
         if folder.removed:
             print(folder.removed_text(), file=sys.stderr)
         specs = [dataclasses.replace(s, artifacts_dir=folder.path) for s in specs]  # jobs write their files there
     except (ConfigError, ReportError) as exc:
         runner.close()
+        folder.abandon()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BaseException:
         runner.close()
+        folder.abandon()
         raise
 
     interrupt = CancelOnInterrupt(runner.cancel, "the report will hold everything measured so far")

@@ -21,7 +21,7 @@ from core.report.files import ReportError
 from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
 from core.zoo.results import CELL_MARKS, ZooRow, cell_text
-from core.zoo.sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep
+from core.zoo.sweep import LocalExecutor, ZooJob, ZooListener, ZooSweep, reserve_zoo_folder
 
 EXECUTORS = ("local", "ray")
 
@@ -157,14 +157,22 @@ def main(argv: list[str]) -> int:
 
 
 def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
-    sweep = executor = None
+    sweep = executor = root = None
     try:
         check_executor_options(args)
+        # the folder first: a wrong --out is refused at once, not after the models' checks (seconds)
+        root = reserve_zoo_folder(args.out, resume=args.resume, overwrite=args.overwrite)
         models = read_models(args)
         specs = build_zoo_specs(args, models, device_here=args.executor == "local")
         options = {"argv": argv, **{k: v for k, v in vars(args).items() if k != "models"}, "models": models}
         sweep = ZooSweep(
-            args.out, specs, options, overwrite=args.overwrite, resume=args.resume, inner=ZooProgress(args.quiet)
+            args.out,
+            specs,
+            options,
+            overwrite=args.overwrite,
+            resume=args.resume,
+            inner=ZooProgress(args.quiet),
+            root=root,
         )
         jobs = sweep.prepare()
         if jobs:
@@ -177,6 +185,8 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     except (ConfigError, ReportError) as exc:
         if sweep is not None:
             sweep.release()
+        elif root is not None:
+            root.abandon()
         if executor is not None and hasattr(executor, "close"):
             executor.close()
         print(f"error: {exc}", file=sys.stderr)
@@ -185,6 +195,8 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     except KeyboardInterrupt:
         if sweep is not None:
             sweep.release()
+        elif root is not None:
+            root.abandon()
         if getattr(executor, "connect_abandoned", False):
             print(f"\n{INTERRUPTED_BEFORE_JOBS}", file=sys.stderr)
             _end_now_if_ray_still_connecting(executor, 130)
@@ -192,6 +204,8 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
     except BaseException:
         if sweep is not None:
             sweep.release()
+        elif root is not None:
+            root.abandon()
         raise
     for text in sweep.removed_texts():
         print(text, file=sys.stderr)

@@ -349,12 +349,39 @@ class OutputFolder:
         self.removed: list[str] = []  # what --overwrite removed, in words ("graphs/ (12 files)")
         self._fd: int | None = None
         self._listing = False  # this claim wrote the manifest (a refused one leaves the earlier alone)
+        self.created = False  # `reserve` made the folder (`abandon` removes it again while empty)
 
     def claim(self) -> "OutputFolder":
+        """Lock the folder, check it, remove what --overwrite replaces and list this run's files.
+        After `reserve`, the rest of the claim."""
+        if self._fd is None:
+            self.reserve()
+        try:
+            self._take()
+            if self.report:
+                write_manifest(self.path, self.manifest)
+                self._listing = True
+        except FolderInUseError:
+            self.abandon()
+            raise
+        except OSError as exc:
+            self.abandon()
+            raise ReportError(
+                f"cannot write to {self.path}: {exc.strerror or exc}. Choose a folder you can write to (--out DIR)."
+            ) from exc
+        return self
+
+    def reserve(self) -> "OutputFolder":
+        """Lock the folder and refuse it as `claim` would, changing nothing in it: a command checks
+        its --out at once, before the seconds its settings' checks take (torch imported), and
+        claims it (`claim`) once they pass; a refused setting then `abandon`s it. A missing folder
+        is made (`created`), to prove it can be."""
         import fcntl
 
         try:
+            missing = not os.path.isdir(self.path)
             os.makedirs(self.path, exist_ok=True)
+            self.created = missing
             fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
             raise ReportError(
@@ -371,25 +398,34 @@ class OutputFolder:
             ) from None
         self._fd = fd
         try:
-            self._take()
+            self._take(check_only=True)
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
             probe.close()
-            if self.report:
-                write_manifest(self.path, self.manifest)
-                self._listing = True
         except FolderInUseError:
-            self.release()
+            self.abandon()
             raise
         except OSError as exc:
-            self.release()
+            self.abandon()
             raise ReportError(
                 f"cannot write to {self.path}: {exc.strerror or exc}. Choose a folder you can write to (--out DIR)."
             ) from exc
         return self
 
-    def _take(self) -> None:
+    def abandon(self) -> None:
+        """Release a reserved folder no run wrote into; the folder itself is removed when `reserve`
+        made it and it is still empty (a refused setting leaves no empty folder behind)."""
+        listed = self._listing
+        self.release()
+        if self.created and not listed:
+            try:
+                os.rmdir(self.path)  # only an empty folder
+            except OSError:
+                pass
+            self.created = False
+
+    def _take(self, check_only: bool = False) -> None:
         """Refuse a folder that is not ours to write, remove what --overwrite replaces, and set
-        the manifest this run starts from."""
+        the manifest this run starts from; `check_only`: refuse, nothing else."""
         earlier = read_manifest(self.path)
         files = [n for n in REPORT_FILES if os.path.lexists(os.path.join(self.path, n))]
         folders = present_artifact_dirs(self.path)
@@ -397,7 +433,8 @@ class OutputFolder:
         foreign = [n for n in files if n not in earlier.files] + [f"{d}/" for d in folders if d not in earlier.folders]
         absent = {d for d in ARTIFACT_DIRS if d not in folders}
         if self.extend:  # what is there stays; what this run adds is listed
-            self.manifest = Manifest(earlier.files & set(files), (earlier.folders & set(folders)) | absent)
+            if not check_only:
+                self.manifest = Manifest(earlier.files & set(files), (earlier.folders & set(folders)) | absent)
             return
         if not self.report:
             if files or ours:
@@ -406,7 +443,8 @@ class OutputFolder:
                 )
             return
         if not (ours or foreign):
-            self.manifest = Manifest(set(), set(ARTIFACT_DIRS))
+            if not check_only:
+                self.manifest = Manifest(set(), set(ARTIFACT_DIRS))
             return
         if foreign and (self.overwrite or not ours):
             why = (
@@ -424,6 +462,8 @@ class OutputFolder:
                 f"{self.path} already holds a report ({', '.join(ours + foreign)}); "
                 "choose a new folder, or pass --overwrite to replace it."
             )
+        if check_only:
+            return
         for name in files:  # every one is ours here; files first, so a refusal below leaves folders
             self.removed.append(remove_owned(self.path, name, folder=False))
         for d in folders:

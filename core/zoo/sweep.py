@@ -118,6 +118,28 @@ def remove_config_artifacts(root: str, label: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+def _refuse_a_zoo_there(out_dir: str, resume: bool, overwrite: bool) -> None:
+    there = [n for n in ZOO_FILES if os.path.exists(os.path.join(out_dir, n))]
+    if there and not (resume or overwrite):
+        raise ReportError(
+            f"{out_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
+            "it, --overwrite to replace it, or choose a new folder."
+        )
+
+
+def reserve_zoo_folder(out_dir: str, resume: bool = False, overwrite: bool = False) -> OutputFolder:
+    """The zoo's folder, locked and checked as the sweep will claim it (core.report.files
+    OutputFolder.reserve), nothing in it changed: raises ReportError naming the problem. The
+    caller passes it to ZooSweep, or `abandon`s it when a setting is refused."""
+    root = OutputFolder(out_dir, report=False).reserve()
+    try:
+        _refuse_a_zoo_there(root.path, resume, overwrite)
+    except BaseException:
+        root.abandon()
+        raise
+    return root
+
+
 class ZooSweep(ZooListener):
     """The sweep's state: which jobs to run, every result (kept and new) by model, the
     folders it holds, and the files it writes. `inner` hears every hook after the sweep
@@ -131,8 +153,12 @@ class ZooSweep(ZooListener):
         overwrite: bool = False,
         resume: bool = False,
         inner: ZooListener | None = None,
+        root: OutputFolder | None = None,
     ):
+        """`root`: the zoo's folder as `reserve_zoo_folder` reserved it (the command line checks
+        --out before the settings); else it is reserved and claimed by `prepare`."""
         self.out_dir = os.path.abspath(os.path.expanduser(out_dir))
+        self._reserved = root
         self.specs_by_model = specs_by_model
         self.options = options
         self.overwrite, self.resume = overwrite, resume
@@ -159,14 +185,10 @@ class ZooSweep(ZooListener):
             raise
 
     def _prepare(self) -> list[ZooJob]:
-        self._root = OutputFolder(self.out_dir, report=False).claim()  # a folder holding a profile report is refused
+        # a folder holding a profile report is refused
+        self._root = (self._reserved or OutputFolder(self.out_dir, report=False)).claim()
+        _refuse_a_zoo_there(self.out_dir, self.resume, self.overwrite)
         taken = {}
-        there = [n for n in ZOO_FILES if os.path.exists(os.path.join(self.out_dir, n))]
-        if there and not (self.resume or self.overwrite):
-            raise ReportError(
-                f"{self.out_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
-                "it, --overwrite to replace it, or choose a new folder."
-            )
         if self.resume and os.path.exists(os.path.join(self.out_dir, "zoo.json")):
             taken = load_zoo(self.out_dir).models
         self.folders = folder_names(list(self.specs_by_model), taken)
@@ -284,6 +306,8 @@ class ZooSweep(ZooListener):
             folder.release()
         if self._root is not None:
             self._root.release()
+        elif self._reserved is not None:  # never claimed: a folder the reserve made goes again
+            self._reserved.abandon()
 
     def all_results(self) -> list[JobResult]:
         return [r for mine in self.results.values() for r in mine.values()]

@@ -166,13 +166,23 @@ def test_absurd_numbers_are_refused_not_clamped(tmp_path):
 
 
 def test_a_folder_that_cannot_be_written_or_holds_a_run_is_refused(tmp_path, write_model):
-    proc = profile("resnet18", "--out", "/proc")
-    assert proc.returncode == 2 and "cannot write to /proc" in proc.stderr
+    """--out is checked before the settings (their checks import torch: seconds), so a wrong
+    folder is named even where a setting is wrong too; a refused setting leaves no folder it made
+    and, with --overwrite, the earlier report whole: it is replaced only once the settings pass."""
+    proc = profile("no_such_model_anywhere", "--backend", "no_such_backend", "--out", "/proc")
+    assert proc.returncode == 2 and "cannot write to /proc" in proc.stderr and "no_such" not in proc.stderr
     path = write_model(MLP, "mlp.py")
+    new = tmp_path / "new"
+    proc = profile(path, "--backend", "no_such_backend", "--out", str(new))
+    assert proc.returncode == 2 and "no_such_backend" in proc.stderr and not new.exists()
     out = tmp_path / "report"
     assert profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out)).returncode == 0
     proc = profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out))
     assert proc.returncode == 2 and "already holds a report" in proc.stderr and "--overwrite" in proc.stderr
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    proc = profile(path, "--backend", "no_such_backend", "--out", str(out), "--overwrite")
+    assert proc.returncode == 2 and "no_such_backend" in proc.stderr and "removed" not in proc.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     proc = profile(path, "--backend", "eager", "--iters", "3", "--warmup", "1", "--out", str(out), "--overwrite")
     assert proc.returncode == 0, proc.stderr
 

@@ -193,6 +193,36 @@ def test_two_runs_cannot_write_one_folder_at_once(tmp_path):
     OutputFolder(str(tmp_path), overwrite=True).claim().release()  # free again once released
 
 
+def test_a_reserved_folder_is_refused_as_a_claim_is_and_left_as_it_was(tmp_path):
+    """`reserve` (a command's --out checked before its settings) refuses what `claim` refuses and
+    changes nothing; `abandon` removes a folder it made, only while empty, and never a report."""
+    from core.report.files import FolderInUseError, OutputFolder
+
+    write_report([synthetic_result()], str(tmp_path / "old"))
+    before = sorted(os.listdir(tmp_path / "old"))
+    with pytest.raises(FolderInUseError, match="already holds a report .*--overwrite"):
+        OutputFolder(str(tmp_path / "old")).reserve()
+    kept = OutputFolder(str(tmp_path / "old"), overwrite=True).reserve()
+    with pytest.raises(FolderInUseError, match="being written by another run"):
+        OutputFolder(str(tmp_path / "old"), overwrite=True).reserve()  # locked while reserved
+    kept.abandon()  # a refused setting: the earlier report stays whole
+    assert sorted(os.listdir(tmp_path / "old")) == before and not kept.removed
+    new = OutputFolder(str(tmp_path / "a" / "new")).reserve()
+    assert new.created and os.listdir(tmp_path / "a" / "new") == []  # no manifest, no probe left
+    new.abandon()
+    assert not (tmp_path / "a" / "new").exists() and (tmp_path / "a").exists()  # only what it made
+    made = OutputFolder(str(tmp_path / "b")).reserve()
+    (tmp_path / "b" / "mine.txt").write_text("a user's file, put there meanwhile")
+    made.abandon()
+    assert (tmp_path / "b" / "mine.txt").exists()  # not empty: kept
+    claimed = OutputFolder(str(tmp_path / "c")).reserve().claim()
+    claimed.abandon()
+    assert (tmp_path / "c").exists()  # claimed (its manifest written): a run's folder, not removed
+    claimed = OutputFolder(str(tmp_path / "old"), overwrite=True).reserve().claim()
+    assert claimed.removed and not (tmp_path / "old" / "report.json").exists()  # replaced once claimed
+    claimed.release()
+
+
 def test_a_folder_that_cannot_really_be_written_is_refused_before_work():
     from core.report.files import OutputFolder
 

@@ -122,7 +122,11 @@ def test_what_is_refused_before_any_work(tmp_path, capsys):
     ):
         assert zoo_main([*argv, "--out", out]) == 2, argv
         assert expected in capsys.readouterr().err, argv
-    assert not os.path.exists(out)
+    assert not os.path.exists(out)  # the folder reserved before the checks is gone again
+    # --out before the models and settings (their checks import torch: seconds)
+    assert zoo_main(["no_such_model", "--mode", "max", "--out", "/proc"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write to /proc" in err and "no_such" not in err
     from tests.core.fakes import fake_result
 
     report = str(tmp_path / "report")
