@@ -12,7 +12,9 @@ those processes agree. From these figures a job's timing is graded:
   their intervals, and a verdict that rests on an interval still holds, but the user is told;
 - **unusable**: the timing says more about the machine than about the model; no verdict
   is drawn from it (core.decide.recommend, core.decide.suggestions, core.decide.compare and the zoo say "cannot
-  tell" and offer a re-run).
+  tell" and offer a re-run). Except where the direction holds (`direction_held`): the calls
+  vary or the processes disagree, yet every process and the speedup's interval (which widens with
+  the processes' spread) put the same side ahead; the timing is then noisy, the reason first.
 
 The thresholds below are the only place these limits live; docs/BENCHMARKS.md ("Measurement
 quality") has the measurements they were chosen from. No Qt; any thread.
@@ -332,6 +334,10 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         problems.sort(key=lambda p: -_ORDER[p[0]])
         level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
         reasons = tuple(r for _, r in problems)
+        held = direction_held(speeds, sp)
+        busy = others_median is not None and others_median >= OTHERS_UNUSABLE_CORES
+        if level == UNUSABLE and held and not busy:
+            level, reasons = NOISY, (held, *reasons)
     return MeasurementQuality(
         level,
         reasons,
@@ -347,6 +353,30 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         precision_target_pct=target,
         samples_per_side=(n_e, n_c),
         notes=tuple(notes),
+    )
+
+
+def direction_held(speeds, sp) -> str:
+    """Why the direction of a timing the calls alone grade unusable still holds ("" when it does
+    not): in each of two or more processes (one process is one draw) the same side is faster, and
+    the speedup's 95% interval, which widens with the processes' spread (Student's t over their
+    log speedups, core.analysis.stats.speedup_over_processes), lies wholly on that side of 1.
+    The calls' spread, tail or drift and the processes' disagreement then blur the figure, not
+    which side is faster: 4 processes at 0.32x-0.40x all say compiled is slower. A machine busy
+    with other work is not forgiven so (it may slow one side more than the other in every
+    process): `grade` keeps that unusable."""
+    if len(speeds) < 2 or sp is None or not (np.isfinite(sp.ci_low) and np.isfinite(sp.ci_high)):
+        return ""
+    if sp.ci_high < 1.0 and max(speeds) < 1.0:
+        side = "compiled is slower"
+    elif sp.ci_low > 1.0 and min(speeds) > 1.0:
+        side = "compiled is faster"
+    else:
+        return ""
+    return (
+        f"the figures vary, but the direction holds: {side} in each of the {len(speeds)} processes "
+        f"({min(speeds):.2f}x-{max(speeds):.2f}x) and the speedup's 95% interval, {sp.ci_low:.2f}x-"
+        f"{sp.ci_high:.2f}x, lies wholly on that side of 1"
     )
 
 
@@ -377,6 +407,25 @@ def process_speedups_of(eager_by: dict, compiled_by: dict) -> list[float]:
     return list(process_speedups(eager_by, compiled_by).values())
 
 
+def machine_was_busy(quality: MeasurementQuality | None) -> bool:
+    """Other programs used the CPU while the calls were timed (noisy or worse on that count)."""
+    return quality is not None and quality.others_cores is not None and quality.others_cores >= OTHERS_NOISY_CORES
+
+
+def rerun_advice(qualities) -> str:
+    """What a re-run should change, from the timings' own figures: a quieter machine only where
+    other programs used the CPU while calls were timed (a sub-millisecond model's calls spread
+    on an idle machine too, and "close other programs" then sent the user after nothing)."""
+    busy = [q.others_cores for q in qualities if machine_was_busy(q)]
+    more = "more --processes or a tighter --precision and a longer --max-time"
+    if busy:
+        return (
+            f"re-run on a quiet machine, with {more}: other programs used up to {max(busy):.1f} cores "
+            "while calls were timed"
+        )
+    return f"re-run with {more}: the machine was quiet, the calls themselves vary"
+
+
 def worst(qualities) -> MeasurementQuality | None:
     """The worst grade among several (None for none)."""
     qualities = [q for q in qualities if q is not None]
@@ -386,20 +435,22 @@ def worst(qualities) -> MeasurementQuality | None:
 def banner(results) -> str:
     """What the app says above results whose timing is not quiet ("" when all are quiet or
     ungraded): each such config with its grade and first reason, and what follows."""
-    shown = []
-    worst_grade = QUIET
+    shown, unusable, graded = [], [], []
     for r in results:
         if not r.ended:
             continue
         q = r.quality()
         if q.grade in (NOISY, UNUSABLE):
             shown.append(f"{r.config.label} {q.grade} ({q.reasons[0]})")
-            worst_grade = max(worst_grade, q.grade, key=_ORDER.get)
+            graded.append(q)
+            if q.grade == UNUSABLE:
+                unusable.append(r.config.label)
     if not shown:
         return ""
-    tail = (
-        "no verdict is drawn from an unusable timing: re-run on a quiet machine"
-        if worst_grade == UNUSABLE
-        else "its figures stand with their intervals; a quiet re-run narrows them"
-    )
+    advice = rerun_advice(graded)
+    if unusable:  # the others' figures still carry what verdict there is
+        which = "that timing" if len(unusable) == 1 else "those timings"
+        tail = f"no verdict is drawn from {which} ({', '.join(unusable)}): {advice}"
+    else:
+        tail = f"its figures stand with their intervals (to narrow them, {advice})"
     return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}."

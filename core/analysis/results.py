@@ -384,7 +384,7 @@ class JobResult:
             # processes still time calls it was a 2,000-resample bootstrap per refresh.
             sp = self._speedup(eager, compiled, ci=self.ended) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
-        # an unusable timing (a busy machine) gives no direction: no "compiled is slower"
+        # an unusable timing gives no direction: no "compiled is slower"
         unusable = self.ended and self.quality().grade == "unusable"
         verdict = time_verdict(
             self.op_profile, es and es.median, cs and cs.median, self.graph_breaks, tied, unusable=unusable

@@ -318,7 +318,7 @@ def time_verdict(
     `compiled_ms` are the timed medians when known (the profile's own figures otherwise),
     `graph_breaks` the job's GraphBreak rows (to name a break by the user's line), `tied`
     that the speedup's confidence interval holds 1 (neither side is faster), `unusable` that the
-    timing was graded unusable (a busy machine: which side is faster cannot be told)."""
+    timing was graded unusable (which side is faster cannot be told; the grade says why)."""
     if profile is None or profile.compiled is None or not profile.compiled.calls:
         return ""
     c, e = profile.compiled, profile.eager
@@ -333,7 +333,7 @@ def time_verdict(
     if eager_ms and compiled_ms and unusable:
         head = (
             f"Cannot tell which side is faster: the timing is unusable ({fmt_ms(compiled_ms)} against "
-            f"{fmt_ms(eager_ms)} eager, on a busy machine)"
+            f"{fmt_ms(eager_ms)} eager; the grade says why)"
         )
     elif eager_ms and compiled_ms and tied:
         head = f"Compiled and eager are within the noise ({fmt_ms(compiled_ms)} against {fmt_ms(eager_ms)} eager)"

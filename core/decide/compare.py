@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.quality import NOISY, UNUSABLE
+from core.analysis.quality import NOISY, UNUSABLE, rerun_advice
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
 from core.vocab.records import JobStatus
@@ -380,7 +380,7 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
         if quality.grade == UNUSABLE:
             return (
                 f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; "
-                "re-run it on a quiet machine"
+                + rerun_advice([quality]).replace("re-run", "re-run it", 1)
             )
     if not _timed(base) and not _timed(new):  # both failed, say: nothing measured to pass a gate on
         return (

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from core.analysis.quality import UNUSABLE
+from core.analysis.quality import UNUSABLE, rerun_advice
 from core.decide.codegen import compile_code, eager_code
 from core.vocab.config import CompileConfig
 from core.vocab.formatting import duration
@@ -31,10 +31,6 @@ from core.vocab.records import AccuracyStatus, JobStatus
 DEFAULT_CALLS = 10_000
 NOT_COMPILED = "not compiled"
 CANNOT_TELL = "cannot tell"
-RERUN_ADVICE = (
-    "re-run on a quiet machine (close other programs), with more --processes or a tighter --precision "
-    "and a longer --max-time"
-)
 REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
 
 
@@ -233,6 +229,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     not compiling: those say CANNOT_TELL, why, and what a re-run needs."""
     calls = max(1, int(calls))
     options = options_for(results, calls)
+    advice = rerun_advice(r.quality() for r in results if r.ended)
     if not options:
         return Recommendation(
             calls,
@@ -247,7 +244,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     compiled = [o for o in options if o.config is not None]
     unjudged = [o for o in compiled if o.eligible and not o.judged]
     eligible = [eager] + [o for o in compiled if o.eligible and o.judged]
-    unjudged_note = _unjudged_note(unjudged)
+    unjudged_note = _unjudged_note(unjudged, advice)
     if len(eligible) == 1 and unjudged:
         return Recommendation(
             calls,
@@ -255,7 +252,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
             None,
             f"Cannot tell which settings to ship: {unjudged_note[2:]}.",
             CANNOT_TELL,
-            rerun=RERUN_ADVICE,
+            rerun=advice,
             unjudged=tuple(o.label for o in unjudged),
             options=tuple(options),
         )
@@ -296,7 +293,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
             sentence,
             CANNOT_TELL,
             tuple(o.label for o in others),
-            rerun=RERUN_ADVICE,
+            rerun=advice,
             unjudged=tuple(o.label for o in unjudged),
             options=tuple(options),
         )
@@ -312,7 +309,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
         *_memory(by_label.get(chosen.label)),
         code=_code(chosen, by_label.get(chosen.label), results),
         options=tuple(options),
-        rerun=RERUN_ADVICE if unjudged else "",
+        rerun=advice if unjudged else "",
         unjudged=tuple(o.label for o in unjudged),
     )
 
@@ -324,14 +321,14 @@ def _decides_without(compiled: list[Option]) -> bool:
     return any(o.accuracy == AccuracyStatus.FAIL.value or o.why_not == NOTHING_COMPILED for o in compiled)
 
 
-def _unjudged_note(unjudged: list[Option]) -> str:
+def _unjudged_note(unjudged: list[Option], advice: str) -> str:
     if not unjudged:
         return ""
     names = "; ".join(f"{o.label} ({o.timing_reason.split('; ')[0]})" for o in unjudged[:3])
     return (
-        f"; not judged, their timing was unusable: {names}; {RERUN_ADVICE}"
+        f"; not judged, their timing was unusable: {names}; {advice}"
         if len(unjudged) > 1
-        else f"; not judged, its timing was unusable: {names}; {RERUN_ADVICE}"
+        else f"; not judged, its timing was unusable: {names}; {advice}"
     )
 
 

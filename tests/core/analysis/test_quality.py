@@ -95,6 +95,32 @@ def test_processes_that_disagree_and_a_precision_not_reached():
     assert any("wider than the ±2% asked for" in r for r in q.reasons)
 
 
+def test_processes_that_disagree_on_the_figure_but_not_the_side_keep_the_direction():
+    """The reported case: 4 processes at 0.36x, 0.32x, 0.40x, 0.39x were graded unusable
+    ("the processes disagree") and no verdict drawn, though each says compiled is ~2.7x slower.
+    Every process and the interval (widened by their spread) on one side of 1: noisy, the
+    direction first; where a process or the interval crosses 1, or the machine was busy with
+    other work, still unusable."""
+    medians = (0.36, 0.32, 0.40, 0.39)
+    processes = {p: (normal(10, 0.01, seed=p), normal(10 / m, 0.01, seed=10 + p)) for p, m in enumerate(medians)}
+    first = processes.pop(0)
+    q = grade(made(*first, processes, others=0.05))
+    assert q.process_spread > 0.2 and q.grade == NOISY and q.trusted
+    assert q.reasons[0].startswith(
+        "the figures vary, but the direction holds: compiled is slower in each of the 4 processes (0.32x-0.40x)"
+    )
+    assert any("the 4 processes disagree" in r for r in q.reasons[1:])  # what blurs the figure stays said
+    busy = grade(made(*first, processes, others=1.6))
+    assert busy.grade == UNUSABLE and not any("direction holds" in r for r in busy.reasons)
+    # calls spread widely within each process (a sub-millisecond model), the processes agree
+    wide = {p: (normal(1, 0.6, seed=p).clip(0.2), normal(2.5, 0.6, seed=10 + p).clip(0.5)) for p in range(3)}
+    q = grade(made(*wide.pop(0), wide, others=0.05))
+    assert q.grade == NOISY and "compiled is slower in each of the 3 processes" in q.reasons[0]
+    assert any("spread widely" in r for r in q.reasons)
+    one = grade(made(normal(1, 0.6, seed=1).clip(0.2), normal(2.5, 0.6, seed=2).clip(0.5)))
+    assert one.grade == UNUSABLE  # one process is one draw: no direction from it alone
+
+
 def test_too_few_calls_cannot_be_graded():
     q = grade(made([1.0, 1.1], [0.5]))
     assert q.grade == UNKNOWN and not q.trusted and "too few timed calls" in q.reasons[0]
@@ -151,3 +177,21 @@ def test_an_interval_wider_than_the_speedup_itself_is_said_not_known():
     assert "The speedup's 95% interval is wider than ±100%." in wide.details()
     narrow = MeasurementQuality("good", precision_pct=2.3)
     assert "speedup known within ±2.3%" in narrow.line() and UNKNOWN_PRECISION_PCT == 100.0
+
+
+def test_the_banner_names_the_timings_without_a_verdict_and_the_advice_fits_the_machine():
+    """The banner said "no verdict is drawn from an unusable timing: re-run on a quiet machine"
+    beside a clear recommendation (only a reference config was unusable), and told a user whose
+    machine was idle (0.05 cores) to close other programs."""
+    from core.analysis.quality import rerun_advice
+
+    tail = np.concatenate([normal(1.0, 0.01, n=170), np.full(30, 6.0)])  # a long tail, one process
+    unusable = made(normal(2, 0.01), np.random.default_rng(3).permutation(tail), others=0.05)
+    quiet = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=0.05)
+    text = banner([unusable, quiet])
+    assert "No verdict is drawn from that timing (inductor)" in text
+    assert "the machine was quiet, the calls themselves vary" in text and "quiet machine" not in text
+    busy = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6))
+    assert rerun_advice([busy]).startswith("re-run on a quiet machine") and "1.6 cores" in rerun_advice([busy])
+    noisy = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=0.4)
+    assert "Its figures stand with their intervals (to narrow them, re-run on a quiet machine" in banner([noisy])
