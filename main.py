@@ -96,6 +96,16 @@ def main(argv: list[str]) -> int:
         from core.cli.localize import main as localize_main
 
         return localize_main(argv[1:])
+    if argv and not argv[0].startswith("-") and not os.path.exists(argv[0]):
+        from core.cli.args import close_command
+
+        command = close_command(argv[0])
+        if command:  # read as a model name, `profil resnet18` failed on "resnet18" with no word of why
+            print(
+                f"error: {argv[0]!r} is not a command; did you mean {command!r}? (python3 main.py --help lists them)",
+                file=sys.stderr,
+            )
+            return 2
     from gui.app import main as gui_main
 
     return gui_main(argv)

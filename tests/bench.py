@@ -831,6 +831,9 @@ def python_loop_s(n: int = 2_000_000, repeats: int = 3) -> float:
 
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "core"
+    if which in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0
     sys.path.insert(0, ROOT)
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     # best of 3, before the benchmark's own load

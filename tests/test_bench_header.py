@@ -23,3 +23,12 @@ def test_every_benchmark_prints_the_machines_speed_first():
     assert header[0].startswith("# python -m tests.bench no-such-bench")
     seconds = float(header[1].removeprefix("# machine: a pure-Python loop of 2,000,000 additions, ").removesuffix(" s"))
     assert 0 < seconds < 60
+
+
+def test_bench_help_prints_the_list_of_benchmarks():
+    """`bench --help` printed the machine's header and "unknown benchmark '--help'" (exit 2)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.bench", "--help"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and "NAME is a group" in proc.stdout and "launch" in proc.stdout
+    assert "# machine" not in proc.stdout

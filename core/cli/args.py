@@ -36,8 +36,37 @@ DESCRIPTIONS = {
     "recommend one (with the code for it).",
     "app": "compile-profiler desktop app: profile torch.compile against eager for a model.",
     "zoo": "Profile many models under the same configs, on this machine or a Ray cluster: one report folder per "
-    "model and zoo.csv / zoo_summary.csv for all of them (see core/zoo.py).",
+    "model and zoo.csv / zoo_summary.csv for all of them (see docs/zoo.md).",
 }
+# The commands `main.py` runs headless, in the order docs/cli.md lists them (the app's --help
+# lists them; a mistyped one is named with the closest).
+COMMANDS = {
+    "profile": "profile one model eager against compiled (MODEL --out DIR)",
+    "tune": "find the best settings within a time budget, then recommend",
+    "compare": "compare a report with a saved baseline; exit 1 on a regression (a CI gate)",
+    "zoo": "many models x configs, here or on a Ray cluster",
+    "localize": "find where a config's outputs diverge from eager (a report's failed accuracy check)",
+    "bundle": "a reproducer to hand over: one zip with repro.py",
+    "test": "the test suite",
+    "bench": "the benchmarks",
+}
+APP_EPILOG = "\n".join(
+    [
+        "commands, headless (python3 main.py COMMAND --help for each):",
+        *(f"  {name:<10}{what}" for name, what in COMMANDS.items()),
+        "without a command, the desktop app opens.",
+    ]
+)
+
+
+def close_command(word: str) -> str:
+    """The command `word` looks like a typo of ("" when none): `profil` → `profile`."""
+    import difflib
+
+    match = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+    return match[0] if match and match[0] != word else ""
+
+
 SOURCE_HELP = (
     "a torchvision model name (e.g. resnet18), timm:NAME (e.g. timm:resnet50), hf:TYPE (e.g. hf:bert) or "
     "hf:FOLDER (saved with save_pretrained; hf:SOURCE#HeadClass picks a head), or a path to a .py model "
@@ -76,7 +105,8 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         p = argparse.ArgumentParser(
             prog="main.py",
             description=DESCRIPTIONS[command],
-            epilog="Headless profiling: python3 main.py profile MODEL --out DIR. Tests: python3 main.py test.",
+            epilog=APP_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     else:
         p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
@@ -251,7 +281,7 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         default="inference",
         help="inference (default): one call is a forward; training: forward, loss (the model's own, else the mean "
         "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
-        "for eager and compiled (see core/training.py)",
+        "for eager and compiled (see docs/cli.md)",
     )
     add("--optimizer", choices=OPTIMIZERS, default="sgd", help="training: the optimizer (default sgd)")
     if command in COMPILE_OPTION_COMMANDS + ("app",):

@@ -378,6 +378,10 @@ class OutputFolder:
         is made (`created`), to prove it can be."""
         import fcntl
 
+        if os.path.lexists(self.path) and not os.path.isdir(self.path):
+            raise ReportError(
+                f"cannot use {self.path} as the report folder: it is a file, not a folder. Choose a folder (--out DIR)."
+            )
         try:
             missing = not os.path.isdir(self.path)
             os.makedirs(self.path, exist_ok=True)

@@ -158,6 +158,14 @@ def test_unwritable_folder_is_a_clear_error(tmp_path):
         write_report([synthetic_result()], str(blocker / "out"))
 
 
+def test_a_file_named_as_the_folder_is_said_to_be_a_file(tmp_path):
+    """--out naming a file read "cannot use ... as the report folder: File exists"."""
+    (tmp_path / "afile").write_text("not a folder")
+    with pytest.raises(ReportError, match="afile as the report folder: it is a file, not a folder"):
+        write_report([synthetic_result()], str(tmp_path / "afile"))
+    assert (tmp_path / "afile").read_text() == "not a folder"
+
+
 def test_load_report_errors(tmp_path):
     bad = tmp_path / "report.json"
     bad.write_text("{not json")
