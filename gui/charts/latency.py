@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.vocab.records import SIDES
@@ -39,6 +39,18 @@ class _Series:
 
 
 MARKER_LABEL_CHARS = 36
+MARKER_LABEL_TOP = 0.92  # the first compile marker's label, as a fraction of the view's height
+MARKER_LABEL_STEP = 0.07  # the least step between labels, as a fraction of the view's height
+
+
+def marker_label_positions(count: int, view_px: float, line_px: float) -> list[float]:
+    """Where `count` compile markers' labels sit up each line (fractions of the view's height,
+    the first highest), a text line and 2 px apart at least: at 0.07 of a 150 px view five
+    labels overlapped (a banner above the chart leaves it that short). Past the view's height
+    they start again at the top."""
+    step = max(MARKER_LABEL_STEP, (line_px + 2) / view_px) if view_px > 0 else MARKER_LABEL_STEP
+    per_column = max(1, int((MARKER_LABEL_TOP - 0.02) / step) + 1)
+    return [MARKER_LABEL_TOP - step * (k % per_column) for k in range(count)]
 
 
 class LatencyChart(QWidget, ResultsView):
@@ -117,6 +129,7 @@ class LatencyChart(QWidget, ResultsView):
         # (py-spy, issue 22). Not for a whole set of results (a report): pyqtgraph's auto-range
         # fits it exactly. At a run's end the held view stays.
         self._range = LiveRange(self.plot)
+        self.plot.getViewBox().sigResized.connect(self._place_marker_labels)
         self._layout.replaceWidget(self._plot_place, self.plot_widget)
         self._plot_place.deleteLater()
 
@@ -265,7 +278,7 @@ class LatencyChart(QWidget, ResultsView):
             pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
             label=line_label(text),
             labelOpts={
-                "position": 0.92 - 0.07 * (index % 10),
+                "position": MARKER_LABEL_TOP,  # placed beside the others' (_place_marker_labels)
                 "color": color,
                 "anchors": [(0, 0.5), (0, 0.5)],
                 "rotateAxis": None,
@@ -276,6 +289,19 @@ class LatencyChart(QWidget, ResultsView):
         self.plot.addItem(line, ignoreBounds=False)
         self._markers[job_id] = line
         self._marker_texts[job_id] = text
+        self._place_marker_labels()
+
+    def _place_marker_labels(self, *args) -> None:
+        """Each compile marker's label a text line apart from the next, in the jobs' order."""
+        if not self._markers:
+            return
+        order = [job_id for job_id in self._specs if job_id in self._markers]
+        line_px = QFontMetricsF(self._markers[order[0]].label.textItem.font()).height()
+        view_px = self.plot.getViewBox().height()
+        for job_id, position in zip(order, marker_label_positions(len(order), view_px, line_px)):
+            label = self._markers[job_id].label
+            if label.orthoPos != position:
+                label.setPosition(position)
 
     # ---------------------------------------------------------------- inspection (tests)
     def point_count(self, job_id: str, phase: str) -> int:

@@ -90,6 +90,38 @@ def test_compile_is_marked_not_plotted(qtbot):
     assert chart.drawn_count(result.job_id, "eager") == 20
 
 
+def test_five_compile_markers_in_a_short_chart_keep_their_labels_apart(qtbot):
+    """A report of 5 configs opened under a long banner left the chart ~150 px tall; the labels
+    sat 0.07 of it apart (10 px) and overwrote each other. Now a text line apart at least, also
+    after the chart is resized."""
+    from gui.charts.latency import marker_label_positions
+
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 210)
+    chart.show()
+    backends = ("eager", "aot_eager", "inductor", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
+    chart.reset([fake_result(f"j{i}", backend=b) for i, b in enumerate(backends)])
+    qtbot.waitUntil(lambda: chart.plot.getViewBox().height() > 0)
+
+    def overlapping() -> list:
+        """Pairs of labels whose text lines overlap (the items' rects less the text's margins)."""
+        rects = []
+        for marker in chart._markers.values():
+            margin = marker.label.textItem.document().documentMargin()
+            rects.append(marker.label.sceneBoundingRect().adjusted(0, margin, 0, -margin))
+        return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1 :] if a.intersects(b)]
+
+    assert chart.plot.getViewBox().height() < 160 and len(chart._markers) == 5
+    qtbot.waitUntil(lambda: not overlapping())  # once laid out; before the change they stayed 10 px apart
+    chart.resize(900, 300)
+    qtbot.waitUntil(lambda: chart.plot.getViewBox().height() > 160)
+    qtbot.waitUntil(lambda: not overlapping())
+    assert marker_label_positions(3, 1000, 14) == pytest.approx([0.92, 0.85, 0.78])  # tall: the old steps
+    assert marker_label_positions(3, 0, 14) == pytest.approx([0.92, 0.85, 0.78])
+    assert marker_label_positions(20, 100, 14)[0] == marker_label_positions(20, 100, 14)[6] == 0.92  # wraps
+
+
 def test_distribution_and_resources_from_results(qtbot):
     results = [fake_result("a"), fake_result("b", backend="aot_eager")]
     dist = DistributionChart()
