@@ -42,9 +42,9 @@ def disturbed(timer_ms: float, profiled_ms: float | None) -> str:
     if not profiled_ms or timer_ms <= DISTURBED_RATIO * profiled_ms:
         return ""
     return (
-        f"the eager calls under the line timer took {timer_ms / profiled_ms:.1f}x the profiled eager call "
+        f"The eager calls under the line timer took {timer_ms / profiled_ms:.1f}x the profiled eager call "
         f"({timer_ms:.3f} ms against {profiled_ms:.3f} ms): the machine was busy or timing each torch call "
-        "slowed them; per-line eager times are inflated. "
+        "slowed them; per-line eager times are inflated."
     )
 
 

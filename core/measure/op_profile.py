@@ -275,9 +275,9 @@ def run_op_profile(
     lines["lines_compiled_ms"] = sum(compiled_lines.values()) + sum(b.cost_ms_per_call for b in split.costs)
     lines["lines_unmatched_ms"] = unmatched
     if not provenance:
-        lines["lines_note"] = lines["lines_note"] + (
-            "no kernel provenance from inductor (not the inductor backend, or torch recorded none): compiled time "
-            "per line holds only the eager code between graphs"
+        lines["lines_note"] = (lines["lines_note"] + " " if lines["lines_note"] else "") + (
+            "No kernel provenance from inductor (not the inductor backend, or torch recorded none): compiled time "
+            "per line holds only the eager code between graphs."
         )
     compiled_trace = _export(prof, root, artifacts.trace("compiled"))
     note = ""

@@ -48,7 +48,7 @@ def call_file_function(module, path: str, fn_name: str):
     if fn is None or not callable(fn):
         raise ModelLoadError(
             f"the file defines no {fn_name}() function; a model file needs "
-            "get_model() and get_example_inputs() (see the README); FILE.py:NAME picks "
+            "get_model() and get_example_inputs() (see docs/model-sources.md); FILE.py:NAME picks "
             "another model factory.",
             file=path,
         )

@@ -366,7 +366,12 @@ def validate_config(
     is asked (imported)."""
     backends = list(backends) if backends is not None else available_backends()
     if config.backend not in backends:
-        raise ConfigError(f"Unknown backend {config.backend!r}. Valid backends here: {', '.join(backends)}.")
+        import difflib
+
+        shown = [b for b in backends if "TESTING_ONLY" not in b]  # torch's own test backends: no choice for a user
+        close = difflib.get_close_matches(config.backend, shown, n=1, cutoff=0.7)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"Unknown backend {config.backend!r}.{hint} Valid backends here: {', '.join(shown)}.")
     modes = list(modes) if modes is not None else available_modes()
     if config.mode not in modes:
         raise ConfigError(

@@ -76,12 +76,13 @@ def test_a_refusal_from_the_cached_offer_imports_neither_torch_nor_torchvision(t
     torchvision imported to check), ~0.5 s with the cache."""
     for args, expected in (
         (["--mode", "max"], "Unknown mode 'max'"),
-        (["--backend", "inductr"], "Unknown backend 'inductr'"),
+        (["--backend", "inductr"], "Unknown backend 'inductr'. Did you mean 'inductor'? Valid backends here: "),
         (["--dynamo-config", "capture_scalars=True"], "capture_scalar_outputs"),
     ):
         proc = refuse_in_a_subprocess(offer_cache, "resnet18", *args, "--out", str(tmp_path / "out"))
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
         assert "IMPORTED False False" in proc.stdout, (args, proc.stdout)
+        assert "TESTING_ONLY" not in proc.stderr  # torch's own test backends are not offered
     proc = refuse_in_a_subprocess(offer_cache, "resnet81", "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "Close matches: resnet18" in proc.stderr, proc.stderr
     assert "IMPORTED False False" in proc.stdout
