@@ -96,13 +96,14 @@ def main(argv: list[str]) -> int:
         from core.cli.localize import main as localize_main
 
         return localize_main(argv[1:])
-    if argv and not argv[0].startswith("-") and not os.path.exists(argv[0]):
+    word = argv[0] if argv else ""
+    if word and not word.startswith("-") and os.sep not in word and "." not in word and not os.path.exists(word):
         from core.cli.args import close_command
 
-        command = close_command(argv[0])
+        command = close_command(word)
         if command:  # read as a model name, `profil resnet18` failed on "resnet18" with no word of why
             print(
-                f"error: {argv[0]!r} is not a command; did you mean {command!r}? (python3 main.py --help lists them)",
+                f"error: {word!r} is not a command; did you mean {command!r}? (python3 main.py --help lists them)",
                 file=sys.stderr,
             )
             return 2

@@ -14,7 +14,8 @@ those processes agree. From these figures a job's timing is graded:
   is drawn from it (core.decide.recommend, core.decide.suggestions, core.decide.compare and the zoo say "cannot
   tell" and offer a re-run). Except where the direction holds (`direction_held`): the calls
   vary or the processes disagree, yet every process and the speedup's interval (which widens with
-  the processes' spread) put the same side ahead; the timing is then noisy, the reason first.
+  the processes' spread) put the same side ahead on a quiet machine; the timing is then noisy,
+  the reason first, and `direction_only`: its figures are not set against another report's.
 
 The thresholds below are the only place these limits live; docs/BENCHMARKS.md ("Measurement
 quality") has the measurements they were chosen from. No Qt; any thread.
@@ -91,6 +92,9 @@ class MeasurementQuality:
     precision_target_pct: float | None = None
     samples_per_side: tuple[int, int] = (0, 0)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # unusable by the calls alone, noisy because the direction holds (`direction_held`): which side
+    # is faster is known, a figure set against another report's is not (core.decide.compare)
+    direction_only: bool = False
 
     @property
     def trusted(self) -> bool:
@@ -265,6 +269,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
     target = spec.precision_pct if spec.auto_iters else None
 
     problems: list[tuple[str, str]] = []  # (grade, reason)
+    direction_only = False
     if others_median is not None:
         cores_text = f" of {cores}" if cores else ""
         what = f"other processes used {others_median:.1f}{cores_text} cores while calls were timed"
@@ -335,9 +340,10 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
         reasons = tuple(r for _, r in problems)
         held = direction_held(speeds, sp)
-        busy = others_median is not None and others_median >= OTHERS_UNUSABLE_CORES
-        if level == UNUSABLE and held and not busy:
-            level, reasons = NOISY, (held, *reasons)
+        # forgiven only on a machine known to be quiet (a load not recorded is not known quiet)
+        quiet_machine = others_median is not None and others_median < OTHERS_NOISY_CORES
+        if level == UNUSABLE and held and quiet_machine:
+            level, reasons, direction_only = NOISY, (held, *reasons), True
     return MeasurementQuality(
         level,
         reasons,
@@ -353,6 +359,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         precision_target_pct=target,
         samples_per_side=(n_e, n_c),
         notes=tuple(notes),
+        direction_only=direction_only,
     )
 
 
@@ -362,9 +369,10 @@ def direction_held(speeds, sp) -> str:
     the speedup's 95% interval, which widens with the processes' spread (Student's t over their
     log speedups, core.analysis.stats.speedup_over_processes), lies wholly on that side of 1.
     The calls' spread, tail or drift and the processes' disagreement then blur the figure, not
-    which side is faster: 4 processes at 0.32x-0.40x all say compiled is slower. A machine busy
-    with other work is not forgiven so (it may slow one side more than the other in every
-    process): `grade` keeps that unusable."""
+    which side is faster: 4 processes at 0.32x-0.40x all say compiled is slower. Only on a machine
+    known to be quiet (other programs under OTHERS_NOISY_CORES; a load not recorded is not known):
+    a busy machine may slow one side more than the other in every process. Not while a job runs
+    (`grade(ci=False)` has no interval): a running job's grade may read unusable, its end noisy."""
     if len(speeds) < 2 or sp is None or not (np.isfinite(sp.ci_low) and np.isfinite(sp.ci_high)):
         return ""
     if sp.ci_high < 1.0 and max(speeds) < 1.0:
@@ -416,6 +424,7 @@ def rerun_advice(qualities) -> str:
     """What a re-run should change, from the timings' own figures: a quieter machine only where
     other programs used the CPU while calls were timed (a sub-millisecond model's calls spread
     on an idle machine too, and "close other programs" then sent the user after nothing)."""
+    qualities = [q for q in qualities if q is not None]
     busy = [q.others_cores for q in qualities if machine_was_busy(q)]
     more = "more --processes or a tighter --precision and a longer --max-time"
     if busy:
@@ -423,7 +432,9 @@ def rerun_advice(qualities) -> str:
             f"re-run on a quiet machine, with {more}: other programs used up to {max(busy):.1f} cores "
             "while calls were timed"
         )
-    return f"re-run with {more}: the machine was quiet, the calls themselves vary"
+    if qualities and all(q.others_cores is not None for q in qualities):
+        return f"re-run with {more}: other programs left the machine quiet while calls were timed"
+    return f"re-run with {more}"
 
 
 def worst(qualities) -> MeasurementQuality | None:

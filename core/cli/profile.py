@@ -52,8 +52,8 @@ def run_and_report(
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    runner.prestart()  # the first job's process imports torch while we validate
     try:
+        runner.prestart()  # the first job's process imports torch while we validate
         specs = make_specs()
         folder.claim()  # what --overwrite replaces is removed only now, the settings all accepted
         if folder.removed:

@@ -377,6 +377,11 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
         if r.status == JobStatus.COMPLETED and not r.variants and no_calls:
             return f"{name} has no timed calls for it, so its speed is not compared"
         quality = r.quality()
+        if quality.direction_only:  # which side is faster is known, not a figure to set against another's
+            return (
+                f"the timing of {name} gives the direction only ({quality.reasons[0]}), so its speed is not "
+                "compared; " + rerun_advice([quality]).replace("re-run", "re-run it", 1)
+            )
         if quality.grade == UNUSABLE:
             return (
                 f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; "

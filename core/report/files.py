@@ -349,7 +349,7 @@ class OutputFolder:
         self.removed: list[str] = []  # what --overwrite removed, in words ("graphs/ (12 files)")
         self._fd: int | None = None
         self._listing = False  # this claim wrote the manifest (a refused one leaves the earlier alone)
-        self.created = False  # `reserve` made the folder (`abandon` removes it again while empty)
+        self.created: list[str] = []  # the folders `reserve` made, innermost first (`abandon` removes them)
 
     def claim(self) -> "OutputFolder":
         """Lock the folder, check it, remove what --overwrite replaces and list this run's files.
@@ -379,11 +379,15 @@ class OutputFolder:
         import fcntl
 
         if os.path.lexists(self.path) and not os.path.isdir(self.path):
+            what = "a link to nothing" if os.path.islink(self.path) else "a file"
             raise ReportError(
-                f"cannot use {self.path} as the report folder: it is a file, not a folder. Choose a folder (--out DIR)."
+                f"cannot use {self.path} as the report folder: it is {what}, not a folder. Choose a folder (--out DIR)."
             )
         try:
-            missing = not os.path.isdir(self.path)
+            missing, parent = [], self.path  # the folders makedirs is about to make, innermost first
+            while not os.path.isdir(parent) and os.path.dirname(parent) != parent:
+                missing.append(parent)
+                parent = os.path.dirname(parent)
             os.makedirs(self.path, exist_ok=True)
             self.created = missing
             fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
@@ -418,14 +422,14 @@ class OutputFolder:
     def abandon(self) -> None:
         """Release a reserved folder no run wrote into; the folder itself is removed when `reserve`
         made it and it is still empty (a refused setting leaves no empty folder behind)."""
-        listed = self._listing
+        if self.created and not self._listing:
+            for folder in self.created:  # innermost first, while still locked: another run cannot take it
+                try:
+                    os.rmdir(folder)  # only an empty folder
+                except OSError:
+                    break
+        self.created = []
         self.release()
-        if self.created and not listed:
-            try:
-                os.rmdir(self.path)  # only an empty folder
-            except OSError:
-                pass
-            self.created = False
 
     def _take(self, check_only: bool = False) -> None:
         """Refuse a folder that is not ours to write, remove what --overwrite replaces, and set
