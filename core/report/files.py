@@ -11,6 +11,7 @@ written as numbers. `load_report` reads report.json back into JobResults.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -356,19 +357,11 @@ class OutputFolder:
         After `reserve`, the rest of the claim."""
         if self._fd is None:
             self.reserve()
-        try:
+        with self._abandoned_if_refused():
             self._take()
             if self.report:
                 write_manifest(self.path, self.manifest)
                 self._listing = True
-        except FolderInUseError:
-            self.abandon()
-            raise
-        except OSError as exc:
-            self.abandon()
-            raise ReportError(
-                f"cannot write to {self.path}: {exc.strerror or exc}. Choose a folder you can write to (--out DIR)."
-            ) from exc
         return self
 
     def reserve(self) -> "OutputFolder":
@@ -405,10 +398,18 @@ class OutputFolder:
                 "choose another --out folder or wait for that run to end."
             ) from None
         self._fd = fd
-        try:
+        with self._abandoned_if_refused():
             self._take(check_only=True)
             probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".probe-", delete=True)
             probe.close()
+        return self
+
+    @contextlib.contextmanager
+    def _abandoned_if_refused(self):
+        """Around the checks and writes of a locked folder: a refusal or a failed write abandons
+        it (released, and what `reserve` made removed) and is raised as a ReportError."""
+        try:
+            yield
         except FolderInUseError:
             self.abandon()
             raise
@@ -417,7 +418,6 @@ class OutputFolder:
             raise ReportError(
                 f"cannot write to {self.path}: {exc.strerror or exc}. Choose a folder you can write to (--out DIR)."
             ) from exc
-        return self
 
     def abandon(self) -> None:
         """Release a reserved folder no run wrote into; the folder itself is removed when `reserve`
