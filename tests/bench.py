@@ -44,7 +44,10 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
   gui         a 10 ms GUI timer's worst stall while the app cold-compiles resnet18
               (target < 50 ms) and while it launches (--cold-catalog: with the catalog's
               helpers running), max, p99 and the other processes' cores, and the launch
-              time, from tests/gui/heartbeat.py
+              time, from tests/gui/heartbeat.py; per gap over 20 ms the GUI thread's CPU, its
+              wait for a CPU and the app's other threads' (the "accounted" worst: the most of a
+              gap the app can be blamed for); --attribute: also the GUI thread's events of
+              1 ms or more in those gaps (slows the GUI thread: not for the figures)
   launch      (not in core) process start to a visible window: the app against a bare Qt window
               (QApplication and an empty QMainWindow), alternating rounds with cached bytecode
               (option --rounds, 8): medians, ranges and the app's own part (app - bare a round)
@@ -626,7 +629,7 @@ def bench_gui(args: list[str] = ()) -> None:
     that list torch's offer and the timm and Hugging Face names (the first start of an install)."""
     from tests.gui.heartbeat import measure_heartbeat
 
-    for name, value in measure_heartbeat(cold_catalog="--cold-catalog" in args).items():
+    for name, value in measure_heartbeat(cold_catalog="--cold-catalog" in args, attribute="--attribute" in args).items():
         say(name, value)
 
 

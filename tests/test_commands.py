@@ -32,3 +32,16 @@ def test_a_mistyped_command_is_named_with_the_closest_not_read_as_a_model():
     )
     assert close_command("compre") == "compare" and close_command("bundel") == "bundle"
     assert close_command("resnet18") == "" and close_command("profile") == ""
+
+
+def test_help_names_only_options_its_command_takes_and_the_process_cap():
+    """The new user's finding: the app's --iters help sent them to --precision and --max-time,
+    which the app's command line does not take; --processes did not say more may be added."""
+    from core.cli.args import build_parser
+    from core.vocab.limits import AUTO_PROCESSES_CAP
+
+    app = " ".join(build_parser("app").format_help().split())
+    assert "--precision" not in app and "--max-time" not in app
+    assert f"up to {AUTO_PROCESSES_CAP} in all" in app
+    profile = " ".join(build_parser("profile").format_help().split())
+    assert "within --precision" in profile and f"up to {AUTO_PROCESSES_CAP} in all, within --max-time" in profile

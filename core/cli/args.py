@@ -26,7 +26,7 @@ from core.vocab.config import (
     parse_key_values,
     validate_config,
 )
-from core.vocab.limits import LIMITS, ConfigError, check_limits, iteration_fields
+from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS, ConfigError, check_limits, iteration_fields
 
 DESCRIPTIONS = {
     "profile": "Profile a model eager against torch.compile'd, for every combination of the given "
@@ -179,7 +179,12 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         type=parse_iters,
         default=AUTO,
         help=f"timed calls per side: a number (at most {LIMITS['iters'].high:,.0f}), or auto (the default): "
-        "blocks of calls until the speedup's 95%% interval is within --precision, or --max-time runs out",
+        + (
+            f"blocks of calls until the speedup's 95%% interval is within ±{d['precision']:g}%%, or "
+            f"{d['max_time']:g} s of timed calls per config have run"
+            if command == "app"
+            else "blocks of calls until the speedup's 95%% interval is within --precision, or --max-time runs out"
+        ),
     )
     add(
         "--precision",
@@ -203,7 +208,13 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         metavar="N",
         help=f"time each config in N fresh processes (default {d['processes']:g}): one process is one draw, its "
         "memory layout and placement can shift its speed for its whole life; the speedup's interval "
-        "includes the spread between them (shape and batch sweeps run in one)",
+        "includes the spread between them (shape and batch sweeps run in one); with --iters auto, while "
+        + (
+            f"they disagree beyond the precision, more are added, up to {AUTO_PROCESSES_CAP} in all, within the "
+            "time limit"
+            if command == "app"
+            else f"they disagree beyond --precision, more are added, up to {AUTO_PROCESSES_CAP} in all, within --max-time"
+        ),
     )
     add(
         "--block",

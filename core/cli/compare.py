@@ -2,7 +2,7 @@
 against a saved baseline (the comparison itself is core.decide.compare). Exit code 0 when no
 config regressed, 1 when one did, 3 when none did but some config's speed could not be judged
 (or no config is in both reports),
-2 for a refused command line or an unreadable report."""
+2 for a refused command line, an unreadable report or reports of different models."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import argparse
 import os
 import sys
 
-from core.decide.compare import CANNOT_TELL_EXIT, COMPARE_COLUMNS, DEFAULT_THRESHOLD_PCT, compare_reports
+from core.decide.compare import (
+    CANNOT_TELL_EXIT,
+    COMPARE_COLUMNS,
+    DEFAULT_THRESHOLD_PCT,
+    compare_reports,
+    model_mismatch,
+)
 from core.report.safety import terminal_text
 
 
@@ -21,6 +27,10 @@ def main(argv: list[str]) -> int:
         prog="main.py compare",
         description="Compare a report with a saved baseline, "
         "config by config; exit 1 when a config regressed beyond the threshold and the noise.",
+        epilog="Exit codes: 0 no config regressed; 1 a config regressed; 3 none regressed but some "
+        "config's speed could not be judged (a noisy or missing timing), or no config is in both reports "
+        "(cannot tell: a CI gate should not pass it); 2 a refused command line, an unreadable report, or "
+        "reports of different models.",
     )
     p.add_argument("baseline", metavar="BASELINE", help="report folder or report.json of the baseline")
     p.add_argument("new", metavar="NEW", help="report folder or report.json to check against it")
@@ -51,6 +61,10 @@ def main(argv: list[str]) -> int:
         new, new_header = load_report(args.new)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    mismatch = model_mismatch(base, new)
+    if mismatch:
+        print(terminal_text(f"error: {mismatch}"), file=sys.stderr)
         return 2
     result = compare_reports(base, base_header, new, new_header, args.threshold, args.relative)
     # reports come from anyone: what they hold is printed with its control characters escaped

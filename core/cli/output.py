@@ -300,6 +300,7 @@ def print_lines(r: JobResult, top: int = 3) -> None:
 
 def print_decision(results: list[JobResult], calls: int) -> None:
     """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
+    from core.decide.suggestions import suggestions_heading
     from core.report.files import decision
 
     rec, suggestions = decision(results, calls)
@@ -311,7 +312,7 @@ def print_decision(results: list[JobResult], calls: int) -> None:
         print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
     print("\n" + rec.code.rstrip())
     if suggestions:
-        print("\nSuggestions from the measurements:")
+        print(f"\n{suggestions_heading(rec)}:")
         for s in suggestions:
             print(s.text())
 

@@ -17,7 +17,9 @@ speed of some config could not be judged (a report with no timed calls, or a tim
 unusable by core.analysis.quality, or neither report timed it: the verdict says CANNOT TELL), or
 when no config is in both reports; a noisy timing is warned about. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
-difference. No Qt; `compare_reports` is what the app calls.
+difference. Reports that profile no model in common are not compared at all (`model_mismatch`:
+configs matched by label would set one model's against another's). No Qt; `compare_reports` is
+what the app calls.
 """
 
 from __future__ import annotations
@@ -443,6 +445,26 @@ def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
         if b != n and (b is not None or n is not None):
             out.append(f"the reports differ in {name}: baseline {b}, new {n}; timings may not be comparable")
     return out
+
+
+def _model_name(source: str) -> str:
+    """A model's name across machines: a model file by its file name (the baseline may have
+    been made from another folder's copy), any other source as written."""
+    return os.path.basename(source) if os.sep in source or source.endswith(".py") else source
+
+
+def model_mismatch(base: list[JobResult], new: list[JobResult]) -> str | None:
+    """Why two reports cannot be compared at all: they profile no model in common (configs are
+    matched by their label, so resnet18's inductor would be set against mobilenet's). None
+    when they share a model, or either report is empty (compare says it then compared nothing)."""
+    b = sorted({_model_name(r.spec.model.source) for r in base})
+    n = sorted({_model_name(r.spec.model.source) for r in new})
+    if not b or not n or set(b) & set(n):
+        return None
+    return (
+        f"the baseline profiles {', '.join(b)} and the new report {', '.join(n)}: no model is in both, "
+        "so no config can be set against its own. Compare a report with a baseline of the same model."
+    )
 
 
 def compare_reports(

@@ -47,7 +47,7 @@ from core.decide.advice import (
     work_in_graphs,
 )
 from core.decide.cudagraph_rules import cudagraphs_on_cpu, cudagraphs_skipped
-from core.decide.recommend import DEFAULT_CALLS
+from core.decide.recommend import CANNOT_TELL, DEFAULT_CALLS, NOT_COMPILED
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
 
@@ -86,8 +86,13 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
         and dict(r.config.inductor_options).get("freezing")
         and r.summary()["speedup"]
     ]
+    if frozen and not any(_measurably_faster(r, result) for r in frozen):
+        return []  # this run measured freezing and it did not beat this config: no "try freezing"
     measured = "".join(
-        f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager" for r in frozen[:2]
+        f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager, measurably faster than "
+        f"{cfg.label} ({result.summary()['speedup']:.2f}x)"
+        for r in frozen[:2]
+        if _measurably_faster(r, result)
     )
     profile = result.op_profile
     explains = profile.compiled.operators_in_graphs_ms if profile is not None and profile.compiled else 0.0
@@ -105,6 +110,14 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
             explains_ms=explains,
         )
     ]
+
+
+def _measurably_faster(a, b) -> bool:
+    """`a`'s speedup over its own eager side is above `b`'s beyond both 95% intervals, from
+    timings that can say so."""
+    sa, sb = a.summary(), b.summary()
+    low, high = sa["speedup_ci_low"], sb["speedup_ci_high"]
+    return timing_trusted(a) and timing_trusted(b) and low is not None and high is not None and low > high
 
 
 def dynamic_shapes(result, results, calls: int) -> list[Suggestion]:
@@ -349,12 +362,20 @@ def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
             if worst
             else ""
         )
+        breaks = [g for g in result.graph_breaks if not g.frame_skipped]
+        title = (
+            "Compiled is slower: most of each call runs outside compiled graphs; "
+            "remove the graph breaks (costliest first) or do not compile this model"
+            if worst or breaks
+            else "Compiled is slower: most of each call runs outside the compiled graph, and no graph break was "
+            "logged to remove; what compiling saves inside the graph does not cover the compiled call's own "
+            "cost here: do not compile this model"
+        )
         out.append(
             Suggestion(
                 "time_outside_graphs",
                 label,
-                "Compiled is slower: most of each call runs outside compiled graphs; "
-                "remove the graph breaks (costliest first) or do not compile this model",
+                title,
                 f"{figures(result)}; under the profiler {c.outside_graphs_ms:.3f} of {c.ms_per_call:.3f} ms per call "
                 f"({outside:.0%}) ran outside compiled graphs{fix}. {verdict}".strip(),
                 premise="compiled is measurably slower than eager in this run, and its op profile shows most of a call "
@@ -478,6 +499,24 @@ RULES = (
     compile_cache,
     time_outside_graphs,
 )
+
+
+SUGGESTIONS_HEADING = "Suggestions from the measurements"
+
+
+def suggestions_heading(rec) -> str:
+    """The suggestions' heading under a recommendation (core.decide.recommend): under "not
+    compiled" it says so, since a suggestion that speeds up compiling reads as a contradiction
+    of it otherwise ("Compile time dominates: reuse compiled artifacts" under "do not compile")."""
+    if rec is not None and rec.config is None and rec.choice == NOT_COMPILED and rec.confidence not in (
+        CANNOT_TELL,
+        "none",
+    ):
+        return (
+            f"Not compiling is the choice at {rec.calls:,} calls. What the measurements suggest, "
+            "should you compile anyway"
+        )
+    return SUGGESTIONS_HEADING
 
 
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.decide.recommend import DEFAULT_CALLS, recommend
-from core.decide.suggestions import suggest
+from core.decide.suggestions import SUGGESTIONS_HEADING, suggest, suggestions_heading
 from core.decide.tune import DEFAULT_BUDGET_MIN
 from gui.widgets.safe_text import plain
 from gui.widgets.view import ResultsView
@@ -280,9 +280,9 @@ class DecisionPanel(QWidget, ResultsView):
             for button in card.buttons:
                 button.setEnabled(not self._busy)
         self.suggestions_title.setText(
-            "Suggestions"
+            suggestions_heading(self.recommendation)
             if self.suggestions
-            else "Suggestions: none from these measurements."
+            else f"{SUGGESTIONS_HEADING}: none."
             if self.recommendation
             else ""
         )

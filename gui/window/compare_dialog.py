@@ -18,7 +18,16 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
-from core.decide.compare import BETTER, DEFAULT_THRESHOLD_PCT, NOISE, WORSE, Comparison, compare_reports, trends
+from core.decide.compare import (
+    BETTER,
+    DEFAULT_THRESHOLD_PCT,
+    NOISE,
+    WORSE,
+    Comparison,
+    compare_reports,
+    model_mismatch,
+    trends,
+)
 from core.vocab.formatting import cell
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -214,6 +223,10 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
         return None
     base, base_header, path = read
     window.folders.remember("report", path)
+    mismatch = model_mismatch(base, results)
+    if mismatch:
+        window.show_error("Not the same model", mismatch[0].upper() + mismatch[1:])
+        return None
     new_header = {
         "environment": next((r.environment for r in results if r.environment), {}),
         "warnings": list(window.session.warnings or []),

@@ -196,6 +196,68 @@ def _runqueue_wait_ms() -> float:
         return 0.0
 
 
+def _process_threads_ms() -> float:
+    """Milliseconds every thread of this process has run or waited, ready, for a CPU (the sum of
+    Linux schedstat's first two fields over /proc/self/task; 0 elsewhere). Less the GUI thread's
+    own, it is the time the app's other threads (the run's event reader, the resource sampler,
+    Qt's) took or wanted a CPU: a gap in which neither they nor the GUI thread ran nor waited
+    was not the app's doing (the bare process's gaps of that kind: the virtual CPU was away)."""
+    total = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                run, wait = f.read().split()[:2]
+            total += int(run) + int(wait)
+        except (OSError, ValueError):
+            pass  # a thread that ended meanwhile
+    return total / 1e6
+
+
+class _Attribution:
+    """`--attribute`: the GUI thread's top-level events (QApplication.notify, not nested) that took
+    1 ms or more of its CPU, named by receiver and event type, and the `gui.widgets.turns` piece
+    run in each; `tick` takes the list of the gap that just ended. Costs the GUI thread a Python
+    call per event: for finding what fills a gap, not for the figures."""
+
+    def __init__(self):
+        from gui.widgets import turns
+
+        self.events: list[tuple[float, str]] = []
+        self.depth = 0
+        self.piece = ""
+        original = turns._run_one
+
+        def run_one():
+            self.piece = getattr(turns._pieces[0][1], "__qualname__", "?") if turns._pieces else ""
+            original()
+
+        turns._run_one = run_one
+
+    def notify(self, base, receiver, event) -> bool:
+        if self.depth:
+            return base(receiver, event)
+        self.depth, self.piece, cpu = 1, "", time.thread_time()
+        try:
+            return base(receiver, event)
+        finally:
+            self.depth = 0
+            took = (time.thread_time() - cpu) * 1000.0
+            if took >= 1.0:
+                name = type(receiver).__name__ + (f"/{self.piece}" if self.piece else "")
+                self.events.append((round(took, 1), f"{name}:{event.type().name}"))
+
+    def take(self) -> list[tuple[float, str]]:
+        out, self.events = sorted(self.events, reverse=True)[:4], []
+        return out
+
+
+INTERVAL_MS = 10  # the heartbeat timer's period
+
+
 def measure_heartbeat(
     model: str = "resnet18",
     backend: str = "inductor",
@@ -204,8 +266,11 @@ def measure_heartbeat(
     timeout_s: float = 900.0,
     launch: bool = True,
     cold_catalog: bool = False,
+    attribute: bool = False,
 ) -> dict:
-    """Run one profile through the app's worker and record the GUI thread's timer gaps."""
+    """Run one profile through the app's worker and record the GUI thread's timer gaps
+    (`attribute`: and the GUI thread's events of 1 ms or more in each gap over 20 ms,
+    `_Attribution`)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # A fresh cache: the job process inherits this, so its inductor compile is cold.
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = scratch_dir("cp-heartbeat-inductor-")
@@ -223,7 +288,16 @@ def measure_heartbeat(
     from gui.window.main_window import MainWindow
     from tests.bench import CpuWatch
 
-    _app = QApplication.instance() or QApplication([])  # kept referenced while the window runs
+    attribution = _Attribution() if attribute else None
+    if attribution is not None and QApplication.instance() is None:
+
+        class _AttributedApp(QApplication):
+            def notify(self, receiver, event):
+                return attribution.notify(super().notify, receiver, event)
+
+        _app = _AttributedApp([])
+    else:
+        _app = QApplication.instance() or QApplication([])  # kept referenced while the window runs
     settings = QSettings(os.path.join(scratch_dir("cp-heartbeat-"), "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
     window.resize(1400, 900)
@@ -234,31 +308,44 @@ def measure_heartbeat(
     # And, on Linux, the time the thread was ready to run but waited for a CPU (schedstat): a
     # gap with little CPU and a long wait is the machine's scheduler (the job's threads on every
     # core), not the app.
+    # And the app's other threads' CPU and waits for a CPU (_process_threads_ms): the part of a
+    # gap the app can be blamed for is at most the timer's period plus all of these ("accounted");
+    # the rest, when nothing of the app ran or waited, was the machine's (the virtual CPU away).
     gaps: list[float] = []
     busy: list[float] = []
     waits: list[float] = []
-    last = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms()]
+    accounted: list[float] = []
+    last = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms(), _process_threads_ms()]
 
-    # gaps over 20 ms (the goal): (gap, GUI thread CPU, its wait for a CPU, status bar then)
-    stalls: list[tuple[float, float, float, str]] = []
+    # gaps over 20 ms (the goal): (gap, GUI thread CPU, its wait for a CPU, the other threads'
+    # CPU and waits, status bar then[, the GUI thread's events of 1 ms or more with --attribute])
+    stalls: list[tuple] = []
+    busiest: list[tuple] = []  # --attribute: the 5 gaps of the most GUI CPU (CPU, gap, its events)
 
     def tick():
-        now, cpu, wait = time.perf_counter(), time.thread_time(), _runqueue_wait_ms()
+        now, cpu, wait, threads = time.perf_counter(), time.thread_time(), _runqueue_wait_ms(), _process_threads_ms()
         gaps.append((now - last[0]) * 1000.0)
         busy.append((cpu - last[1]) * 1000.0)
         waits.append(wait - last[2])
+        others = max(0.0, threads - last[3] - busy[-1] - waits[-1])
+        accounted.append(min(gaps[-1], INTERVAL_MS + busy[-1] + waits[-1] + others))
+        events = attribution.take() if attribution is not None else None
+        if events:
+            busiest.append((round(busy[-1], 1), round(gaps[-1], 1), events))
+            busiest.sort(reverse=True)
+            del busiest[5:]
         if gaps[-1] > 20.0 and len(gaps) > 1:
-            stalls.append(
-                (round(gaps[-1], 1), round(busy[-1], 1), round(waits[-1], 1), window.status_label.text()[:70])
-            )
-        last[0], last[1], last[2] = now, cpu, wait
+            stall = (round(gaps[-1], 1), round(busy[-1], 1), round(waits[-1], 1), round(others, 1))
+            stall += (window.status_label.text()[:70],) + ((events,) if events is not None else ())
+            stalls.append(stall)
+        last[:] = [now, cpu, wait, threads]
 
     timer = QTimer()
-    timer.setInterval(10)
+    timer.setInterval(INTERVAL_MS)
     timer.timeout.connect(tick)
     # The launch: the window is shown, torch's offer loads in a helper; the real event loop runs.
     launch_watch = CpuWatch(descendants=True)
-    last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms()]
+    last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms(), _process_threads_ms()]
     timer.start()
     launch_started = time.monotonic()
     deadline = launch_started + 300
@@ -277,10 +364,11 @@ def measure_heartbeat(
     launch_s = time.monotonic() - launch_started
     timer.stop()
     launch_gaps, launch_busy, launch_others = list(gaps[1:]), list(busy[1:]), launch_watch.others_cores()
-    gaps.clear()
-    busy.clear()
-    waits.clear()
+    launch_accounted = list(accounted[1:])
+    for kept in (gaps, busy, waits, accounted):
+        kept.clear()
     launch_stalls, stalls[:] = list(stalls), []
+    launch_busiest, busiest[:] = list(busiest), []
     window.set_model(model, trusted=True)
     window.config_panel.queue.clear()
     window.config_panel.set_config(CompileConfig(backend=backend))
@@ -296,7 +384,7 @@ def measure_heartbeat(
     try:
         if not window.run_profile():
             raise RuntimeError(f"could not start: {window.last_error}")
-        last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms()]
+        last[:] = [time.perf_counter(), time.thread_time(), _runqueue_wait_ms(), _process_threads_ms()]
         timer.start()
         loop.exec()
         timer.stop()
@@ -310,6 +398,7 @@ def measure_heartbeat(
     values = np.asarray(gaps[1:] or [float("nan")])
     own = np.asarray(busy[1:] or [float("nan")])
     waited = np.asarray(waits[1:] or [float("nan")])
+    blamed = np.asarray(accounted[1:] or [float("nan")])
     launch_values = np.asarray(launch_gaps or [float("nan")])
     worst = int(np.argmax(values))
     out = {
@@ -326,6 +415,10 @@ def measure_heartbeat(
         # the worst gap the GUI thread worked in (2 ms or more of its CPU): the app's own part,
         # beside the machine's floor below (the worst gaps of a cold compile are the floor's)
         "heartbeat_max_gui_thread_worked_ms": round(float(values[own >= 2].max()), 1) if (own >= 2).any() else None,
+        # the worst gap counting only the timer's period and what the app's threads ran or waited
+        # for a CPU in it: the most of a gap the app can be blamed for (the rest: the machine's)
+        "heartbeat_max_accounted_ms": round(float(blamed.max()), 1),
+        "gaps_over_20ms_accounted": int((blamed > 20).sum()),
         "ticks": int(values.size),
         "other_processes_cores": round(run_others, 2),  # the host's steal counted in
         # the floor: a bare process that only sleeps 10 ms at a time, beside the app, meanwhile
@@ -339,6 +432,7 @@ def measure_heartbeat(
         "host_steal_cores": round(steal, 3),
         "launch_heartbeat_max_ms": round(float(launch_values.max()), 1),
         "launch_heartbeat_p99_ms": round(float(np.percentile(launch_values, 99)), 1),
+        "launch_heartbeat_max_accounted_ms": round(max(launch_accounted or [float("nan")]), 1),
         "launch_gui_thread_busiest_gap_cpu_ms": round(max(launch_busy or [float("nan")]), 1),
         "launch_ticks": int(launch_values.size),
         "launch_phase_s": round(launch_s, 1),
@@ -350,6 +444,9 @@ def measure_heartbeat(
         "compile_time_s": round(result.compile.compile_time_s, 1) if result.compile else None,
         "cache_state": result.compile.cache_state if result.compile else None,
     }
+    if attribution is not None:
+        out["busiest_gaps_attributed"] = busiest
+        out["launch_busiest_gaps_attributed"] = launch_busiest
     if launch:
         out["launch_to_window_s"] = round(measure_launch(), 3)
     return out

@@ -251,3 +251,31 @@ def test_reports_that_timed_nothing_in_common_do_not_pass_a_gate(tmp_path):
     assert "cannot tell: no config is in both reports (the baseline has 0 config(s), the new report 2)" in proc.stderr
     fixed = compare_reports([fake_result("inductor", n=0, status="failed")], {}, [fake_result("inductor")], {})
     assert fixed.configs[0].verdict.startswith("ok: completes now (failed in the baseline") and not fixed.undecided
+
+
+def test_reports_of_different_models_are_refused_not_set_against_each_other(tmp_path):
+    """The new user's case: a baseline of one model against a report of another read as
+    "REGRESSION: missing" and a speed change of the same-named config; compare refuses it."""
+    base = saved(tmp_path, "base", baseline())
+    other = saved(tmp_path, "other", [fake_result("inductor", model="mobilenet_v2", seed=4)])
+    proc = compare(base, other)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert "the baseline profiles resnet18 and the new report mobilenet_v2: no model is in both" in proc.stderr
+    # a model file is known by its file name: a copy in another folder is the same model
+    from core.decide.compare import model_mismatch
+
+    here = [fake_result("inductor", model=str(tmp_path / "a" / "net.py"))]
+    there = [fake_result("inductor", model=str(tmp_path / "b" / "net.py"))]
+    assert model_mismatch(here, there) is None
+    assert "net.py" in model_mismatch(here, [fake_result("inductor", model=str(tmp_path / "net2.py"))])
+    # an empty report is not a mismatch (compare says it compared nothing, exit 3)
+    assert model_mismatch([], here) is None
+
+
+def test_compare_help_names_every_exit_code():
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "main.py"), "compare", "--help"], capture_output=True, text=True
+    ).stdout
+    text = " ".join(out.split())
+    assert "Exit codes: 0 no config regressed; 1 a config regressed; 3 none regressed" in text
+    assert "2 a refused command line, an unreadable report, or reports of different models" in text

@@ -259,12 +259,46 @@ def test_a_change_this_run_already_measured_is_named_not_offered():
 
 
 def test_freezing_for_another_config_cites_the_freezing_this_run_measured():
-    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=14.0)
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=6.0)
     autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
     s = only([frozen, autotuned], "freezing")
-    assert (
-        s.config == autotuned.config.label and "this run measured inductor/freezing=True at 0.72x eager" in s.evidence
+    assert s.config == autotuned.config.label and (
+        "this run measured inductor/freezing=True at 1.67x eager, measurably faster than "
+        "inductor/max-autotune-no-cudagraphs (0.77x)" in s.evidence
     )
+
+
+def test_no_try_freezing_after_this_run_measured_freezing_no_faster():
+    """The new user's case: a tune measured freezing at 0.72x, then said "Try freezing" for
+    another config, citing that very figure."""
+    frozen = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=14.0)
+    autotuned = fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=13.0)
+    assert "freezing" not in rules([frozen, autotuned])
+    # within the noise of each other: not measurably faster either
+    tied = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=13.0, seed=5)
+    assert "freezing" not in rules([tied, autotuned])
+
+
+def test_compiled_slower_with_no_graph_break_does_not_say_remove_them():
+    import dataclasses
+
+    r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05)
+    r.graph_breaks.clear()
+    r.op_profile = dataclasses.replace(r.op_profile, break_costs=())
+    s = only([r], "time_outside_graphs")
+    assert "remove the graph breaks" not in s.title and "no graph break was logged to remove" in s.title
+    assert s.title.endswith("do not compile this model")
+
+
+def test_suggestions_heading_under_not_compiled_says_so():
+    from core.decide.recommend import recommend
+    from core.decide.suggestions import SUGGESTIONS_HEADING, suggestions_heading
+
+    slower = recommend([fake_result("inductor", compiled_ms=14.0)], 10_000)
+    assert slower.config is None and slower.confidence == "clear", slower
+    assert suggestions_heading(slower).startswith("Not compiling is the choice at 10,000 calls.")
+    faster = recommend([fake_result("inductor", compiled_ms=5.0)], 10_000)
+    assert faster.config is not None and suggestions_heading(faster) == SUGGESTIONS_HEADING
 
 
 def test_compile_cache_is_said_once_for_the_run_naming_every_config_it_fits():
