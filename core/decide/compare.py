@@ -31,6 +31,7 @@ from typing import Any
 from core.analysis.quality import NOISY, UNUSABLE, rerun_advice
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
+from core.models import is_file_source
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
 
@@ -450,7 +451,7 @@ def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
 def _model_name(source: str) -> str:
     """A model's name across machines: a model file by its file name (the baseline may have
     been made from another folder's copy), any other source as written."""
-    return os.path.basename(source) if os.sep in source or source.endswith(".py") else source
+    return os.path.basename(source) if is_file_source(source) else source
 
 
 def model_mismatch(base: list[JobResult], new: list[JobResult]) -> str | None:

@@ -86,13 +86,13 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
         and dict(r.config.inductor_options).get("freezing")
         and r.summary()["speedup"]
     ]
-    if frozen and not any(_measurably_faster(r, result) for r in frozen):
+    faster = [r for r in frozen if _measurably_faster(r, result)]
+    if frozen and not faster:
         return []  # this run measured freezing and it did not beat this config: no "try freezing"
     measured = "".join(
         f"; this run measured {r.config.label} at {r.summary()['speedup']:.2f}x eager, measurably faster than "
         f"{cfg.label} ({result.summary()['speedup']:.2f}x)"
-        for r in frozen[:2]
-        if _measurably_faster(r, result)
+        for r in faster[:2]
     )
     profile = result.op_profile
     explains = profile.compiled.operators_in_graphs_ms if profile is not None and profile.compiled else 0.0
