@@ -629,7 +629,9 @@ def bench_gui(args: list[str] = ()) -> None:
     that list torch's offer and the timm and Hugging Face names (the first start of an install)."""
     from tests.gui.heartbeat import measure_heartbeat
 
-    for name, value in measure_heartbeat(cold_catalog="--cold-catalog" in args, attribute="--attribute" in args).items():
+    for name, value in measure_heartbeat(
+        cold_catalog="--cold-catalog" in args, attribute="--attribute" in args
+    ).items():
         say(name, value)
 
 

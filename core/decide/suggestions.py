@@ -508,9 +508,15 @@ def suggestions_heading(rec) -> str:
     """The suggestions' heading under a recommendation (core.decide.recommend): under "not
     compiled" it says so, since a suggestion that speeds up compiling reads as a contradiction
     of it otherwise ("Compile time dominates: reuse compiled artifacts" under "do not compile")."""
-    if rec is not None and rec.config is None and rec.choice == NOT_COMPILED and rec.confidence not in (
-        CANNOT_TELL,
-        "none",
+    if (
+        rec is not None
+        and rec.config is None
+        and rec.choice == NOT_COMPILED
+        and rec.confidence
+        not in (
+            CANNOT_TELL,
+            "none",
+        )
     ):
         return (
             f"Not compiling is the choice at {rec.calls:,} calls. What the measurements suggest, "
