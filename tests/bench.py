@@ -16,7 +16,8 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               default, tests/bench_paired.py): one fresh process a round, the engine's own Job
               and Timer on the same model objects, Timer readings before, between and after 4
               segments of the engine's timed blocks (options --rounds, --min-rounds, --budget-s,
-              --iters a side a segment, --segments, --min-run-time, --threads, --allocator).
+              --iters a side a segment, --segments, --min-run-time, --threads, --allocator,
+              --device cuda and --batch N for a GPU).
               `--pairing processes`: each member its own fresh processes, interleaved (options
               as above and --processes per member): what the per-process spread adds
   wall        a full `main.py profile resnet18` against a bare script that only compiles and

@@ -57,8 +57,17 @@ def child(argv: list[str]) -> None:
         argv[4],
         int(argv[5]),
     )
+    device, batch = (argv[6], int(argv[7])) if len(argv) > 7 else ("cpu", 1)
     order = ["eager", "compiled"] if first == "eager" else ["compiled", "eager"]
-    spec = JobSpec("paired", ModelSpec("resnet18"), CompileConfig(), warmup=warmup, iters=iters, threads=threads)
+    spec = JobSpec(
+        "paired",
+        ModelSpec("resnet18", batch_size=batch),
+        CompileConfig(),
+        warmup=warmup,
+        iters=iters,
+        threads=threads,
+        device=device,
+    )
     result = JobResult(spec)
 
     def emit(event) -> None:
@@ -122,7 +131,15 @@ def child(argv: list[str]) -> None:
 
 
 def _round(
-    threads: int, iters: int, warmup: int, min_run: float, first: str, segments: int, timeout_s: float
+    threads: int,
+    iters: int,
+    warmup: int,
+    min_run: float,
+    first: str,
+    segments: int,
+    timeout_s: float,
+    device: str = "cpu",
+    batch: int = 1,
 ) -> tuple[dict, float]:
     """Run one round's process, watched by the runner's ProcessSampler at its rate; returns
     what it printed and the cores other processes used meanwhile."""
@@ -142,6 +159,8 @@ def _round(
             str(min_run),
             first,
             str(segments),
+            device,
+            str(batch),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -195,6 +214,9 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
     min_rounds = min(rounds, int(_opt(args, "--min-rounds", 10)))
     budget_s = float(_opt(args, "--budget-s", 20 * 60))
     threads = int(_opt(args, "--threads", 1))  # why one: tests.bench.bench_fidelity
+    # --device cuda: Timer synchronizes the GPU itself, the engine after each call (core.measure.job)
+    device = str(_opt(args, "--device", "cpu"))
+    batch = int(_opt(args, "--batch", 1))
     allocator = str(_opt(args, "--allocator", "steady"))
     if allocator not in ALLOCATORS:
         raise SystemExit(f"--allocator: one of {', '.join(ALLOCATORS)}")
@@ -209,7 +231,7 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
         f"after each of the engine's {segments} segments of timed blocks); {rounds} rounds (at least {min_rounds}, none started after "
         f"{budget_s:.0f} s); Timer blocked_autorange(min_run_time={min_run:g}) per side; engine iters={iters} a side a segment "
         f"warmup={WARMUP} block_size=25 threads={threads}; allocator {allocator} "
-        f"(GLIBC_TUNABLES={ALLOCATORS[allocator] or 'unset'})",
+        f"(GLIBC_TUNABLES={ALLOCATORS[allocator] or 'unset'}); resnet18 batch {batch} on {device}",
     )
     started = time.perf_counter()
     # the first round compiles resnet18 cold when the FX cache is empty; later rounds hit it
@@ -226,7 +248,9 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
             break
         first = "eager" if r % 2 == 0 else "compiled"
         t0 = time.perf_counter()
-        found, busy = _round(threads, iters, WARMUP, min_run, first, segments, timeout_s=900)
+        found, busy = _round(
+            threads, iters, WARMUP, min_run, first, segments, timeout_s=900, device=device, batch=batch
+        )
         others.append(busy)
         modes = {_mode(found["engine_faults"]["compiled"]), _mode(found["timer_faults"]["compiled"])}
         same_mode.append(len(modes) == 1)

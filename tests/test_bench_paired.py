@@ -14,7 +14,7 @@ import tests.bench_paired as paired
 def _rounds(eager_ratio: float, compiled_ratio: float, drift: float = 1.0):
     count = itertools.count()
 
-    def one_round(threads, iters, warmup, min_run, first, segments, timeout_s):
+    def one_round(threads, iters, warmup, min_run, first, segments, timeout_s, device="cpu", batch=1):
         k = next(count)
         jitter = 1 + 0.004 * ((k % 5) - 2)  # ±0.8%, the same for every run of the test
         # the machine drifts through the round: each Timer reading `drift` times the one before;
