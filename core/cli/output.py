@@ -218,6 +218,10 @@ def print_graph_breaks(r: JobResult) -> None:
                 f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call{source}, logged "
                 f"{g.logged}x{costs}): {g.reason}"
             )
+        if g.explanation and g.explanation != g.reason:
+            print(f"    torch: {g.explanation}")
+        for hint in g.advice[:2]:
+            print(f"    hint: {hint}")
 
 
 def print_throughput(r: JobResult) -> None:

@@ -337,6 +337,16 @@ GUARD_CODE = """\
 torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)  # unsafe: read torch's docs first"""
 
 
+def _torch_says(result, cost) -> str:
+    """What torch logged about the break at a cost's place: its explanation (which names the
+    call, e.g. `print`) and its first hint that says what to change."""
+    for g in result.graph_breaks:
+        if (g.reason, g.file, g.line) == (cost.reason, cost.file, cost.line):
+            said = f"; torch: {g.explanation.rstrip('. ')}" if g.explanation and g.explanation != g.reason else ""
+            return said + (f"; its hint: {g.advice[0].rstrip('. ')}" if g.advice else "")
+    return ""
+
+
 def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
     profile = result.op_profile
     s = result.summary()
@@ -358,7 +368,7 @@ def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
         worst = profile.break_costs[0] if profile.break_costs else None
         fix = (
             f"; the costliest graph break is {worst.reason} at {display_path(worst.file)}:{worst.line} "
-            f"({worst.cost_ms_per_call:.3f} ms a call)"
+            f"({worst.cost_ms_per_call:.3f} ms a call){_torch_says(result, worst)}"
             if worst
             else ""
         )

@@ -133,6 +133,12 @@ class GraphBreak:
     def key(self) -> tuple[str, str, int]:
         return (self.reason, self.file, self.line)
 
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """torch's hints that say what to change: without its "Please report an issue to
+        PyTorch." (torch adds it to most breaks, and it says nothing about the user's code)."""
+        return tuple(h for h in self.hints if not h.lower().startswith("please report an issue to pytorch"))
+
     @classmethod
     def from_dict(cls, d: dict) -> "GraphBreak":
         """Read a report's graph break; reports before version 2 had one `count`."""

@@ -137,6 +137,9 @@ def test_profile_every_combination_writes_the_report(tmp_path, write_model):
         breaks = list(csv.DictReader(fh))
     assert sorted({(b["gb_code"], b["line"]) for b in breaks}) == [("GB0025", "19"), ("GB0124", "17"), ("GB0170", "13")]
     assert "graph break GB0170 at breaks.py:13" in proc.stdout
+    # under each break, what torch said about it (its explanation and hints), without its boilerplate
+    said = proc.stdout.split("graph break GB0170 at breaks.py:13", 1)[1].splitlines()[1:3]
+    assert said[0].startswith("    torch: ") and "report an issue to PyTorch" not in proc.stdout, said
     assert (out / "report.json").exists() and (out / "resources.csv").exists()
 
 

@@ -1,6 +1,8 @@
 """Every suggestion rule on a model that triggers it and on one that does not; the
 "apply and re-run" changes as data."""
 
+import dataclasses
+
 import pytest
 
 from core.analysis.results import JobResult
@@ -280,8 +282,6 @@ def test_no_try_freezing_after_this_run_measured_freezing_no_faster():
 
 
 def test_compiled_slower_with_no_graph_break_does_not_say_remove_them():
-    import dataclasses
-
     r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05)
     r.graph_breaks.clear()
     r.op_profile = dataclasses.replace(r.op_profile, break_costs=())
@@ -355,3 +355,27 @@ def test_processes_whose_page_faults_differ_are_explained():
     )
     reason = r.quality().reasons[0]
     assert "processes disagree" in reason and "0 to 4,723 page faults a call" in reason
+
+
+def test_compiled_slower_names_what_torch_said_about_the_costliest_break():
+    """The costliest break's evidence carries torch's explanation (it names the call, e.g.
+    `print`) and its first hint that says what to change, not "Please report an issue"."""
+    r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05)
+    r.graph_breaks[0] = rec.GraphBreak(
+        "Failed to trace builtin operator",
+        "GB0059",
+        explanation="Dynamo does not know how to trace builtin operator `print` with argument types ['str']",
+        hints=("Please report an issue to PyTorch.", "Avoid calling builtin `print`."),
+        file="/m/net.py",
+        line=13,
+    )
+    r.op_profile = dataclasses.replace(
+        r.op_profile, break_costs=(oprec.BreakCost("Failed to trace builtin operator", "/m/net.py", 13, 0.5, 1.0),)
+    )
+    s = only([r], "time_outside_graphs")
+    assert "torch: Dynamo does not know how to trace builtin operator `print`" in s.evidence
+    assert "`print`.." not in s.evidence  # the hint's own '.' is not doubled
+    assert "its hint: Avoid calling builtin `print`. " in s.evidence and "report an issue" not in s.evidence
+    other = dataclasses.replace(r.graph_breaks[0], line=99)  # a break elsewhere: nothing borrowed from it
+    r.graph_breaks[0] = other
+    assert "torch:" not in only([r], "time_outside_graphs").evidence
