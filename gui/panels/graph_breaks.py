@@ -180,6 +180,9 @@ class GraphBreakModel(RowTableModel):
         return None
 
 
+EXCERPT_AROUND = 3  # source lines shown either side of the break line in the detail pane
+
+
 def source_excerpt(gb) -> list[tuple[int, str, bool]]:
     """(line number, text, is the break line) around the break, from the report's own
     `context` (recorded while profiling); else the one line torch reported. No file is read."""
@@ -206,6 +209,10 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
         + (f" <small>({esc(gb.gb_code)})</small>" if gb.gb_code else "")
         + "</h3>"
     ]
+    # torch's explanation names what broke (`print`, a data-dependent branch): first, where the
+    # pane shows it without scrolling (at 1400x900 it was below the source lines)
+    if gb.explanation and gb.explanation != gb.reason:
+        parts.append("<p style='margin:2px 0'>" + esc(gb.explanation) + "</p>")
     if gb.compile_failed:
         parts.append("<p><b>The compile failed here: torch raised and the job ended; nothing ran eagerly.</b></p>")
     if gb.frame_skipped:
@@ -238,6 +245,9 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
             counts += "<br>" + " · ".join(sides) + " <small>(opens the Graphs tab)</small>"
     parts.append("<p>" + "<br>".join(where + [counts]) + "</p>")
     excerpt = source_excerpt(gb)
+    hit = next((i for i, (_, _, is_hit) in enumerate(excerpt) if is_hit), None)
+    if hit is not None:  # the break line with 3 lines either side: the line stays in view
+        excerpt = excerpt[max(0, hit - EXCERPT_AROUND) : hit + EXCERPT_AROUND + 1]
     if excerpt:
         width = len(str(excerpt[-1][0]))
         rows = []
@@ -249,8 +259,6 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
                 else f"<span style='color:gray'>{number}</span>{body}"
             )
         parts.append("<pre style='margin:4px 0'>" + "\n".join(rows) + "</pre>")
-    if gb.explanation:
-        parts.append("<p><b>Explanation</b><br>" + esc(gb.explanation) + "</p>")
     if gb.hints:
         parts.append("<p><b>Hints</b></p><ul>" + "".join(f"<li>{esc(h)}</li>" for h in gb.hints) + "</ul>")
     if gb.doc_url:

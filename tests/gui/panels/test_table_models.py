@@ -92,6 +92,21 @@ def test_detail_highlights_the_break_line():
     html = detail_html(gb)
     assert "font-weight:bold'>15  " in html.replace('"', "'")
     assert "def forward" in html  # the surrounding lines come from the report's context
+    # torch's explanation (it names what broke) comes before the location and the source
+    assert html.index("Detected data-dependent branching.") < html.replace('"', "'").index("font-weight:bold'>15  ")
+
+
+def test_detail_shows_three_lines_either_side_of_the_break():
+    """A long recorded context is cut to the break line and 3 lines either side, so the line
+    is in view in the pane at 1400x900; the report keeps the whole context."""
+    import dataclasses
+
+    gb = dataclasses.replace(
+        fake_result().graph_breaks[0], line=20, context_start=10, context=tuple(f"x{n} = {n}" for n in range(10, 31))
+    )
+    html = detail_html(gb)
+    assert "x20 = 20" in html and "x17 = 17" in html and "x23 = 23" in html
+    assert "x16 = 16" not in html and "x24 = 24" not in html
 
 
 def test_skipped_frame_and_library_break_rows():
