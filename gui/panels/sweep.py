@@ -120,6 +120,7 @@ class SweepPanel(QWidget, ResultsView):
         self.header = QLabel(EMPTY_TEXT)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.header.setToolTip(
             "Per config: the sweep's total compile time, its recompiles and, when it was hit, "
             "the recompile limit and what torch did then"
@@ -147,6 +148,7 @@ class SweepPanel(QWidget, ResultsView):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
+        self.splitter.setVisible(False)  # until a sweep is shown (_update_header)
         self.build_unless_staged(staged)
 
     def construction_steps(self) -> list:
@@ -216,3 +218,5 @@ class SweepPanel(QWidget, ResultsView):
             text = markup(sweep_sentence(result, self.dynamo_defaults))
             lines.append(f"<span style='color:{color}'><b>{markup(result.config.label)}</b></span>: {text}")
         self.header.setText("<br>".join(lines) if lines else EMPTY_TEXT)
+        # no sweep: the sentence that says how to make one, not an empty chart's bare axes
+        self.splitter.setVisible(bool(lines))

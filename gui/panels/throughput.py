@@ -91,6 +91,7 @@ class ThroughputPanel(QWidget, ResultsView):
         self.header = QLabel(EMPTY_TEXT)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.plot = self.legend = None
         self.model = ThroughputModel(self)
         self.table = make_table(self.model, "Every batch size of every config")
@@ -100,6 +101,7 @@ class ThroughputPanel(QWidget, ResultsView):
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
+        self.splitter.setVisible(False)  # until a batch sweep is shown (_draw)
         self._results: list = []
         self.build_unless_staged(staged)
 
@@ -163,3 +165,5 @@ class ThroughputPanel(QWidget, ResultsView):
         self.plot.getAxis("bottom").setTicks([[(math.log10(b), str(b)) for b in sizes]] if sizes else None)
         lines = self.sentences()
         self.header.setText("<br>".join(markup(s) for s in lines) if lines else EMPTY_TEXT)
+        # no batch sweep: the sentence that says how to make one, not an empty chart's bare axes
+        self.splitter.setVisible(bool(self._results))

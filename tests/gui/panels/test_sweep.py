@@ -43,6 +43,9 @@ def test_sweep_panel_chart_and_sentences(qtbot):
     assert "2 recompiles" in false_line and "compile time 0.30 s" in false_line
     assert "0 recompiles (one compile served every shape)" in true_line
     assert shape_ticks(results[0].variants) == ("N in float32[N×4×128]", ["8", "16", "32", "48"])
+    assert not panel.splitter.isHidden()
+    panel.set_results([])  # no sweep: how to make one, not an empty chart's bare axes
+    assert panel.splitter.isHidden() and "No shape sweep yet" in panel.header.text()
 
 
 def test_real_lstm_sweep_fills_the_sweep_tab(qtbot, window, tmp_path):

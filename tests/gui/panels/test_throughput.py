@@ -62,6 +62,16 @@ def test_throughput_panel_names_the_best_batch_size(qtbot):
     panel.show_results([batch_result(), JobResult(JobSpec("j2", ModelSpec("resnet18")))])
     assert panel.sentences() == ["inductor: best compiled throughput at batch size 4: 500.0 items/s, 2.50× eager"]
     assert len(panel.plot.listDataItems()) == 2  # eager and compiled of the one sweep
+    assert not panel.splitter.isHidden()
+
+
+def test_throughput_panel_without_a_batch_sweep_shows_how_to_make_one_not_bare_axes(qtbot):
+    from gui.panels.throughput import EMPTY_TEXT
+
+    panel = ThroughputPanel()
+    qtbot.addWidget(panel)
+    panel.show_results([JobResult(JobSpec("j2", ModelSpec("resnet18")))])
+    assert panel.header.text() == EMPTY_TEXT and panel.splitter.isHidden()
 
 
 def test_model_panel_workload_fields(qtbot):
