@@ -107,72 +107,87 @@ class Progress(RunListener):
 
 def print_summary(results: list[JobResult]) -> None:
     for r in results:
-        s = r.summary()
-        print(f"{s['config']}: {s['status']}")
-        if r.failure_reason:
-            print(f"  reason: {r.failure_reason}")
-        if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
-            continue
-        if not r.spec.sweep_shapes and not r.spec.sweep_batch:
-            print(
-                f"  eager median {cell(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
-                f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
-                f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]"
-            )
-        print(f"  timing: {r.quality().line()}")
-        costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
-        if all(c is not None and c.calls for _, c in costs):
-            print(
-                "  kernel: "
-                + "; ".join(
-                    f"{side} {c.per_call('minor_faults'):,.0f} page faults and {c.per_call('sys_ms'):.3f} ms a call"
-                    for side, c in costs
-                )
-            )
-        if s["accuracy"]:
-            errors = (
-                f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "
-                f"{cell(s['max_rel_error'], '.3g')}, cosine {cell(s['cosine'], '.6f')})"
-                if s["max_abs_error"] is not None
-                else ""
-            )
-            print(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
-        if s["backward_compile_s"] is not None:
-            print(
-                f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
-                f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}"
-            )
-        print(
-            f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
-            f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
-            f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
-            f"({cell(s['graph_break_per_call'], 'd')} per call), "
-            f"recompiles {s['recompile_count']}"
-        )
-        print(
-            f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
-            f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}"
-        )
-        if s["coverage"]:
-            print(f"  {s['coverage']}")
-        word, story = r.cudagraph_state()
-        if word:
-            print(f"  CUDA graphs: {word}: " + story.replace("\n", "\n    "))
-        print_time_breakdown(r)
-        if r.spec.sweep_batch:
-            print_throughput(r)
-        for v in [] if r.spec.sweep_batch else r.variants:
-            what = variant_outcome(v, with_time=True)
-            eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
-            print(
-                f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
-                f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}"
-            )
-        print_dynamic_dims(r)
-        print_graph_breaks(r)
+        print_config(r)
 
 
-def print_dynamic_dims(r: JobResult) -> None:
+def config_lines(r: JobResult) -> list[str]:
+    """One config's figures and findings as the CLI prints them after a run, line by line (the
+    app's Summary shows them for the selected config)."""
+    lines: list[str] = []
+    print_config(r, out=lines.append)
+    return lines
+
+
+def print_config(r: JobResult, out: Callable[[str], None] = print) -> None:
+    """One config's block: status, medians and speedup, the timing's grade, the kernel's cost,
+    accuracy, compile, memory, coverage, CUDA graphs, the time breakdown, sweeps, dynamic
+    dimensions and graph breaks."""
+    s = r.summary()
+    out(f"{s['config']}: {s['status']}")
+    if r.failure_reason:
+        out(f"  reason: {r.failure_reason}")
+    if r.ended and not r.environment:  # never started (cancelled in the queue): nothing measured
+        return
+    if not r.spec.sweep_shapes and not r.spec.sweep_batch:
+        out(
+            f"  eager median {cell(s['eager_median_ms'], '.3f', ' ms')}, compiled median "
+            f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
+            f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]"
+        )
+    out(f"  timing: {r.quality().line()}")
+    costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
+    if all(c is not None and c.calls for _, c in costs):
+        out(
+            "  kernel: "
+            + "; ".join(
+                f"{side} {c.per_call('minor_faults'):,.0f} page faults and {c.per_call('sys_ms'):.3f} ms a call"
+                for side, c in costs
+            )
+        )
+    if s["accuracy"]:
+        errors = (
+            f" (max abs error {cell(s['max_abs_error'], '.3g')}, max rel error "
+            f"{cell(s['max_rel_error'], '.3g')}, cosine {cell(s['cosine'], '.6f')})"
+            if s["max_abs_error"] is not None
+            else ""
+        )
+        out(f"  accuracy: {s['accuracy']}{errors}: {s['accuracy_reason']}")
+    if s["backward_compile_s"] is not None:
+        out(
+            f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
+            f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}"
+        )
+    out(
+        f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
+        f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
+        f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
+        f"({cell(s['graph_break_per_call'], 'd')} per call), "
+        f"recompiles {s['recompile_count']}"
+    )
+    out(
+        f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+        f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}"
+    )
+    if s["coverage"]:
+        out(f"  {s['coverage']}")
+    word, story = r.cudagraph_state()
+    if word:
+        out(f"  CUDA graphs: {word}: " + story.replace("\n", "\n    "))
+    print_time_breakdown(r, out=out)
+    if r.spec.sweep_batch:
+        print_throughput(r, out=out)
+    for v in [] if r.spec.sweep_batch else r.variants:
+        what = variant_outcome(v, with_time=True)
+        eager_ms, compiled_ms = median_or_none(v.eager_ms), median_or_none(v.compiled_ms)
+        out(
+            f"  variant {v.index} {', '.join(v.input_shapes)}: {what}; eager "
+            f"{cell(eager_ms, '.3f', ' ms')}, compiled {cell(compiled_ms, '.3f', ' ms')}"
+        )
+    print_dynamic_dims(r, out=out)
+    print_graph_breaks(r, out=out)
+
+
+def print_dynamic_dims(r: JobResult, out: Callable[[str], None] = print) -> None:
     """After a run that recompiled: per input dimension the sizes seen and the guards that failed
     on it (core.analysis.dynamic_dims), then the dimensions to mark, as the flag that re-runs
     with them, or why dynamic shapes cannot help."""
@@ -184,19 +199,19 @@ def print_dynamic_dims(r: JobResult) -> None:
     for row in a.rows:
         guard = f", torch's guard failed on it {row.guard_failures}x" if row.guard_failures else ""
         guard += f"; {row.specialized}" if row.specialized else ""
-        print(
+        out(
             f"  sizes {row.where}: {', '.join(map(str, row.values))} "
             f"({row.recompiles} recompile(s), {row.compile_s:.2f} s{guard})"
         )
     why_not = cannot_help(a)
     if why_not:
-        print(f"  dynamic shapes cannot help: {why_not}")
+        out(f"  dynamic shapes cannot help: {why_not}")
     elif a.to_mark:
         flags = " ".join(f"--mark-dynamic {m.input}:{m.dim}:{m.min}:{m.max}" for m in a.marks())
-        print(f"  to compile these sizes once: {flags}")
+        out(f"  to compile these sizes once: {flags}")
 
 
-def print_graph_breaks(r: JobResult) -> None:
+def print_graph_breaks(r: JobResult, out: Callable[[str], None] = print) -> None:
     """One line per graph-break row: a break (how many times a call passes it: counted in the op
     profile's calls, or said to come from the compile alone), a skipped frame (what ran
     eagerly), or a compile that made torch raise (nothing ran eagerly)."""
@@ -205,35 +220,35 @@ def print_graph_breaks(r: JobResult) -> None:
         where = f"{display_path(g.file)}:{g.line}" if g.file else "?"
         code = f" {g.gb_code}" if g.gb_code else ""
         if g.compile_failed:
-            print(f"  compile failed{code} at {where} (torch raised, nothing ran eagerly): {g.reason}")
+            out(f"  compile failed{code} at {where} (torch raised, nothing ran eagerly): {g.reason}")
         elif g.frame_skipped:
-            print(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
+            out(f"  frame skipped {g.gb_code or '-'} at {where}, ran eagerly: {g.eager_function}: {g.reason}")
         else:
             cost = r.break_cost(g)
             costs = f", costs {fmt_ms(cost.cost_ms_per_call)} a call" if cost else ""
             source = (
                 "" if r.per_call_counted(g) else " from the compile alone" + ("" if profiled else ": no op profile")
             )
-            print(
+            out(
                 f"  graph break {g.gb_code or '-'} at {where} (x{g.per_call} per call{source}, logged "
                 f"{g.logged}x{costs}): {g.reason}"
             )
         if g.explanation and g.explanation != g.reason:
-            print(f"    torch: {g.explanation}")
+            out(f"    torch: {g.explanation}")
         for hint in g.advice[:2]:
-            print(f"    hint: {hint}")
+            out(f"    hint: {hint}")
 
 
-def print_throughput(r: JobResult) -> None:
+def print_throughput(r: JobResult, out: Callable[[str], None] = print) -> None:
     """A batch sweep's table: one line per batch size, and the best compiled throughput."""
     from core.analysis.variants import best_batch, throughput_rows
 
-    print("  batch   eager ms  compiled ms   eager items/s  compiled items/s  speedup  peak MB  what torch did")
+    out("  batch   eager ms  compiled ms   eager items/s  compiled items/s  speedup  peak MB  what torch did")
     for row in throughput_rows(r.variants):
         if row["error"]:
-            print(f"  {row['batch_size']:>5}  {row['error']}")
+            out(f"  {row['batch_size']:>5}  {row['error']}")
             continue
-        print(
+        out(
             f"  {row['batch_size']:>5} {cell(row['eager_median_ms'], '10.3f')} {cell(row['compiled_median_ms'], '12.3f')} "
             f"{cell(row['eager_items_per_s'], '15.1f')} {cell(row['compiled_items_per_s'], '17.1f')} "
             f"{cell(row['speedup'], '7.2f', 'x')} {cell(row['peak_mb'], '8.0f')}  "
@@ -241,21 +256,21 @@ def print_throughput(r: JobResult) -> None:
         )
     best = best_batch(r.variants)
     if best:
-        print(
+        out(
             f"  best compiled throughput at batch size {best['batch_size']}: "
             f"{best['compiled_items_per_s']:,.1f} items/s, speedup {cell(best['speedup'], '.2f', 'x')} there"
         )
 
 
-def print_time_breakdown(r: JobResult, top: int = 5) -> None:
+def print_time_breakdown(r: JobResult, top: int = 5, out: Callable[[str], None] = print) -> None:
     """The op profile in a few lines: the verdict, each side's time by category, what ran."""
     p = r.op_profile
     if p is None:
         return
     if p.note:
-        print(f"  op profile: {p.note}")
+        out(f"  op profile: {p.note}")
     if r.time_verdict():
-        print(f"  {r.time_verdict()}")
+        out(f"  {r.time_verdict()}")
     for side in (p.eager, p.compiled):
         if side is None or not side.calls:
             continue
@@ -268,16 +283,16 @@ def print_time_breakdown(r: JobResult, top: int = 5) -> None:
             else ""
         )
         left_out = f"; {count(side.outlier_calls, 'interrupted call')} left out" if side.outlier_calls else ""
-        print(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
+        out(f"  {side.side} under the profiler: {fmt_ms(side.ms_per_call)} a call ({launched}{left_out}): {parts}")
         tops = ", ".join(
             f"{o.name}{f' [{o.graph}]' if o.graph else ''} {fmt_ms(o.self_ms_per_call)}" for o in side.top_ops(top)
         )
         if tops:
-            print(f"    top: {tops}")
-    print_lines(r)
+            out(f"    top: {tops}")
+    print_lines(r, out=out)
 
 
-def print_lines(r: JobResult, top: int = 3) -> None:
+def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = print) -> None:
     """The source lines that lost most time compiled (core.measure.line_profile), and what the
     lines account for on each side."""
     p = r.op_profile
@@ -291,12 +306,12 @@ def print_lines(r: JobResult, top: int = 3) -> None:
         if compiled_side is not None
         else ""
     )
-    print(f"  by source line ({len(p.lines)} lines; lines.csv): they account for {eager_share}{compiled_share}")
+    out(f"  by source line ({len(p.lines)} lines; lines.csv): they account for {eager_share}{compiled_share}")
     if p.lines_note:
-        print(f"    {p.lines_note.strip()}")
+        out(f"    {p.lines_note.strip()}")
     for t in lost:
         mark = " (graph break)" if t.graph_break else ""
-        print(
+        out(
             f"    lost most: {display_path(t.file)}:{t.line}{mark} eager {fmt_ms(t.eager_ms)}, compiled "
             f"{fmt_ms(t.compiled_ms)} (+{fmt_ms(t.lost_ms)}): {t.source[:80]}"
         )

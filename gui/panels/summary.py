@@ -15,8 +15,17 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.analysis.figure_agreement import agreement_note
 from gui.panels.graph_breaks import break_counts
@@ -28,6 +37,8 @@ from gui.widgets.turns import one_per_turn, piece_timer
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
+DETAILS_PLACEHOLDER = "Select a config in the table to see all its figures and findings here."
+RUNNING_DETAILS = "running; its figures and findings show here when it ends."
 GRADE_COLORS = {"noisy": warning_color, "unusable": error_color}
 Row = dict[str, Any]
 
@@ -401,7 +412,22 @@ class SummaryPanel(QWidget, ResultsView):
         row.addWidget(self.localization, 1)
         row.addLayout(buttons)
         layout.addLayout(row)
-        layout.addWidget(self.table, 1)
+        # Below the table, the selected config's every figure and finding, the very lines
+        # `main.py profile` prints (core.cli.output.config_lines): worded once, in core.
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setPlaceholderText(DETAILS_PLACEHOLDER)
+        self.details.setToolTip("The selected config's figures and findings, as `main.py profile` prints them")
+        self._details_shown: tuple | None = None
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        layout.addWidget(split, 1)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_details())
+        self.model.modelReset.connect(self._show_details)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
         # Columns fitted to their contents when a text got longer than the column's longest at
@@ -449,6 +475,30 @@ class SummaryPanel(QWidget, ResultsView):
 
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.model.mark_changed(job_id, now=ended)
+        if ended:
+            self._show_details()
+
+    def _show_details(self) -> None:
+        """The selected config's lines (the first config's when none is selected). A running
+        job's come at its end: made at every 1 Hz refresh they would cost the GUI thread."""
+        count = self.model.rowCount()
+        current = self.table.currentIndex()
+        row = current.row() if current.isValid() else 0
+        if not count or row >= count:
+            self._details_shown = None
+            self.details.setPlainText("")
+            return
+        result = self.model.result(row)
+        key = (id(result), result.ended)
+        if key == self._details_shown:
+            return
+        self._details_shown = key
+        if not result.ended:
+            self.details.setPlainText(f"{result.config.label}: {RUNNING_DETAILS}")
+            return
+        from core.cli.output import config_lines
+
+        self.details.setPlainText("\n".join(config_lines(result)))
 
     def _on_rows_changed(self, *args) -> None:
         lines = []
