@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -475,8 +475,8 @@ class SummaryPanel(QWidget, ResultsView):
 
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.model.mark_changed(job_id, now=ended)
-        if ended:
-            self._show_details()
+        if ended:  # a turn of its own (5-8 ms with 100,000 calls a side), not the row's
+            QTimer.singleShot(0, self, self._show_details)
 
     def _show_details(self) -> None:
         """The selected config's lines (the first config's when none is selected). A running
