@@ -27,6 +27,7 @@ def test_the_selected_config_shows_what_the_cli_prints_for_it(qtbot):
     assert panel.details.toPlainText() == f"inductor: {RUNNING_DETAILS}"
     assert running.apply(ev.JobFailed("c", reason="the model raised"))  # its end: the lines come then
     panel.refresh([first, second, running], "c", ended=True)
+    qtbot.waitUntil(lambda: "the model raised" in panel.details.toPlainText(), timeout=5000)
     assert (
         panel.details.toPlainText() == "\n".join(config_lines(running)) and "the model raised" in running.failure_reason
     )
