@@ -498,7 +498,14 @@ class SummaryPanel(QWidget, ResultsView):
             return
         from core.cli.output import config_lines
 
-        self.details.setPlainText("\n".join(config_lines(result)))
+        # the lines in this turn (3-5 ms at a resnet18 job's end), the text's layout in the next:
+        # in one turn they held the GUI thread 8-9 ms (python -m tests.bench gui --attribute)
+        text = "\n".join(config_lines(result))
+        QTimer.singleShot(0, self, lambda: self._set_details(key, text))
+
+    def _set_details(self, key: tuple, text: str) -> None:
+        if key == self._details_shown:  # still the config to show (no other was selected since)
+            self.details.setPlainText(text)
 
     def _on_rows_changed(self, *args) -> None:
         lines = []

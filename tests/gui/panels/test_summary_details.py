@@ -19,10 +19,11 @@ def test_the_selected_config_shows_what_the_cli_prints_for_it(qtbot):
     first, second = fake_result("a", "eager"), fake_result("b", "aot_eager")
     running = JobResult(JobSpec("c", ModelSpec(GRAPH_BREAK_MODEL), CompileConfig(backend="inductor")))
     panel.show_results([first, second, running])
+    qtbot.waitUntil(lambda: bool(panel.details.toPlainText()), timeout=5000)  # the text comes a turn later
     text = panel.details.toPlainText()
     assert text == "\n".join(config_lines(first)) and "graph break GB0170" in text  # the first config's
     panel.table.selectRow(1)
-    assert panel.details.toPlainText() == "\n".join(config_lines(second))
+    qtbot.waitUntil(lambda: panel.details.toPlainText() == "\n".join(config_lines(second)), timeout=5000)
     panel.table.selectRow(2)
     assert panel.details.toPlainText() == f"inductor: {RUNNING_DETAILS}"
     assert running.apply(ev.JobFailed("c", reason="the model raised"))  # its end: the lines come then
