@@ -463,7 +463,7 @@ def model_mismatch(base: list[JobResult], new: list[JobResult]) -> str | None:
     if not b or not n or set(b) & set(n):
         return None
     return (
-        f"the baseline profiles {', '.join(b)} and the new report {', '.join(n)}: no model is in both, "
+        f"The baseline profiles {', '.join(b)} and the new report {', '.join(n)}: no model is in both, "
         "so no config can be set against its own. Compare a report with a baseline of the same model."
     )
 

@@ -225,7 +225,7 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
     window.folders.remember("report", path)
     mismatch = model_mismatch(base, results)
     if mismatch:
-        window.show_error("Not the same model", mismatch[0].upper() + mismatch[1:])
+        window.show_error("Not the same model", mismatch)
         return None
     new_header = {
         "environment": next((r.environment for r in results if r.environment), {}),

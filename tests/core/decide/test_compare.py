@@ -260,7 +260,7 @@ def test_reports_of_different_models_are_refused_not_set_against_each_other(tmp_
     other = saved(tmp_path, "other", [fake_result("inductor", model="mobilenet_v2", seed=4)])
     proc = compare(base, other)
     assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
-    assert "the baseline profiles resnet18 and the new report mobilenet_v2: no model is in both" in proc.stderr
+    assert "The baseline profiles resnet18 and the new report mobilenet_v2: no model is in both" in proc.stderr
     # a model file is known by its file name: a copy in another folder is the same model
     from core.decide.compare import model_mismatch
 

@@ -107,6 +107,23 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
     assert not any(k[0].startswith("baseline:") for k in chart._curves)
 
 
+def test_compare_with_a_report_of_another_model_says_so_and_compares_nothing(qtbot, window, tmp_path):
+    from core.decide.compare import model_mismatch
+    from gui.window.compare_dialog import compare_with_report
+
+    base = [measured("inductor", compiled_ms=5.0, seed=1, model="mobilenet_v2")]
+    write_report(base, str(tmp_path / "base"), {})
+    now = [measured("inductor", compiled_ms=6.5, seed=3, model="resnet18")]
+    window.session.load(now, {})
+    shown = []
+    window.show_error = lambda title, text: shown.append((title, text))
+    assert compare_with_report(window, os.path.join(str(tmp_path / "base"), "report.json")) is None
+    assert shown == [("Not the same model", model_mismatch(base, now))]
+    assert shown[0][1].startswith("The baseline profiles mobilenet_v2 and the new report resnet18")
+    assert getattr(window, "compare_dialog", None) is None  # no dialog was opened
+    assert not any(k[0].startswith("baseline:") for k in window.distribution_chart._curves)
+
+
 def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
     """Real jobs: with half a minute, the cheap reference backends may run, and core.decide.tune's
     BudgetListener cuts the inductor candidates (estimated far longer) before they start."""
