@@ -194,8 +194,18 @@ class BudgetListener(RunListener):
             self.notes[spec.job_id] = "not started: the budget had run out"
             self._skipping.add(spec.job_id)
             return
-        if need > left:
+        kept = self._kept_for(spec)
+        if kept is not None and kept[1] <= left < need + kept[1]:
+            # a reference (eager, aot_eager) is never recommended: with a small budget it must not
+            # spend the time the first config that could be recommended needs (when that one
+            # does not fit anyway, the reference runs: its graph breaks are still worth seeing)
+            self.notes[spec.job_id] = (
+                f"not started: a reference, never recommended; the {max(0.0, left):.0f} s of the budget left are "
+                f"kept for {kept[0]} (estimated {kept[1]:.0f} s)"
+            )
+        elif need > left:
             self.notes[spec.job_id] = f"not started: estimated {need:.0f} s, {max(0.0, left):.0f} s of the budget left"
+        if spec.job_id in self.notes:
             self._skipping.add(spec.job_id)
             self.runner.cancel(all_jobs=False)
             if not self.quiet:
@@ -207,6 +217,21 @@ class BudgetListener(RunListener):
             return
         self._current, self._started = JobResult(spec), time.monotonic()
         self.inner.on_job_started(index, total, spec)
+
+    def _kept_for(self, spec: JobSpec) -> tuple[str, float] | None:
+        """For a reference backend's job: the cheapest candidate that could be recommended (its
+        label and estimate), whose time the reference must leave; None for any other job, or
+        when the candidates hold none that could be recommended."""
+        from core.decide.recommend import REFERENCE_BACKENDS
+
+        if spec.config.backend not in REFERENCE_BACKENDS:
+            return None
+        real = [c for c in self.estimator.by_config if c.backend not in REFERENCE_BACKENDS]
+        if not real:
+            return None
+        estimates = [(self.estimator.estimate(dataclasses.replace(spec, config=c)), c.label) for c in real]
+        need, label = min(estimates)
+        return label, need
 
     def on_event(self, event: ev.Event) -> None:
         if event.job_id in self._skipping:

@@ -165,3 +165,35 @@ def test_a_budget_that_is_not_a_finite_positive_time_is_refused_before_anything_
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert "error: --budget must be more than 0 and at most 10,080 minutes (a week), not " in proc.stderr
         assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_a_small_budget_keeps_its_time_for_a_config_that_could_be_recommended():
+    """A reference backend (eager, aot_eager: never recommended) is not started when it would
+    leave too little for the cheapest candidate that could be; when that one cannot fit anyway,
+    the reference runs (its graph breaks are still worth seeing)."""
+    eager, inductor = CompileConfig("eager"), CompileConfig("inductor")
+    est = Estimator({eager: Candidate(eager, "", compile_s=1.0), inductor: Candidate(inductor, "")})
+    est.overhead_s, est.call_ms, est.inductor_s = 10.0, 1.0, 30.0
+    cancelled = []
+
+    class Runner:
+        def cancel(self, all_jobs=False):
+            cancelled.append(all_jobs)
+
+    def started(budget_s, config):
+        listener = BudgetListener(RunListener(), budget_s=budget_s, estimator=est, quiet=True)
+        listener.attach(Runner())
+        spec = make_spec("m.py", config=config, iters=10, warmup=1)
+        listener.on_job_started(1, 2, spec)
+        listener.close()
+        return listener.notes.get(spec.job_id)
+
+    need_eager = est.estimate(make_spec("m.py", config=eager, iters=10, warmup=1))
+    need_inductor = est.estimate(make_spec("m.py", config=inductor, iters=10, warmup=1))
+    assert need_inductor > need_eager > 10.0
+    note = started(need_inductor + need_eager / 2, eager)  # inductor fits alone, not after eager
+    assert note.startswith("not started: a reference, never recommended;") and "kept for inductor" in note
+    assert cancelled == [False]
+    assert started(need_inductor + need_eager + 5, eager) is None  # room for both: the reference runs
+    assert started(need_inductor - 1, eager) is None  # inductor cannot fit anyway: the reference runs
+    assert started(need_inductor + 1, inductor) is None  # the rule is for references only
