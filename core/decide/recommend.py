@@ -302,7 +302,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
         calls,
         chosen.label,
         chosen.config,
-        _sentence(chosen, others, eligible, options, calls) + unjudged_note,
+        _with_note(_sentence(chosen, others, eligible, options, calls), unjudged_note),
         confidence,
         tuple(o.label for o in others),
         _break_even(chosen, eager),
@@ -319,6 +319,14 @@ def _decides_without(compiled: list[Option]) -> bool:
     compiled config was measured and ruled out for what it did (outputs that differ from
     eager, nothing compiled), not merely left unmeasured or used as a reference."""
     return any(o.accuracy == AccuracyStatus.FAIL.value or o.why_not == NOTHING_COMPILED for o in compiled)
+
+
+def _with_note(sentence: str, note: str) -> str:
+    """The sentence with the unjudged configs' note inside its last full stop ("…0.35x); not
+    judged, …" rather than "…0.35x).; not judged, …")."""
+    if not note:
+        return sentence
+    return sentence[:-1] + note + "." if sentence.endswith(".") else sentence + note
 
 
 def _unjudged_note(unjudged: list[Option], advice: str) -> str:

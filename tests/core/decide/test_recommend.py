@@ -77,6 +77,7 @@ def test_an_unusable_timing_gives_no_verdict():
     both = recommend([busy, quiet], calls=10_000)  # the quiet one decides; the busy one is named, not weighed
     assert both.choice == FREEZING.label and both.unjudged == ("inductor",)
     assert "not judged, its timing was unusable: inductor" in both.sentence
+    assert ".;" not in both.sentence and both.sentence.endswith(".")  # the note inside the full stop
 
 
 def test_a_config_that_compiled_nothing_is_no_option():
