@@ -17,7 +17,7 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               and Timer on the same model objects, Timer readings before, between and after 4
               segments of the engine's timed blocks (options --rounds, --min-rounds, --budget-s,
               --iters a side a segment, --segments, --min-run-time, --threads, --allocator,
-              --device cuda and --batch N for a GPU).
+              --device cuda and --batch N for a GPU, this pairing only).
               `--pairing processes`: each member its own fresh processes, interleaved (options
               as above and --processes per member): what the per-process spread adds
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
@@ -811,6 +811,8 @@ def fidelity(args: list[str] = ()) -> None:
     (tests.bench_paired); `--pairing processes`: each member its own fresh processes
     (bench_fidelity)."""
     pairing = str(_opt(args, "--pairing", "process"))
+    if pairing == "processes" and ("--device" in args or "--batch" in args):
+        raise SystemExit("--device and --batch: with --pairing process only (the default)")
     if pairing == "processes":
         bench_fidelity(args)
     elif pairing == "process":

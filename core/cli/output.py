@@ -110,19 +110,20 @@ def print_summary(results: list[JobResult]) -> None:
         print_config(r)
 
 
-def config_lines(r: JobResult) -> list[str]:
+def config_lines(r: JobResult, summary: dict | None = None) -> list[str]:
     """One config's figures and findings as the CLI prints them after a run, line by line (the
-    app's Summary shows them for the selected config)."""
+    app's Summary shows them for the selected config). `summary`: `r.summary()` when the
+    caller has it already (most of the cost: 20 ms at 500,000 calls a side)."""
     lines: list[str] = []
-    print_config(r, out=lines.append)
+    print_config(r, out=lines.append, summary=summary)
     return lines
 
 
-def print_config(r: JobResult, out: Callable[[str], None] = print) -> None:
+def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict | None = None) -> None:
     """One config's block: status, medians and speedup, the timing's grade, the kernel's cost,
     accuracy, compile, memory, coverage, CUDA graphs, the time breakdown, sweeps, dynamic
     dimensions and graph breaks."""
-    s = r.summary()
+    s = summary if summary is not None else r.summary()
     out(f"{s['config']}: {s['status']}")
     if r.failure_reason:
         out(f"  reason: {r.failure_reason}")

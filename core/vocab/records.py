@@ -86,6 +86,10 @@ class CallCost:
         return getattr(self, field) / self.calls if self.calls else None
 
 
+# torch's hints that ask for an issue rather than say what to change (torch._dynamo.graph_break_hints)
+ISSUE_REQUESTS = ("report an issue to pytorch", "file an issue on github")
+
+
 @dataclass(frozen=True)
 class GraphBreak:
     """One place where torch broke the graph while compiling, as torch reported it.
@@ -135,9 +139,11 @@ class GraphBreak:
 
     @property
     def advice(self) -> tuple[str, ...]:
-        """torch's hints that say what to change: without its "Please report an issue to
-        PyTorch." (torch adds it to most breaks, and it says nothing about the user's code)."""
-        return tuple(h for h in self.hints if not h.lower().startswith("please report an issue to pytorch"))
+        """torch's hints that say what to change in the user's code: without those that ask
+        for an issue to be filed ("Please report an issue to PyTorch.", "This is likely to be a
+        Dynamo bug. Please report an issue to PyTorch.", "Please file an issue on GitHub…":
+        torch adds them to most breaks, and they say nothing about the user's code)."""
+        return tuple(h for h in self.hints if not any(k in h.lower() for k in ISSUE_REQUESTS))
 
     @classmethod
     def from_dict(cls, d: dict) -> "GraphBreak":

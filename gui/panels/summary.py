@@ -11,10 +11,11 @@ has the figures per variant). Above the table, where a failed accuracy check div
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,7 +39,7 @@ from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
 DETAILS_PLACEHOLDER = "Select a config in the table to see all its figures and findings here."
-RUNNING_DETAILS = "running; its figures and findings show here when it ends."
+NOT_ENDED_DETAILS = "its figures and findings show here when it ends."
 GRADE_COLORS = {"noisy": warning_color, "unusable": error_color}
 Row = dict[str, Any]
 
@@ -419,15 +420,15 @@ class SummaryPanel(QWidget, ResultsView):
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setPlaceholderText(DETAILS_PLACEHOLDER)
         self.details.setToolTip("The selected config's figures and findings, as `main.py profile` prints them")
-        self._details_shown: tuple | None = None
+        self._details_shown: tuple | None = None  # (the result shown, whether it had ended)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.details)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 2)
         layout.addWidget(split, 1)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_details())
-        self.model.modelReset.connect(self._show_details)
+        self.table.selectionModel().currentRowChanged.connect(self._ask_details)
+        self.model.modelReset.connect(self._ask_details)
         self.model.dataChanged.connect(self._on_rows_changed)
         self.model.modelReset.connect(self._on_rows_changed)
         # Columns fitted to their contents when a text got longer than the column's longest at
@@ -475,8 +476,13 @@ class SummaryPanel(QWidget, ResultsView):
 
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.model.mark_changed(job_id, now=ended)
-        if ended:  # a turn of its own (5-8 ms with 100,000 calls a side), not the row's
-            QTimer.singleShot(0, self, self._show_details)
+        if ended:
+            self._ask_details()
+
+    def _ask_details(self, *args) -> None:
+        """The details in a turn of their own, after the rows' pieces asked before them (a job's
+        final row with its interval: the details then read that row, not a summary of their own)."""
+        one_per_turn(self, self._show_details)
 
     def _show_details(self) -> None:
         """The selected config's lines (the first config's when none is selected). A running
@@ -489,22 +495,28 @@ class SummaryPanel(QWidget, ResultsView):
             self.details.setPlainText("")
             return
         result = self.model.result(row)
-        key = (id(result), result.ended)
-        if key == self._details_shown:
+        shown = self._details_shown
+        if shown is not None and shown[0] is result and shown[1] == result.ended:
             return
-        self._details_shown = key
+        self._details_shown = (result, result.ended)
         if not result.ended:
-            self.details.setPlainText(f"{result.config.label}: {RUNNING_DETAILS}")
+            status = getattr(result.status, "value", result.status)  # "pending" (queued) or "running"
+            self.details.setPlainText(f"{result.config.label}: {status}; {NOT_ENDED_DETAILS}")
             return
         from core.cli.output import config_lines
 
-        # the lines in this turn (3-5 ms at a resnet18 job's end), the text's layout in the next:
-        # in one turn they held the GUI thread 8-9 ms (python -m tests.bench gui --attribute)
-        text = "\n".join(config_lines(result))
-        QTimer.singleShot(0, self, lambda: self._set_details(key, text))
+        try:
+            # the row's summary, made already (a summary of its own was 20 ms at 500,000 calls)
+            text = "\n".join(config_lines(result, summary=self.model.summary(row)))
+        except Exception as exc:  # noqa: BLE001 - a bug here must not leave another config's lines
+            self._details_shown = None
+            self.details.setPlainText(f"{result.config.label}: its details could not be shown: {exc}")
+            return
+        # the text's layout in a turn of its own: with the lines, 8-9 ms in one turn
+        one_per_turn(self, functools.partial(self._set_details, self._details_shown, text))
 
-    def _set_details(self, key: tuple, text: str) -> None:
-        if key == self._details_shown:  # still the config to show (no other was selected since)
+    def _set_details(self, shown: tuple, text: str) -> None:
+        if shown is self._details_shown:  # still the config to show (no other was selected since)
             self.details.setPlainText(text)
 
     def _on_rows_changed(self, *args) -> None:
