@@ -1,7 +1,7 @@
 """`python main.py compare BASELINE NEW [--threshold PCT] [--relative] [--out DIR]`: a report
 against a saved baseline (the comparison itself is core.decide.compare). Exit code 0 when no
-config regressed, 1 when one did, 3 when none did but some config's speed could not be judged
-(or no config is in both reports),
+config regressed, 1 when one did, 3 when no config is in both reports or none regressed but some
+config's speed could not be judged,
 2 for a refused command line, an unreadable report or reports of different models."""
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ def main(argv: list[str]) -> int:
         prog="main.py compare",
         description="Compare a report with a saved baseline, "
         "config by config; exit 1 when a config regressed beyond the threshold and the noise.",
-        epilog="Exit codes: 0 no config regressed; 1 a config regressed; 3 none regressed but some "
-        "config's speed could not be judged (a noisy or missing timing), or no config is in both reports "
-        "(cannot tell: a CI gate should not pass it); 2 a refused command line, an unreadable report, or "
-        "reports of different models.",
+        epilog="Exit codes: 0 no config regressed; 1 a config regressed; 3 no config is in both reports "
+        "(configs are matched by their label), or none regressed but some config's speed could not be "
+        "judged (a timing graded unusable or giving the direction only, or no timed calls) (cannot tell: a "
+        "CI gate should not pass it); 2 a refused command line, an unreadable report, or reports of "
+        "different models.",
     )
     p.add_argument("baseline", metavar="BASELINE", help="report folder or report.json of the baseline")
     p.add_argument("new", metavar="NEW", help="report folder or report.json to check against it")
@@ -86,18 +87,21 @@ def main(argv: list[str]) -> int:
             print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
             return 2
         print(f"compare.csv written to {os.path.abspath(args.out)}", file=sys.stderr)
+    if result.nothing_compared:  # an empty report (or one of other configs) passes no gate
+        labels = [", ".join(r.config.label for r in rs) or "none" for rs in (base, new)]
+        print(
+            terminal_text(
+                f"cannot tell: no config is in both reports (the baseline has {labels[0]}; the new report "
+                f"{labels[1]}), so nothing was compared; configs are matched by their label, and a changed "
+                f"setting changes it; exit code {CANNOT_TELL_EXIT}"
+            ),
+            file=sys.stderr,
+        )
+        return CANNOT_TELL_EXIT
     regressed = [c.config for c in result.configs if c.regression]
     if regressed:
         print(terminal_text(f"regression beyond {args.threshold:g}% in: {', '.join(regressed)}"), file=sys.stderr)
         return 1
-    if result.nothing_compared:  # an empty report (or one of other configs) passes no gate
-        counts = f"the baseline has {len(base)} config(s), the new report {len(new)}"
-        print(
-            f"cannot tell: no config is in both reports ({counts}), so nothing was compared; exit code "
-            f"{CANNOT_TELL_EXIT}",
-            file=sys.stderr,
-        )
-        return CANNOT_TELL_EXIT
     if result.undecided:  # a gate must not pass what it could not judge
         print(
             terminal_text(

@@ -1,5 +1,6 @@
 """`compare BASELINE NEW`: an injected regression is flagged, a rerun within noise passes."""
 
+import dataclasses
 import csv
 import os
 import subprocess
@@ -44,7 +45,7 @@ def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
     assert (
-        "REGRESSION" in line and "compiled +30" in line and "outside the noise" in line and "graph break added" in line
+        "REGRESSION" in line and "compiled 30.1% slower" in line and "outside the noise" in line and "graph break added" in line
     )
     assert "+ graph break GB0170 at " in proc.stdout and "net.py:13: Data-dependent branching" in proc.stdout
     assert next(x for x in proc.stdout.splitlines() if x.startswith(FREEZING.label)).startswith(f"{FREEZING.label}: ok")
@@ -248,7 +249,13 @@ def test_reports_that_timed_nothing_in_common_do_not_pass_a_gate(tmp_path):
     empty = saved(tmp_path, "empty", [])
     proc = compare(empty, saved(tmp_path, "new", baseline()))
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "cannot tell: no config is in both reports (the baseline has 0 config(s), the new report 2)" in proc.stderr
+    assert "cannot tell: no config is in both reports (the baseline has none; the new report inductor, inductor/freezing=True)" in proc.stderr
+    # a setting changed (the label with it): the baseline's config is missing from the new report,
+    # but nothing was compared, so it is "cannot tell" (3), as --help says, not a regression (1)
+    changed = dataclasses.replace(CompileConfig("inductor"), inductor_options=(("freezing", True),))
+    proc = compare(saved(tmp_path, "one", [fake_result("inductor")]), saved(tmp_path, "two", [fake_result(changed)]))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "configs are matched by their label, and a changed setting changes it" in proc.stderr
     fixed = compare_reports([fake_result("inductor", n=0, status="failed")], {}, [fake_result("inductor")], {})
     assert fixed.configs[0].verdict.startswith("ok: completes now (failed in the baseline") and not fixed.undecided
 
@@ -277,5 +284,6 @@ def test_compare_help_names_every_exit_code():
         [sys.executable, os.path.join(ROOT, "main.py"), "compare", "--help"], capture_output=True, text=True
     ).stdout
     text = " ".join(out.split())
-    assert "Exit codes: 0 no config regressed; 1 a config regressed; 3 none regressed" in text
+    assert "Exit codes: 0 no config regressed; 1 a config regressed; 3 no config is in both reports" in text
+    assert "a timing graded unusable or giving the direction only, or no timed calls" in text
     assert "2 a refused command line, an unreadable report, or reports of different models" in text
