@@ -266,7 +266,9 @@ def _relative_change(b: dict, n: dict) -> tuple[float, bool] | None:
 def _judge_compiled(compiled: MedianChange, threshold: float, problems: list, notes: list) -> None:
     pct, size = f"{100 * compiled.change:+.1f}%", f"{100 * abs(compiled.change):.1f}%"  # the word says which way
     if compiled.change > threshold and not compiled.overlap:
-        problems.append(f"compiled {size} slower ({compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms, outside the noise)")
+        problems.append(
+            f"compiled {size} slower ({compiled.base_ms:.3f} → {compiled.new_ms:.3f} ms, outside the noise)"
+        )
     elif compiled.change < -threshold and not compiled.overlap:
         notes.append(f"compiled {size} faster")
     elif abs(compiled.change) > threshold:

@@ -1,7 +1,7 @@
 """`compare BASELINE NEW`: an injected regression is flagged, a rerun within noise passes."""
 
-import dataclasses
 import csv
+import dataclasses
 import os
 import subprocess
 import sys
@@ -45,7 +45,10 @@ def test_thirty_percent_slower_with_a_new_graph_break_is_flagged(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("inductor:"))
     assert (
-        "REGRESSION" in line and "compiled 30.1% slower" in line and "outside the noise" in line and "graph break added" in line
+        "REGRESSION" in line
+        and "compiled 30.1% slower" in line
+        and "outside the noise" in line
+        and "graph break added" in line
     )
     assert "+ graph break GB0170 at " in proc.stdout and "net.py:13: Data-dependent branching" in proc.stdout
     assert next(x for x in proc.stdout.splitlines() if x.startswith(FREEZING.label)).startswith(f"{FREEZING.label}: ok")
@@ -249,7 +252,10 @@ def test_reports_that_timed_nothing_in_common_do_not_pass_a_gate(tmp_path):
     empty = saved(tmp_path, "empty", [])
     proc = compare(empty, saved(tmp_path, "new", baseline()))
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "cannot tell: no config is in both reports (the baseline has none; the new report inductor, inductor/freezing=True)" in proc.stderr
+    assert (
+        "cannot tell: no config is in both reports (the baseline has none; the new report inductor, inductor/freezing=True)"
+        in proc.stderr
+    )
     # a setting changed (the label with it): the baseline's config is missing from the new report,
     # but nothing was compared, so it is "cannot tell" (3), as --help says, not a regression (1)
     changed = dataclasses.replace(CompileConfig("inductor"), inductor_options=(("freezing", True),))
