@@ -139,9 +139,9 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
     costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
     if all(c is not None and c.calls for _, c in costs):
         out(
-            "  kernel: "
+            "  OS kernel time (system CPU) a timed call: "
             + "; ".join(
-                f"{side} {c.per_call('minor_faults'):,.0f} page faults and {c.per_call('sys_ms'):.3f} ms a call"
+                f"{side} {c.per_call('sys_ms'):.3f} ms with {c.per_call('minor_faults'):,.0f} page faults"
                 for side, c in costs
             )
         )
@@ -161,9 +161,10 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
     out(
         f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
         f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
-        f"graph breaks {cell(s['graph_break_sites'], 'd')} places "
+        f"graph breaks {cell(s['graph_break_sites'], 'd')} place{'' if s['graph_break_sites'] == 1 else 's'} "
         f"({cell(s['graph_break_per_call'], 'd')} per call), "
-        f"recompiles {s['recompile_count']}"
+        # nothing compiled (a job that failed before its compile): no count, as for the others
+        f"recompiles {s['recompile_count'] if s['graph_count'] is not None else '-'}"
     )
     out(
         f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
