@@ -494,12 +494,23 @@ class Automation:
     def _save_screenshot(self) -> None:
         path = os.path.abspath(self.args.screenshot)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        ok = self.window.grab().save(path)
+        picture = self.window.grab()
+        ok = picture.save(path)
         print(
             f"screenshot: {path}" if ok else f"compile-profiler: could not write {path}",
             file=sys.stdout if ok else sys.stderr,
             flush=True,
         )
+        asked = self.args.size or "1400x900"
+        got = f"{self.window.width()}x{self.window.height()}"
+        if ok and got != asked:  # the window's layout has a minimum size: never replaced silently
+            minimum = self.window.minimumSizeHint()
+            print(
+                f"note: the window cannot be {asked}: its layout needs at least "
+                f"{minimum.width()}x{minimum.height()}, so the picture is {got}",
+                file=sys.stderr,
+                flush=True,
+            )
         for r in self.window.session.results:
             if r.status == "failed":
                 print(f"job {r.config.label} failed: {r.failure_reason}", file=sys.stderr)

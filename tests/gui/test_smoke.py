@@ -36,6 +36,26 @@ def test_main_screenshot(tmp_path):
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     image = QImage(str(png))
     assert (image.width(), image.height()) == (1400, 900)
+    assert "note: the window cannot be" not in proc.stderr
+
+
+def test_a_size_below_the_layouts_minimum_is_said_not_replaced_silently(tmp_path):
+    from PySide6.QtGui import QImage
+
+    png = tmp_path / "small.png"
+    proc = subprocess.run(
+        [sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--size", "400x300"],
+        env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    image = QImage(str(png))
+    got = f"{image.width()}x{image.height()}"
+    assert got != "400x300" and "note: the window cannot be 400x300: its layout needs at least" in proc.stderr
+    assert f"so the picture is {got}\n" in proc.stderr, proc.stderr[-500:]
 
 
 def test_a_run_from_the_window_keeps_torch_out_of_its_process(tmp_path):
