@@ -167,7 +167,7 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
         f"recompiles {s['recompile_count'] if s['graph_count'] is not None else '-'}"
     )
     out(
-        f"  peak RSS eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
+        f"  peak RSS of the job process (its compile workers not counted): eager {cell(s['eager_peak_mb'], '.0f', ' MB')}, compile "
         f"{cell(s['compile_peak_mb'], '.0f', ' MB')}, compiled {cell(s['compiled_peak_mb'], '.0f', ' MB')}"
     )
     if s["coverage"]:

@@ -17,7 +17,7 @@ from core.vocab.records import PHASES
 from gui.charts.buffers import GrowingSeries
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import markup
-from gui.widgets.theme import PHASE_COLORS, config_color, over_chart_background, phase_brush
+from gui.widgets.theme import PHASE_COLORS, config_color, config_text_color, over_chart_background, phase_brush
 from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
@@ -101,8 +101,13 @@ class ResourcePanel(QWidget, ResultsView):
         self.cpu_plot = self._add_plot(0, "CPU", "%", tip, plot)
 
     def _add_rss_plot(self, plot: pg.PlotItem) -> None:
-        tip = "Resident memory of the job process and its compile workers"
-        self.rss_plot = self._add_plot(1, "Memory (RSS)", "MB", tip, plot)
+        # the job process with its compile workers (inductor keeps its worker pool after the
+        # compile): more than the per-phase peaks beside it, which are the job process's alone
+        tip = (
+            "Resident memory of the job process and its compile workers together (inductor keeps its workers "
+            "after the compile), so it can read more than the per-phase peaks beside it, the job process's own"
+        )
+        self.rss_plot = self._add_plot(1, "RSS with compile workers", "MB", tip, plot)
         self.rss_plot.setXLink(self.cpu_plot)
         self.rss_plot.setLabel("bottom", "time", units="s")
 
@@ -110,14 +115,24 @@ class ResourcePanel(QWidget, ResultsView):
         self.memory_widget = pg.PlotWidget(plotItem=plot)
         self.memory_plot = self.memory_widget.getPlotItem()
         key = " ".join(f"<span style='color:{PHASE_COLORS[p]}'>■ {p}</span>" for p in MEMORY_PHASES)
-        self.memory_plot.setTitle(f"Peak RSS (MB) per phase<br>{key}", size="9pt")
+        self.memory_plot.setTitle(f"Peak RSS (MB) of the job process<br>{key}", size="9pt")
         self.memory_plot.getAxis("left").enableAutoSIPrefix(False)
         self.memory_plot.showGrid(y=True, alpha=0.2)
         self.memory_widget.setToolTip(
             "Peak resident memory of the job process in the eager, compile and compiled phases, per config"
         )
         self.memory_widget.setMinimumWidth(260)
-        self.splitter.addWidget(self.memory_widget)
+        # which config each numbered bar group is: the labels themselves overlapped under the bars
+        self.memory_key = QLabel("")
+        self.memory_key.setWordWrap(True)
+        self.memory_key.setTextFormat(Qt.TextFormat.RichText)
+        self.memory_key.hide()
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.memory_widget, 1)
+        column.addWidget(self.memory_key)
+        self.splitter.addWidget(box)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
 
@@ -274,10 +289,18 @@ class ResourcePanel(QWidget, ResultsView):
                 )
                 self.memory_plot.addItem(bars)
                 self._bars.append(bars)
+        numbered = len(results) > 1
         for i, result in enumerate(results):
             label = result.config.label
-            ticks.append((i, label if len(label) <= 18 else label[:17] + "…"))
+            ticks.append((i, str(i + 1) if numbered else label if len(label) <= 18 else label[:17] + "…"))
         self.memory_plot.getAxis("bottom").setTicks([ticks])
+        self.memory_key.setText(
+            " · ".join(
+                f"<b>{i + 1}</b> <span style='color:{config_text_color(i).name()}'>{markup(r.config.label)}</span>"
+                for i, r in enumerate(results)
+            )
+        )
+        self.memory_key.setVisible(numbered)
         if results:
             self.memory_plot.setXRange(-0.6, len(results) - 0.4, padding=0)
 

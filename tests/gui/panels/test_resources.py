@@ -102,3 +102,22 @@ def test_the_memory_bars_are_drawn_again_only_when_their_figures_change(qtbot):
     result.memory["compiled"] = dataclasses.replace(result.memory["compiled"], peak_rss_mb=900.0)
     panel.refresh([result], result.job_id)
     assert panel._bars != bars and not any(bar in panel.memory_plot.items for bar in bars)
+
+
+def test_several_configs_number_their_bars_and_name_them_below(qtbot):
+    """Config labels under the bars overlapped ("eageaot_eageinductor/freezing…") or vanished:
+    with several configs the groups are numbered and the numbers named below the chart."""
+    from gui.panels.resources import ResourcePanel
+    from tests.gui.helpers import fake_result
+
+    panel = ResourcePanel()
+    qtbot.addWidget(panel)
+    one = fake_result("a", "eager")
+    panel.reset([one])
+    assert panel.memory_key.isHidden()
+    assert [t for _, t in panel.memory_plot.getAxis("bottom")._tickLevels[0]] == ["eager"]
+    panel.reset([one, fake_result("b", "aot_eager")])
+    assert [t for _, t in panel.memory_plot.getAxis("bottom")._tickLevels[0]] == ["1", "2"]
+    key = panel.memory_key.text()
+    assert not panel.memory_key.isHidden() and "<b>1</b>" in key and "eager" in key and "<b>2</b>" in key
+    assert "aot_eager" in key
