@@ -42,7 +42,7 @@ IQR_UNUSABLE = 0.50
 P90_NOISY = 2.0
 P90_UNUSABLE = 3.0
 # Far-out outliers (Tukey's rule: beyond the upper quartile + 3 IQR), share of the calls.
-OUTLIER_RULE = "beyond the upper quartile plus 3 interquartile ranges (Tukey's far-out rule)"
+OUTLIER_RULE = "Tukey's far-out rule: beyond the upper quartile plus 3 interquartile ranges"
 OUTLIERS_NOISY = 0.05
 # Drift: the median of the last third of a process's calls against its first third.
 DRIFT_NOISY = 0.15
@@ -447,12 +447,13 @@ def banner(results) -> str:
     """What the app says above results whose timing is not quiet ("" when all are quiet or
     ungraded): each such config with its grade and first reason, and what follows."""
     shown, unusable, graded = [], [], []
+    rule = f" ({OUTLIER_RULE})"  # said once at the end, not after every config it applies to
     for r in results:
         if not r.ended:
             continue
         q = r.quality()
         if q.grade in (NOISY, UNUSABLE):
-            shown.append(f"{r.config.label} {q.grade} ({q.reasons[0]})")
+            shown.append(f"{r.config.label} {q.grade} ({q.reasons[0].replace(rule, '')})")
             graded.append(q)
             if q.grade == UNUSABLE:
                 unusable.append(r.config.label)
@@ -464,4 +465,6 @@ def banner(results) -> str:
         tail = f"no verdict is drawn from {which} ({', '.join(unusable)}): {advice}"
     else:
         tail = f"its figures stand with their intervals (to narrow them, {advice})"
-    return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}."
+    ruled = any(rule in worst_reason for worst_reason in (q.reasons[0] for q in graded))
+    far_out = f" Far slower: {OUTLIER_RULE}." if ruled else ""
+    return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}.{far_out}"

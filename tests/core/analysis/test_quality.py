@@ -214,3 +214,23 @@ def test_the_banner_names_the_timings_without_a_verdict_and_the_advice_fits_the_
     assert rerun_advice([busy]).startswith("re-run on a quiet machine") and "1.6 cores" in rerun_advice([busy])
     noisy = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=0.4)
     assert "Its figures stand with their intervals (to narrow them, re-run on a quiet machine" in banner([noisy])
+
+
+def test_the_banner_says_the_far_out_rule_once_for_every_config_it_applies_to():
+    """Five noisy configs each repeated "(beyond the upper quartile plus 3 interquartile ranges
+    (Tukey's far-out rule))" in the app's banner: now each says its count, the rule comes once."""
+    from core.analysis.quality import OUTLIER_RULE
+
+    def spiky(seed):
+        calls = np.concatenate([normal(10, 0.01, n=190, seed=seed), np.full(10, 60.0)])
+        return np.random.default_rng(seed).permutation(calls)
+
+    results = [
+        made(spiky(1), normal(5, 0.01, seed=2), others=0.05),
+        made(spiky(3), normal(5, 0.01, seed=4), others=0.05),
+    ]
+    reasons = [grade(r).reasons[0] for r in results]
+    assert all(OUTLIER_RULE in reason for reason in reasons), reasons  # the CLI's timing line keeps it
+    text = banner(results)
+    assert text.count(OUTLIER_RULE) == 1 and text.endswith(f"Far slower: {OUTLIER_RULE}."), text
+    assert text.count("eager calls far slower than the rest") == 2
