@@ -37,11 +37,17 @@ def results_models(results) -> list[str]:
     return list(dict.fromkeys(r.spec.model.source for r in results))
 
 
+LOAD_LINK = "cp-load-settings"  # no report text in a link
+
+
 class ResultsHeader(QFrame):
     """GUI thread only."""
 
     sig_rerun_requested = Signal()
     """The user asked to run the configs shown again (their timing was not quiet)."""
+
+    sig_load_requested = Signal()
+    """The user asked for the model and configs shown in the form, for the next run."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -65,6 +71,8 @@ class ResultsHeader(QFrame):
         self.title.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
         self.title.setWordWrap(True)
         self.title.setToolTip("The model and configs of the results shown below")
+        self.title.setOpenExternalLinks(False)  # our one link: the form takes these results' settings
+        self.title.linkActivated.connect(lambda link: link == LOAD_LINK and self.sig_load_requested.emit())
         self.warnings = plain(QLabel(""))
         self.warnings.setWordWrap(True)
         self.warnings.setObjectName("report_warnings")
@@ -131,7 +139,7 @@ class ResultsHeader(QFrame):
             whose = "not the model the next run profiles" if self._origin else "the previous model's results"
             text += (
                 f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
-                f"{markup(model_name(self._chosen))}</span>"
+                f"{markup(model_name(self._chosen))}</span> <a href='{LOAD_LINK}'>use these results' settings</a>"
             )
         self.title.setText(text)
         self.title.setToolTip(

@@ -29,6 +29,7 @@ def install(window: MainWindow) -> None:
     Called once, after the menus are built; the tab's own signals once it is built (after the
     window's first show, gui.window.view_slot)."""
     window.results_header.sig_rerun_requested.connect(lambda: rerun(window))
+    window.results_header.sig_load_requested.connect(lambda: load_shown_settings(window))
     window.controller.sig_run_started.connect(lambda: _on_busy(window, True))
     window.controller.sig_run_finished.connect(lambda: _on_tune_finished(window))
     window.controller.sig_run_finished.connect(lambda: _on_busy(window, False))
@@ -73,6 +74,13 @@ def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
 def rerun(window: MainWindow) -> bool:
     """Run the configs shown again (their timing was not quiet, or the decision could not
     tell): the same configs, through the same checks as Apply and re-run."""
+    return load_shown_settings(window) and window.run_profile()
+
+
+def load_shown_settings(window: MainWindow) -> bool:
+    """Put the model and the configs of the results shown into the form (the queue), run
+    nothing: after opening a report of another model, its settings for the next run. A report's
+    configs pass the same check as a re-run of them (settings that could run a program)."""
     configs = list(dict.fromkeys(r.config for r in window.session.results))
     if not configs or window.controller.busy:
         return False
@@ -91,7 +99,7 @@ def rerun(window: MainWindow) -> bool:
     window.config_panel.queue.clear()
     for c in configs:
         window.config_panel.queue.add(c)
-    return window.run_profile()
+    return True
 
 
 def find_best_settings(window: MainWindow, budget_min: float) -> bool:

@@ -111,3 +111,19 @@ def test_results_say_which_model_and_configs_they_belong_to(qtbot, window, tmp_p
     assert "graph_break_model.py" in window.windowTitle()  # the title names the results' model
     window.set_model(GRAPH_BREAK_MODEL, trusted=True)
     assert not header.is_previous_model()
+
+
+def test_the_header_link_puts_the_results_model_and_configs_in_the_form_and_runs_nothing(qtbot, window):
+    from gui.panels.results_header import LOAD_LINK
+
+    started = []
+    window.controller.start = lambda specs, **kw: started.append(specs)
+    window.set_model("resnet18")
+    window.session.load([fake_result("a"), fake_result("b", backend="aot_eager")], {})
+    header = window.results_header
+    assert header.is_previous_model() and f"href='{LOAD_LINK}'" in header.text()
+    header.title.linkActivated.emit(LOAD_LINK)
+    assert window.model_panel.source() == GRAPH_BREAK_MODEL and not header.is_previous_model()
+    assert [c.backend for c in window.config_panel.queue.configs] == ["eager", "aot_eager"]
+    assert not started  # the form is set for the next run; nothing ran
+    assert LOAD_LINK not in header.text()  # the results are now the next run's model
