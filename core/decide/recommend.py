@@ -96,6 +96,9 @@ class Recommendation:
     code: str = ""
     options: tuple[Option, ...] = field(default_factory=tuple)
     rerun: str = ""  # why a re-run could decide what this one cannot ("" when it decided)
+    # the config a run needs to decide, when running the same configs again cannot (only
+    # references were measured): the app offers to profile it instead of a re-run
+    try_config: CompileConfig | None = None
     unjudged: tuple[str, ...] = ()  # configs whose timing was unusable, so not weighed
 
     def to_dict(self) -> dict[str, Any]:
@@ -267,6 +270,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
             CANNOT_TELL,
             rerun="profile an inductor config (tune: a longer --budget)",
             options=tuple(options),
+            try_config=CompileConfig("inductor"),
         )
     best = min(eligible, key=lambda o: o.total_s)
     tied = [

@@ -100,6 +100,10 @@ class DecisionPanel(QWidget, ResultsView):
     sig_rerun_requested = Signal()
     """"Re-run" was clicked: the recommendation could not decide from these measurements."""
 
+    sig_try_requested = Signal(object)
+    """"Profile CONFIG" was clicked (core CompileConfig): only references were measured, and the
+    decision needs that config profiled beside them."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._results: list = []
@@ -155,7 +159,7 @@ class DecisionPanel(QWidget, ResultsView):
         self.tune_notes.hide()
         self.rerun_button = QPushButton("Re-run")
         self.rerun_button.setToolTip("Run these configs again: the measurements could not decide")
-        self.rerun_button.clicked.connect(self.sig_rerun_requested.emit)
+        self.rerun_button.clicked.connect(self._on_rerun_clicked)
         self.rerun_button.hide()
         self.applied = _label()  # before and after of the suggestions applied
         self.applied.hide()
@@ -248,10 +252,25 @@ class DecisionPanel(QWidget, ResultsView):
             self.copy_button.setEnabled(bool(rec.code))
             self.suggestions = suggest(ended, calls)
         rerun = self.recommendation is not None and bool(self.recommendation.rerun)
+        needs = self.recommendation.try_config if rerun else None
+        # only references measured: running them again cannot decide, profiling the config can
+        self.rerun_button.setText(f"Profile {needs.label}" if needs is not None else "Re-run")
+        self.rerun_button.setToolTip(
+            f"Profile {needs.label} beside these results (what the decision needs)"
+            if needs is not None
+            else "Run these configs again: the measurements could not decide"
+        )
         self.rerun_button.setVisible(rerun)
         self.rerun_button.setEnabled(not self._busy)
         self._show_applied(ended)
         self._show_suggestions()
+
+    def _on_rerun_clicked(self) -> None:
+        needs = self.recommendation.try_config if self.recommendation is not None else None
+        if needs is not None:
+            self.sig_try_requested.emit(needs)
+        else:
+            self.sig_rerun_requested.emit()
 
     def _show_applied(self, ended: list) -> None:
         """Before and after of each suggestion applied in this session."""

@@ -39,6 +39,7 @@ def install(window: MainWindow) -> None:
 def _connect_panel(window: MainWindow, panel) -> None:
     panel.sig_change_requested.connect(lambda label, change: apply_and_rerun(window, label, change))
     panel.sig_rerun_requested.connect(lambda: rerun(window))
+    panel.sig_try_requested.connect(lambda config: profile_beside(window, config))
     panel.sig_tune_requested.connect(lambda budget: find_best_settings(window, budget))
     window.session.sig_reset.connect(lambda: panel.set_tune_notes(""))
 
@@ -75,6 +76,20 @@ def rerun(window: MainWindow) -> bool:
     """Run the configs shown again (their timing was not quiet, or the decision could not
     tell): the same configs, through the same checks as Apply and re-run."""
     return load_shown_settings(window) and window.run_profile()
+
+
+def profile_beside(window: MainWindow, config) -> bool:
+    """Profile `config` (ours, core's: inductor's default) for the model shown, its results kept
+    on screen beside the new one: what a decision needs when only references were measured."""
+    if window.controller.busy:
+        return False
+    models = {r.spec.model.source for r in window.session.results}
+    if len(models) == 1 and window.model_panel.source() not in models:
+        window.set_model(models.pop())
+    window.config_panel.queue.clear()
+    window.config_panel.queue.add(config)
+    keep = [r for r in window.session.results if r.ended and r.config != config]
+    return window.run_profile(keep=keep)
 
 
 def load_shown_settings(window: MainWindow) -> bool:

@@ -37,6 +37,24 @@ def test_apply_and_rerun_changes_the_queue_and_starts_a_run(qtbot, window):
     assert len(started) == 1 and [s.config for s in started[0][0]] == [FREEZING], window.last_error
 
 
+def test_only_references_measured_offers_to_profile_inductor_beside_them_not_a_rerun(qtbot, window):
+    """A run of eager alone cannot decide, and running it again cannot either: the button
+    profiles inductor's default, the earlier results kept beside it."""
+    window.set_model("resnet18")
+    reference = measured("eager", seed=1)
+    window.session.load([reference], {})
+    window.show_tab("decision")
+    panel = window.view("decision")
+    assert panel.recommendation.try_config == CompileConfig("inductor")
+    assert panel.rerun_button.isVisibleTo(window) and panel.rerun_button.text() == "Profile inductor"
+    started = _recorder(window)
+    panel.rerun_button.click()
+    assert len(started) == 1 and [s.config for s in started[0][0]] == [CompileConfig("inductor")], window.last_error
+    assert reference in window.session.results  # kept on screen beside the new run
+    window.session.load([measured("inductor", compiled_ms=9.9, eager_ms=10.0, noise=0.3, seed=3)], {})
+    assert panel.rerun_button.text() == "Re-run"  # a compiled config measured: running again can decide
+
+
 def test_find_best_settings_runs_tunes_candidates_within_its_budget(qtbot, window):
     window.set_model("resnet18")
     panel = window.view("decision")
