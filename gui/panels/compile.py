@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from core.analysis.compile_stages import nested_figures, stages_summary
 from gui.charts.compile_stages import CompileStagesChart
 from gui.widgets.safe_text import tooltip
-from gui.widgets.table_model import ElideStartDelegate, RowTableModel, cap_column, make_table
+from gui.widgets.table_model import ElideMiddleDelegate, ElideStartDelegate, RowTableModel, cap_column, make_table
 from gui.widgets.theme import config_text_color
 
 BREAKDOWN = (
@@ -176,7 +176,7 @@ class CompilePanel(QWidget):
         # of 960 px at a 1400 px window and every column after "Config" (the guard failures, what
         # a user reads them for) was behind a scroll bar; stacked, neither part had room for its
         # rows at a 900 px window. The tab's title counts the recompiles. Config labels and paths
-        # are capped (cap_column), elided at the start; the whole text is in their tooltips.
+        # are capped (cap_column), labels elided in the middle, paths at the start; the whole text on hover.
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         breakdown_box = QWidget()
@@ -192,8 +192,9 @@ class CompilePanel(QWidget):
         box_layout.addWidget(self.recompiles, 1)
         self.tabs.addTab(breakdown_box, COMPILE_TAB)
         self.tabs.addTab(recompile_box, recompiles_tab(0))
-        self.breakdown.setItemDelegateForColumn(0, ElideStartDelegate(self.breakdown))
-        self.recompiles.setItemDelegateForColumn(0, ElideStartDelegate(self.recompiles))
+        # config labels in their middle: "…alar_outputs=True" hid eager and aot_eager alike
+        self.breakdown.setItemDelegateForColumn(0, ElideMiddleDelegate(self.breakdown))
+        self.recompiles.setItemDelegateForColumn(0, ElideMiddleDelegate(self.recompiles))
         self.recompiles.setItemDelegateForColumn(2, ElideStartDelegate(self.recompiles))
         self._capped_for: tuple | None = None
         layout = QVBoxLayout(self)

@@ -243,7 +243,8 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
         ]
         if sides:
             counts += "<br>" + " · ".join(sides) + " <small>(opens the Graphs tab)</small>"
-    parts.append("<p>" + "<br>".join(where + [counts]) + "</p>")
+    if where:  # where it broke, then the line itself: both before the counts (in view at 1400x900)
+        parts.append("<p style='margin:2px 0'>" + "<br>".join(where) + "</p>")
     excerpt = source_excerpt(gb)
     hit = next((i for i, (_, _, is_hit) in enumerate(excerpt) if is_hit), None)
     if hit is not None:  # the break line with 3 lines either side: the line stays in view
@@ -259,6 +260,7 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
                 else f"<span style='color:gray'>{number}</span>{body}"
             )
         parts.append("<pre style='margin:4px 0'>" + "\n".join(rows) + "</pre>")
+    parts.append("<p>" + counts + "</p>")
     if gb.hints:
         parts.append("<p><b>Hints</b></p><ul>" + "".join(f"<li>{esc(h)}</li>" for h in gb.hints) + "</ul>")
     if gb.doc_url:

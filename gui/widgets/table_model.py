@@ -58,6 +58,15 @@ class ElideStartDelegate(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideLeft
 
 
+class ElideMiddleDelegate(QStyledItemDelegate):
+    """Draws a cell elided in its middle ("eager/ca…outputs=True"): for config labels, whose
+    start (the backend) and end (the last setting) both tell configs apart. GUI thread."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
 def cap_column(table: QTableView, column: int, max_px: int) -> None:
     """Size `column` to its contents, up to `max_px` (its text elided beyond; the user can drag it
     wider): for config labels and paths that would push the columns after them out of sight.

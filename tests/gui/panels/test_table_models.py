@@ -92,8 +92,9 @@ def test_detail_highlights_the_break_line():
     html = detail_html(gb)
     assert "font-weight:bold'>15  " in html.replace('"', "'")
     assert "def forward" in html  # the surrounding lines come from the report's context
-    # torch's explanation (it names what broke) comes before the location and the source
-    assert html.index("Detected data-dependent branching.") < html.replace('"', "'").index("font-weight:bold'>15  ")
+    # torch's explanation (it names what broke), then the line itself, then the counts
+    line_at = html.replace('"', "'").index("font-weight:bold'>15  ")
+    assert html.index("Detected data-dependent branching.") < line_at < html.index("per compiled call")
 
 
 def test_detail_shows_three_lines_either_side_of_the_break():
