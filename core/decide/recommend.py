@@ -112,7 +112,9 @@ class Recommendation:
         lines = [self.sentence]
         if self.memory:
             lines.append(self.memory)
-        lines += ["", self.code, "", f"Every option at {self.calls:,} calls:"]
+        if self.code:  # nothing decided: no empty block between two blank lines
+            lines += ["", self.code]
+        lines += ["", f"Every option at {self.calls:,} calls:"]
         for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
             lines.append(
                 f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"
@@ -260,7 +262,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
             options=tuple(options),
         )
     if len(eligible) == 1 and not _decides_without(compiled):
-        measured = ", ".join(f"{o.label} ({o.why_not})" for o in compiled[:3])
+        measured = "; ".join(f"{o.label}: {o.why_not}" for o in compiled[:3])
         return Recommendation(
             calls,
             "",
