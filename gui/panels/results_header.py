@@ -37,9 +37,6 @@ def results_models(results) -> list[str]:
     return list(dict.fromkeys(r.spec.model.source for r in results))
 
 
-LOAD_LINK = "cp-load-settings"  # no report text in a link
-
-
 class ResultsHeader(QFrame):
     """GUI thread only."""
 
@@ -71,8 +68,14 @@ class ResultsHeader(QFrame):
         self.title.setTextFormat(Qt.TextFormat.RichText)  # our markup; report text inside is escaped
         self.title.setWordWrap(True)
         self.title.setToolTip("The model and configs of the results shown below")
-        self.title.setOpenExternalLinks(False)  # our one link: the form takes these results' settings
-        self.title.linkActivated.connect(lambda link: link == LOAD_LINK and self.sig_load_requested.emit())
+        # a button, not a link inside the title (which holds report text): the form takes these
+        # results' model and configs for the next run
+        self.load_button = QPushButton("Use these settings")
+        self.load_button.setToolTip(
+            "Put the model and the configs of the results shown into the form for the next run (runs nothing)"
+        )
+        self.load_button.clicked.connect(self.sig_load_requested.emit)
+        self.load_button.hide()
         self.warnings = plain(QLabel(""))
         self.warnings.setWordWrap(True)
         self.warnings.setObjectName("report_warnings")
@@ -82,7 +85,11 @@ class ResultsHeader(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 0, 2, 2)
         layout.setSpacing(1)
-        layout.addWidget(self.title)
+        title_row = QHBoxLayout()
+        title_row.setContentsMargins(0, 0, 0, 0)
+        title_row.addWidget(self.title, 1)
+        title_row.addWidget(self.load_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(title_row)
         layout.addWidget(self.banner)
         layout.addWidget(self.warnings)
         self._results: list = []
@@ -125,6 +132,7 @@ class ResultsHeader(QFrame):
         return self.title.text()
 
     def _update(self) -> None:
+        self.load_button.setVisible(bool(self._results) and self.is_previous_model())
         if not self._results:
             self.title.setText(f"<span style='color:gray'>{markup(EMPTY_TEXT)}</span>")
             self.title.setToolTip("The model and configs of the results shown below")
@@ -139,7 +147,7 @@ class ResultsHeader(QFrame):
             whose = "not the model the next run profiles" if self._origin else "the previous model's results"
             text += (
                 f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
-                f"{markup(model_name(self._chosen))}</span> <a href='{LOAD_LINK}'>use these results' settings</a>"
+                f"{markup(model_name(self._chosen))}</span>"
             )
         self.title.setText(text)
         self.title.setToolTip(
