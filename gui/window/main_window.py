@@ -12,6 +12,7 @@ remembered between sessions is in `gui.window.settings`. GUI thread only.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import time
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self._painted = False  # the first paint after the show has begun (paintEvent)
         self._closed = False  # the window was closed (closeEvent): a run's last events draw nothing
         self._results_serial = 0  # which set of results is shown: one more at every run and report
+        self.run_starting = False  # Run was clicked and the session is being reset (gui.window.run_start)
         self._phase_since = (0.0, "", "", True)  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
         # terminal and the command line's automation, which close on purpose.
@@ -413,8 +415,15 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_buttons()
         self.summary_panel.set_localization(self.report_localization.get(self.session.origin))
+        serial = self._results_serial
         for view in self.views:
-            view.show_results(results)
+            if self.run_starting and not view.isVisible():
+                # Run was clicked: the views out of sight take the new run's results one per turn
+                # after it (10 views in the click's turn held the GUI thread ~12 ms); a later
+                # reset (another run, a report) makes these pieces moot
+                one_per_turn(self, functools.partial(self._show_later, view, serial))
+            else:
+                view.show_results(results)
         self.progress.show_results(results)
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
@@ -425,6 +434,10 @@ class MainWindow(QMainWindow):
         for r in results:
             if r.config in queue.configs:
                 queue.set_status(r.config, r.status, r.failure_reason, r.failure_detail)
+
+    def _show_later(self, view, serial: int) -> None:
+        if serial == self._results_serial and not self._closed:
+            view.show_results(self.session.results)
 
     def _on_progress(self, *args) -> None:
         self.progress.show_results(self.session.results, soon=True)  # with every batch of samples

@@ -114,7 +114,11 @@ def start_run(window: MainWindow, arrange=None, keep=(), applied: dict | None = 
         window.show_tab("throughput" if sweep_batch else "sweep")  # the summary has little to say about a sweep
     if applied:
         specs = [dataclasses.replace(s, applied=applied[s.config]) if s.config in applied else s for s in specs]
-    window.session.start(specs, options, folder, keep=keep)
+    window.run_starting = True  # the views out of sight are reset in turns of their own (_show_session)
+    try:
+        window.session.start(specs, options, folder, keep=keep)
+    finally:
+        window.run_starting = False
     if wrap is None:
         window.controller.start(specs)
     else:
