@@ -252,11 +252,11 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
     if excerpt:
         width = len(str(excerpt[-1][0]))
         rows = []
-        for n, text, hit in excerpt:
+        for n, text, is_hit in excerpt:
             number, body = f"{n:>{width}}", "  " + markup(text).replace("<br>", " ")
             rows.append(
                 f"<span style='background:{highlight}; font-weight:bold'>{number}{body}</span>"
-                if hit
+                if is_hit
                 else f"<span style='color:gray'>{number}</span>{body}"
             )
         parts.append("<pre style='margin:4px 0'>" + "\n".join(rows) + "</pre>")

@@ -420,11 +420,12 @@ class MainWindow(QMainWindow):
         # sight first (10 views in the click's turn held the GUI thread ~12 ms, and the paint of
         # them all came in the next: 26-34 ms in all); a later reset (another run, a report)
         # makes these pieces moot
-        later = sorted(self.views, key=lambda v: not v.isVisible()) if self.run_starting else []
-        for view in later:
-            one_per_turn(self, functools.partial(self._show_later, view, serial))
-        for view in [] if self.run_starting else self.views:
-            view.show_results(results)
+        if self.run_starting:
+            for view in sorted(self.views, key=lambda v: not v.isVisible()):
+                one_per_turn(self, functools.partial(self._show_later, view, serial))
+        else:
+            for view in self.views:
+                view.show_results(results)
         self.progress.show_results(results)
         # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
         # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.

@@ -19,12 +19,13 @@ def _env(tmp_path, **extra):
     return env
 
 
-def test_main_screenshot(tmp_path):
+def _screenshot(tmp_path, name: str, *args: str):
+    """`main.py resnet18 --screenshot PNG ARGS` offscreen: (the process, the picture's size)."""
     from PySide6.QtGui import QImage
 
-    png = tmp_path / "window.png"
+    png = tmp_path / name
     proc = subprocess.run(
-        [sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--print-launch-time"],
+        [sys.executable, MAIN, "resnet18", "--screenshot", str(png), *args],
         env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
         capture_output=True,
         text=True,
@@ -32,28 +33,20 @@ def test_main_screenshot(tmp_path):
         cwd=str(tmp_path),
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    image = QImage(str(png))
+    return proc, f"{image.width()}x{image.height()}"
+
+
+def test_main_screenshot(tmp_path):
+    proc, size = _screenshot(tmp_path, "window.png", "--print-launch-time")
     assert "launch_to_window_s:" in proc.stdout
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    image = QImage(str(png))
-    assert (image.width(), image.height()) == (1400, 900)
+    assert size == "1400x900"
     assert "note: the window cannot be" not in proc.stderr
 
 
 def test_a_size_below_the_layouts_minimum_is_said_not_replaced_silently(tmp_path):
-    from PySide6.QtGui import QImage
-
-    png = tmp_path / "small.png"
-    proc = subprocess.run(
-        [sys.executable, MAIN, "resnet18", "--screenshot", str(png), "--size", "400x300"],
-        env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=str(tmp_path),
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    image = QImage(str(png))
-    got = f"{image.width()}x{image.height()}"
+    proc, got = _screenshot(tmp_path, "small.png", "--size", "400x300")
     assert got != "400x300" and "note: the window cannot be 400x300: its layout needs at least" in proc.stderr
     assert f"so the picture is {got}\n" in proc.stderr, proc.stderr[-500:]
 
