@@ -34,6 +34,11 @@ CANNOT_TELL = "cannot tell"
 REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
 
 
+def reference_note(backend: str) -> str:
+    """Why a reference backend's figures say nothing of whether compiling pays off."""
+    return f"backend {backend} is a debugging reference, not a way to speed a model up"
+
+
 @dataclass(frozen=True)
 class Option:
     """One way to run the model, costed for the expected calls. `label` is the config's
@@ -168,7 +173,7 @@ def _why_not(result) -> str:
     if accuracy is not None and accuracy.status == AccuracyStatus.FAIL.value:
         return f"its outputs differ from eager: {accuracy.reason}"
     if result.config.backend in REFERENCE_BACKENDS:
-        return f"backend {result.config.backend} is a debugging reference, not a way to speed a model up"
+        return reference_note(result.config.backend)
     if compiled_nothing(result):
         return NOTHING_COMPILED
     return ""

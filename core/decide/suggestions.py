@@ -47,7 +47,7 @@ from core.decide.advice import (
     work_in_graphs,
 )
 from core.decide.cudagraph_rules import cudagraphs_on_cpu, cudagraphs_skipped
-from core.decide.recommend import CANNOT_TELL, DEFAULT_CALLS, NOT_COMPILED
+from core.decide.recommend import CANNOT_TELL, DEFAULT_CALLS, NOT_COMPILED, REFERENCE_BACKENDS, reference_note
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
 
@@ -276,10 +276,13 @@ with open("compile_cache.bin", "rb") as fh:
 
 def _compile_share(result, calls: int) -> tuple[float, float, float] | None:
     """(compile s, compiled ms a call, the compile's share of the total at `calls`) when the
-    compile dominates that total for a completed inductor config, else None."""
+    compile dominates that total for a completed inductor config whose timing can carry advice
+    (the share rests on the compiled call's median), else None."""
     s = result.summary()
     compile_s, per_call = s["compile_time_s"], s["compiled_median_ms"]
     if not completed(result) or result.config.backend != "inductor" or compile_s is None or per_call is None:
+        return None
+    if not timing_trusted(result):
         return None
     running = calls * per_call / 1000.0
     return (compile_s, per_call, compile_s / (compile_s + running)) if compile_s > running else None
@@ -373,14 +376,22 @@ def time_outside_graphs(result, results, calls: int) -> list[Suggestion]:
             else ""
         )
         breaks = [g for g in result.graph_breaks if not g.frame_skipped]
-        title = (
-            "Compiled is slower: most of each call runs outside compiled graphs; "
-            "remove the graph breaks (costliest first) or do not compile this model"
-            if worst or breaks
-            else "Compiled is slower: most of each call runs outside the compiled graph, and no graph break was "
-            "logged to remove; what compiling saves inside the graph does not cover the compiled call's own "
-            "cost here: do not compile this model"
-        )
+        reference = result.config.backend in REFERENCE_BACKENDS
+        if worst or breaks:
+            title = "Compiled is slower: most of each call runs outside compiled graphs; remove the graph breaks (costliest first)"
+            title += f" ({reference_note(result.config.backend)})" if reference else " or do not compile this model"
+        elif reference:  # it saves nothing inside the graph: its being slower says nothing of compiling
+            title = (
+                "Compiled is slower: most of each call runs outside the compiled graph, and no graph break was "
+                f"logged to remove; {reference_note(result.config.backend)}: profile inductor to learn whether "
+                "compiling pays off"
+            )
+        else:
+            title = (
+                "Compiled is slower: most of each call runs outside the compiled graph, and no graph break was "
+                "logged to remove; what compiling saves inside the graph does not cover the compiled call's own "
+                "cost here: do not compile this model"
+            )
         out.append(
             Suggestion(
                 "time_outside_graphs",

@@ -96,6 +96,13 @@ def test_warm_cache_offers_no_rerun():
     assert s.changes[0].rerun_only and s.changes[0].apply(CompileConfig("inductor")) == CompileConfig("inductor")
 
 
+def test_compile_cache_stays_quiet_on_an_unusable_timing():
+    """Its share rests on the compiled call's median: a machine busy while the calls were timed
+    cannot say that compiling dominates."""
+    assert "compile_cache" in rules([fake_result("inductor", compile_s=30.0)], calls=100)
+    assert "compile_cache" not in rules([fake_result("inductor", compile_s=30.0, others_cores=1.6)], calls=100)
+
+
 # ------------------------------------------------------------------ recompiles → dynamic
 
 
@@ -161,9 +168,9 @@ def test_a_config_change_is_plain_data():
 # ------------------------------------------------------------------ the op profile: time outside graphs
 
 
-def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0):
+def _profiled(compiled_ms, outside_ms, guard_ms, per_call_ms=1.0, backend="inductor"):
     r = fake_result(
-        "inductor",
+        backend,
         eager_ms=5.0,
         compiled_ms=compiled_ms,
         graph_breaks=(rec.GraphBreak("Data-dependent branching", "GB0170", file="/m/net.py", line=13),),
@@ -288,6 +295,18 @@ def test_compiled_slower_with_no_graph_break_does_not_say_remove_them():
     s = only([r], "time_outside_graphs")
     assert "remove the graph breaks" not in s.title and "no graph break was logged to remove" in s.title
     assert s.title.endswith("do not compile this model")
+
+
+def test_a_reference_backend_slower_is_not_told_to_give_up_compiling():
+    """aot_eager optimizes nothing: its being slower says nothing of whether compiling pays off."""
+    r = _profiled(compiled_ms=6.0, outside_ms=0.7, guard_ms=0.05, backend="aot_eager")
+    s = only([r], "time_outside_graphs")
+    assert "do not compile" not in s.title and "remove the graph breaks" in s.title
+    assert "backend aot_eager is a debugging reference" in s.title
+    r.graph_breaks.clear()
+    r.op_profile = dataclasses.replace(r.op_profile, break_costs=())
+    s = only([r], "time_outside_graphs")
+    assert "do not compile" not in s.title and s.title.endswith("profile inductor to learn whether compiling pays off")
 
 
 def test_suggestions_heading_under_not_compiled_says_so():
