@@ -113,6 +113,10 @@ class MeasurementQuality:
         if not self.reasons:
             return self.grade
         shown = "; ".join(self.reasons[:most])
+        rule = f" ({OUTLIER_RULE})"  # the rule said once, after the last reason it applies to
+        if shown.count(rule) > 1:
+            head, _, tail = shown.rpartition(rule)
+            shown = head.replace(rule, "") + rule + tail
         more = len(self.reasons) - most
         return f"{self.grade}: {shown}" + (f" (and {more} more)" if more > 0 else "")
 
@@ -153,8 +157,10 @@ class MeasurementQuality:
         if self.processes > 1 and self.process_speedups:
             extra.append(f"{self.processes} processes: " + " ".join(f"{s:.2f}x" for s in self.process_speedups))
         if self.precision_pct is not None:
-            reached = {True: ", reached", False: ", NOT reached", None: ""}[self.precision_reached]
-            target = f" of ±{self.precision_target_pct:g}% asked{reached}" if self.precision_target_pct else ""
+            target = ""
+            if self.precision_target_pct:
+                asked = f"the ±{self.precision_target_pct:g}% asked"
+                target = f", within {asked}" if self.precision_reached else f", wider than {asked}"
             if self.precision_pct > UNKNOWN_PRECISION_PCT:
                 extra.append(f"speedup not known: its 95% interval is {self._precision_text()}{target}")
             else:

@@ -9,6 +9,7 @@ from typing import Callable
 
 from core.analysis.results import JobResult
 from core.analysis.stats import median_or_none
+from core.analysis.time_breakdown import PROFILED
 from core.analysis.variants import variant_outcome
 from core.capture.compile_watch import STALL_S, stalled_text
 from core.run.runner import RunListener
@@ -158,11 +159,16 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
             f"  training step compile: forward graphs {cell(s['forward_compile_s'], '.2f', ' s')}, backward "
             f"graphs {cell(s['backward_compile_s'], '.2f', ' s')}"
         )
+    sites = s["graph_break_sites"]
+    breaks = (
+        "-"
+        if sites is None
+        else f"{sites:d} place{'' if sites == 1 else 's'} ({cell(s['graph_break_per_call'], 'd')} per call)"
+    )
     out(
         f"  compile {cell(s['compile_time_s'], '.2f', ' s')} (cache {s['cache_state'] or '-'}), "
         f"break-even {cell(s['break_even_iters'], '.0f', ' calls')}, graphs {cell(s['graph_count'], 'd')}, "
-        f"graph breaks {cell(s['graph_break_sites'], 'd')} place{'' if s['graph_break_sites'] == 1 else 's'} "
-        f"({cell(s['graph_break_per_call'], 'd')} per call), "
+        f"graph breaks {breaks}, "
         # nothing compiled (a job that failed before its compile): no count, as for the others
         f"recompiles {s['recompile_count'] if s['graph_count'] is not None else '-'}"
     )
@@ -301,10 +307,11 @@ def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = print) 
     if p is None or not p.lines:
         return
     lost = sorted((t for t in p.lines if t.lost_ms is not None and t.lost_ms > 0), key=lambda t: -t.lost_ms)[:top]
-    eager_share = f"{fmt_ms(p.lines_eager_ms)} of the {fmt_ms(p.lines_eager_call_ms)} eager call"
+    # each side's call under its own instrument (neither is the timed median above)
+    eager_share = f"{fmt_ms(p.lines_eager_ms)} of the {fmt_ms(p.lines_eager_call_ms)} eager call timed line by line"
     compiled_side = p.compiled.ms_per_call if p.compiled is not None else None
     compiled_share = (
-        f", {fmt_ms(p.lines_compiled_ms)} of the {fmt_ms(compiled_side)} compiled call"
+        f", {fmt_ms(p.lines_compiled_ms)} of the {fmt_ms(compiled_side)} compiled call {PROFILED}"
         if compiled_side is not None
         else ""
     )

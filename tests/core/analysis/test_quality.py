@@ -234,3 +234,28 @@ def test_the_banner_says_the_far_out_rule_once_for_every_config_it_applies_to():
     text = banner(results)
     assert text.count(OUTLIER_RULE) == 1 and text.endswith(f"Far slower: {OUTLIER_RULE}."), text
     assert text.count("eager calls far slower than the rest") == 2
+
+
+def test_the_cli_line_says_the_far_out_rule_once_when_both_sides_have_far_out_calls():
+    """`profile` printed "(Tukey's far-out rule: ...)" after the eager and again after the compiled count."""
+    from core.analysis.quality import OUTLIER_RULE
+
+    def spiky(mean, seed):
+        calls = np.concatenate([normal(mean, 0.01, n=180, seed=seed), np.full(20, mean * 6)])
+        return np.random.default_rng(seed).permutation(calls)
+
+    q = grade(made(spiky(10, 1), spiky(5, 2), others=0.05))
+    assert [OUTLIER_RULE in r for r in q.reasons[:2]] == [True, True], q.reasons
+    line = q.sentence()
+    assert line.count(OUTLIER_RULE) == 1 and line.count("calls far slower than the rest") == 2, line
+    assert line.index("eager calls far slower") < line.index("compiled calls far slower") < line.index(OUTLIER_RULE)
+
+
+def test_the_cli_line_says_whether_the_precision_asked_was_reached_in_words():
+    """It read "speedup known within ±2.0% of ±2% asked, reached"."""
+    from core.analysis.quality import MeasurementQuality
+
+    met = MeasurementQuality("quiet", precision_pct=1.4, precision_target_pct=2.0)
+    assert "speedup known within ±1.4%, within the ±2% asked" in met.line(), met.line()
+    missed = MeasurementQuality("noisy", precision_pct=3.1, precision_target_pct=2.0)
+    assert "speedup known within ±3.1%, wider than the ±2% asked" in missed.line(), missed.line()

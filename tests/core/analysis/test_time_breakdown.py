@@ -179,7 +179,7 @@ def test_verdict_names_the_costliest_break():
     )
     text = time_verdict(profile, eager_ms=0.4, compiled_ms=3.2)
     assert text.startswith(
-        "Compiled is slower (3.20 ms against 0.40 ms eager): 3.19 ms of 3.50 ms per call runs "
+        "Compiled is slower (3.20 ms against 0.40 ms eager): under the profiler, 3.19 ms of 3.50 ms per call runs "
         "between graphs (2 graph breaks); fix the break at model.py:17 (Skip calling) first "
         "(3.09 ms)"
     ), text
@@ -202,7 +202,7 @@ def test_verdict_names_the_costliest_break():
         compiled_ms=1.0,
     )
     assert fast == (
-        "Compiled is 2.00× faster (1.00 ms against 2.00 ms eager): 0.95 ms of 1.00 ms per call runs "
+        "Compiled is 2.00× faster (1.00 ms against 2.00 ms eager): under the profiler, 0.95 ms of 1.00 ms per call runs "
         "inside compiled graphs (3 kernels and 1 operator, against 4 operators eager)."
     )
     in_graphs = oprec.OpProfile(
