@@ -155,6 +155,7 @@ class DecisionPanel(QWidget, ResultsView):
         code_row = QHBoxLayout()
         code_row.addWidget(self.code, 1)
         code_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._show_code(False)
         self.tune_notes = _label()
         self.tune_notes.hide()
         self.rerun_button = QPushButton("Re-run")
@@ -235,6 +236,7 @@ class DecisionPanel(QWidget, ResultsView):
             self.details.setText("")
             self.code.setPlainText("")
             self.copy_button.setEnabled(False)
+            self._show_code(False)
         else:
             rec = self.recommendation = recommend(ended, calls)
             self.sentence.setText(rec.sentence)
@@ -250,6 +252,7 @@ class DecisionPanel(QWidget, ResultsView):
             self.code.setPlainText(rec.code)
             self.code.setFixedHeight(self.code.fontMetrics().lineSpacing() * min(rec.code.count("\n") + 1, 14) + 14)
             self.copy_button.setEnabled(bool(rec.code))
+            self._show_code(bool(rec.code))  # no empty box under "cannot tell" or "not compiled"
             self.suggestions = suggest(ended, calls)
         rerun = self.recommendation is not None and bool(self.recommendation.rerun)
         needs = self.recommendation.try_config if rerun else None
@@ -264,6 +267,10 @@ class DecisionPanel(QWidget, ResultsView):
         self.rerun_button.setEnabled(not self._busy)
         self._show_applied(ended)
         self._show_suggestions()
+
+    def _show_code(self, shown: bool) -> None:
+        self.code.setVisible(shown)
+        self.copy_button.setVisible(shown)
 
     def _on_rerun_clicked(self) -> None:
         needs = self.recommendation.try_config if self.recommendation is not None else None

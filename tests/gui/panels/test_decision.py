@@ -88,6 +88,16 @@ def test_nothing_ended_means_no_recommendation_yet(qtbot):
     panel = _decision(qtbot, [running])
     assert panel.recommendation is None and not panel.copy_button.isEnabled()
     assert "first config has finished" in panel.sentence.text()
+    assert panel.code.isHidden() and panel.copy_button.isHidden()
+
+
+def test_no_empty_code_box_when_there_is_no_code_to_copy(qtbot):
+    """Only a reference backend measured: "cannot tell" has no code; an empty box and a
+    greyed Copy stood under it."""
+    panel = _decision(qtbot, [measured("aot_eager", compiled_ms=9.0, compile_s=1.0, seed=2)])
+    assert panel.recommendation.code == "" and panel.code.isHidden() and panel.copy_button.isHidden()
+    panel.show_results([measured("inductor", compiled_ms=5.0, compile_s=10.0, seed=1)])
+    assert panel.code.toPlainText() and not panel.code.isHidden() and not panel.copy_button.isHidden()
 
 
 def test_summary_keeps_each_configs_colour_beside_the_accuracy_columns(qtbot):
