@@ -76,10 +76,10 @@ class LatencyChart(QWidget, ResultsView):
         self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
         self.warmup_box.toggled.connect(self._on_warmup_toggled)
         self.title = QLabel("<b>Latency per iteration</b> (faded: eager, full colour: compiled)")
+        self.title.setWordWrap(True)  # a narrow window wraps it rather than widening the window
 
         bar = QHBoxLayout()
-        bar.addWidget(self.title)
-        bar.addStretch(1)
+        bar.addWidget(self.title, 1)  # all the room the boxes leave: it wraps only when it must
         bar.addWidget(self.warmup_box)
         bar.addWidget(self.log_box)
         layout = QVBoxLayout(self)

@@ -62,6 +62,7 @@ class WindowMenus:
 
 CHARTS_MIN_HEIGHT = 200  # px: the latency chart's axes, a few ticks and its curves readable
 CHARTS_DEFAULT_HEIGHT = 280
+DISTRIBUTION_MIN_WIDTH = 240  # px: the distribution's title in three lines over a readable plot
 
 
 def build_layout(w: MainWindow) -> WindowLayout:
@@ -91,6 +92,9 @@ def build_layout(w: MainWindow) -> WindowLayout:
     charts.addWidget(w.distribution_slot)
     charts.setStretchFactor(0, 3)
     charts.setStretchFactor(1, 1)
+    # at 1100 px the distribution's quarter was ~170 px: its title wrapped to seven lines over a
+    # plot too narrow to read; a narrow window takes the room from the latency chart instead
+    w.distribution_slot.setMinimumWidth(DISTRIBUTION_MIN_WIDTH)
 
     tabs = QTabWidget()
     for i, (tab, slot) in enumerate(zip(TAB_VIEWS, w.tab_views)):
