@@ -20,6 +20,8 @@ from core.vocab.records import JobStatus
 from core.vocab.samples import SampleStore
 from core.vocab.source_paths import display_path
 
+BREAK_EVEN_UNKNOWN = "cannot tell"  # summary.csv break_even_iters: the speedup is within the noise or unjudged
+
 
 @dataclass
 class JobResult:
@@ -289,7 +291,7 @@ class JobResult:
             "memory_ratio": self._memory_ratio(),
             "cuda_eager_max_allocated_mb": mem["eager"].cuda_max_allocated_mb if "eager" in mem else None,
             "cuda_compiled_max_allocated_mb": mem["compiled"].cuda_max_allocated_mb if "compiled" in mem else None,
-            "break_even_iters": be if be is not None else ("never" if es and cs and c else None),
+            "break_even_iters": self._break_even_column(be, sp if ci else None, bool(es and cs and c)),
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
             **self._call_cost_columns(),
@@ -486,6 +488,22 @@ class JobResult:
         if not len(eager) or not len(compiled):
             return None
         return self._speedup(eager, compiled, ci)
+
+    def _break_even_column(self, calls: float | None, sp, timed: bool):
+        """The calls after which the compile has paid for itself, only from a speedup measurably
+        above 1 in a timing that can carry a verdict; "never" when compiled is measurably no faster;
+        BREAK_EVEN_UNKNOWN when the interval spans 1 or the timing is unusable (a 25,809 came from
+        a 1.01x [0.89-1.29] on a busy machine). `sp` None (a live row, no interval yet): from
+        the medians."""
+        if not timed:
+            return None
+        if sp is not None and sp.ci_low is not None and sp.ci_high is not None:
+            if not self.quality().trusted:
+                return BREAK_EVEN_UNKNOWN
+            if sp.ci_low > 1.0:
+                return calls if calls is not None else BREAK_EVEN_UNKNOWN
+            return "never" if sp.ci_high < 1.0 else BREAK_EVEN_UNKNOWN
+        return calls if calls is not None else "never"
 
     def quality(self, ci: bool = True):
         """How far the timing can be trusted (core.analysis.quality.MeasurementQuality); `ci=False`

@@ -332,13 +332,16 @@ def print_decision(results: list[JobResult], calls: int) -> None:
     from core.report.files import decision
 
     rec, suggestions = decision(results, calls)
-    print(f"\nRecommendation for {rec.calls:,} calls ({rec.confidence}):")
+    print(f"\nRecommendation for {rec.calls:,} calls ({rec.how_sure}):")
     print(f"  {rec.sentence}")
     if rec.memory:
         print(f"  {rec.memory}")
     if rec.break_even_calls is not None:
         print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
-    print("\n" + rec.code.rstrip())
+    if rec.per_call_basis:
+        print(f"  {rec.per_call_basis}")
+    if rec.code:
+        print("\n" + rec.code.rstrip())
     if suggestions:
         print(f"\n{suggestions_heading(rec)}:")
         for s in suggestions:

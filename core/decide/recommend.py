@@ -25,7 +25,7 @@ import numpy as np
 from core.analysis.quality import UNUSABLE, rerun_advice
 from core.decide.codegen import compile_code, eager_code
 from core.vocab.config import CompileConfig
-from core.vocab.formatting import duration
+from core.vocab.formatting import duration, fmt_ms
 from core.vocab.records import AccuracyStatus, JobStatus
 
 DEFAULT_CALLS = 10_000
@@ -112,6 +112,29 @@ class Recommendation:
         d["options"] = [o.to_dict() for o in self.options]
         return d
 
+    @property
+    def how_sure(self) -> str:
+        """`confidence` in words, saying when configs were left unweighed: "clear" beside
+        "not judged, its timing was unusable" read as a contradiction."""
+        if self.unjudged and self.confidence not in (CANNOT_TELL, "none"):
+            n = len(self.unjudged)
+            return f"{self.confidence} among the configs judged ({n} not judged: {'its' if n == 1 else 'their'} timing unusable)"
+        return self.confidence
+
+    @property
+    def per_call_basis(self) -> str:
+        """How the options' time a call is made, which is not each config's own compiled median
+        ("" without a compiled option): a user checking the arithmetic found 0.084 ms a call
+        beside that config's median of 0.067 ms."""
+        if not self.options or not any(o.config is not None for o in self.options):
+            return ""
+        return (
+            f"A config's time a call here is the run's eager median ({fmt_ms(self.options[0].per_call_ms)}) "
+            "over that config's own speedup, not its compiled median: each config's eager calls were timed "
+            "beside its compiled ones, so speedups compare across configs where medians from different "
+            "processes need not."
+        )
+
     def text(self) -> str:
         """recommendation.txt: the sentence, the memory cost, the code and every option."""
         lines = [self.sentence]
@@ -120,6 +143,8 @@ class Recommendation:
         if self.code:  # nothing decided: no empty block between two blank lines
             lines += ["", self.code]
         lines += ["", f"Every option at {self.calls:,} calls:"]
+        if self.per_call_basis:
+            lines.append(f"({self.per_call_basis})")
         for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
             lines.append(
                 f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"

@@ -245,7 +245,9 @@ class DecisionPanel(QWidget, ResultsView):
                 lines.append(f"Break-even: after {rec.break_even_calls:,.0f} calls the compile has paid for itself.")
             if rec.memory:
                 lines.append(rec.memory)
-            lines.append(f"How sure: {rec.confidence}.")
+            if rec.per_call_basis:
+                lines.append(rec.per_call_basis)
+            lines.append(f"How sure: {rec.how_sure}.")
             if rec.rerun:
                 lines.append(f"To decide: {rec.rerun}.")
             self.details.setText("\n".join(lines))

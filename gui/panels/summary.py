@@ -224,7 +224,9 @@ COLUMNS = (
     Column(
         "Break-even\niterations",
         _break_even,
-        "Calls after which the compile time has paid for itself; 'never' when compiled is not faster",
+        "Calls after which the compile time has paid for itself, from a speedup measurably above 1; 'never' "
+        "when compiled is measurably not faster; 'cannot tell' when the speedup is within the noise or the "
+        "timing could not be judged",
         "break_even_iters",
     ),
     Column(

@@ -78,6 +78,25 @@ def test_an_unusable_timing_gives_no_verdict():
     assert both.choice == FREEZING.label and both.unjudged == ("inductor",)
     assert "not judged, its timing was unusable: inductor" in both.sentence
     assert ".;" not in both.sentence and both.sentence.endswith(".")  # the note inside the full stop
+    # "How sure: clear" beside "not judged" read as a contradiction
+    assert (
+        both.confidence == "clear"
+        and both.how_sure == "clear among the configs judged (1 not judged: its timing unusable)"
+    )
+    assert recommend([quiet], calls=10_000).how_sure == "clear"
+
+
+def test_the_time_a_call_in_the_options_says_how_it_is_made():
+    """A config's time a call is the run's eager median over its own speedup, not its compiled
+    median: a user found 0.084 ms beside that config's own 0.067 ms and nothing said why."""
+    a = fake_result("inductor", eager_ms=10.0, compiled_ms=5.0, seed=1)
+    b = fake_result(FREEZING, eager_ms=12.0, compiled_ms=4.0, seed=2)  # its eager timed slower
+    rec = recommend([a, b], calls=10_000)
+    frozen = option(rec, FREEZING.label)
+    assert frozen.per_call_ms == pytest.approx(11.0 / 3.0, rel=0.03)  # median eager 11 ms over 3x, not 4 ms
+    assert "the run's eager median (11.00 ms)" in rec.per_call_basis and "own speedup" in rec.per_call_basis
+    assert rec.per_call_basis in rec.text()
+    assert recommend([]).per_call_basis == ""  # nothing measured
 
 
 def test_a_config_that_compiled_nothing_is_no_option():
