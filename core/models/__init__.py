@@ -271,6 +271,10 @@ def check_source(spec: ModelSpec, device: str = "cpu", torchvision_names: Sequen
         torchvision_models.check(spec, torchvision_names)
     elif not os.path.exists(split_factory(spec.source)[0]):
         raise ModelLoadError(f"model file {split_factory(spec.source)[0]} not found; check the path.")
+    else:
+        from core.models.python_files import check_syntax
+
+        check_syntax(split_factory(spec.source)[0])
 
 
 def close_matches(name: str, names: list[str], n: int = 10) -> list[str]:

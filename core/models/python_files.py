@@ -10,6 +10,23 @@ import traceback
 
 from core.models import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, error_line_in, exit_error, short_error
 
+SYNTAX_CHECK_MAX_BYTES = 20 * 1024 * 1024  # a model file larger than this is left to the job to read
+
+
+def check_syntax(path: str) -> None:
+    """A .py model file that cannot be parsed, refused before any job starts (a job ran for
+    4 s, wrote a report of the failure and then blocked the same --out). Compiled to bytecode
+    only, never run; ModelLoadError with the line as the job would give it."""
+    if not path.endswith(".py") or not os.path.isfile(path) or os.path.getsize(path) > SYNTAX_CHECK_MAX_BYTES:
+        return
+    try:
+        with open(path, "rb") as fh:
+            compile(fh.read(), path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise ModelLoadError(f"syntax error: {exc.msg}", file=path, line=exc.lineno or 0) from None
+    except (OSError, ValueError):  # unreadable, or a NUL byte: the job says so with its own message
+        return
+
 
 def import_model_file(path: str):
     """Run a model file as a fresh module; ModelLoadError with the line on any failure."""

@@ -46,6 +46,13 @@ def test_invalid_values_are_refused_before_any_work(tmp_path, offer_cache):
     blocker.write_text("")
     proc = profile("resnet18", "--out", str(blocker / "out"), cache=offer_cache)
     assert proc.returncode == 2 and "as the report folder: Not a directory" in proc.stderr
+    # a model file that cannot be parsed: refused before a job starts (the job had written a
+    # report of its failure, which then blocked the same --out), and never run
+    broken = tmp_path / "broken.py"
+    broken.write_text("import os\nos.makedirs(%r)\ndef get_model(:\n    pass\n" % str(tmp_path / "ran"))
+    proc = profile(str(broken), "--out", str(out), cache=offer_cache)
+    assert proc.returncode == 2 and f"{broken}:3: syntax error" in proc.stderr, proc.stderr
+    assert not out.exists() and not (tmp_path / "ran").exists()
 
 
 REFUSE = """
