@@ -433,6 +433,8 @@ def rerun_advice(qualities) -> str:
     qualities = [q for q in qualities if q is not None]
     busy = [q.others_cores for q in qualities if machine_was_busy(q)]
     more = "more --processes or a tighter --precision and a longer --max-time"
+    if any(q.precision_target_pct is None for q in qualities):  # a fixed --iters: those two do nothing
+        more = "more --processes and more --iters (or --iters auto, which times calls until the speedup is precise)"
     if busy:
         return (
             f"re-run on a quiet machine, with {more}: other programs used up to {max(busy):.1f} cores "

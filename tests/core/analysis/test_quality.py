@@ -259,3 +259,15 @@ def test_the_cli_line_says_whether_the_precision_asked_was_reached_in_words():
     assert "speedup known within ±1.4%, within the ±2% asked" in met.line(), met.line()
     missed = MeasurementQuality("noisy", precision_pct=3.1, precision_target_pct=2.0)
     assert "speedup known within ±3.1%, wider than the ±2% asked" in missed.line(), missed.line()
+
+
+def test_the_rerun_advice_names_the_options_that_act_on_the_run_it_judges():
+    """Runs with --iters 30 were told to use "a tighter --precision and a longer --max-time",
+    which act only with --iters auto."""
+    from core.analysis.quality import rerun_advice
+
+    fixed = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6))
+    auto = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6, precision=2.0))
+    assert fixed.precision_target_pct is None and auto.precision_target_pct == 2.0
+    assert "--precision" not in rerun_advice([fixed]) and "more --iters (or --iters auto" in rerun_advice([fixed])
+    assert "a tighter --precision and a longer --max-time" in rerun_advice([auto])

@@ -164,6 +164,9 @@ def test_a_config_gone_from_the_new_report_is_a_regression(tmp_path):
     proc = compare(base, new, "--out", str(tmp_path / "cmp"))
     assert proc.returncode == 1, proc.stdout
     assert f"{FREEZING.label}: REGRESSION: missing from the new report (it completed in the baseline)" in proc.stdout
+    # its summary does not call it a slowdown "beyond 5%": it has no percentage
+    assert f"regression in {FREEZING.label} (each config's line above says why" in proc.stderr, proc.stderr
+    assert "regression beyond" not in proc.stderr
     with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
         rows = {r["config"]: r for r in csv.DictReader(fh)}
     assert rows[FREEZING.label]["regression"] == "true" and rows["inductor"]["judged"] == "absolute"
