@@ -217,20 +217,37 @@ def _dynamo_keys() -> set[str] | None:
         return None
 
 
-def dynamo_config(result, results, calls: int) -> list[Suggestion]:
-    cfg = result.config
-    applied = {k: str(v) for k, v in cfg.dynamo_config}
+def _hinted_settings(result) -> dict[str, tuple[str, list]]:
+    """The dynamo settings torch's hints name for this job's breaks and skipped frames, not
+    already set in its config: key → (value, [(break, hint), ...])."""
+    applied = {k: str(v) for k, v in result.config.dynamo_config}
     found: dict[str, tuple[str, list]] = {}
     for gb in result.graph_breaks:
         for hint in gb.hints:
             for key, value in HINTED_SETTING.findall(hint):
                 if applied.get(key) != value:
                     found.setdefault(key, (value, []))[1].append((gb, hint))
+    return found
+
+
+def dynamo_config(result, results, calls: int) -> list[Suggestion]:
+    """Once a run per setting (a tune listed the same hint for five configs): for the first
+    config it applies to, a compiling one before a reference, naming the others."""
+    cfg = result.config
+    found = _hinted_settings(result)
     known = _dynamo_keys()
     out = []
     for key, (value, breaks) in found.items():
         if known is not None and key not in known:
             continue
+        sharing = sorted(
+            (r for r in results if (h := _hinted_settings(r).get(key)) is not None and h[0] == value),
+            key=lambda r: r.config.backend in REFERENCE_BACKENDS,
+        )
+        if sharing and sharing[0] is not result:
+            continue
+        others = [r.config.label for r in sharing if r is not result]
+        also = f"; the same hint came for {', '.join(others)}" if others else ""
         gb, hint = breaks[0]
         file, line = (gb.user_file, gb.user_line) if gb.user_file else (gb.file, gb.line)
         where = f"{display_path(file)}:{line}" if file else "?"
@@ -251,7 +268,10 @@ def dynamo_config(result, results, calls: int) -> list[Suggestion]:
                 "dynamo_config",
                 cfg.label,
                 f"Set torch._dynamo.config.{key} = {value}, as torch's hint says",
-                f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint}".replace("  ", " ")
+                f"{what} {gb.gb_code or ''} at {where}{more}: {gb.reason}; torch's hint: {hint.rstrip('. ')}".replace(
+                    "  ", " "
+                )
+                + also
                 + note,
                 code=f"torch._dynamo.config.{key} = {value}",
                 changes=changes,

@@ -149,6 +149,18 @@ def test_graph_break_hint_naming_a_dynamo_setting(write_model):
     assert "dynamo_config" not in rules([run(make_spec(write_model(MLP_MODEL), iters=4))])
 
 
+def test_a_hinted_setting_is_suggested_once_for_the_run_naming_every_config_it_came_for():
+    """A tune listed "Set torch._dynamo.config.capture_scalar_outputs = True" five times."""
+    hint = "Set `torch._dynamo.config.capture_scalar_outputs = True` to trace through .item()."
+    gb = rec.GraphBreak("Unsupported Tensor.item() call", "GB0124", file="/m/net.py", line=11, hints=(hint,))
+    configs = ["aot_eager", "inductor", CompileConfig("inductor", mode="max-autotune-no-cudagraphs")]
+    results = [fake_result(c, graph_breaks=(gb,), seed=i) for i, c in enumerate(configs)]
+    s = only(results, "dynamo_config")
+    assert s.config == "inductor"  # a compiling config before the reference listed first
+    assert "the same hint came for inductor/max-autotune-no-cudagraphs, aot_eager" in s.evidence
+    assert ".;" not in s.evidence
+
+
 def test_lstm_skipped_frame_suggests_allow_rnn(write_model):
     r = run(make_spec(write_model(LSTM_MODEL, "lstm.py"), iters=3))
     s = only([r], "dynamo_config")
