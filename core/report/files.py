@@ -618,7 +618,24 @@ def read_json_file(path: str, name: str) -> tuple[Any, str]:
     except OSError as exc:
         raise ReportError(f"cannot open {path}: {exc.strerror or exc}") from exc
     except (ValueError, RecursionError) as exc:
-        raise ReportError(f"{path} is not a valid {name}: {exc}") from exc
+        raise ReportError(f"{path} is not a valid {name}: {exc}{_cut_short(exc, size)}{_linked(path)}") from exc
+
+
+def _cut_short(exc: Exception, size: int) -> str:
+    """What a parse error at the file's very end means: the file stops before its JSON does."""
+    # a JSON document ends with its outermost } or ]: one that starts as JSON but does not end so
+    # was cut off (the parser points at the string or value left open, not at the end)
+    text = exc.doc.strip() if isinstance(exc, json.JSONDecodeError) else ""
+    if size and text[:1] in ("{", "[") and not text.endswith(("}", "]")):
+        return (
+            ". The file ends before its JSON does: it was cut short (a copy or a write that did not "
+            "finish); copy it again from where the run wrote it"
+        )
+    return ""
+
+
+def _linked(path: str) -> str:
+    return f" ({path} is a symbolic link to {os.path.realpath(path)})" if os.path.islink(path) else ""
 
 
 def load_report(path: str) -> tuple[list[JobResult], dict]:

@@ -47,7 +47,7 @@ def open_report(window: MainWindow, path: str | None) -> bool:
         session.load(*previous)
         window.show_error(
             f"Cannot open {os.path.basename(path)}",
-            f"{path}: this app cannot show this report ({describe(problem)}). What was on screen stays as it was.",
+            f"{path}: this app cannot show this report ({describe(problem)}).{_kept(window, ' ')}",
         )
         return False
     source = results[0].spec.model.source if results else ""
@@ -60,6 +60,13 @@ def open_report(window: MainWindow, path: str | None) -> bool:
         + (f" — {len(warnings)} warning(s) above the results" if warnings else "")
     )
     return True
+
+
+def _kept(parent, sep: str = "\n") -> str:
+    """Said after a report that could not be opened, when results were on screen (not at a
+    start with nothing shown yet)."""
+    session = getattr(parent, "session", None)
+    return f"{sep}What was on screen stays as it was." if session is not None and session.results else ""
 
 
 def may_adopt(window: MainWindow, source: str) -> bool:
@@ -86,13 +93,13 @@ def read_report(parent, path: str | None, folder: str, title: str = "Open sessio
         text = str(exc)
         parent.show_error(
             f"Cannot open {os.path.basename(path)}",
-            (text if path in text else f"{path}: {text}") + "\nWhat was on screen stays as it was.",
+            (text if path in text else f"{path}: {text}") + _kept(parent),
         )
         return None
     except Exception as exc:  # noqa: BLE001 - a report this version does not expect: say so, no traceback
         parent.show_error(
             f"Cannot open {os.path.basename(path)}",
-            f"{path} is not a report this version can read ({describe(exc)}).\nWhat was on screen stays as it was.",
+            f"{path} is not a report this version can read ({describe(exc)}).{_kept(parent)}",
         )
         return None
     return results, header, path

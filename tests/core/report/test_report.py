@@ -195,6 +195,28 @@ def test_load_report_errors(tmp_path):
         load_report(str(tmp_path / "missing.json"))
 
 
+def test_a_report_cut_short_or_named_through_a_link_is_said_so(tmp_path):
+    """A truncated report.json gave only the parser's "Unterminated string starting at: line 166";
+    one named through a link to another file did not say where it was read."""
+    whole = tmp_path / "whole"
+    write_report([synthetic_result()], str(whole))
+    text = (whole / "report.json").read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2])
+    with pytest.raises(ReportError, match="it was cut short .*copy it again"):
+        load_report(str(cut))
+    (tmp_path / "list.json").write_text("[1, 2")
+    with pytest.raises(ReportError, match="cut short"):
+        load_report(str(tmp_path / "list.json"))
+    elsewhere = tmp_path / "notes.txt"
+    elsewhere.write_text("hello")
+    link = tmp_path / "link.json"
+    link.symlink_to(elsewhere)
+    with pytest.raises(ReportError) as linked:
+        load_report(str(link))
+    assert f"is a symbolic link to {elsewhere}" in str(linked.value) and "cut short" not in str(linked.value)
+
+
 # ---------------------------------------------------------------- one run per folder
 
 

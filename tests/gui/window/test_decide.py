@@ -181,6 +181,22 @@ def test_a_reopened_report_decides_at_the_calls_it_was_made_for(qtbot, window, t
     assert open_report(window, saved) and decision.calls.value() == 50_000
 
 
+def test_a_report_that_cannot_be_read_says_what_stays_only_when_something_was_shown(qtbot, window, tmp_path):
+    """At a start with nothing shown, "What was on screen stays as it was" spoke of nothing."""
+    from gui.window.report_opening import open_report
+
+    shown = []
+    window.show_error = lambda title, text: shown.append(text)
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"report_version": 1, "jobs": [{"job')
+    assert not window.session.results and not open_report(window, str(cut))
+    assert "cut short" in shown[-1] and "stays as it was" not in shown[-1]
+    write_report([measured("inductor", compiled_ms=5.0, seed=1)], str(tmp_path / "r"))
+    assert open_report(window, str(tmp_path / "r" / "report.json"))
+    assert not open_report(window, str(cut)) and shown[-1].endswith("What was on screen stays as it was.")
+    assert len(window.session.results) == 1
+
+
 def _opened_report_with_compiler_command(window, tmp_path):
     """A report whose inductor config carries cpp.cxx (the C++ compiler command): opened as a file."""
     crafted = CompileConfig("inductor", inductor_options=(("cpp.cxx", ("sh -c 'touch /tmp/owned'",)),))
