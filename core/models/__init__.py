@@ -98,6 +98,30 @@ def source_kind(source: str) -> str:
     return "file" if is_file_source(source) else "torchvision"
 
 
+def workload_settings(model, task: str, device: str) -> dict[str, str]:
+    """The settings that make a run's workload for this kind of source (a ModelSpec's, the task,
+    the device), named as the app's form names them: what results on screen and the next run
+    must share to be the same measurement. A model file makes its own inputs: its batch and image
+    size are not among them."""
+    kind = source_kind(model.source)
+    out = {}
+    if kind in ("torchvision", "timm", "hf"):
+        out["batch size"] = str(model.batch_size)
+    if kind in ("torchvision", "timm"):
+        out["image size"] = str(model.image_size)
+    if kind == "hf":
+        out["HF seq len"] = str(model.seq_len)
+        out["HF config"] = " ".join(model.hf_config) or "(none)"
+    out["task"] = task
+    out["device"] = device
+    return out
+
+
+def workload_differences(shown: dict[str, str], next_run: dict[str, str]) -> list[str]:
+    """ "batch size 1 (these results: 2)" for each setting the next run would change."""
+    return [f"{k} {next_run[k]} (these results: {v})" for k, v in shown.items() if k in next_run and next_run[k] != v]
+
+
 def is_file_source(source: str) -> bool:
     """A model file path (`timm:` and `hf:` sources are not, even `hf:./folder`)."""
     if source.startswith((TIMM_PREFIX, HF_PREFIX)):

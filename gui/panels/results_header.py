@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.analysis.quality import banner
-from core.models import is_file_source, split_factory
+from core.models import is_file_source, split_factory, workload_differences, workload_settings
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color
 
@@ -95,6 +95,7 @@ class ResultsHeader(QFrame):
         self._results: list = []
         self._chosen = ""
         self._origin = ""
+        self._next_workload: dict[str, str] = {}
         self._update()
 
     def set_results(self, results, origin: str = "") -> None:
@@ -107,6 +108,22 @@ class ResultsHeader(QFrame):
         """The model the next run profiles (the model picker's choice)."""
         self._chosen = source
         self._update()
+
+    def set_next_workload(self, workload: dict[str, str]) -> None:
+        """The next run's workload settings from the form (core.models.workload_settings)."""
+        if workload != self._next_workload:
+            self._next_workload = dict(workload)
+            self._update()
+
+    def workload_changes(self) -> list[str]:
+        """What the next run would measure differently from the results shown, for the same
+        model (a report of another batch size opened, and Run profiled the form's silently)."""
+        if not self._results or not self._next_workload or self.is_previous_model():
+            return []
+        shown = {tuple(workload_settings(r.spec.model, r.spec.task, r.spec.device).items()) for r in self._results}
+        if len(shown) != 1:  # results of several workloads: no one set to hold the form against
+            return []
+        return workload_differences(dict(shown.pop()), self._next_workload)
 
     def set_quality(self, results) -> None:
         """The banner when any ended result's timing is not quiet (core.analysis.quality.banner)."""
@@ -132,7 +149,8 @@ class ResultsHeader(QFrame):
         return self.title.text()
 
     def _update(self) -> None:
-        self.load_button.setVisible(bool(self._results) and self.is_previous_model())
+        changes = self.workload_changes()
+        self.load_button.setVisible(bool(self._results) and (self.is_previous_model() or bool(changes)))
         if not self._results:
             self.title.setText(f"<span style='color:gray'>{markup(EMPTY_TEXT)}</span>")
             self.title.setToolTip("The model and configs of the results shown below")
@@ -148,6 +166,11 @@ class ResultsHeader(QFrame):
             text += (
                 f" <span style='color:{error_color()}'>— {whose}; the next run profiles "
                 f"{markup(model_name(self._chosen))}</span>"
+            )
+        elif changes:
+            text += (
+                f" <span style='color:{warning_color()}'>— the next run measures another workload: "
+                f"{markup(', '.join(changes))}</span>"
             )
         self.title.setText(text)
         self.title.setToolTip(

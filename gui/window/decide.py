@@ -86,6 +86,7 @@ def profile_beside(window: MainWindow, config) -> bool:
     models = {r.spec.model.source for r in window.session.results}
     if len(models) == 1 and window.model_panel.source() not in models:
         window.set_model(models.pop())
+    _load_workload(window)
     window.config_panel.queue.clear()
     window.config_panel.queue.add(config)
     keep = [r for r in window.session.results if r.ended and r.config != config]
@@ -111,10 +112,30 @@ def load_shown_settings(window: MainWindow) -> bool:
     models = {r.spec.model.source for r in window.session.results}
     if len(models) == 1 and window.model_panel.source() not in models:
         window.set_model(models.pop())
+    _load_workload(window)
     window.config_panel.queue.clear()
     for c in configs:
         window.config_panel.queue.add(c)
     return True
+
+
+def _load_workload(window: MainWindow) -> None:
+    """The results' batch size, image size, sequence length, HF config, task and device into the
+    form, when the results share them (core.models.workload_settings: what the header compares)."""
+    specs = {(r.spec.model, r.spec.task, r.spec.device) for r in window.session.results}
+    if len(specs) != 1:
+        return
+    model, task, device = specs.pop()
+    mp = window.model_panel
+    mp.batch.setValue(model.batch_size)
+    mp.image.setValue(model.image_size)
+    mp.seq_len.setValue(model.seq_len)
+    if model.source.startswith("hf:"):
+        mp.hf_config.setText(" ".join(model.hf_config))
+    mp.set_task(task)
+    found = window.config_panel.device.findText(device)
+    if found >= 0:  # a report made on a GPU, opened where torch sees none: the form keeps its device
+        window.config_panel.device.setCurrentIndex(found)
 
 
 def find_best_settings(window: MainWindow, budget_min: float) -> bool:

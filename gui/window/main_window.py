@@ -20,8 +20,9 @@ import time
 from PySide6.QtCore import QSettings, QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.models import is_file_source, split_factory
+from core.models import is_file_source, split_factory, workload_settings
 from core.models.examples import is_bundled, needed_dynamo_config
+from core.vocab.config import ModelSpec
 from gui import qt_compat
 from gui.form import trust
 from gui.form.config_panel import ConfigPanel
@@ -180,6 +181,13 @@ class MainWindow(QMainWindow):
         self.model_panel.sweep.toggled.connect(self._save_form)
         self.config_panel.sig_config_edited.connect(self._save_form)
         self.config_panel.sig_config_edited.connect(self._refresh_suggestion)
+        # the header says when the next run would measure another workload than the results shown
+        mp = self.model_panel
+        for changed in (mp.batch.valueChanged, mp.image.valueChanged, mp.seq_len.valueChanged):
+            changed.connect(self._refresh_next_workload)
+        mp.hf_config.textChanged.connect(self._refresh_next_workload)
+        mp.task.currentIndexChanged.connect(self._refresh_next_workload)
+        self.config_panel.device.currentIndexChanged.connect(self._refresh_next_workload)
 
     # ================================================================ public API
     def set_model(self, source: str, trusted: bool = False) -> None:
@@ -508,9 +516,27 @@ class MainWindow(QMainWindow):
 
     def _on_model_chosen(self, source: str) -> None:
         self.results_header.set_chosen_model(source)
+        self._refresh_next_workload()
         self._update_title()
         self.settings.setValue("form/model", source)
         self._refresh_suggestion()
+
+    def _refresh_next_workload(self, *_) -> None:
+        mp = self.model_panel
+        source = mp.source()
+        if not source:
+            self.results_header.set_next_workload({})
+            return
+        model = ModelSpec(
+            source,
+            batch_size=mp.batch.value(),
+            image_size=mp.image.value(),
+            seq_len=mp.seq_len.value(),
+            hf_config=mp.hf_overrides() if source.startswith("hf:") else (),
+        )
+        self.results_header.set_next_workload(
+            workload_settings(model, mp.task_value(), self.config_panel.device.currentText())
+        )
 
     def _update_title(self) -> None:
         """The window names the model whose results it shows, else the one chosen to run."""

@@ -125,3 +125,31 @@ def test_the_header_button_puts_the_results_model_and_configs_in_the_form_and_ru
     assert [c.backend for c in window.config_panel.queue.configs] == ["eager", "aot_eager"]
     assert not started  # the form is set for the next run; nothing ran
     assert not header.load_button.isVisibleTo(window)  # the results are now the next run's model
+
+
+def test_results_of_the_same_model_at_another_workload_are_said_so_and_the_button_loads_it(qtbot, window):
+    """A report of resnet18 at batch 2 and 64 px opened with the form at 1 and 224: the header
+    said nothing, and Run would have profiled another workload silently."""
+    import dataclasses
+
+    from core.vocab.config import ModelSpec
+    from tests.core.fakes import fake_result as measured
+
+    started = []
+    window.controller.start = lambda specs, **kw: started.append(specs)
+    window.set_model("resnet18")
+    window.model_panel.batch.setValue(1)
+    window.model_panel.image.setValue(224)
+    r = measured("inductor", model="resnet18")
+    r.spec = dataclasses.replace(r.spec, model=ModelSpec("resnet18", batch_size=2, image_size=64))
+    window.session.load([r], {})
+    header = window.results_header
+    assert not header.is_previous_model()
+    assert "another workload: batch size 1 (these results: 2), image size 224 (these results: 64)" in header.text()
+    assert header.load_button.isVisibleTo(window)
+    window.model_panel.batch.setValue(2)  # the form changed by hand: the header follows
+    assert "batch size" not in header.text() and "image size 224 (these results: 64)" in header.text()
+    header.load_button.click()
+    assert window.model_panel.batch.value() == 2 and window.model_panel.image.value() == 64
+    assert "another workload" not in header.text() and not header.load_button.isVisibleTo(window)
+    assert not started
