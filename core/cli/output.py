@@ -338,7 +338,7 @@ def print_decision(results: list[JobResult], calls: int) -> None:
         print(f"  {rec.memory}")
     if rec.break_even_calls is not None:
         print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
-    if rec.per_call_basis:
+    if rec.per_call_basis and rec.choice:  # the sentence quotes a time a call only when it chose
         print(f"  {rec.per_call_basis}")
     if rec.code:
         print("\n" + rec.code.rstrip())

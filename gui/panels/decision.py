@@ -245,7 +245,7 @@ class DecisionPanel(QWidget, ResultsView):
                 lines.append(f"Break-even: after {rec.break_even_calls:,.0f} calls the compile has paid for itself.")
             if rec.memory:
                 lines.append(rec.memory)
-            if rec.per_call_basis:
+            if rec.per_call_basis and rec.choice:  # the sentence quotes a time a call only when it chose
                 lines.append(rec.per_call_basis)
             lines.append(f"How sure: {rec.how_sure}.")
             if rec.rerun:
