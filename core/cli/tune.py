@@ -48,7 +48,7 @@ def _tune(args, argv: list[str]) -> int:
 
     run.listener = BudgetListener(Progress(quiet=args.quiet), run.budget_s, Estimator({}), quiet=args.quiet)
     try:
-        return run_and_report(
+        code = run_and_report(
             args,
             argv,
             make_specs,
@@ -58,3 +58,8 @@ def _tune(args, argv: list[str]) -> int:
         )
     finally:
         run.listener.close()
+    if code == 0 and run.unanswered:
+        # The question tune was asked went unanswered: a script must not read this as a result.
+        print("error: tune measured no candidate that could be recommended (see the budget above).", file=sys.stderr)
+        return 1
+    return code

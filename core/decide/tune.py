@@ -268,6 +268,7 @@ class TuneRun:
     candidates: dict[str, Candidate]
     listener: BudgetListener
     started: float = 0.0
+    unanswered: bool = False  # the budget cut every candidate that could be recommended (exit 1)
 
     def section(self, results: list[JobResult]) -> dict:
         """report.json's "tune" entry: each candidate, why it is there, its estimate and fate."""
@@ -301,6 +302,7 @@ class TuneRun:
             note = f": {row['note']}" if row["note"] else ""
             print(f"  {row['config']} ({row['why']}): {row['fate']}{took}{note}")
         short = self.budget_advice(results)
+        self.unanswered = bool(short)
         if short:
             print(short)
 
