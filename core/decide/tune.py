@@ -290,21 +290,15 @@ class TuneRun:
             "elapsed_s": round(time.monotonic() - self.started, 1),
             "budget_over": self.listener.budget_over,
             "candidates": rows,
+            "advice": self.budget_advice(results),
         }
 
     def print_candidates(self, results: list[JobResult]) -> None:
         section = self.section(results)
-        print(f"\nCandidates (budget {section['budget_s'] / 60:g} min, used {section['elapsed_s'] / 60:.1f} min):")
-        for row in section["candidates"]:
-            took = (
-                f" in {row['took_s']:.0f} s (estimated {row['estimate_s']:.0f} s)" if row["took_s"] is not None else ""
-            )
-            note = f": {row['note']}" if row["note"] else ""
-            print(f"  {row['config']} ({row['why']}): {row['fate']}{took}{note}")
-        short = self.budget_advice(results)
-        self.unanswered = bool(short)
-        if short:
-            print(short)
+        self.unanswered = bool(section["advice"])
+        print()
+        for line in tune_lines(section):
+            print(line)
 
     def budget_advice(self, results: list[JobResult]) -> str:
         """What to change when the budget kept every candidate that could be recommended from
@@ -320,6 +314,42 @@ class TuneRun:
         need = sum(self.listener.estimates.get(r.job_id, 0.0) for r in results) / 60.0
         return (
             f"Nothing that could be recommended was measured: the budget cut "
-            f"{', '.join(r.config.label for r in cut)}. Give a longer --budget (these candidates were estimated "
+            f"{', '.join(r.config.label for r in cut)}. Give it a longer budget (these candidates were estimated "
             f"at {need:.1f} min in all)."
         )
+
+
+def tune_lines(section: object) -> list[str]:
+    """report.json's "tune" entry (`TuneRun.section`) as the lines the `tune` command prints after
+    its jobs and the app's Decision tab shows, for a run just made or a report opened. A report's
+    entry is read as untrusted: one that is not what this version writes gives one line saying so."""
+    try:
+        budget_min, used_min = _number(section["budget_s"]) / 60, _number(section["elapsed_s"]) / 60
+        lines = [f"Candidates (budget {budget_min:g} min, used {used_min:.1f} min):"]
+        for row in section["candidates"]:
+            config, why, fate = (_text(row[k]) for k in ("config", "why", "fate"))
+            took = ""
+            if row.get("took_s") is not None:
+                took = f" in {_number(row['took_s']):.0f} s (estimated {_number(row['estimate_s']):.0f} s)"
+            note = f": {_text(row['note'])}" if row.get("note") else ""
+            lines.append(f"  {config} ({why}): {fate}{took}{note}")
+        if section.get("advice"):
+            lines.append(_text(section["advice"]))
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+        return [
+            "This report's tune entry (what the budget did to each candidate) cannot be read: it is not "
+            "what this version writes."
+        ]
+    return lines
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(value)
+    return float(value)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value[:500]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs
+from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs, tune_lines
 from core.models import defines_variants
 from core.report.safety import describe_config, risky_settings, without_risky_settings
 from core.vocab import events as ev
@@ -42,6 +42,16 @@ def _connect_panel(window: MainWindow, panel) -> None:
     panel.sig_try_requested.connect(lambda config: profile_beside(window, config))
     panel.sig_tune_requested.connect(lambda budget: find_best_settings(window, budget))
     window.session.sig_reset.connect(lambda: panel.set_tune_notes(""))
+    show_tune_notes(window)
+
+
+def show_tune_notes(window: MainWindow) -> None:
+    """The Decision tab says what the budget did to each candidate of the results on screen (a
+    Find best settings run, or a report of one or of `tune`); nothing when they hold none."""
+    slot = window.slot("decision")
+    if slot.built:
+        section = window.session_sections.get("tune")
+        slot.view.set_tune_notes("\n".join(tune_lines(section)) if section is not None else "")
 
 
 def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
@@ -177,14 +187,9 @@ def _on_tune_finished(window: MainWindow) -> None:
         if not result.ended and result.job_id in run.listener.notes:
             window.session.apply(ev.JobCancelled(result.job_id))
     section = run.section(window.session.results)
-    lines = [f"Find best settings: budget {section['budget_s'] / 60:g} min, used {section['elapsed_s'] / 60:.1f} min."]
-    for row in section["candidates"]:
-        note = f": {row['note']}" if row["note"] else ""
-        lines.append(f"  {row['config']} ({row['why']}): {row['fate']}{note}")
-    advice = run.budget_advice(window.session.results)
-    if advice:
-        lines.append(advice)
-    window.view("decision").set_tune_notes("\n".join(lines))
+    window.session_sections["tune"] = section  # saved with the session, shown again when reopened
+    window.view("decision")  # built now: the tab shows the notes
+    show_tune_notes(window)
 
 
 def _on_busy(window: MainWindow, busy: bool) -> None:

@@ -70,7 +70,9 @@ def ask_model_file(parent: QWidget, folder: str) -> str:
     return path
 
 
-def export_report(parent, results, options: dict, folder: str | None, artifacts_dir: str = "") -> list[str]:
+def export_report(
+    parent, results, options: dict, folder: str | None, artifacts_dir: str = "", sections: dict | None = None
+) -> list[str]:
     """Write every report file into a folder, with the jobs' files from `artifacts_dir`
     (traces/, graphs/, compile_log/: the session's folder); [] when cancelled, nothing to
     write or failed."""
@@ -83,7 +85,7 @@ def export_report(parent, results, options: dict, folder: str | None, artifacts_
         if not folder:
             return []
     try:
-        paths = write_report(results, folder, options)
+        paths = write_report(results, folder, options, sections=sections)
     except FolderInUseError as exc:
         # A folder chosen in the dialog that holds an earlier report: ask, as a file dialog
         # asks before replacing a file (core refuses by default so nothing is lost silently).
@@ -92,7 +94,7 @@ def export_report(parent, results, options: dict, folder: str | None, artifacts_
             parent.show_error("Export failed", str(exc))
             return []
         try:
-            paths = _overwrite_report(results, folder, options, artifacts_dir)
+            paths = _overwrite_report(results, folder, options, artifacts_dir, sections)
         except ReportError as again:
             parent.show_error("Export failed", str(again))
             return []
@@ -124,14 +126,14 @@ def copy_job_files(parent, artifacts_dir: str, folder: str) -> str | None:
     return f" ({', '.join(skipped)} not copied: a folder of yours by that name is there)" if skipped else ""
 
 
-def _overwrite_report(results, folder: str, options: dict, artifacts_dir: str) -> list[str]:
+def _overwrite_report(results, folder: str, options: dict, artifacts_dir: str, sections: dict | None) -> list[str]:
     """Replace the report in `folder`; when it is the session's own artifacts folder (the
     report on screen was opened from there), its traces and graphs stay."""
     same = bool(artifacts_dir) and os.path.realpath(artifacts_dir) == os.path.realpath(folder)
     if not same:
-        return write_report(results, folder, options, overwrite=True)
+        return write_report(results, folder, options, overwrite=True, sections=sections)
     with OutputFolder(folder, overwrite=True, extend=True) as claimed:
-        return write_report(results, folder, options, folder=claimed)
+        return write_report(results, folder, options, folder=claimed, sections=sections)
 
 
 def _confirm_replace(parent, folder: str) -> bool:
@@ -147,7 +149,9 @@ def _confirm_replace(parent, folder: str) -> bool:
     return box.exec() == QMessageBox.StandardButton.Yes
 
 
-def save_session(parent, results, options: dict, path: str | None, artifacts_dir: str = "") -> str:
+def save_session(
+    parent, results, options: dict, path: str | None, artifacts_dir: str = "", sections: dict | None = None
+) -> str:
     """Save the run as report.json, with the jobs' files from `artifacts_dir` beside it (so
     the reopened session shows its graphs and traces); '' when cancelled or failed."""
     if not results:
@@ -160,7 +164,7 @@ def save_session(parent, results, options: dict, path: str | None, artifacts_dir
         if not path:
             return ""
     try:
-        atomic_write(path, report_json(results, options))
+        atomic_write(path, report_json(results, options, sections))
     except OSError as exc:
         parent.show_error(
             "Saving the session failed",

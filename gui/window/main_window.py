@@ -124,6 +124,9 @@ class MainWindow(QMainWindow):
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
         # report.json's `localization` section (profile --localize) per report opened, by its path
         self.report_localization: dict[str, object] = {}
+        # report.json's further sections the results on screen came with (`tune`: what the budget of
+        # a Find best settings run or a `tune` report did), written again when they are saved
+        self.session_sections: dict[str, object] = {}
         self.bug_report = BugReportSaver(self)  # File → Save bug report…
         self.localizer = Localizer(self)  # Summary → Find where outputs diverge…
         self.actions = build_actions(self)
@@ -254,7 +257,7 @@ class MainWindow(QMainWindow):
     def export_csv(self, folder: str | None = None) -> list[str]:
         """Write the report's CSVs and report.json into `folder` (asks when None)."""
         return file_actions.export_report(
-            self, self.session.results, self._report_options(), folder, self.session.artifacts_dir
+            self, self.session.results, self._report_options(), folder, self.session.artifacts_dir, self._sections()
         )
 
     def save_bug_report(self) -> bool:
@@ -269,8 +272,16 @@ class MainWindow(QMainWindow):
 
     def save_session(self, path: str | None = None) -> str:
         return file_actions.save_session(
-            self, self.session.results, self._report_options(), path, self.session.artifacts_dir
+            self, self.session.results, self._report_options(), path, self.session.artifacts_dir, self._sections()
         )
+
+    def _sections(self) -> dict:
+        """The sections beyond the jobs that a saved report.json keeps (tune, localization)."""
+        sections = dict(self.session_sections)
+        localization = self.report_localization.get(self.session.origin)
+        if localization is not None:
+            sections["localization"] = localization
+        return sections
 
     def open_session(self, path: str | None = None) -> bool:
         """Show a saved report.json (asks for one when `path` is None); True when shown. A
@@ -296,7 +307,14 @@ class MainWindow(QMainWindow):
             self.session.load(results, options, path, warnings)
         finally:
             self._loading_report = False
+        if self._reset_error is None and (header or {}).get("tune") is not None:
+            self.session_sections["tune"] = header["tune"]
+        self.show_tune_notes()
         return self._reset_error
+
+    def show_tune_notes(self) -> None:
+        """The Decision tab: what the budget did to the candidates of the results on screen."""
+        decide.show_tune_notes(self)
 
     def slot(self, name: str) -> ViewSlot:
         """The place of the tab view called `name` (its --tab name): `when_built`, `built`."""
@@ -407,6 +425,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_reset(self) -> None:
         self._results_serial += 1
+        self.session_sections = {}
         if not self._loading_report:
             self._show_session()
             return

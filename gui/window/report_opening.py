@@ -34,17 +34,26 @@ def open_report(window: MainWindow, path: str | None) -> bool:
     warnings = report_warnings(header)
     session = window.session
     previous = (session.results, session.options, session.origin, session.warnings)
+    previous_sections = dict(window.session_sections)
     decision = window.view("decision")
-    previous_calls = decision.calls.value()
+    previous_calls, previous_budget = decision.calls.value(), decision.budget.value()
     calls = options.get("calls")
     if isinstance(calls, int) and not isinstance(calls, bool):  # the run's --calls: its recommendation.txt's
         if decision.calls.minimum() <= calls <= decision.calls.maximum():
             decision.calls.setValue(calls)  # before the results arrive: they are decided once, at these calls
+    tune = header.get("tune")
+    budget_s = tune.get("budget_s") if isinstance(tune, dict) else None
+    if isinstance(budget_s, (int, float)) and not isinstance(budget_s, bool):  # a tune's: Find best settings again
+        if decision.budget.minimum() <= budget_s / 60 <= decision.budget.maximum():
+            decision.budget.setValue(budget_s / 60)
     problem = window.show_results_from_report(results, options, path, warnings, header)
     problem = problem or check_tables(window)
     if problem is not None:
         decision.calls.setValue(previous_calls)
+        decision.budget.setValue(previous_budget)
         session.load(*previous)
+        window.session_sections = previous_sections
+        window.show_tune_notes()
         window.show_error(
             f"Cannot open {os.path.basename(path)}",
             f"{path}: this app cannot show this report ({describe(problem)}).{_kept(window, ' ')}",

@@ -203,3 +203,25 @@ def test_a_small_budget_keeps_its_time_for_a_config_that_could_be_recommended():
     assert started(need_inductor + need_eager + 5, eager) is None  # room for both: the reference runs
     assert started(need_inductor - 1, eager) is None  # inductor cannot fit anyway: the reference runs
     assert started(need_inductor + 1, inductor) is None  # the rule is for references only
+
+
+def test_a_reports_tune_entry_is_read_as_untrusted():
+    from core.decide.tune import tune_lines
+
+    row = {"config": "inductor", "why": "inductor's default", "fate": "ran", "estimate_s": 40.0, "took_s": 22.4}
+    good = {"budget_s": 120, "elapsed_s": 61.0, "candidates": [{**row, "note": None}], "advice": ""}
+    assert tune_lines(good) == [
+        "Candidates (budget 2 min, used 1.0 min):",
+        "  inductor (inductor's default): ran in 22 s (estimated 40 s)",
+    ]
+    unreadable = "This report's tune entry (what the budget did to each candidate) cannot be read"
+    for bad in (
+        None,
+        [],
+        "x",
+        {**good, "budget_s": "2"},
+        {**good, "candidates": [{**row, "why": None}]},
+        {**good, "candidates": [{**row, "took_s": "soon"}]},
+        {**good, "advice": 3},
+    ):
+        assert tune_lines(bad)[0].startswith(unreadable), bad

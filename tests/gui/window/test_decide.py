@@ -93,6 +93,38 @@ def test_find_best_settings_reports_what_the_budget_cut(qtbot, window):
     assert notes.isVisibleTo(window) and "cut by the budget" in notes.text() and "3 s of the budget" in notes.text()
 
 
+def test_what_the_budget_did_is_saved_with_the_session_and_shown_again_when_reopened(qtbot, window, tmp_path):
+    """A Find best settings run's candidates and fates went nowhere: a saved session or an exported
+    report lost them, and a `tune` report opened in the app never said what its budget cut."""
+    import json
+
+    from gui.window.report_opening import open_report
+
+    _cut_by_budget(window)
+    shown = window.view("decision").tune_notes.text()
+    window.view("decision").budget.setValue(2.5)
+    saved = window.save_session(str(tmp_path / "saved.json"))
+    doc = json.loads(open(saved).read())
+    assert any(row["fate"] == "cut by the budget" for row in doc["tune"]["candidates"])
+    exported = tmp_path / "exported"
+    window.export_csv(str(exported))
+    assert json.loads((exported / "report.json").read_text())["tune"] == doc["tune"]
+
+    window.session.load([measured("inductor", seed=5)], {})  # other results: the notes go
+    notes = window.view("decision").tune_notes
+    assert not notes.isVisibleTo(window) and notes.text() == ""
+    assert open_report(window, saved)
+    assert notes.isVisibleTo(window) and notes.text() == shown and "3 s of the budget left" in shown
+    assert window.view("decision").budget.value() == 10.0  # the run's budget, ready for the next
+
+    doc["tune"]["candidates"][0]["fate"] = 7  # a crafted entry: said so, the results still shown
+    (tmp_path / "crafted.json").write_text(json.dumps(doc))
+    assert open_report(window, str(tmp_path / "crafted.json"))
+    assert notes.text().startswith("This report's tune entry (what the budget did to each candidate) cannot be read")
+    write_report([measured("inductor", seed=6)], str(tmp_path / "plain"), {})
+    assert open_report(window, str(tmp_path / "plain" / "report.json")) and notes.text() == ""
+
+
 def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_path):
     from gui.window.compare_dialog import compare_with_report
 
