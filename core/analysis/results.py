@@ -133,7 +133,11 @@ class JobResult:
             self.failure_reason, self.failure_detail = event.reason, event.detail
         elif isinstance(event, ev.JobCancelled):
             self.status = JobStatus.CANCELLED
-            self.failure_reason = f"cancelled during {event.phase or 'start-up'}"
+            self.failure_reason = (
+                "cancelled before it started"
+                if event.phase == "queue"
+                else f"cancelled during {event.phase or 'start-up'}"
+            )
         return True
 
     def _add_graph_break(self, gb: rec.GraphBreak) -> None:

@@ -243,10 +243,16 @@ class BudgetListener(RunListener):
     def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
         if spec.job_id in self._skipping:
             return
+        never_ran = isinstance(terminal, ev.JobCancelled) and terminal.phase == "queue"
         if isinstance(terminal, ev.JobCancelled) and self.budget_over:
             self.notes[spec.job_id] = (
-                f"stopped while running: the budget ran out during its {terminal.phase or 'start-up'}"
+                "not started: the budget had run out"
+                if never_ran
+                else f"stopped while running: the budget ran out during its {terminal.phase or 'start-up'}"
             )
+        if never_ran:  # cancelled before it started (Ctrl+C, or the budget between two jobs): no time of its own
+            self.inner.on_job_ended(index, total, spec, terminal)
+            return
         self.took[spec.job_id] = time.monotonic() - self._started
         if self._current is not None:
             self.estimator.learn(self._current, self.took[spec.job_id])

@@ -225,3 +225,35 @@ def test_a_reports_tune_entry_is_read_as_untrusted():
         {**good, "advice": 3},
     ):
         assert tune_lines(bad)[0].startswith(unreadable), bad
+
+
+def test_a_candidate_cancelled_before_it_started_is_said_so_with_no_time_of_its_own():
+    """Ctrl+C while a candidate waits in the queue: it never ran, so the list gives it no
+    "cancelled in 0 s"; when the budget ran out between two jobs, it reads "not started"."""
+    import time
+
+    from core.analysis.results import JobResult
+    from core.decide.tune import TuneRun, tune_lines
+    from core.vocab import events as ev
+
+    inductor = CompileConfig("inductor")
+    cand = Candidate(inductor, "inductor's default")
+    for budget_over, note in (
+        (False, ": cancelled before it started"),
+        (True, ": not started: the budget had run out"),
+    ):
+        est = Estimator({inductor: cand})
+        listener = BudgetListener(RunListener(), budget_s=60.0, estimator=est, quiet=True)
+        spec = make_spec("m.py", config=inductor, iters=10, warmup=1)
+        listener.on_job_started(1, 1, spec)
+        listener.budget_over = budget_over
+        cancelled = ev.JobCancelled(spec.job_id, phase="queue")
+        listener.on_job_ended(1, 1, spec, cancelled)
+        listener.close()
+        result = JobResult(spec)
+        result.apply(cancelled)
+        run = TuneRun(60.0, {spec.job_id: cand}, listener, started=time.monotonic())
+        row = run.section([result])["candidates"][0]
+        assert row["took_s"] is None
+        line = tune_lines(run.section([result]))[1]
+        assert line.endswith(note) and " in 0 s" not in line, line

@@ -184,4 +184,4 @@ def test_ctrl_c_cancels_the_running_and_queued_jobs_and_writes_the_zoo(tmp_path,
     assert proc.returncode == 130, stderr
     assert "interrupted: cancelling" in stderr
     assert [(r["folder"], r["status"]) for r in rows_of(out)] == [("slow.py", "cancelled"), ("mlp.py", "cancelled")]
-    assert load_report(os.path.join(out, "mlp.py"))[0][0].failure_reason == "cancelled during queue"
+    assert load_report(os.path.join(out, "mlp.py"))[0][0].failure_reason == "cancelled before it started"
