@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontMetricsF
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPalette
+from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
@@ -23,7 +23,7 @@ from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_lo
 from gui.charts.live_range import LiveRange
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.safe_text import legend_text, line_label
-from gui.widgets.theme import config_color, over_chart_background
+from gui.widgets.theme import config_color, config_text_color, over_chart_background
 from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
@@ -39,18 +39,54 @@ class _Series:
 
 
 MARKER_LABEL_CHARS = 36
+CROWDED_CONFIGS = 3  # past this many configs the legend and compile labels get a backdrop
+MARKER_Z = 5  # the compile markers and their labels: above the curves
 MARKER_LABEL_TOP = 0.92  # the first compile marker's label, as a fraction of the view's height
 MARKER_LABEL_STEP = 0.07  # the least step between labels, as a fraction of the view's height
 
 
-def marker_label_positions(count: int, view_px: float, line_px: float) -> list[float]:
+def marker_label_positions(count: int, view_px: float, line_px: float) -> tuple[list[float | None], float | None]:
     """Where `count` compile markers' labels sit up each line (fractions of the view's height,
     the first highest), a text line and 2 px apart at least: at 0.07 of a 150 px view five
-    labels overlapped (a banner above the chart leaves it that short). Past the view's height
-    they start again at the top."""
+    labels overlapped (a banner above the chart leaves it that short). When they do not all fit
+    in the view's height, the last line that fits says how many more there are (the second
+    value: its place) and the rest have no label (None): wrapped to the top again, eleven
+    labels overwrote each other there. Returns (each marker's place or None, the place of the
+    "more" line or None)."""
     step = max(MARKER_LABEL_STEP, (line_px + 2) / view_px) if view_px > 0 else MARKER_LABEL_STEP
-    per_column = max(1, int((MARKER_LABEL_TOP - 0.02) / step) + 1)
-    return [MARKER_LABEL_TOP - step * (k % per_column) for k in range(count)]
+    lines = max(1, int((MARKER_LABEL_TOP - 0.02) / step) + 1)
+    places = [MARKER_LABEL_TOP - step * k for k in range(min(count, lines))]
+    if count <= lines:
+        return places, None
+    shown = lines - 1
+    return places[:shown] + [None] * (count - shown), places[shown]
+
+
+LEGEND_ROW_PX = 20  # a legend entry's height: pyqtgraph's sample is 20 px square
+
+
+def legend_rows(view_px: float) -> int:
+    """How many legend entries fit one above the other in a view `view_px` tall (its offset
+    from the top and a margin left free)."""
+    return max(1, int((view_px - 30) // LEGEND_ROW_PX)) if view_px > 0 else 8
+
+
+def text_backdrop() -> QColor:
+    """Behind the chart's text (legend, compile labels): the charts' background, mostly opaque,
+    so text stays readable over the curves and the curves show faintly through."""
+    back = QColor(QApplication.palette().color(QPalette.ColorRole.Base))
+    back.setAlpha(215)
+    return back
+
+
+def more_configs_text(hidden: int) -> str:
+    """The latency chart legend's line for the configs it has no room for."""
+    return f"+{hidden} more (colours: Summary tab)"
+
+
+def more_compiles_text(hidden: int) -> str:
+    """The latency chart's line for the compile markers whose labels did not fit."""
+    return f"+{hidden} more compile{'s' if hidden != 1 else ''} (times: Graph breaks & compile tab)"
 
 
 class LatencyChart(QWidget, ResultsView):
@@ -94,6 +130,12 @@ class LatencyChart(QWidget, ResultsView):
         self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
         self._markers: dict[str, pg.InfiniteLine] = {}
         self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
+        self._more: pg.InfiniteLine | None = None  # "+N more compiles", when not all labels fit
+        # The legend (_fit_legend): one entry a config (job → its name), and a curve-less item
+        # for the line that counts the configs it has no room for.
+        self._legend_names: dict[str, str] = {}
+        self._legend_key: tuple = ((), 0)  # (the names shown, how many more): what the legend holds
+        self._more_configs = pg.PlotDataItem([], [], pen=None)
         self._redraw = piece_timer(self, REDRAW_INTERVAL_MS, self._on_redraw)  # a turn of its own (gui.widgets.turns)
         self.redraw_count = 0
         self.build_unless_staged(staged)
@@ -112,6 +154,7 @@ class LatencyChart(QWidget, ResultsView):
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         # iterations read as counts; and no axis label re-laid out (setHtml) at every range change
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
+        # On a backdrop when crowded (_backdrop): over eleven curves the text was unreadable.
         self.legend = self.plot.addLegend(offset=(-10, 10), colCount=1)
         self.plot_widget.setToolTip(
             "Latency of every timed call as it arrives. Faded: eager; full colour: compiled. "
@@ -130,6 +173,7 @@ class LatencyChart(QWidget, ResultsView):
         # fits it exactly. At a run's end the held view stays.
         self._range = LiveRange(self.plot)
         self.plot.getViewBox().sigResized.connect(self._place_marker_labels)
+        self.plot.getViewBox().sigResized.connect(self._fit_legend)
         self._layout.replaceWidget(self._plot_place, self.plot_widget)
         self._plot_place.deleteLater()
 
@@ -158,9 +202,13 @@ class LatencyChart(QWidget, ResultsView):
         for marker in self._markers.values():
             self.plot.removeItem(marker)
         self.legend.clear()
+        self._legend_names.clear()
+        self._legend_key = ((), 0)
         self._series.clear()
         self._markers.clear()
         self._marker_texts.clear()
+        if self._more is not None:
+            self._more.hide()
         self._specs.clear()
         self._offsets.clear()
         self._timed.clear()
@@ -198,8 +246,7 @@ class LatencyChart(QWidget, ResultsView):
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
         for phase, pen in (("eager", pg.mkPen(eager_color, width=1)), ("compiled", pg.mkPen(color, width=1))):
             # One legend entry per config (its compiled curve): the title says which line is which side.
-            name = legend_text(label) if phase == "compiled" else None
-            curve = self.plot.plot([], [], pen=pen, name=name, skipFiniteCheck=True)
+            curve = self.plot.plot([], [], pen=pen, skipFiniteCheck=True)
             curve.setClipToView(True)
             # Peak mode keeps each bin's min and max, so one bin a pixel draws the same envelope
             # as every point; pyqtgraph's default (5 points a pixel before it downsamples at
@@ -207,6 +254,8 @@ class LatencyChart(QWidget, ResultsView):
             curve.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)
+        self._legend_names[spec.job_id] = legend_text(label)
+        self._fit_legend()
         warm = max(spec.warmup, 1)
         self._warmup_region.setRegion((-warm - 1, -0.5))
         self._warmup_region.setVisible(self.warmup_box.isChecked() and spec.warmup > 0)
@@ -279,7 +328,7 @@ class LatencyChart(QWidget, ResultsView):
             label=line_label(text),
             labelOpts={
                 "position": MARKER_LABEL_TOP,  # placed beside the others' (_place_marker_labels)
-                "color": color,
+                "color": config_text_color(index),  # readable as text (the line: its own colour)
                 "anchors": [(0, 0.5), (0, 0.5)],
                 "rotateAxis": None,
             },
@@ -287,21 +336,94 @@ class LatencyChart(QWidget, ResultsView):
         # In the view's bounds: a marker left of the first warm-up call sat outside the view and
         # its label was cut at the left edge ("ompile inductor…").
         self.plot.addItem(line, ignoreBounds=False)
+        line.setZValue(MARKER_Z)  # its label above every curve, the later jobs' too
         self._markers[job_id] = line
         self._marker_texts[job_id] = text
         self._place_marker_labels()
 
     def _place_marker_labels(self, *args) -> None:
-        """Each compile marker's label a text line apart from the next, in the jobs' order."""
+        """Each compile marker's label a text line apart from the next, in the jobs' order; those
+        that do not fit in the view's height hidden behind one line that counts them."""
         if not self._markers:
+            if self._more is not None:
+                self._more.hide()
             return
         order = [job_id for job_id in self._specs if job_id in self._markers]
         line_px = QFontMetricsF(self._markers[order[0]].label.textItem.font()).height()
         view_px = self.plot.getViewBox().height()
-        for job_id, position in zip(order, marker_label_positions(len(order), view_px, line_px)):
+        places, more_place = marker_label_positions(len(order), view_px, line_px)
+        fill = self._backdrop()
+        for job_id, position in zip(order, places):
             label = self._markers[job_id].label
+            if label.fill.style() != fill.style():
+                label.fill = fill
+                label.update()
+            if position is None:
+                if label.isVisible():
+                    label.setVisible(False)
+                continue
+            if not label.isVisible():
+                label.setVisible(True)
             if label.orthoPos != position:
                 label.setPosition(position)
+        if more_place is None:
+            if self._more is not None:
+                self._more.hide()
+            return
+        text = line_label(more_compiles_text(places.count(None)))
+        if self._more is None:
+            self._more = pg.InfiniteLine(
+                angle=90,
+                movable=False,
+                pen=pg.mkPen(None),
+                label=text,
+                labelOpts={
+                    "position": more_place,
+                    "color": QApplication.palette().color(QPalette.ColorRole.Text),
+                    "fill": text_backdrop(),
+                    "anchors": [(0, 0.5), (0, 0.5)],
+                },
+            )
+            self.plot.addItem(self._more, ignoreBounds=True)
+            self._more.setZValue(MARKER_Z)
+        self._more.setValue(self._markers[order[0]].value())
+        self._more.show()
+        if self._more.label.format != text:
+            self._more.label.setFormat(text)
+        if self._more.label.orthoPos != more_place:
+            self._more.label.setPosition(more_place)
+
+    def _fit_legend(self, *args) -> None:
+        """The legend: each config's compiled curve, as many as fit one above the other in the
+        view's height; past that, the last line counts the rest (more columns covered the
+        curves of a short chart, eleven entries in one ran below it)."""
+        entries = [(self._series[(job_id, "compiled")].curve, name) for job_id, name in self._legend_names.items()]
+        rows = legend_rows(self.plot.getViewBox().height())
+        shown = entries if len(entries) <= rows else entries[: rows - 1]
+        hidden = len(entries) - len(shown)
+        key = (tuple(name for _, name in shown), hidden)
+        if key == self._legend_key:
+            return
+        before = self._legend_key
+        self._legend_key = key
+        if not before[1] and not hidden and key[0][: len(before[0])] == before[0]:
+            # one more config, room for it: add its entry (rebuilding all of them at each job
+            # of an opened report took a third of its first draw, 8 configs)
+            for curve, name in shown[len(before[0]) :]:
+                self.legend.addItem(curve, name)
+        else:
+            self.legend.clear()
+            for curve, name in shown:
+                self.legend.addItem(curve, name)
+        if hidden:
+            self.legend.addItem(self._more_configs, more_configs_text(hidden))
+        self.legend.setBrush(self._backdrop())
+
+    def _backdrop(self) -> QBrush:
+        """What the legend and the compile labels are drawn on: nothing while a few configs
+        leave the curves readable through them; with more (CROWDED_CONFIGS), the charts'
+        background, mostly opaque."""
+        return pg.mkBrush(text_backdrop() if len(self._specs) > CROWDED_CONFIGS else None)
 
     # ---------------------------------------------------------------- inspection (tests)
     def point_count(self, job_id: str, phase: str) -> int:

@@ -17,6 +17,7 @@ from core.models import is_file_source, split_factory, workload_differences, wor
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color
 
+HEADER_CONFIGS = 5  # configs the line names; past that it counts them (the tooltip names all)
 EMPTY_TEXT = "No results yet: choose a model and a config, then Run (Ctrl+R), or open a session."
 
 
@@ -156,7 +157,10 @@ class ResultsHeader(QFrame):
             self.title.setToolTip("The model and configs of the results shown below")
             return
         models = results_models(self._results)
-        configs = ", ".join(dict.fromkeys(r.config.label for r in self._results))
+        labels = list(dict.fromkeys(r.config.label for r in self._results))
+        configs = ", ".join(labels)
+        if len(labels) > HEADER_CONFIGS:  # eleven labels took three lines from the charts below
+            configs = f"{len(labels)} configs: {', '.join(labels[: HEADER_CONFIGS - 1])}, …"
         names = ", ".join(model_name(m) for m in models)
         text = f"<b>Results: {markup(names)}</b> ({markup(configs)})"
         if self._origin:
@@ -177,6 +181,7 @@ class ResultsHeader(QFrame):
             tooltip(
                 "The results below belong to:\n"
                 + "\n".join(models)
+                + ("\nconfigs:\n" + "\n".join(labels) if len(labels) > HEADER_CONFIGS else "")
                 + (f"\nopened from {self._origin}" if self._origin else "")
             )
         )

@@ -117,9 +117,70 @@ def test_five_compile_markers_in_a_short_chart_keep_their_labels_apart(qtbot):
     chart.resize(900, 300)
     qtbot.waitUntil(lambda: chart.plot.getViewBox().height() > 160)
     qtbot.waitUntil(lambda: not overlapping())
-    assert marker_label_positions(3, 1000, 14) == pytest.approx([0.92, 0.85, 0.78])  # tall: the old steps
-    assert marker_label_positions(3, 0, 14) == pytest.approx([0.92, 0.85, 0.78])
-    assert marker_label_positions(20, 100, 14)[0] == marker_label_positions(20, 100, 14)[6] == 0.92  # wraps
+    assert marker_label_positions(3, 1000, 14)[0] == pytest.approx([0.92, 0.85, 0.78])  # tall: the old steps
+    assert marker_label_positions(3, 0, 14) == (pytest.approx([0.92, 0.85, 0.78]), None)
+    places, more = marker_label_positions(20, 100, 14)  # 6 lines fit: 5 labels and "+15 more"
+    assert places[:5] == pytest.approx([0.92 - 0.16 * k for k in range(5)]) and places[5:] == [None] * 15
+    assert more == pytest.approx(0.92 - 0.16 * 5)
+
+
+def test_eleven_configs_in_a_short_chart_stay_readable(qtbot):
+    """A report of 11 configs: the compile labels past the view's height wrapped to the top and
+    overwrote the first ones, the legend ran below the chart, and the header took three lines.
+    Now the labels that fit, one line counting the rest; a legend that fits, its last line
+    counting the rest; text on a backdrop over the curves; the header counts the configs."""
+    from PySide6.QtCore import Qt
+
+    from gui.charts.latency import CROWDED_CONFIGS, more_compiles_text, more_configs_text
+    from gui.panels.results_header import ResultsHeader
+
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 210)
+    chart.show()
+    results = [fake_result(f"j{i}", backend=f"backend_{i}") for i in range(11)]
+    chart.reset(results)
+    qtbot.waitUntil(lambda: chart.plot.getViewBox().height() > 0)
+
+    def layout() -> tuple[list, list]:
+        shown = [m.label for m in chart._markers.values() if m.label.isVisible()]
+        if chart._more is not None and chart._more.isVisible():
+            shown.append(chart._more.label)
+        rects = []
+        for label in shown:
+            margin = label.textItem.document().documentMargin()
+            rects.append(label.sceneBoundingRect().adjusted(0, margin, 0, -margin))
+        overlaps = [(a, b) for i, a in enumerate(rects) for b in rects[i + 1 :] if a.intersects(b)]
+        return shown, overlaps
+
+    qtbot.waitUntil(lambda: layout()[0] and not layout()[1])
+    view = chart.plot.getViewBox().sceneBoundingRect()
+    shown, _ = layout()
+    assert all(view.top() - 1 <= label.sceneBoundingRect().center().y() <= view.bottom() for label in shown)
+    hidden = sum(not m.label.isVisible() for m in chart._markers.values())
+    assert hidden > 0 and len(shown) == 11 - hidden + 1
+    assert chart._more.label.textItem.toPlainText() == more_compiles_text(hidden)
+    names = [label.text for _, label in chart.legend.items]
+    assert len(names) < 11 and names[-1] == more_configs_text(11 - len(names) + 1)
+    assert names[:-1] == [r.config.label for r in results[: len(names) - 1]]
+    assert chart.legend.boundingRect().height() <= chart.plot.getViewBox().height()
+    no_brush = Qt.BrushStyle.NoBrush
+    assert len(results) > CROWDED_CONFIGS
+    assert chart.legend.opts["brush"].style() != no_brush and shown[0].fill.style() != no_brush
+    chart.resize(900, 600)  # taller: every label and legend entry fits again
+    qtbot.waitUntil(lambda: all(m.label.isVisible() for m in chart._markers.values()))
+    qtbot.waitUntil(lambda: len(chart.legend.items) == 11)
+    assert not chart._more.isVisible()
+    qtbot.waitUntil(lambda: not layout()[1])  # once laid out in the taller view
+    chart.reset(results[:2])  # a few configs: the curves show through, no backdrop
+    assert chart.legend.opts["brush"].style() == no_brush
+    assert all(m.label.fill.style() == no_brush for m in chart._markers.values())
+
+    header = ResultsHeader()
+    qtbot.addWidget(header)
+    header.set_results(results)
+    assert "11 configs: backend_0, backend_1, backend_2, backend_3, …" in header.title.text()
+    assert "backend_10" in header.title.toolTip()
 
 
 def test_distribution_and_resources_from_results(qtbot):
