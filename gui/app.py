@@ -205,7 +205,16 @@ def main(argv: list[str]) -> int:
 
     from gui.window.main_window import MainWindow
 
-    window = MainWindow()  # its charts are built after its first show (gui.window.view_slot)
+    # An automated launch (a screenshot, a launch-time or footprint check) starts from the
+    # defaults and leaves the user's saved settings as they were: a screenshot with --tab sweep
+    # left the next launch on that tab, and the picture showed the user's last form.
+    scratch = automation_settings_dir(args)
+    settings = None
+    if scratch:
+        from PySide6.QtCore import QSettings
+
+        settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings)  # its charts are built after its first show (gui.window.view_slot)
     automation = Automation(window, args, app)  # kept referenced: Qt holds its slots weakly
     automation.setup()
     window.show()
@@ -216,11 +225,27 @@ def main(argv: list[str]) -> int:
     keepalive = QTimer()
     keepalive.start(200)
     keepalive.timeout.connect(lambda: None)
-    code = app.exec()
+    try:
+        code = app.exec()
+    finally:
+        if scratch:
+            import shutil
+
+            shutil.rmtree(scratch, ignore_errors=True)
     del automation
     if args.print_footprint:
         print(footprint(), flush=True)
     return Automation.exit_code if Automation.exit_code is not None else code
+
+
+def automation_settings_dir(args) -> str:
+    """A scratch folder for the settings of an automated launch (--screenshot, --exit-after-show,
+    --print-launch-time, --print-footprint), removed at its exit; "" for a launch by a person."""
+    if not (args.screenshot or args.exit_after_show or args.print_launch_time or args.print_footprint):
+        return ""
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="compile-profiler-settings-")
 
 
 def _say(line: str) -> None:

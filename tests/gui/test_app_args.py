@@ -200,3 +200,23 @@ def test_missing_xcb_libraries_are_named_with_the_install_command(capsys, monkey
     assert "libxcb-cursor.so.0" in err and "sudo apt-get install libxcb-cursor0" in err
     monkeypatch.setattr(platform_check, "missing_xcb_libraries", lambda plugin: [])
     assert app.xcb_problem() == ""
+
+
+def test_an_automated_launch_leaves_the_users_settings_as_they_were(tmp_path):
+    """A --screenshot or --exit-after-show launch starts from the defaults and saves nothing: a
+    screenshot with --tab sweep left the next launch on that tab (and the user's config changed)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    conf = tmp_path / "config" / "compile-profiler" / "compile-profiler.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text("[form]\niters=123\n")
+    proc = subprocess.run(
+        [sys.executable, MAIN, "--tab", "sweep", "--exit-after-show"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert conf.read_text() == "[form]\niters=123\n"
+    assert sorted(p.name for p in conf.parent.iterdir()) == ["compile-profiler.conf"]
