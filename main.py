@@ -112,7 +112,17 @@ def main(argv: list[str]) -> int:
     return gui_main(argv)
 
 
+def entry(argv: list[str]) -> int:
+    """The command line's exit code: `main` inside .venv/. Ctrl+C before a command could take it
+    over (while Python loaded its modules) is a message and 130, not the traceback of an import."""
+    try:
+        ensure_environment()
+        sys.path.insert(0, ROOT)
+        return main(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted (Ctrl+C) before the command had started: nothing was run.", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    ensure_environment()
-    sys.path.insert(0, ROOT)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(entry(sys.argv[1:]))

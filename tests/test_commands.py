@@ -45,3 +45,23 @@ def test_help_names_only_options_its_command_takes_and_the_process_cap():
     assert f"up to {AUTO_PROCESSES_CAP} in all" in app
     profile = " ".join(build_parser("profile").format_help().split())
     assert "within --precision" in profile and f"up to {AUTO_PROCESSES_CAP} in all, within --max-time" in profile
+
+
+def test_ctrl_c_while_a_command_starts_is_a_message_and_130_not_a_traceback(monkeypatch, capsys):
+    """Ctrl+C in the first 0.3 s of `main.py profile` (Python still importing psutil) printed a
+    27-line KeyboardInterrupt traceback; from 0.4 s the command's own message came."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.spec_from_file_location("main_entry", os.path.join(PROJECT_ROOT, "main.py"))
+    entry_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry_module)
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry_module, "ensure_environment", lambda: None)
+    monkeypatch.setattr(entry_module, "main", interrupted)
+    assert entry_module.entry(["profile", "m.py"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "interrupted (Ctrl+C) before the command had started: nothing was run."
