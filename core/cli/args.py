@@ -454,8 +454,7 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
     check_limits(op_profile=args.op_profile)
-    if args.calls < 1:
-        raise ConfigError(f"--calls must be at least 1, not {args.calls}.")
+    check_limits(calls=args.calls)
     # The compile settings before the model, against torch's offer as the app keeps it
     # (core.run.torch_info's cache for this install) when there is one: a wrong --mode or
     # --backend is then refused without importing torch and torchvision first (seconds).

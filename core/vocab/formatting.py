@@ -32,6 +32,8 @@ def duration(seconds: float) -> str:
 def number(value: float) -> str:
     """A setting's value in a message: whole numbers with thousands separators ("1,000,000"),
     others as short as they are exact ("0.5")."""
+    if isinstance(value, int):  # exact, however large (as float, 10**23 read 99,999,999,999,999,991,611,392)
+        return f"{value:,}"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
 
 

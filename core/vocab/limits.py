@@ -58,6 +58,14 @@ LIMITS: dict[str, Limit] = {
     "precision": Limit("--precision", 0.1, 50, 2),
     # ... or the benchmark has run this long (seconds per config, over all its processes).
     "max_time": Limit("--max-time", 1, 24 * 3600, 60, "a day"),
+    # The calls the recommendation is for (core.decide.recommend.DEFAULT_CALLS by default).
+    "calls": Limit(
+        "--calls",
+        1,
+        1_000_000_000_000,
+        None,
+        "past a trillion calls the compile time is nothing beside them: the answer stays the same",
+    ),
 }
 
 AUTO_ITERS_CAP = int(LIMITS["iters"].high)  # --iters auto: the most calls a side may get

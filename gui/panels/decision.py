@@ -31,10 +31,11 @@ from PySide6.QtWidgets import (
 from core.decide.recommend import DEFAULT_CALLS, recommend
 from core.decide.suggestions import SUGGESTIONS_HEADING, suggest, suggestions_heading
 from core.decide.tune import DEFAULT_BUDGET_MIN
+from core.vocab.limits import LIMITS
 from gui.widgets.safe_text import plain
 from gui.widgets.view import ResultsView
 
-MAX_CALLS = 2_000_000_000  # QSpinBox holds a C int
+MAX_CALLS = int(min(LIMITS["calls"].high, 2_000_000_000))  # QSpinBox holds a C int
 
 
 def _label(text: str = "", bold: bool = False) -> QLabel:

@@ -66,6 +66,10 @@ def test_recommendation_and_suggestions_in_report_json_text_and_stdout(write_mod
     assert doc["jobs"][0]["accuracy"]["status"] == "pass"
 
 
-def test_calls_below_one_are_refused(tmp_path):
+def test_calls_outside_their_range_are_refused(tmp_path):
+    """Below one, and past a trillion (10**23 was taken and printed "eager takes
+    827888773831849.2 h in all"); the value in the message is the one typed, to the digit."""
     proc = profile("resnet18", "--calls", "0", "--out", str(tmp_path / "x"))
-    assert proc.returncode == 2 and "--calls must be at least 1" in proc.stderr
+    assert proc.returncode == 2 and "--calls must be between 1 and 1,000,000,000,000, not 0." in proc.stderr
+    proc = profile("resnet18", "--calls", str(10**23), "--out", str(tmp_path / "y"))
+    assert proc.returncode == 2 and "not 100,000,000,000,000,000,000,000 (past a trillion calls" in proc.stderr
