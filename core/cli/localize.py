@@ -40,12 +40,12 @@ def localize_all(results: list[JobResult], runner: JobRunner) -> list:
 
     failed = [r for r in results if needs_localizing(r)]
     if not failed:
-        print("--localize: no config failed the accuracy check; nothing to localize.", file=sys.stderr)
+        print("localize: no config failed the accuracy check; nothing to localize.", file=sys.stderr)
         return []
     available = inductor_config_defaults()
     found = []
     for r in failed:
-        print(f"--localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
+        print(f"localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
         steps = iter(range(1, 1000))
 
         def step(spec, r=r):

@@ -108,7 +108,7 @@ def check(
     if not same:
         return AccuracyResult(
             AccuracyStatus.NONDETERMINISTIC.value,
-            f"nondeterministic: not comparable: two eager calls with the same inputs and seed differ "
+            f"not comparable: two eager calls with the same inputs and seed differ "
             f"({where}, max difference {diff:.3g}); the forward changes state between calls or uses "
             "nondeterministic kernels.",
             method="exact",
@@ -119,7 +119,7 @@ def check(
         if not identical(ref, other)[0]:
             return AccuracyResult(
                 AccuracyStatus.NONDETERMINISTIC.value,
-                "nondeterministic: not comparable: the forward draws random numbers and its output changes with "
+                "not comparable: the forward draws random numbers and its output changes with "
                 "the seed (dropout in training mode, torch.rand, ...); compiled code draws them differently.",
                 method="exact",
             )

@@ -75,7 +75,10 @@ def find(result: JobResult) -> Finding:
     if result.status == JobStatus.FAILED and result.phase == "compile":
         return Finding(
             "compile failure",
-            f"compiling failed: {result.failure_reason}",
+            # the reason may say so itself ("compile failed: fullgraph=True refuses ..."): not twice
+            result.failure_reason
+            if result.failure_reason.lower().startswith("compile failed")
+            else f"compiling failed: {result.failure_reason}",
             {"error_type": _error_type(result.failure_detail), "reason": result.failure_reason[:500]},
         )
     acc = result.accuracy

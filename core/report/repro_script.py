@@ -268,7 +268,7 @@ def check_graph_breaks(model, compiled, inputs, log):
     for line in breaks:
         print("  " + line)
     if breaks:
-        print(f"REPRODUCED: torch logged {len(breaks)} distinct graph break(s) (the run: {EXPECTED.get('places')} places).")
+        print(f"REPRODUCED: torch logged {len(breaks)} distinct graph break(s) (the run: {EXPECTED.get('places')} place(s)).")
         return 1
     print("Not reproduced: no graph break.")
     return 0
