@@ -328,11 +328,13 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         elif spread >= PROCESS_SPREAD_NOISY:
             problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed}){why}"))
     if target is not None and precision is not None and precision > target:
+        # a job stopped by Ctrl+C or Cancel ended its benchmark early: --max-time did not run out
+        stopped = getattr(result, "status", None) == "cancelled"
+        cause = "the run was stopped before it got there" if stopped else "--max-time ran out"
         problems.append(
             (
                 NOISY,
-                f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked "
-                f"for (--max-time ran out)",
+                f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked for ({cause})",
             )
         )
     notes = [f"process {p.process + 1} failed: {p.reason}" for p in result.processes_ended if p.status != "completed"]

@@ -92,7 +92,13 @@ def test_processes_that_disagree_and_a_precision_not_reached():
     assert q.processes == 3 and len(q.process_speedups) == 3 and q.process_spread > 0.2
     assert q.grade == UNUSABLE and "the 3 processes disagree (speedups 0.79x, 1.03x, 0.79x)" in q.reasons[0]
     assert q.precision_target_pct == 2.0 and q.precision_reached is False
-    assert any("wider than the ±2% asked for" in r for r in q.reasons)
+    assert any("wider than the ±2% asked for (--max-time ran out)" in r for r in q.reasons)
+    from core.vocab import events as ev
+
+    r.apply(ev.JobCancelled(r.job_id, phase="benchmark"))  # Ctrl+C: --max-time did not run out
+    stopped = grade(r)
+    assert any("wider than the ±2% asked for (the run was stopped before it got there)" in x for x in stopped.reasons)
+    assert not any("--max-time" in x for x in stopped.reasons)
 
 
 def test_processes_that_disagree_on_the_figure_but_not_the_side_keep_the_direction():
