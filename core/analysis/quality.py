@@ -443,7 +443,9 @@ def rerun_advice(qualities) -> str:
             "while calls were timed"
         )
     if qualities and all(q.others_cores is not None for q in qualities):
-        return f"re-run with {more}: other programs left the machine quiet while calls were timed"
+        return (
+            f"re-run with {more} (the machine was quiet while calls were timed: closing other programs will not help)"
+        )
     return f"re-run with {more}"
 
 
