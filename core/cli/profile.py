@@ -76,6 +76,8 @@ def run_and_report(
         try:
             try:
                 results = runner.run_all(specs)
+                if hasattr(listener, "annotate"):  # tune: a job its budget cut says so in every file
+                    listener.annotate(results)
                 if getattr(args, "localize", False) and not interrupt.interrupted:
                     from core.cli.localize import localize_all
 

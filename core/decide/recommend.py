@@ -142,15 +142,24 @@ class Recommendation:
             lines.append(self.memory)
         if self.code:  # nothing decided: no empty block between two blank lines
             lines += ["", self.code]
+        if not self.options:  # nothing measured: no heading over an empty list
+            return "\n".join(lines) + "\n"
         lines += ["", f"Every option at {self.calls:,} calls:"]
         if self.per_call_basis:
             lines.append(f"({self.per_call_basis})")
-        for o in sorted(self.options, key=lambda o: (not o.eligible, o.total_s)):
+        # the options weighed first, then those not judged (their timing unusable: the sentence
+        # left them out, and listed first without a word they read as the answer), then the rest
+        for o in sorted(self.options, key=lambda o: (not o.eligible, not o.judged, o.total_s)):
+            mark = ""
+            if not o.eligible:
+                mark = f"; not eligible: {o.why_not}"
+            elif not o.judged:
+                mark = f"; not judged, its timing was unusable: {o.timing_reason.split('; ')[0]}"
             lines.append(
                 f"  {o.label}: {duration(o.total_s)} [{duration(o.total_low_s)}-{duration(o.total_high_s)}]"
                 f" = compile {o.compile_time_s:.2f} s + {o.per_call_ms:.3f} ms a call"
                 + (f" ({o.speedup:.2f}x)" if o.config else "")
-                + ("" if o.eligible else f"; not eligible: {o.why_not}")
+                + mark
             )
         return "\n".join(lines) + "\n"
 

@@ -261,6 +261,15 @@ class BudgetListener(RunListener):
     def on_status(self, status) -> None:
         self.inner.on_status(status)
 
+    def annotate(self, results: list[JobResult]) -> None:
+        """Each job the budget cut or stopped gives that as its reason (summary.csv, report.json,
+        the summary on stdout): it read "cancelled before it started" where stdout said the
+        budget had cut it."""
+        for r in results:
+            note = self.notes.get(r.job_id)
+            if note and r.status == JobStatus.CANCELLED:
+                r.failure_reason = f"cut by the budget: {note}"
+
     def expected(self, result: JobResult) -> bool:
         """A job that did not complete because of the budget is no error."""
         return result.job_id in self.notes

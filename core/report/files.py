@@ -541,6 +541,10 @@ def write_report(
     staged: list[tuple[str, str]] = []
     try:
         extra, texts = decision_files(results, calls or (options or {}).get("calls"))
+        if sections and "tune" in sections:  # what the budget did, beside the answer it allowed
+            from core.decide.tune import tune_lines
+
+            texts["recommendation.txt"] += "\n" + "\n".join(tune_lines(sections["tune"])) + "\n"
         files = {
             **report_tables(results),
             **texts,

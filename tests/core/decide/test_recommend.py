@@ -84,6 +84,17 @@ def test_an_unusable_timing_gives_no_verdict():
         and both.how_sure == "clear among the configs judged (1 not judged: its timing unusable)"
     )
     assert recommend([quiet], calls=10_000).how_sure == "clear"
+    # the list of options marks it too, after the one weighed (it was listed first, unmarked, and
+    # read as the answer where the sentence had left it out)
+    options = both.text().split("Every option at 10,000 calls:\n", 1)[1].splitlines()
+    inductor = next(i for i, line in enumerate(options) if line.startswith("  inductor:"))
+    freezing = next(i for i, line in enumerate(options) if line.startswith(f"  {FREEZING.label}:"))
+    assert (
+        freezing < inductor and "; not judged, its timing was unusable: other processes used 1.6" in options[inductor]
+    )
+    assert "not judged" not in options[freezing]
+    nothing = recommend([], calls=10_000).text()
+    assert "Every option" not in nothing  # no heading over an empty list
 
 
 def test_the_time_a_call_in_the_options_says_how_it_is_made():

@@ -131,6 +131,16 @@ def test_tune_command_on_a_tiny_model_stays_in_budget_and_says_when_nothing_reco
     assert "cut by the budget" in proc.stderr
     assert "Nothing that could be recommended was measured: the budget cut inductor" in proc.stdout
     assert "error: tune measured no candidate that could be recommended" in proc.stderr
+    # the files say what the budget did, as stdout does (summary.csv read "cancelled during
+    # queue", and recommendation.txt never named the budget)
+    import csv
+
+    with open(out / "summary.csv", newline="") as fh:
+        reasons = {row["config"]: row["failure_reason"] for row in csv.DictReader(fh)}
+    assert reasons["inductor"].startswith("cut by the budget: not started: estimated")
+    assert reasons["eager"] == ""
+    text = (out / "recommendation.txt").read_text()
+    assert "Candidates (budget 0.5 min" in text and "Give it a longer budget" in text
 
 
 def test_tune_refuses_profile_only_options():
