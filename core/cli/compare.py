@@ -1,7 +1,8 @@
 """`python main.py compare BASELINE NEW [--threshold PCT] [--relative] [--out DIR]`: a report
 against a saved baseline (the comparison itself is core.decide.compare). Exit code 0 when no
-config regressed, 1 when one did, 3 when no config is in both reports or none regressed but some
-config's speed could not be judged,
+config regressed, 1 when one did or one that completed in the baseline is missing from the new
+report (MISSING: not measured, so no slowdown, but no pass either), 3 when no config is in both
+reports or none regressed or went missing but some config's speed could not be judged,
 2 for a refused command line, an unreadable report or reports of different models."""
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="main.py compare",
         description="Compare a report with a saved baseline, "
-        "config by config; exit 1 when a config regressed beyond the threshold and the noise.",
-        epilog="Exit codes: 0 no config regressed; 1 a config regressed; 3 no config is in both reports "
-        "(configs are matched by their label), or none regressed but some config's speed could not be "
+        "config by config; exit 1 when a config regressed beyond the threshold and the noise, or went missing.",
+        epilog="Exit codes: 0 no config regressed; 1 a config regressed, or one that completed in the baseline "
+        "is missing from the new report (MISSING: not measured, so no slowdown, but no pass either); 3 no "
+        "config is in both reports (configs are matched by their label), or none regressed or went missing "
+        "but some config's speed could not be "
         "judged (a timing graded unusable or giving the direction only, or no timed calls) (cannot tell: a "
         "CI gate should not pass it); 2 a refused command line, an unreadable report, or reports of "
         "different models.",
@@ -98,25 +101,27 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return CANNOT_TELL_EXIT
+    # one line for each kind of outcome (cannot tell, regressed, missing), the exit code after the
+    # last, which decided it
     regressed = [c.config for c in result.configs if c.regression]
-    if regressed:
-        # not "beyond 5%" for all: a config missing from the new report, failing now or failing
-        # its accuracy check regressed without a percentage
-        print(
-            terminal_text(
-                f"regression in {', '.join(regressed)} (each config's line above says why; a slowdown "
-                f"counts beyond {args.threshold:g}%)"
-            ),
-            file=sys.stderr,
-        )
-        return 1
+    said = []
     if result.undecided:  # a gate must not pass what it could not judge
-        print(
-            terminal_text(
-                f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}; exit "
-                f"code {CANNOT_TELL_EXIT}"
-            ),
-            file=sys.stderr,
+        said.append(f"cannot tell whether these regressed (see above): {', '.join(result.undecided)}")
+    if regressed:
+        # not "beyond 5%" for all: a config failing now or failing its accuracy check regressed
+        # without a percentage
+        said.append(
+            f"regression in {', '.join(regressed)} (each config's line above says why; a slowdown "
+            f"counts beyond {args.threshold:g}%)"
         )
-        return CANNOT_TELL_EXIT
-    return 0
+    if result.missing:  # not measured, so no slowdown: said apart from the regressions, and failed alike
+        said.append(
+            f"missing from the new report: {', '.join(result.missing)} (in the baseline, not in the new report: "
+            "not measured, so no slowdown, but a gate does not pass a config that went missing)"
+        )
+    code = 1 if regressed or result.missing else CANNOT_TELL_EXIT if result.undecided else 0
+    if said:
+        said[-1] += f"; exit code {code}"
+    for line in said:
+        print(terminal_text(line), file=sys.stderr)
+    return code

@@ -7,15 +7,17 @@ breaks added and removed (by location and reason), recompiles, and a one-line ve
 
 A regression is one of: the compiled median slower by more than the threshold with the
 two medians' intervals apart (outside the noise); the accuracy check newly failing; a
-config that completed in the baseline failing now; graph breaks added. With `--relative`
+config that completed in the baseline failing now; graph breaks added. A config that completed
+in the baseline and is missing from the new report is no regression (nothing of it was measured,
+so it is no slowdown): its verdict says MISSING, and it fails a gate as a regression does. With `--relative`
 the compiled side is judged against the eager side of its own run instead (the speedup
 falling by more than the threshold with the speedups' 95% intervals apart), so a machine that
 is slower or busier as a whole (a shared CI runner) does not read as a regression; a change
 that slows eager and compiled alike (in torch, say) then passes too, and the verdict says so. The exit code is 1
-when any config regressed, so the command can gate CI, and 3 when none regressed but the
+when any config regressed or went missing, so the command can gate CI, and 3 when none did but the
 speed of some config could not be judged (a report with no timed calls, or a timing graded
 unusable by core.analysis.quality, or neither report timed it: the verdict says CANNOT TELL), or
-when no config is in both reports; a noisy timing is warned about. Reports from a different torch
+when no config is in both reports (whatever went missing); a noisy timing is warned about. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
 difference. Reports that profile no model in common are not compared at all (`model_mismatch`:
 configs matched by label would set one model's against another's). No Qt; `compare_reports` is
@@ -28,10 +30,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.quality import NOISY, UNUSABLE, rerun_advice
+from core.analysis.quality import NOISY, UNUSABLE, MeasurementQuality, machine_was_busy, rerun_advice
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
 from core.models import is_file_source
+from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
 
@@ -48,6 +51,7 @@ COMPARE_COLUMNS = [
     "config",
     "verdict",
     "regression",
+    "missing",
     "judged",
     "relative_change_pct",
     "compiled_median_base_ms",
@@ -111,6 +115,9 @@ class ConfigComparison:
     verdict: str = ""
     relative: bool = False  # judged by --relative (the compiled side against eager)
     cannot_tell: bool = False  # its speed could not be judged (no calls, or an unusable timing)
+    # completed in the baseline, not in the new report: not measured, so no regression, but a
+    # gate does not pass it (the verdict says MISSING)
+    missing: bool = False
 
     def row(self) -> dict[str, Any]:
         """compare.csv's row."""
@@ -127,6 +134,7 @@ class ConfigComparison:
             "config": self.config,
             "verdict": self.verdict,
             "regression": self.regression,
+            "missing": self.missing,
             "judged": ("relative" if self.relative else "absolute") if self.base and self.new else None,
             # compiled's change against eager (base speedup / new speedup - 1): what --relative judges
             "relative_change_pct": (
@@ -227,6 +235,11 @@ class Comparison:
         return not any(c.base is not None and c.new is not None for c in self.configs)
 
     @property
+    def missing(self) -> list[str]:
+        """The configs that completed in the baseline and are missing from the new report."""
+        return [c.config for c in self.configs if c.missing]
+
+    @property
     def undecided(self) -> list[str]:
         """The configs whose speed could not be judged (no regression found in them either)."""
         return [c.config for c in self.configs if c.cannot_tell]
@@ -295,6 +308,14 @@ def _judge_relative(base: JobResult, new: JobResult, threshold: float, problems:
     return True
 
 
+# Not a measured slowdown (nothing of it is in the new report), so not a REGRESSION; a gate
+# does not pass it all the same (the command's exit code 1, or 3 when no config is in both)
+MISSING_VERDICT = (
+    "MISSING: in the baseline, not in the new report (it completed in the baseline; nothing of it was "
+    "measured in the new report, so its speed is not compared)"
+)
+
+
 def compare_config(
     label: str,
     base: JobResult | None,
@@ -308,15 +329,9 @@ def compare_config(
     if new is None and pending:
         return ConfigComparison(label, base, new, verdict="not finished yet in the new run: nothing to compare")
     if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
-        return ConfigComparison(
-            label,
-            base,
-            new,
-            regression=True,
-            verdict="REGRESSION: missing from the new report (it completed in the baseline)",
-        )
+        return ConfigComparison(label, base, new, verdict=MISSING_VERDICT, missing=True)
     if base is None or new is None:
-        where = "the new report only" if base is None else "the baseline only"
+        where = "the new report only" if base is None else f"the baseline only ({base.status} there)"
         return ConfigComparison(label, base, new, verdict=f"in {where}: nothing to compare")
     compiled, eager = _median_change(base, new, "compiled"), _median_change(base, new, "eager")
     old_breaks, new_breaks = _breaks(base), _breaks(new)
@@ -376,28 +391,75 @@ def compare_config(
 
 def _timing_problem(base: JobResult, new: JobResult) -> str:
     """Why the speed of a config cannot be compared ("" when it can): a report with no timed
-    calls on a side, or a timing graded unusable (core.analysis.quality)."""
+    calls on a side, or a timing graded unusable or giving the direction only
+    (core.analysis.quality); the first such report with its reason, the other named when its
+    timing is so too, and what a re-run of the config should change (_rerun_it)."""
+    graded = []  # (report, result, quality, what its timing does)
     for name, r in (("the baseline", base), ("the new report", new)):
         no_calls = not len(r.latencies("eager")) or not len(r.latencies("compiled"))
         if r.status == JobStatus.COMPLETED and not r.variants and no_calls:
             return f"{name} has no timed calls for it, so its speed is not compared"
         quality = r.quality()
         if quality.direction_only:  # which side is faster is known, not a figure to set against another's
-            return (
-                f"the timing of {name} gives the direction only ({quality.reasons[0]}), so its speed is not "
-                "compared; " + rerun_advice([quality]).replace("re-run", "re-run it", 1)
-            )
-        if quality.grade == UNUSABLE:
-            return (
-                f"the timing of {name} was unusable ({quality.reasons[0]}), so its speed is not compared; "
-                + rerun_advice([quality]).replace("re-run", "re-run it", 1)
-            )
+            graded.append((name, r, quality, "gives the direction only"))
+        elif quality.grade == UNUSABLE:
+            graded.append((name, r, quality, "was unusable"))
+    if graded:
+        name, _, quality, what = graded[0]
+        also = ""
+        if len(graded) > 1:
+            other, _, _, other_what = graded[1]
+            also = f", and that of {other} {'too' if other_what == what else other_what}"
+        return f"the timing of {name} {what} ({quality.reasons[0]}){also}, so its speed is not compared; " + _rerun_it(
+            [(n, r, q) for n, r, q, _ in graded]
+        )
     if not _timed(base) and not _timed(new):  # both failed, say: nothing measured to pass a gate on
         return (
             f"neither report has timed calls for it (baseline {base.status}, new {new.status}), "
             "so nothing about it is compared"
         )
     return ""
+
+
+def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]]) -> str:
+    """What a re-run of this config should change, from what the runs graded (report, result,
+    quality) already did: on a busy machine core.analysis.quality's advice (a quiet machine
+    first); else more processes than they timed (with --iters auto the runner may already have
+    added processes, up to AUTO_PROCESSES_CAP, so "more --processes" names a number above
+    those) and, where the speedup's precision was not reached, a longer --max-time (more --iters
+    for a fixed number of calls)."""
+    qualities = [q for _, _, q in graded]
+    if any(machine_was_busy(q) or r.spec.sweep_shapes or r.spec.sweep_batch for _, r, q in graded):
+        return rerun_advice(qualities).replace("re-run", "re-run it", 1)  # a sweep runs in one process
+    changes, said = [], []
+    ran = max(q.processes for q in qualities)
+    if ran < LIMITS["processes"].high:
+        changes.append(f"--processes above {ran}")
+    timed = {}  # what each report's run did: {said: reports}
+    for name, r, q in graded:
+        asked = r.spec.timed_processes()
+        did = f"timed {q.processes} process{'es' if q.processes != 1 else ''}"
+        if q.processes > asked:
+            did += f": {asked} asked for, {q.processes - asked} added while they disagreed" + (
+                f", the most --iters auto adds ({AUTO_PROCESSES_CAP} in all)"
+                if q.processes >= AUTO_PROCESSES_CAP
+                else ""
+            )
+        timed.setdefault(did, []).append(name)
+    for did, names in timed.items():
+        who = "it" if len(graded) == 1 else "both reports" if len(names) > 1 else names[0]
+        said.append(f"{who} {did}")
+    if any(not r.spec.auto_iters for _, r, _ in graded):
+        changes.append("more --iters (or --iters auto)")
+    else:
+        short = [(r.spec, q) for _, r, q in graded if q.precision_reached is False]
+        if short:
+            changes.append(f"a --max-time above {max(spec.max_time_s for spec, _ in short):g} s")
+            spec, q = short[0]
+            said.append(f"--max-time {spec.max_time_s:g} s ran out before the ±{q.precision_target_pct:g}% asked for")
+    if not changes:  # every setting at its end: nothing a re-run here would change
+        return f"a re-run with the same settings may not tell either ({'; '.join(said)})"
+    return f"re-run it with {' and '.join(changes)} ({'; '.join(said)})"
 
 
 def _timed(r: JobResult) -> bool:
@@ -416,6 +478,7 @@ def change_effect(before: JobResult, after: JobResult, what: str) -> str:
         _timing_problem(before, after)
         .replace("the baseline", "the earlier run")
         .replace("the new report", "the new run")
+        .replace("both reports", "both runs")
     )
     parts = []
     compiled = _median_change(before, after, "compiled")

@@ -242,12 +242,18 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
     dialog.finished.connect(lambda _: window.distribution_chart.set_baseline([]))
     dialog.show()
     window.compare_dialog = dialog
-    window.status_label.setText(
-        f"Compared with {path}: "
-        + (
-            "regression in " + ", ".join(c.config for c in comparison.configs if c.regression)
-            if comparison.regressed
-            else "no regression beyond the threshold and the noise"
-        )
-    )
+    window.status_label.setText(f"Compared with {path}: {compare_status(comparison)}")
     return dialog
+
+
+def compare_status(comparison: Comparison) -> str:
+    """The status bar's line after a comparison: what regressed, what went missing, what could
+    not be judged (a missing config read "no regression beyond the threshold and the noise")."""
+    said = []
+    if comparison.regressed:
+        said.append("regression in " + ", ".join(c.config for c in comparison.configs if c.regression))
+    if comparison.missing:
+        said.append("missing from this run: " + ", ".join(comparison.missing))
+    if comparison.undecided:
+        said.append("cannot tell for " + ", ".join(comparison.undecided))
+    return "; ".join(said) or "no regression beyond the threshold and the noise"

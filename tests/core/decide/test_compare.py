@@ -158,22 +158,102 @@ def test_relative_without_speedups_falls_back_and_says_so():
     assert "judged on its own" in c.verdict and not c.regression
 
 
-def test_a_config_gone_from_the_new_report_is_a_regression(tmp_path):
+def test_a_config_gone_from_the_new_report_is_missing_not_a_slowdown_and_fails_a_gate(tmp_path):
+    """The new user's case: a config gone from the new report read "REGRESSION: missing" and,
+    with --relative, "regression in eager (…; a slowdown counts beyond 5%)", though nothing
+    was measured, let alone slowed down. It reads MISSING, and a gate does not pass it (exit 1)."""
     base = saved(tmp_path, "base", baseline())
     new = saved(tmp_path, "new", [fake_result("inductor", compiled_ms=5.0, seed=3)])
-    proc = compare(base, new, "--out", str(tmp_path / "cmp"))
-    assert proc.returncode == 1, proc.stdout
-    assert f"{FREEZING.label}: REGRESSION: missing from the new report (it completed in the baseline)" in proc.stdout
-    # its summary does not call it a slowdown "beyond 5%": it has no percentage
-    assert f"regression in {FREEZING.label} (each config's line above says why" in proc.stderr, proc.stderr
-    assert "regression beyond" not in proc.stderr
+    for relative in ((), ("--relative",)):
+        proc = compare(base, new, "--out", str(tmp_path / "cmp"), *relative)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        line = next(x for x in proc.stdout.splitlines() if x.startswith(f"{FREEZING.label}:"))
+        assert line.startswith(f"{FREEZING.label}: MISSING: in the baseline, not in the new report"), line
+        assert (
+            "REGRESSION" not in proc.stdout and "regression" not in proc.stderr and "slowdown counts" not in proc.stderr
+        )
+        last = proc.stderr.splitlines()[-1]
+        assert last.startswith(f"missing from the new report: {FREEZING.label} (") and last.endswith("exit code 1")
     with open(tmp_path / "cmp" / "compare.csv", newline="") as fh:
         rows = {r["config"]: r for r in csv.DictReader(fh)}
-    assert rows[FREEZING.label]["regression"] == "true" and rows["inductor"]["judged"] == "absolute"
+    assert rows[FREEZING.label]["missing"] == "true" and rows[FREEZING.label]["regression"] == "false"
+    assert rows["inductor"]["judged"] == "relative" and rows["inductor"]["missing"] == "false"
     assert abs(float(rows["inductor"]["relative_change_pct"])) < 5
-    # only in the new report: said, not a regression
+    comparison = compare_reports(baseline(), {}, [fake_result("inductor", compiled_ms=5.0, seed=3)], {})
+    assert comparison.missing == [FREEZING.label] and not comparison.regressed
+    # a regression beside it: each said on its own line, the exit code after the last
+    slower = saved(tmp_path, "slower", [fake_result("inductor", compiled_ms=6.5, seed=4)])
+    proc = compare(base, slower)
+    assert proc.returncode == 1 and "inductor: REGRESSION: compiled 30" in proc.stdout
+    assert "regression in inductor (each config's line above says why" in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith(f"missing from the new report: {FREEZING.label}")
+    # only in the new report: said, not a regression; in the baseline only but not completed there:
+    # said, not missing
     (c,) = compare_reports([], {}, [fake_result("inductor")], {}).configs
-    assert not c.regression and "in the new report only" in c.verdict
+    assert not c.regression and not c.missing and "in the new report only" in c.verdict
+    (c,) = compare_reports([fake_result("inductor", status="cancelled")], {}, [], {}).configs
+    assert not c.missing and c.verdict == "in the baseline only (cancelled there): nothing to compare"
+
+
+def test_a_missing_config_beside_an_undecided_one_exits_1_and_the_lines_agree(tmp_path):
+    base = saved(tmp_path, "base", baseline())
+    new = saved(tmp_path, "new", [fake_result("inductor", n=0, seed=3)])
+    proc = compare(base, new)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "inductor: CANNOT TELL: the new report has no timed calls" in proc.stdout
+    closing = proc.stderr.splitlines()[-2:]
+    assert closing[0] == "cannot tell whether these regressed (see above): inductor", closing
+    assert closing[1].startswith(f"missing from the new report: {FREEZING.label}") and closing[1].endswith(
+        "; exit code 1"
+    )
+    assert "exit code 3" not in proc.stderr
+
+
+def test_with_no_config_in_both_reports_a_missing_one_is_not_called_a_regression(tmp_path):
+    """The new user's case: "aot_eager: REGRESSION: missing from the new report" above
+    "cannot tell: no config is in both reports …; exit code 3"."""
+    proc = compare(saved(tmp_path, "a", [fake_result("aot_eager")]), saved(tmp_path, "b", [fake_result("inductor")]))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "REGRESSION" not in proc.stdout and "regression" not in proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("aot_eager: MISSING: in the baseline, not in the new report")
+    assert proc.stderr.splitlines()[-1].startswith("cannot tell: no config is in both reports (the baseline has ")
+
+
+def _direction_only(seed, speedups, asked=3):
+    """A timing whose processes disagree beyond use but all say compiled is slower (graded
+    noisy, direction only), run with --iters auto and `asked` processes (the rest added)."""
+    r = fake_result(
+        "inductor",
+        eager_ms=10.0,
+        compiled_ms=10 / speedups[0],
+        others_cores=0.05,
+        seed=seed,
+        processes={p: 10 / s for p, s in enumerate(speedups[1:], 1)},
+    )
+    r.spec = dataclasses.replace(r.spec, processes=asked, precision_pct=2.0)
+    assert r.quality().direction_only
+    return r
+
+
+def test_a_direction_only_timing_advises_from_the_processes_the_runs_already_timed():
+    """The new user's case: two runs that had already added processes up to --iters auto's cap
+    were told to "re-run with more --processes", and why read ": other programs left the
+    machine quiet while calls were timed"."""
+    ten = (0.40, 0.32, 0.37, 0.38, 0.33, 0.41, 0.35, 0.39, 0.34, 0.36)
+    base, new = _direction_only(1, ten), _direction_only(2, ten[::-1])
+    (c,) = compare_reports([base], {}, [new], {}).configs
+    assert c.cannot_tell and not c.regression and "gives the direction only" in c.verdict
+    assert "and that of the new report too" in c.verdict
+    assert "more --processes" not in c.verdict and "left the machine quiet" not in c.verdict, c.verdict
+    assert "re-run it with --processes above 10 and a --max-time above 60 s" in c.verdict, c.verdict
+    assert "both reports timed 10 processes: 3 asked for, 7 added while they disagreed, the most" in c.verdict
+    assert "--max-time 60 s ran out before the ±2% asked for" in c.verdict
+    # one report only, fewer processes: named as what it did
+    (c,) = compare_reports([_direction_only(3, ten[:4])], {}, [fake_result("inductor", seed=4)], {}).configs
+    assert (
+        "re-run it with --processes above 4 and" in c.verdict
+        and "(it timed 4 processes: 3 asked for, 1 added" in c.verdict
+    )
 
 
 def test_threshold_range_includes_its_ends(tmp_path):
@@ -293,6 +373,7 @@ def test_compare_help_names_every_exit_code():
         [sys.executable, os.path.join(ROOT, "main.py"), "compare", "--help"], capture_output=True, text=True
     ).stdout
     text = " ".join(out.split())
-    assert "Exit codes: 0 no config regressed; 1 a config regressed; 3 no config is in both reports" in text
+    assert "Exit codes: 0 no config regressed; 1 a config regressed, or one that completed in the baseline is" in text
+    assert "missing from the new report (MISSING: not measured, so no slowdown, but no pass either); 3 no" in text
     assert "a timing graded unusable or giving the direction only, or no timed calls" in text
     assert "2 a refused command line, an unreadable report, or reports of different models" in text

@@ -286,3 +286,18 @@ def test_the_question_shows_the_config_and_defaults_to_cancel(qtbot, window, tmp
     assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
     assert "C++ compiler command" in box.text() and "cpp.cxx" in box.informativeText()
     assert [b.text() for b in box.buttons() if b.objectName()] == ["Run without them", "Run with them"]
+
+
+def test_the_status_line_after_a_comparison_names_a_missing_config():
+    """A config gone from this run is no regression, but the status bar read "no regression
+    beyond the threshold and the noise" as if all had passed."""
+    from core.decide.compare import compare_reports
+    from gui.window.compare_dialog import compare_status
+    from tests.core.fakes import fake_result
+
+    base = [fake_result("inductor", compiled_ms=5.0), fake_result("aot_eager", compiled_ms=6.0, seed=2)]
+    new = [fake_result("inductor", compiled_ms=5.0, seed=3)]
+    comparison = compare_reports(base, {}, new, {}, 5.0, False)
+    assert compare_status(comparison) == "missing from this run: aot_eager"
+    same = compare_reports(base[:1], {}, new, {}, 5.0, False)
+    assert compare_status(same) == "no regression beyond the threshold and the noise"
