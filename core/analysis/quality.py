@@ -337,7 +337,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
                 f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked for ({cause})",
             )
         )
-    notes = [f"process {p.process + 1} failed: {p.reason}" for p in result.processes_ended if p.status != "completed"]
+    notes = [process_note(p) for p in result.processes_ended if p.status != "completed"]
     if others_median is None and result.resources:
         notes.append("the machine's load was not recorded (a report from before it was)")
     if min(n_e, n_c) < MIN_CALLS:
@@ -415,6 +415,14 @@ def faults_between_processes(result) -> str:
         "allocator's freed memory happens to lie in each process decides whether every call gets fresh "
         "memory from the kernel"
     )
+
+
+def process_note(ended) -> str:
+    """A further process that did not complete (a ProcessEnded): failed, or stopped by a cancel
+    (the job then kept the processes before it)."""
+    if ended.status == "cancelled":
+        return f"process {ended.process + 1} was stopped ({ended.reason}); the processes before it are kept"
+    return f"process {ended.process + 1} failed: {ended.reason}"
 
 
 def process_speedups_of(eager_by: dict, compiled_by: dict) -> list[float]:

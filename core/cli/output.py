@@ -7,6 +7,7 @@ import signal
 import sys
 from typing import Callable
 
+from core.analysis.quality import process_note
 from core.analysis.results import JobResult
 from core.analysis.stats import median_or_none
 from core.analysis.time_breakdown import PROFILED
@@ -83,7 +84,7 @@ class Progress(RunListener):
                 text = stalled_text(detail, time.monotonic() - since, "--compile-log +dynamo,inductor shows more")
                 print(f"{self._label}: {text}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
-            print(f"{self._label}: process {event.process + 1} failed: {event.reason}", file=sys.stderr, flush=True)
+            print(f"{self._label}: {process_note(event)}", file=sys.stderr, flush=True)
 
     def _flush_held(self) -> None:
         if self._held:

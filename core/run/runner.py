@@ -290,6 +290,7 @@ class JobRunner:
         self._listener.on_job_started(index, total, spec)
         self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="", index=index, total=total)
         terminal: ev.Event | None = None
+        stopped = False  # a cancel ended it after its first process: it keeps the processes it has
         try:
             if self._cancel_requested():  # cancelled before it could start: never spawn it
                 terminal = ev.JobCancelled(spec.job_id, phase="queue")
@@ -307,14 +308,32 @@ class JobRunner:
                     budget = watch.another_process(k)
                     if budget is None:
                         break
-                watch.samples = 0
+                if self._cancel_requested():  # stopped between two processes: the job keeps those it has
+                    stopped = True
+                    break
+                watch.samples, watch.phase = 0, ""
                 t0 = time.monotonic()
                 repeat = replace(spec, repeat=k, artifacts_dir=None, op_profile_calls=0, process_budget_s=budget)
                 ended = self._run_process(repeat, watch, started, t0)
                 wall = time.monotonic() - t0
                 watch.process_ended(wall, added=budget is not None)
                 if isinstance(ended, ev.JobCancelled):
-                    terminal = ended
+                    # Stopped in a further process (Ctrl+C, Cancel, tune's budget): the processes
+                    # before it are whole (the first compiled, checked accuracy and profiled), so the
+                    # job keeps them as its result, and says this one was stopped. It read
+                    # "cancelled during start-up" and left the verdict, all measured.
+                    stopped = True
+                    self._emit(
+                        watch,
+                        ev.ProcessEnded(
+                            spec.job_id,
+                            process=k,
+                            status="cancelled",
+                            reason=f"stopped during its {ended.phase or 'start-up'}",
+                            wall_time_s=round(wall, 3),
+                        ),
+                    )
+                    terminal = ev.JobCompleted(spec.job_id, wall_time_s=terminal.wall_time_s + wall)
                     break
                 reason = ended.reason if isinstance(ended, ev.JobFailed) else ""
                 self._emit(
@@ -334,7 +353,7 @@ class JobRunner:
             if terminal is not None:
                 self._emit(watch, terminal)
                 self._listener.on_job_ended(index, total, spec, terminal)
-                if isinstance(terminal, ev.JobCancelled):
+                if isinstance(terminal, ev.JobCancelled) or stopped:
                     self._cancel_honoured()
             self._set_status(state=RunnerState.IDLE, job_id="", phase="")
 

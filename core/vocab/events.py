@@ -162,7 +162,8 @@ class CallCostsMeasured(Event):
 @dataclass(frozen=True)
 class ProcessEnded(Event):
     """A further process of the job (JobSpec.processes; `process` counts from 1 here) ended:
-    "completed", or "failed" with its reason (what the job's other processes measured stays)."""
+    "completed", "failed" with its reason (what the job's other processes measured stays), or
+    "cancelled" (stopped: the job ends there, completed with the processes before it)."""
 
     process: int = 0
     status: str = ""

@@ -137,6 +137,34 @@ def test_cancel_mid_run_ends_child_and_queue(write_model):
     assert runner.status.state == RunnerState.IDLE
 
 
+def test_a_cancel_in_a_further_process_keeps_the_processes_before_it(write_model):
+    """Ctrl+C while process 3 of 3 started: processes 1 and 2 had been timed whole (the first
+    compiled, checked accuracy), yet the job read "cancelled during start-up" and left the
+    verdict. Now it completes with the processes it has, says the last one was stopped, and the
+    cancel still ends the queue after it."""
+    path = write_model(MLP_MODEL)
+    runner = None
+
+    def on_event(event):
+        if isinstance(event, ev.PhaseChanged) and event.process == 2:  # the third process began
+            runner.cancel()
+
+    runner = JobRunner(on_event=on_event)
+    try:
+        first, second = runner.run_all([make_spec(path, iters=20, processes=3), make_spec(path)])
+    finally:
+        runner.close()
+    assert first.status == rec.JobStatus.COMPLETED and first.accuracy is not None
+    ended = first.processes_ended
+    assert [p.status for p in ended] == ["completed", "cancelled"], ended
+    assert ended[1].process == 2 and ended[1].reason.startswith("stopped during its")
+    assert {s.process for s in first.samples if not s.warmup} >= {0, 1}  # both whole processes kept
+    assert first.summary()["speedup"] is not None
+    assert "process 3 was stopped (stopped during its" in " ".join(first.quality().notes)
+    assert second.status == rec.JobStatus.CANCELLED and second.failure_reason == "cancelled before it started"
+    assert runner.status.state == RunnerState.IDLE
+
+
 def test_describe_exit():
     assert "segmentation fault" in describe_exit(-11)
     # a SIGKILL from a person is not blamed on memory; only when memory was near the limit
