@@ -305,7 +305,10 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         "--out",
         required=True,
         metavar="DIR",
-        help="folder for summary.csv, latency.csv, graph_breaks.csv, resources.csv, recompiles.csv and report.json"
+        help="folder for the report: summary.csv (a row per config), recommendation.txt, report.json (all of it; "
+        "the app opens it), the other tables (latency, graph breaks, recompiles, resources, ops, time breakdown, "
+        "graphs, source lines, compile stages) and graphs/, traces/, compile_log/, torch_trace/ "
+        "(docs/report-format.md lists them)"
         if command != "zoo"
         else "folder for zoo.csv, zoo_summary.csv, zoo.json and one report folder per model (DIR/MODEL/)",
     )

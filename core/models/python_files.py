@@ -60,15 +60,68 @@ def import_model_file(path: str):
     return module
 
 
+def missing_function(fn_name: str, path: str) -> ModelLoadError:
+    return ModelLoadError(
+        f"the file defines no {fn_name}() function; a model file needs "
+        "get_model() and get_example_inputs() (see docs/model-sources.md); FILE.py:NAME picks "
+        "another model factory.",
+        file=path,
+    )
+
+
+def check_functions(path: str, factory: str = "get_model") -> None:
+    """A .py model file with no `factory` or get_example_inputs() at its top level, refused
+    before any job starts (a job ran, failed and wrote a report of it, where a syntax error is
+    refused at once). Read as text (ast), never run; a file that may bind names in ways the text
+    does not show (`from x import *`, a module __getattr__, globals()) is left to the job."""
+    import ast
+
+    if not path.endswith(".py") or not os.path.isfile(path) or os.path.getsize(path) > SYNTAX_CHECK_MAX_BYTES:
+        return
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        tree = ast.parse(source, path)
+    except (OSError, ValueError, SyntaxError):
+        return  # check_syntax or the job says so
+    if b"globals()" in source or b"__getattr__" in source:
+        return
+    bound: set[str] = set()
+
+    def visit(statements) -> bool:
+        """Collect the names the statements bind at module level; False where it cannot tell."""
+        for node in statements:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.name == "*":
+                        return False
+                    bound.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                blocks = [getattr(node, k, []) for k in ("body", "orelse", "finalbody")]
+                blocks += [h.body for h in getattr(node, "handlers", [])]
+                if not all(visit(block) for block in blocks):
+                    return False
+            elif isinstance(node, ast.expr) or isinstance(node, ast.Expr):
+                bound.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        return True
+
+    if not visit(tree.body):
+        return
+    for fn_name in (factory, "get_example_inputs"):
+        if fn_name not in bound:
+            raise missing_function(fn_name, path)
+
+
 def call_file_function(module, path: str, fn_name: str):
     fn = getattr(module, fn_name, None)
     if fn is None or not callable(fn):
-        raise ModelLoadError(
-            f"the file defines no {fn_name}() function; a model file needs "
-            "get_model() and get_example_inputs() (see docs/model-sources.md); FILE.py:NAME picks "
-            "another model factory.",
-            file=path,
-        )
+        raise missing_function(fn_name, path)
     try:
         return fn()
     except Exception as exc:

@@ -53,6 +53,25 @@ def test_invalid_values_are_refused_before_any_work(tmp_path, offer_cache):
     proc = profile(str(broken), "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and f"{broken}:3: syntax error" in proc.stderr, proc.stderr
     assert not out.exists() and not (tmp_path / "ran").exists()
+    # one without get_model(): refused up front too, read as text and never run (a job ran,
+    # failed and wrote a report of it); a name another way binds (an import) is accepted
+    bare = tmp_path / "bare.py"
+    bare.write_text("import os\nos.makedirs(%r)\ndef get_example_inputs():\n    return ()\n" % str(tmp_path / "ran"))
+    proc = profile(str(bare), "--out", str(out), cache=offer_cache)
+    assert proc.returncode == 2 and f"{bare}: the file defines no get_model() function" in proc.stderr, proc.stderr
+    assert not out.exists() and not (tmp_path / "ran").exists()
+    picked = tmp_path / "picked.py"
+    picked.write_text("def get_example_inputs():\n    return ()\n")
+    proc = profile(f"{picked}:make", "--out", str(out), cache=offer_cache)
+    assert proc.returncode == 2 and "the file defines no make() function" in proc.stderr, proc.stderr
+    from core.models.python_files import check_functions
+
+    imported = tmp_path / "imported.py"
+    imported.write_text("from os.path import join as get_model\nif True:\n    get_example_inputs = tuple\n")
+    check_functions(str(imported))  # bound by an import and an assignment: accepted
+    starred = tmp_path / "starred.py"
+    starred.write_text("from somewhere import *\n")
+    check_functions(str(starred))  # may bind anything: left to the job
 
 
 REFUSE = """
