@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QMenu, QScrollArea, QSplitter, QTabWidget,
 
 from gui.panels import TAB_VIEWS
 from gui.widgets.actions import make_action
+from gui.window.view_slot import scroll_area
 
 if TYPE_CHECKING:
     from gui.window.main_window import MainWindow
@@ -60,6 +61,8 @@ class WindowMenus:
     help: QMenu
 
 
+MODEL_PANEL_HEIGHT = 470  # px: the model panel whole (examples, models list, inputs)
+CONFIG_MIN_HEIGHT = 150  # px: the config form's first five rows before it scrolls
 CHARTS_MIN_HEIGHT = 200  # px: the latency chart's axes, a few ticks and its curves readable
 CHARTS_DEFAULT_HEIGHT = 280
 DISTRIBUTION_MIN_WIDTH = 240  # px: the distribution's title in three lines over a readable plot
@@ -69,8 +72,10 @@ def build_layout(w: MainWindow) -> WindowLayout:
     """Left: model and config panels; right: whose results (`w.results_header`) above the
     charts above the tabs."""
     left = QSplitter(Qt.Orientation.Vertical)
-    left.addWidget(w.model_panel)
-    # Scrolls rather than forcing a taller window when the suggestion line or a long error shows.
+    # Both panels scroll rather than force a taller window: the model panel's ~470 px over the
+    # form's made the window need ~750 px, more than a 1366x768 laptop screen has room for.
+    left.addWidget(scroll_area(w.model_panel, sideways=False))
+    # (the form: also when the suggestion line or a long error shows)
     config_scroll = QScrollArea()
     config_scroll.setWidget(w.config_panel)
     config_scroll.setWidgetResizable(True)
@@ -83,8 +88,12 @@ def build_layout(w: MainWindow) -> WindowLayout:
     config_layout.addWidget(config_scroll, 1)
     config_layout.addWidget(w.config_panel.run_bar)
     left.addWidget(config_box)
-    left.setStretchFactor(0, 2)
-    left.setStretchFactor(1, 3)
+    # The model panel keeps its height (all of it shows: ~470 px) and the form takes the rest,
+    # down to a few rows; a shorter window then takes the room from the model panel.
+    config_scroll.setMinimumHeight(CONFIG_MIN_HEIGHT)
+    left.setStretchFactor(0, 0)
+    left.setStretchFactor(1, 1)
+    left.setSizes([MODEL_PANEL_HEIGHT, 10_000 - MODEL_PANEL_HEIGHT])
     left.setMinimumWidth(390)  # the config form's widest row (dynamic, fullgraph, optimizer step) unclipped
 
     charts = QSplitter(Qt.Orientation.Horizontal)

@@ -107,7 +107,8 @@ class MainWindow(QMainWindow):
         # after the first show, by `charts_builder`, or sooner when something needs them.
         self.latency_slot = ViewSlot("gui.charts.latency:LatencyChart", deferred=True)
         self.distribution_slot = ViewSlot("gui.charts.distribution:DistributionChart", deferred=True)
-        self.tab_views = [ViewSlot(tab.where, deferred=not tab.at_launch) for tab in TAB_VIEWS]
+        # a tab's page scrolls when the window is too small for it (a 1366x768 laptop screen)
+        self.tab_views = [ViewSlot(tab.where, deferred=not tab.at_launch, scrolls=True) for tab in TAB_VIEWS]
         self.views = [self.latency_slot, self.distribution_slot, *self.tab_views]
         for view in self.views:  # each follows the session itself (gui.widgets.view.ResultsView)
             view.bind(self.session)

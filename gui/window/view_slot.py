@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from gui.qt_compat import collect_garbage_on_gui_thread, import_modules
 from gui.widgets.turns import one_per_turn
@@ -45,11 +45,39 @@ SESSION_SIGNALS = (
 )
 
 
+class ScrolledContentLayout(QVBoxLayout):
+    """The layout of a scroll area's content: it scrolls only when its room is under its
+    minimum size. With a height-for-width layout (a word-wrapped label anywhere inside) Qt's
+    scroll area makes the content at least its preferred height for the width, which scrolled
+    a panel that fitted."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+
+def scroll_area(content: QWidget, *, sideways: bool = True) -> QScrollArea:
+    """`content` in a frameless scroll area that scrolls only when the room is under its
+    minimum size (else it lays out as without one); `sideways`: also across."""
+    holder = QWidget()
+    layout = ScrolledContentLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(content)
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    if not sideways:
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(holder)
+    return scroll
+
+
 class ViewSlot(QWidget):
     """Holds one results view (gui.widgets.view.ResultsView) and passes the window's calls on
-    to it; `deferred`: the view is built later (`build`), a placeholder shows until then."""
+    to it; `deferred`: the view is built later (`build`), a placeholder shows until then;
+    `scrolls`: a view taller or wider than the room it gets scrolls (a tab's page) rather than
+    forcing a bigger window (the tallest tab's page made the window need ~750 px)."""
 
-    def __init__(self, where: str, *, deferred: bool, parent: QWidget | None = None):
+    def __init__(self, where: str, *, deferred: bool, scrolls: bool = False, parent: QWidget | None = None):
         """`where`: the view's class as "module:Class" (its module is imported when the view is
         built; ChartsBuilder imports a deferred one's off the GUI thread before)."""
         super().__init__(parent)
@@ -62,6 +90,12 @@ class ViewSlot(QWidget):
         self._steps: list[Callable] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        if scrolls:  # scroll bars only when the room is under the view's minimum: else as without
+            content = QWidget()
+            layout.addWidget(scroll_area(content))
+            layout = QVBoxLayout(content)
+            layout.setContentsMargins(0, 0, 0, 0)
+        self._content = layout  # where the placeholder, then the view, goes
         self._placeholder = None
         if deferred:
             self._placeholder = QLabel(LOADING_TEXT)
@@ -142,7 +176,7 @@ class ViewSlot(QWidget):
             self._placeholder.hide()
             self._placeholder.deleteLater()  # not at once: this may run inside one of its parent's events
             self._placeholder = None
-        self.layout().addWidget(view)
+        self._content.addWidget(view)
         self._view = view
         if self._session is not None:
             view.bind(self._session)
