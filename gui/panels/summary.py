@@ -99,6 +99,9 @@ def _break_even(s: Row) -> str:
     return v if isinstance(v, str) else f"{v:,.0f}"
 
 
+COVERAGE_LINES = 4  # configs listed a line each above the table; past that, those that say the same share one
+
+
 def _status(s: Row) -> str:
     if s.get("failure_reason"):
         return f"{s['status']}: {s['failure_reason']}"
@@ -522,14 +525,19 @@ class SummaryPanel(QWidget, ResultsView):
             self.details.setPlainText(text)
 
     def _on_rows_changed(self, *args) -> None:
-        lines = []
-        for row in range(self.model.rowCount()):
+        said: dict[tuple, list[str]] = {}  # (row or None, each line's text) → the configs it is said of
+        rows = self.model.rowCount()
+        for row in range(rows):
             s = self.model.summary(row)
             color = config_text_color(row).name()
+            name = f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>"
             text = s.get("coverage") or (
                 "failed: " + s["failure_reason"] if s.get("status") == "failed" else s.get("status", "")
             )
-            lines.append(f"<span style='color:{color}'><b>{markup(s['config'])}</b></span>: {markup(text)}")
+            # past a few configs, one line for those that say the same ("completed", "Fully
+            # compiled: ..."): eleven lines left the table below them one row
+            said.setdefault((None if rows > COVERAGE_LINES else row, text), []).append(name)
+        lines = [f"{', '.join(names)}: {markup(text)}" for (_, text), names in said.items()]
         self.coverage.setText("<br>".join(lines) if lines else "Run a profile to see whether compiling pays off.")
         results = [self.model.result(row) for row in range(self.model.rowCount())]
         self._show_disagreement(results)

@@ -215,3 +215,25 @@ def test_the_empty_summarys_headers_are_whole(qtbot):
         assert header.sectionSize(column) >= header.sectionSizeHint(column), panel.model.headerData(
             column, Qt.Orientation.Horizontal
         )
+
+
+def test_many_configs_that_say_the_same_share_a_line_above_the_table(qtbot):
+    """Eleven "X: completed" lines above the table left it one row at 1366x700; past four
+    configs, those that say the same share one line, and the rest keep theirs."""
+    import dataclasses
+
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    few = [fake_result(f"j{i}", backend=f"b{i}", breaks=False) for i in range(3)]
+    panel.model.set_results(few)
+    assert panel.coverage.text().count("<br>") == 2  # a line each
+    many = [fake_result(f"k{i}", backend=f"b{i}", breaks=False) for i in range(6)]
+    odd = fake_result("k9", backend="odd")
+    odd.compile = dataclasses.replace(odd.compile, coverage="Fully compiled: one graph")
+    many.append(odd)
+    panel.model.set_results(many)
+    text = panel.coverage.text()
+    assert text.count("<br>") == 1, text  # the six that say the same, and the one that does not
+    first, second = text.split("<br>")
+    assert all(f">b{i}</b>" in first for i in range(6)) and first.endswith(": Partly compiled: 4 graphs")
+    assert second.endswith("<b>odd</b></span>: Fully compiled: one graph")
