@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPalette
-from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
@@ -22,6 +22,7 @@ from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_log
 from gui.charts.live_range import LiveRange
 from gui.charts.plot_parts import PlotParts
+from gui.widgets.fitting_label import FittingLabel
 from gui.widgets.safe_text import legend_text, line_label
 from gui.widgets.theme import config_color, config_text_color, over_chart_background
 from gui.widgets.turns import piece_timer
@@ -111,11 +112,19 @@ class LatencyChart(QWidget, ResultsView):
         self.warmup_box.setChecked(True)
         self.warmup_box.setToolTip("Show the warm-up calls (before iteration 0); they are not in the statistics.")
         self.warmup_box.toggled.connect(self._on_warmup_toggled)
-        self.title = QLabel("<b>Latency per iteration</b> (faded: eager, full colour: compiled)")
-        self.title.setWordWrap(True)  # a narrow window wraps it rather than widening the window
+        # One line, whatever the width: in a narrow window it wrapped into a five-line column
+        # and the chart lost that height; it drops its parenthetical instead (in the tooltip).
+        self.title = FittingLabel(
+            [
+                "<b>Latency per iteration</b> (faded: eager, full colour: compiled)",
+                "<b>Latency per iteration</b>",
+                "<b>Latency</b>",
+            ]
+        )
+        self.title.setToolTip("Latency per iteration: faded lines eager, full colour compiled, one colour a config.")
 
         bar = QHBoxLayout()
-        bar.addWidget(self.title, 1)  # all the room the boxes leave: it wraps only when it must
+        bar.addWidget(self.title, 1)  # all the room the boxes leave
         bar.addWidget(self.warmup_box)
         bar.addWidget(self.log_box)
         layout = QVBoxLayout(self)

@@ -519,3 +519,21 @@ def test_a_live_ranges_narrower_labels_keep_the_axis_width_so_the_view_is_not_re
     assert wide > narrow  # wider labels get their room
     resized.clear()
     assert show(0.5, 2.5) == wide and resized == []  # narrower ones again: the same width, no resize
+
+
+def test_the_latency_title_keeps_to_one_line_in_a_narrow_chart(qtbot):
+    """At a 1000-pixel window the title wrapped into a five-line column above a 50 px chart;
+    now one line, the longest of its texts that fits."""
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(1000, 300)
+    chart.show()
+    qtbot.waitUntil(lambda: "(faded: eager" in chart.title.text())
+    one_line = chart.title.height()
+    chart.resize(330, 300)
+    qtbot.waitUntil(lambda: "(faded" not in chart.title.text())
+    assert chart.title.text() in ("<b>Latency per iteration</b>", "<b>Latency</b>")
+    assert chart.title.text_width(chart.title.text()) <= chart.title.contentsRect().width()
+    assert chart.title.height() <= one_line + 2
+    chart.resize(1000, 300)
+    qtbot.waitUntil(lambda: "(faded: eager" in chart.title.text())
