@@ -463,9 +463,14 @@ def worst(qualities) -> MeasurementQuality | None:
     return max(qualities, key=lambda q: _ORDER[q.grade], default=None)
 
 
-def banner(results) -> str:
+BANNER_REASONS = 2  # configs a brief banner gives a noisy timing's reason for; past that, only unusable ones
+
+
+def banner(results, brief: bool = False) -> str:
     """What the app says above results whose timing is not quiet ("" when all are quiet or
-    ungraded): each such config with its grade and first reason, and what follows."""
+    ungraded): each such config with its grade and first reason, and what follows. `brief`:
+    past BANNER_REASONS such configs, a noisy one's reason is left to its Timing cell (five
+    configs' reasons made a six-line banner that squeezed the chart to 100 px)."""
     shown, unusable, graded = [], [], []
     rule = f" ({OUTLIER_RULE})"  # said once at the end, not after every config it applies to
     for r in results:
@@ -473,18 +478,21 @@ def banner(results) -> str:
             continue
         q = r.quality()
         if q.grade in (NOISY, UNUSABLE):
-            shown.append(f"{r.config.label} {q.grade} ({q.reasons[0].replace(rule, '')})")
+            shown.append((f"{r.config.label} {q.grade}", f" ({q.reasons[0].replace(rule, '')})", q.grade))
             graded.append(q)
             if q.grade == UNUSABLE:
                 unusable.append(r.config.label)
     if not shown:
         return ""
+    terse = brief and len(shown) > BANNER_REASONS
+    said = [name + (why if not terse or grade == UNUSABLE else "") for name, why, grade in shown]
     advice = rerun_advice(graded)
     if unusable:  # the others' figures still carry what verdict there is
         which = "that timing" if len(unusable) == 1 else "those timings"
         tail = f"no verdict is drawn from {which} ({', '.join(unusable)}): {advice}"
     else:
         tail = f"its figures stand with their intervals (to narrow them, {advice})"
-    ruled = any(rule in worst_reason for worst_reason in (q.reasons[0] for q in graded))
+    ruled = not terse and any(rule in worst_reason for worst_reason in (q.reasons[0] for q in graded))
     far_out = f" Far slower: {OUTLIER_RULE}." if ruled else ""
-    return f"Timing not quiet: {'; '.join(shown)}. {tail[0].upper() + tail[1:]}.{far_out}"
+    why = " Each config's Timing cell says why." if terse else ""
+    return f"Timing not quiet: {'; '.join(said)}. {tail[0].upper() + tail[1:]}.{far_out}{why}"

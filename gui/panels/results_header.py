@@ -128,8 +128,9 @@ class ResultsHeader(QFrame):
 
     def set_quality(self, results) -> None:
         """The banner when any ended result's timing is not quiet (core.analysis.quality.banner)."""
-        text = banner(results)
+        text = banner(results, brief=True)  # every reason in the tooltip
         self.quality.setText(text)
+        self.quality.setToolTip(tooltip(banner(results)) if text else "")
         unusable = "unusable (" in text
         style = f"color: {error_color() if unusable else warning_color()}"
         if self.quality.styleSheet() != style:  # a style sheet set re-polishes the label

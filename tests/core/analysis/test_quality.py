@@ -278,3 +278,24 @@ def test_the_rerun_advice_names_the_options_that_act_on_the_run_it_judges():
     assert fixed.precision_target_pct is None and auto.precision_target_pct == 2.0
     assert "--precision" not in rerun_advice([fixed]) and "more --iters (or --iters auto" in rerun_advice([fixed])
     assert "a tighter --precision and a longer --max-time" in rerun_advice([auto])
+
+
+def test_a_brief_banner_of_many_configs_keeps_only_the_unusable_ones_reasons():
+    """Five configs' reasons made a six-line banner above a 100 px chart; the app's brief one
+    names each config and grade, and gives a reason only for a timing no verdict is drawn from."""
+    import dataclasses
+
+    tail = np.concatenate([normal(1.0, 0.01, n=170), np.full(30, 6.0)])
+    unusable = made(normal(2, 0.01), np.random.default_rng(3).permutation(tail), others=0.05)
+    noisy = []
+    for i, backend in enumerate(("eager", "aot_eager", "aot_eager_decomp_partition")):
+        r = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=0.4)
+        r.spec = dataclasses.replace(r.spec, job_id=f"n{i}", config=CompileConfig(backend))
+        noisy.append(r)
+    full, brief = banner([unusable, *noisy]), banner([unusable, *noisy], brief=True)
+    reason = grade(noisy[0]).reasons[0]
+    assert full.count(reason) == 3 and reason not in brief
+    assert "eager noisy; aot_eager noisy; aot_eager_decomp_partition noisy" in brief
+    assert f"inductor unusable ({grade(unusable).reasons[0].split(' (')[0]}" in brief
+    assert brief.endswith("Each config's Timing cell says why.") and len(brief) < len(full)
+    assert banner([unusable, noisy[0]], brief=True) == banner([unusable, noisy[0]])  # two: all said
