@@ -329,7 +329,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
             problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed}){why}"))
     if target is not None and precision is not None and precision > target:
         # a job stopped by Ctrl+C or Cancel ended its benchmark early: --max-time did not run out
-        stopped = getattr(result, "status", None) == "cancelled"
+        stopped = result.status == "cancelled"
         cause = "the run was stopped before it got there" if stopped else "--max-time ran out"
         problems.append(
             (
@@ -492,7 +492,7 @@ def banner(results, brief: bool = False) -> str:
         tail = f"no verdict is drawn from {which} ({', '.join(unusable)}): {advice}"
     else:
         tail = f"its figures stand with their intervals (to narrow them, {advice})"
-    ruled = not terse and any(rule in worst_reason for worst_reason in (q.reasons[0] for q in graded))
+    ruled = any(rule in q.reasons[0] for q in graded if not terse or q.grade == UNUSABLE)  # a reason shown
     far_out = f" Far slower: {OUTLIER_RULE}." if ruled else ""
     why = " Each config's Timing cell says why." if terse else ""
     return f"Timing not quiet: {'; '.join(said)}. {tail[0].upper() + tail[1:]}.{far_out}{why}"

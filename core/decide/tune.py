@@ -337,34 +337,27 @@ class TuneRun:
 def tune_lines(section: object) -> list[str]:
     """report.json's "tune" entry (`TuneRun.section`) as the lines the `tune` command prints after
     its jobs and the app's Decision tab shows, for a run just made or a report opened. A report's
-    entry is read as untrusted: one that is not what this version writes gives one line saying so."""
+    entry is read as untrusted (core.vocab.schema.check): one that is not what this version
+    writes gives one line saying so."""
+    from core.vocab.schema import check
+
     try:
-        budget_min, used_min = _number(section["budget_s"]) / 60, _number(section["elapsed_s"]) / 60
+        budget_min = check(float, section["budget_s"], "tune.budget_s") / 60
+        used_min = check(float, section["elapsed_s"], "tune.elapsed_s") / 60
         lines = [f"Candidates (budget {budget_min:g} min, used {used_min:.1f} min):"]
         for row in section["candidates"]:
-            config, why, fate = (_text(row[k]) for k in ("config", "why", "fate"))
+            config, why, fate = (check(str, row[k], f"tune.{k}")[:500] for k in ("config", "why", "fate"))
             took = ""
             if row.get("took_s") is not None:
-                took = f" in {_number(row['took_s']):.0f} s (estimated {_number(row['estimate_s']):.0f} s)"
-            note = f": {_text(row['note'])}" if row.get("note") else ""
+                took_s, estimate_s = (check(float, row[k], f"tune.{k}") for k in ("took_s", "estimate_s"))
+                took = f" in {took_s:.0f} s (estimated {estimate_s:.0f} s)"
+            note = f": {check(str, row['note'], 'tune.note')[:500]}" if row.get("note") else ""
             lines.append(f"  {config} ({why}): {fate}{took}{note}")
         if section.get("advice"):
-            lines.append(_text(section["advice"]))
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+            lines.append(check(str, section["advice"], "tune.advice")[:500])
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):  # SchemaError is a ValueError
         return [
             "This report's tune entry (what the budget did to each candidate) cannot be read: it is not "
             "what this version writes."
         ]
     return lines
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(value)
-    return float(value)
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(value)
-    return value[:500]

@@ -296,11 +296,9 @@ def check_source(spec: ModelSpec, device: str = "cpu", torchvision_names: Sequen
     elif not os.path.exists(split_factory(spec.source)[0]):
         raise ModelLoadError(f"model file {split_factory(spec.source)[0]} not found; check the path.")
     else:
-        from core.models.python_files import check_functions, check_syntax
+        from core.models.python_files import check_file
 
-        path, factory = split_factory(spec.source)
-        check_syntax(path)
-        check_functions(path, factory or "get_model")
+        check_file(*split_factory(spec.source))
 
 
 def close_matches(name: str, names: list[str], n: int = 10) -> list[str]:

@@ -13,19 +13,63 @@ from core.models import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, error_lin
 SYNTAX_CHECK_MAX_BYTES = 20 * 1024 * 1024  # a model file larger than this is left to the job to read
 
 
-def check_syntax(path: str) -> None:
-    """A .py model file that cannot be parsed, refused before any job starts (a job ran for
-    4 s, wrote a report of the failure and then blocked the same --out). Compiled to bytecode
-    only, never run; ModelLoadError with the line as the job would give it."""
+def check_file(path: str, factory: str = "get_model") -> None:
+    """A .py model file refused before any job starts, read once and never run: one that cannot
+    be parsed (a job ran for 4 s, wrote a report of the failure and then blocked the same --out),
+    or one with no `factory` or get_example_inputs() at its top level (a job ran and failed).
+    ModelLoadError with the line as the job would give it. Parsed to an AST and compiled from it
+    (the symbol-table errors too); a file that may bind names in ways its text does not show
+    (`from x import *`, a module __getattr__, globals()) is left to the job."""
+    import ast
+
     if not path.endswith(".py") or not os.path.isfile(path) or os.path.getsize(path) > SYNTAX_CHECK_MAX_BYTES:
         return
     try:
         with open(path, "rb") as fh:
-            compile(fh.read(), path, "exec", dont_inherit=True)
+            source = fh.read()
+        tree = ast.parse(source, path)
+        compile(tree, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise ModelLoadError(f"syntax error: {exc.msg}", file=path, line=exc.lineno or 0) from None
     except (OSError, ValueError):  # unreadable, or a NUL byte: the job says so with its own message
         return
+    if b"globals()" in source or b"__getattr__" in source:
+        return
+    bound = _module_names(tree.body)
+    if bound is None:
+        return
+    for fn_name in (factory, "get_example_inputs"):
+        if fn_name not in bound:
+            raise missing_function(fn_name, path)
+
+
+def _module_names(statements) -> set[str] | None:
+    """The names `statements` bind at module level, in any block that is not a function or a
+    class (if, try, with, for, match...); None where the text cannot tell (a star import)."""
+    import ast
+
+    bound: set[str] = set()
+    for node in statements:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+            continue
+        # assignments, walrus, for/with targets: every name stored at this level
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.stmt):
+                bound.update(n.id for n in ast.walk(child) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        blocks = [getattr(node, k, []) for k in ("body", "orelse", "finalbody")]
+        blocks += [part.body for part in getattr(node, "handlers", []) + getattr(node, "cases", [])]
+        for block in blocks:
+            inner = _module_names(block)
+            if inner is None:
+                return None
+            bound |= inner
+    return bound
 
 
 def import_model_file(path: str):
@@ -67,55 +111,6 @@ def missing_function(fn_name: str, path: str) -> ModelLoadError:
         "another model factory.",
         file=path,
     )
-
-
-def check_functions(path: str, factory: str = "get_model") -> None:
-    """A .py model file with no `factory` or get_example_inputs() at its top level, refused
-    before any job starts (a job ran, failed and wrote a report of it, where a syntax error is
-    refused at once). Read as text (ast), never run; a file that may bind names in ways the text
-    does not show (`from x import *`, a module __getattr__, globals()) is left to the job."""
-    import ast
-
-    if not path.endswith(".py") or not os.path.isfile(path) or os.path.getsize(path) > SYNTAX_CHECK_MAX_BYTES:
-        return
-    try:
-        with open(path, "rb") as fh:
-            source = fh.read()
-        tree = ast.parse(source, path)
-    except (OSError, ValueError, SyntaxError):
-        return  # check_syntax or the job says so
-    if b"globals()" in source or b"__getattr__" in source:
-        return
-    bound: set[str] = set()
-
-    def visit(statements) -> bool:
-        """Collect the names the statements bind at module level; False where it cannot tell."""
-        for node in statements:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.add(node.name)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for alias in node.names:
-                    if alias.name == "*":
-                        return False
-                    bound.add(alias.asname or alias.name.split(".")[0])
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
-                blocks = [getattr(node, k, []) for k in ("body", "orelse", "finalbody")]
-                blocks += [h.body for h in getattr(node, "handlers", [])]
-                if not all(visit(block) for block in blocks):
-                    return False
-            elif isinstance(node, ast.expr) or isinstance(node, ast.Expr):
-                bound.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        return True
-
-    if not visit(tree.body):
-        return
-    for fn_name in (factory, "get_example_inputs"):
-        if fn_name not in bound:
-            raise missing_function(fn_name, path)
 
 
 def call_file_function(module, path: str, fn_name: str):

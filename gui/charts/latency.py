@@ -140,9 +140,8 @@ class LatencyChart(QWidget, ResultsView):
         self._markers: dict[str, pg.InfiniteLine] = {}
         self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
         self._more: pg.InfiniteLine | None = None  # "+N more compiles", when not all labels fit
-        # The legend (_fit_legend): one entry a config (job → its name), and a curve-less item
-        # for the line that counts the configs it has no room for.
-        self._legend_names: dict[str, str] = {}
+        # The legend (_fit_legend): one entry a config, and a curve-less item for the line that
+        # counts the configs it has no room for.
         self._legend_key: tuple = ((), 0)  # (the names shown, how many more): what the legend holds
         self._more_configs = pg.PlotDataItem([], [], pen=None)
         self._redraw = piece_timer(self, REDRAW_INTERVAL_MS, self._on_redraw)  # a turn of its own (gui.widgets.turns)
@@ -211,7 +210,6 @@ class LatencyChart(QWidget, ResultsView):
         for marker in self._markers.values():
             self.plot.removeItem(marker)
         self.legend.clear()
-        self._legend_names.clear()
         self._legend_key = ((), 0)
         self._series.clear()
         self._markers.clear()
@@ -249,7 +247,6 @@ class LatencyChart(QWidget, ResultsView):
         color = config_color(index)
         eager_color = QColor(color)
         eager_color.setAlpha(110)
-        label = spec.config.label
         # Eager: the config's colour, faded; compiled: full colour. Both solid and 1 px wide on
         # purpose: dashed or wider pens leave pyqtgraph's drawLines path for Qt's stroker,
         # measured here at 5-8x the paint time with 16 curves of 10,000 points.
@@ -263,7 +260,6 @@ class LatencyChart(QWidget, ResultsView):
             curve.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
             curve.setDownsampling(auto=True, method="peak")
             self._series[(spec.job_id, phase)] = _Series(curve)
-        self._legend_names[spec.job_id] = legend_text(label)
         self._fit_legend()
         warm = max(spec.warmup, 1)
         self._warmup_region.setRegion((-warm - 1, -0.5))
@@ -406,7 +402,10 @@ class LatencyChart(QWidget, ResultsView):
         """The legend: each config's compiled curve, as many as fit one above the other in the
         view's height; past that, the last line counts the rest (more columns covered the
         curves of a short chart, eleven entries in one ran below it)."""
-        entries = [(self._series[(job_id, "compiled")].curve, name) for job_id, name in self._legend_names.items()]
+        entries = [
+            (self._series[(job_id, "compiled")].curve, legend_text(spec.config.label))
+            for job_id, spec in self._specs.items()
+        ]
         rows = legend_rows(self.plot.getViewBox().height())
         shown = entries if len(entries) <= rows else entries[: rows - 1]
         hidden = len(entries) - len(shown)

@@ -62,16 +62,16 @@ def test_numbers_and_malformed_overrides_are_refused_before_the_window(argv, mes
     assert err.startswith("error: ") and message in err
 
 
-def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
+def run_app(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """The app offscreen with its settings under tmp_path/config (the user's stay untouched)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
-    proc = subprocess.run(
-        [sys.executable, MAIN, GRAPH_BREAK_MODEL, "--backend", "nope", "--run"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=str(tmp_path),
+    return subprocess.run(
+        [sys.executable, MAIN, *args], env=env, capture_output=True, text=True, timeout=180, cwd=str(tmp_path)
     )
+
+
+def test_unknown_backend_ends_the_app_with_the_valid_ones(tmp_path):
+    proc = run_app(tmp_path, GRAPH_BREAK_MODEL, "--backend", "nope", "--run")
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "error: Unknown backend 'nope'. Valid backends here: " in proc.stderr and "aot_eager" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -205,18 +205,10 @@ def test_missing_xcb_libraries_are_named_with_the_install_command(capsys, monkey
 def test_an_automated_launch_leaves_the_users_settings_as_they_were(tmp_path):
     """A --screenshot or --exit-after-show launch starts from the defaults and saves nothing: a
     screenshot with --tab sweep left the next launch on that tab (and the user's config changed)."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
     conf = tmp_path / "config" / "compile-profiler" / "compile-profiler.conf"
     conf.parent.mkdir(parents=True)
     conf.write_text("[form]\niters=123\n")
-    proc = subprocess.run(
-        [sys.executable, MAIN, "--tab", "sweep", "--exit-after-show"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=str(tmp_path),
-    )
+    proc = run_app(tmp_path, "--tab", "sweep", "--exit-after-show")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert conf.read_text() == "[form]\niters=123\n"
     assert sorted(p.name for p in conf.parent.iterdir()) == ["compile-profiler.conf"]

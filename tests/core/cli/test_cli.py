@@ -64,14 +64,14 @@ def test_invalid_values_are_refused_before_any_work(tmp_path, offer_cache):
     picked.write_text("def get_example_inputs():\n    return ()\n")
     proc = profile(f"{picked}:make", "--out", str(out), cache=offer_cache)
     assert proc.returncode == 2 and "the file defines no make() function" in proc.stderr, proc.stderr
-    from core.models.python_files import check_functions
+    from core.models.python_files import check_file
 
     imported = tmp_path / "imported.py"
     imported.write_text("from os.path import join as get_model\nif True:\n    get_example_inputs = tuple\n")
-    check_functions(str(imported))  # bound by an import and an assignment: accepted
+    check_file(str(imported))  # bound by an import and an assignment: accepted
     starred = tmp_path / "starred.py"
     starred.write_text("from somewhere import *\n")
-    check_functions(str(starred))  # may bind anything: left to the job
+    check_file(str(starred))  # may bind anything: left to the job
 
 
 REFUSE = """
