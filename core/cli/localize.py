@@ -2,6 +2,12 @@
 compiled outputs of a config that failed the accuracy check diverge (core.decide.localize),
 each step a job of its own; the finding goes into the report's report.json (`localization`),
 which the app shows in its Summary (the app runs this command for "Find where outputs diverge").
+
+A report can come from anyone, and every step runs its model and settings: through the one gate,
+core.report.safety.ReportGate, nothing runs (exit 2) while the configs to localize hold settings
+that could run a program or code, or the model is a Python file, unless `--trust-report` (run them
+as written) or, for the settings, `--without-risky-settings` (left out, said on stderr and in the
+finding) says how.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from core.analysis.results import JobResult
 from core.cli.output import CancelOnInterrupt, Progress
 from core.cli.prologue import run_command
 from core.report.files import OutputFolder, ReportError, atomic_write, load_report, read_json_file
-from core.report.safety import terminal_text
+from core.report.safety import TRUST_REPORT_FLAG, WITHOUT_RISKY_FLAG, report_gate, terminal_text
 from core.run.runner import JobRunner
 
 
@@ -28,13 +34,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("report", help="a report folder (or its report.json)")
     p.add_argument("--config", metavar="LABEL", help="the config to localize (default: every one that failed)")
+    p.add_argument(
+        TRUST_REPORT_FLAG,
+        action="store_true",
+        help="run the report's model file and settings as written: needed when its model is a Python file (every "
+        "job runs it) or its config holds settings that could run a program or code (inductor's cpp.cxx, a path); "
+        "only for a report you trust",
+    )
+    p.add_argument(
+        WITHOUT_RISKY_FLAG,
+        action="store_true",
+        help="leave out the report's settings that could run a program or code (said in the output and in the finding)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
 
 
-def localize_all(results: list[JobResult], runner: JobRunner) -> list:
+def localize_all(results: list[JobResult], runner: JobRunner, without_risky: bool = False) -> list:
     """Each config whose accuracy check failed, localized (core.decide.localize), its jobs run
-    one after another on `runner`, each step named on stderr; stops at a cancel."""
+    one after another on `runner`, each step named on stderr; stops at a cancel, naming the
+    configs left. `without_risky`: each config without its risky settings
+    (core.report.safety.ReportGate; the caller has passed the gate already)."""
     from core.decide.localize import localize, needs_localizing
     from core.vocab.config import inductor_config_defaults
 
@@ -42,19 +62,30 @@ def localize_all(results: list[JobResult], runner: JobRunner) -> list:
     if not failed:
         print("localize: no config failed the accuracy check; nothing to localize.", file=sys.stderr)
         return []
+    gate = report_gate([r.spec for r in failed])
     available = inductor_config_defaults()
     found = []
-    for r in failed:
+    for n, r in enumerate(failed):
         print(f"localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
+        config, left_out = gate.config_to_run(r.config, without_risky), gate.left_out(r.config, without_risky)
+        if left_out:
+            print(
+                f"localize: [{r.config.label}] runs without the report's settings {terminal_text(', '.join(left_out))}",
+                file=sys.stderr,
+            )
         steps = iter(range(1, 1000))
 
-        def step(spec, r=r):
-            what = "stage" if not spec.config.inductor_options or spec.config == r.config else "numerics setting"
+        def step(spec, config=config, r=r):
+            what = "stage" if not spec.config.inductor_options or spec.config == config else "numerics setting"
             print(f"--localize [{r.config.label}] step {next(steps)}: {what} {spec.config.label}", file=sys.stderr)
             return runner.run(spec)
 
-        found.append(localize(r, step, available))
+        found.append(localize(r, step, available, config))
+        found[-1].left_out = left_out
         if found[-1].note.startswith("cancelled"):
+            left = [f"[{x.config.label}]" for x in failed[n + 1 :]]
+            if left:
+                print(f"localize: cancelled; not localized: {terminal_text(', '.join(left))}", file=sys.stderr)
             break
     return found
 
@@ -84,11 +115,19 @@ def _localize(args: argparse.Namespace, argv: list[str]) -> int:
         print(f"error: {root} has no config {args.config!r}; its configs: {', '.join(labels)}.", file=sys.stderr)
         return 2
     chosen = [r for r in results if not args.config or r.config.label == args.config]
+    from core.decide.localize import needs_localizing
+
+    refusal = report_gate([r.spec for r in chosen if needs_localizing(r)]).refusal(
+        args.trust_report, args.without_risky_settings
+    )
+    if refusal:
+        print(f"error: nothing was run: {refusal}", file=sys.stderr)
+        return 2
     runner = JobRunner(listener=Progress(quiet=args.quiet))
     interrupt = CancelOnInterrupt(runner.cancel, "what was found so far is written")
     with interrupt:
         try:
-            found = localize_all(chosen, runner)
+            found = localize_all(chosen, runner, args.without_risky_settings)
         finally:
             runner.close()
     if not found:

@@ -118,7 +118,10 @@ class Localization:
     """What the localization of one config found. `stages`: (backend, outcome) in the order run;
     `stage` the first backend whose outputs diverge ("" when none did, or the stages could not
     tell); `module`/`module_kind`/`module_reason`/`max_rel_error` from that job's module search;
-    `fixes`: (inductor option, value) that made the check pass; `tried`: those tried."""
+    `fixes`: (inductor option, value) that made the check pass; `tried`: those tried;
+    `untried`: the stages and numerics settings a cancel left unrun ("stage inductor",
+    "fallback_random=True"); `left_out`: the report's settings left out of every job
+    ("cpp.cxx = 'g++'", core.report.safety.ReportGate: run without its risky settings)."""
 
     config: str
     stages: list[tuple[str, str]] = field(default_factory=list)
@@ -129,6 +132,8 @@ class Localization:
     max_rel_error: float | None = None
     fixes: list[tuple[str, object]] = field(default_factory=list)
     tried: list[tuple[str, object]] = field(default_factory=list)
+    untried: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
     note: str = ""
 
     @property
@@ -137,10 +142,22 @@ class Localization:
 
     def sentence(self) -> str:
         """The verdict in one sentence (the CLI, report.json and the app say this)."""
+        return self._verdict() + self._caveats() + "."
+
+    def _caveats(self) -> str:
+        """What this localization did not run: what a cancel left untried, the settings left out."""
+        out = ""
+        if self.untried:
+            out += "; left untried by the cancel: " + ", ".join(self.untried)
+        if self.left_out:
+            out += "; run without the report's settings " + ", ".join(self.left_out)
+        return out
+
+    def _verdict(self) -> str:
         if not self.stage:
             ran = ", ".join(f"{b} {o}" for b, o in self.stages) or "no stage ran"
             why = self.note or "no stage's outputs diverged from eager's this time"
-            return f"cannot tell where the outputs diverge: {why} ({ran})."
+            return f"cannot tell where the outputs diverge: {why} ({ran})"
         where = f"outputs diverge in {self.part} (first seen with backend {self.stage})"
         if self.module:
             err = f", max rel error {self.max_rel_error:.1e}" if self.max_rel_error is not None else ""
@@ -151,7 +168,7 @@ class Localization:
             where += "; with " + " or ".join(f"{k}={v}" for k, v in self.fixes) + " the check passes"
         elif self.tried:
             where += "; no numerics setting tried makes it pass (" + ", ".join(f"{k}={v}" for k, v in self.tried) + ")"
-        return where + "."
+        return where
 
     def flags(self) -> list[str]:
         """The command-line options that apply a fix."""
@@ -177,22 +194,28 @@ def needs_localizing(result) -> bool:
     )
 
 
-def localize(result, run_one, available: dict) -> Localization:
+def localize(result, run_one, available: dict, config: CompileConfig | None = None) -> Localization:
     """Localize one failed config: `run_one(spec)` runs a job and returns its JobResult (None
-    when cancelled); `available` is inductor's config (for NUMERICS). Stops at the first stage
-    that diverges and at a cancelled job."""
+    when cancelled); `available` is inductor's config (for NUMERICS); `config` the config the
+    jobs start from (default: the result's own; core.report.safety.ReportGate may have left
+    settings out), the finding named by the result's label. Stops at the first stage that
+    diverges and at a cancelled job, naming what went untried."""
     loc = Localization(result.config.label)
-    configs = stage_configs(result.config)
+    config = result.config if config is None else config
+    configs = stage_configs(config)
     if not configs:
-        loc.note = f"backend {result.config.backend} is not one of the stages ({', '.join(b for b, _ in STAGES)})"
+        loc.note = f"backend {config.backend} is not one of the stages ({', '.join(b for b, _ in STAGES)})"
         return loc
     diverged = None
-    for cfg in configs:
+    for i, cfg in enumerate(configs):
         r = run_one(localization_spec(result.spec, cfg, modules=True))
         word = outcome(r)
         loc.stages.append((cfg.backend, word))
         if word == "cancelled":
-            loc.note = "cancelled"
+            loc.note = f"cancelled at stage {cfg.backend}"
+            loc.untried = [f"stage {c.backend}" for c in configs[i:]]
+            if config.backend == "inductor":
+                loc.untried.append("the numerics settings")
             return loc
         if word == AccuracyStatus.FAIL.value:
             diverged = r
@@ -208,14 +231,16 @@ def localize(result, run_one, available: dict) -> Localization:
     loc.module, loc.module_kind, loc.module_reason = a.module, a.module_kind, a.module_reason
     loc.max_rel_error = a.module_rel_error
     if loc.stage == "inductor":
-        for cfg in numerics_configs(diverged.config, available):
-            key, value = next(
-                (k, v) for k, v in cfg.inductor_options if dict(diverged.config.inductor_options).get(k) != v
-            )
+        settings = [
+            (cfg, next((k, v) for k, v in cfg.inductor_options if dict(diverged.config.inductor_options).get(k) != v))
+            for cfg in numerics_configs(diverged.config, available)
+        ]
+        for i, (cfg, (key, value)) in enumerate(settings):
             r = run_one(localization_spec(result.spec, cfg, modules=False))
             word = outcome(r)
             if word == "cancelled":
                 loc.note = "cancelled while trying numerics settings"
+                loc.untried = [f"{k}={v}" for _, (k, v) in settings[i:]]
                 break
             loc.tried.append((key, value))
             if word == AccuracyStatus.PASS.value:

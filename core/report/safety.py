@@ -8,6 +8,7 @@ names, except documentation links that pass `is_documentation_url`. No Qt; any t
 from __future__ import annotations
 
 import html
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -180,3 +181,74 @@ def terminal_text(text) -> str:
     return "".join(
         ch if ch in "\n\t" or (ord(ch) >= 32 and not 0x7F <= ord(ch) <= 0x9F) else f"\\x{ord(ch):02x}" for ch in text
     )
+
+
+# ---------------------------------------------------------------- the gate: a report's settings as jobs
+
+TRUST_REPORT_FLAG = "--trust-report"
+WITHOUT_RISKY_FLAG = "--without-risky-settings"
+
+
+@dataclass(frozen=True)
+class ReportGate:
+    """What running jobs from a report's specs would do on this machine that only the report
+    says: `risky`, the settings risky_settings names (each config's, once), and `code_files`,
+    the Python model files those jobs would run (a model file is a program). The one gate every
+    path from a report's settings to a job goes through (`localize` on the command line and the
+    app's "Find where outputs diverge", which runs it; the app's Apply and re-run asks with the
+    same risky_settings): nothing runs until the user said how (`refusal`, `config_to_run`)."""
+
+    risky: tuple[RiskySetting, ...] = ()
+    code_files: tuple[str, ...] = ()
+
+    @property
+    def clear(self) -> bool:
+        """Nothing in the report needs the user's word."""
+        return not self.risky and not self.code_files
+
+    def refusal(self, trust_report: bool, without_risky: bool) -> str:
+        """Why the jobs may not run as asked ("" when they may): each risky setting and each
+        Python file named, with the ways on. `trust_report`: run the report's settings and
+        model file as written; `without_risky`: leave the risky settings out (a Python file
+        still needs `trust_report`)."""
+        parts = []
+        if self.risky and not trust_report and not without_risky:
+            parts.append(
+                "the report's config holds settings that could make torch run a program, read or write a "
+                "path, or run code:\n"
+                + "\n".join(f"  {terminal_text(r.line())}" for r in self.risky)
+                + f"\nRun them only if you trust where the report came from: {TRUST_REPORT_FLAG} runs them as "
+                f"written, {WITHOUT_RISKY_FLAG} leaves them out."
+            )
+        if self.code_files and not trust_report:
+            parts.append(
+                "the report's model is a Python file, and every job runs it with your permissions:\n"
+                + "\n".join(f"  {terminal_text(p)}" for p in self.code_files)
+                + f"\nRun it only if you trust that file: {TRUST_REPORT_FLAG} runs it."
+            )
+        return "\n".join(parts)
+
+    def config_to_run(self, config, without_risky: bool):
+        """`config` as it may run once `refusal` is empty: without the risky settings when asked."""
+        return without_risky_settings(config) if without_risky else config
+
+    def left_out(self, config, without_risky: bool) -> list[str]:
+        """The settings of `config` that `config_to_run` leaves out, as `key = value` lines."""
+        return [f"{r.key} = {r.value!r}" for r in risky_settings(config)] if without_risky else []
+
+
+def report_gate(specs) -> ReportGate:
+    """The gate for running jobs like these JobSpecs, read from a report: their risky settings
+    and their Python model files (the path a job would load, core.models.split_factory)."""
+    from core.models import PY_SUFFIXES, source_kind, split_factory
+
+    risky: dict[tuple[str, str, str], RiskySetting] = {}
+    files: list[str] = []
+    for spec in specs:
+        for r in risky_settings(spec.config):
+            risky.setdefault((r.table, r.key, repr(r.value)), r)
+        if source_kind(spec.model.source) == "file":
+            path = os.path.abspath(os.path.expanduser(split_factory(spec.model.source)[0]))
+            if path.endswith(PY_SUFFIXES) and path not in files:
+                files.append(path)
+    return ReportGate(tuple(risky.values()), tuple(files))

@@ -172,3 +172,64 @@ def test_a_divergence_that_does_not_reproduce_or_a_stage_without_verdict_cannot_
         ("eager", "nondeterministic")
     ]
     assert Localization("x").sentence().startswith("cannot tell")
+
+
+def test_a_cancel_names_the_stages_and_the_numerics_settings_left_untried():
+    """Cancelled at aot_eager: that stage, the ones after it and the numerics settings are named
+    as untried; cancelled among the numerics settings: the ones not run are named."""
+
+    def cancelled_at(backend):
+        return lambda spec: (
+            None if spec.config.backend == backend else _checked(spec.config, rec.AccuracyResult("pass"))
+        )
+
+    loc = localize(_failing("inductor"), cancelled_at("aot_eager"), {})
+    assert loc.untried == [
+        "stage aot_eager",
+        "stage aot_eager_decomp_partition",
+        "stage inductor",
+        "the numerics settings",
+    ]
+    assert loc.sentence() == (
+        "cannot tell where the outputs diverge: cancelled at stage aot_eager (eager pass, aot_eager cancelled); "
+        "left untried by the cancel: stage aot_eager, stage aot_eager_decomp_partition, stage inductor, "
+        "the numerics settings."
+    )
+    assert loc.to_dict()["untried"] == loc.untried
+
+    calls = []
+
+    def cancelled_in_numerics(spec):
+        calls.append(spec)
+        if spec.config.backend != "inductor":
+            return _checked(spec.config, rec.AccuracyResult("pass"))
+        if len(calls) == 6:  # the second numerics setting
+            return None
+        return _checked(spec.config, rec.AccuracyResult("fail", "x"))
+
+    available = {"emulate_precision_casts": False, "fallback_random": False, "split_reductions": True}
+    loc = localize(_failing("inductor"), cancelled_in_numerics, available)
+    assert loc.tried == [("emulate_precision_casts", True)]
+    assert loc.untried == ["fallback_random=True", "split_reductions=False"]
+    assert loc.sentence().endswith(
+        "no numerics setting tried makes it pass (emulate_precision_casts=True); "
+        "left untried by the cancel: fallback_random=True, split_reductions=False."
+    )
+
+
+def test_the_config_run_may_differ_from_the_report_s_and_what_was_left_out_is_said():
+    """core.cli.localize runs a report's config without its risky settings when asked: the jobs get
+    that config, the finding keeps the report's label and says what was left out."""
+    risky = CompileConfig("inductor", inductor_options=(("cpp.cxx", "touch /tmp/pwned; g++"),))
+    result = _checked(risky, rec.AccuracyResult("fail", "x"))
+    ran = []
+
+    def run_one(spec):
+        ran.append(spec)
+        return _checked(spec.config, rec.AccuracyResult("pass"))
+
+    loc = localize(result, run_one, {}, CompileConfig("inductor"))
+    assert [dict(s.config.inductor_options) for s in ran] == [{}, {}, {}, {}]
+    assert loc.config == risky.label
+    loc.left_out = ["cpp.cxx = 'touch /tmp/pwned; g++'"]
+    assert loc.sentence().endswith("; run without the report's settings cpp.cxx = 'touch /tmp/pwned; g++'.")

@@ -129,3 +129,43 @@ def test_terminal_text_escapes_control_sequences():
 
     assert terminal_text("inductor\x1b]52;c;ZXZpbA==\x07 x\x1b[2J") == "inductor\\x1b]52;c;ZXZpbA==\\x07 x\\x1b[2J"
     assert terminal_text("a\tb\nc\x9bd") == "a\tb\nc\\x9bd"
+
+
+# ---------------------------------------------------------------- the gate: a report's settings as jobs
+
+
+def _spec(source="resnet18", **config):
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+
+    return JobSpec("j", ModelSpec(source), CompileConfig(**config))
+
+
+def test_the_gate_refuses_risky_settings_and_python_files_until_told_how(tmp_path):
+    from core.report.safety import report_gate
+
+    model = str(tmp_path / "m.py")
+    specs = [
+        _spec(model, backend="inductor", inductor_options=(("cpp.cxx", "touch /tmp/pwned; g++"),)),
+        _spec(model + ":other", backend="inductor", inductor_options=(("cpp.cxx", "touch /tmp/pwned; g++"),)),
+    ]
+    gate = report_gate(specs)
+    assert [r.key for r in gate.risky] == ["cpp.cxx"] and gate.code_files == (model,)  # each once
+    asked = gate.refusal(trust_report=False, without_risky=False)
+    assert "cpp.cxx = 'touch /tmp/pwned; g++'" in asked and "--trust-report" in asked
+    assert "--without-risky-settings" in asked and model in asked
+    left = gate.refusal(trust_report=False, without_risky=True)  # the file still needs trust
+    assert "cpp.cxx" not in left and model in left and "--trust-report runs it" in left
+    assert gate.refusal(trust_report=True, without_risky=False) == ""
+    assert gate.refusal(trust_report=True, without_risky=True) == ""
+    config = specs[0].config
+    assert gate.config_to_run(config, without_risky=True).inductor_options == ()
+    assert gate.config_to_run(config, without_risky=False) == config
+    assert gate.left_out(config, True) == ["cpp.cxx = 'touch /tmp/pwned; g++'"] and gate.left_out(config, False) == []
+
+
+def test_a_library_model_with_plain_settings_passes_the_gate():
+    from core.report.safety import report_gate
+
+    gate = report_gate([_spec("resnet18", backend="inductor", inductor_options=(("freezing", True),))])
+    assert gate.clear and gate.refusal(False, False) == ""
+    assert report_gate([_spec("timm:resnet18"), _spec("hf:gpt2"), _spec("m.pt2")]).code_files == ()
