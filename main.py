@@ -3,6 +3,7 @@
 
     python3 main.py [MODEL] [--backend B ...] [--run] [--screenshot PNG]   the desktop app
     python3 main.py profile MODEL [options] --out DIR                      headless profile
+    python3 main.py run SCRIPT.py [--out DIR] [-- SCRIPT_ARGS]             your own script, compiled vs eager
     python3 main.py tune MODEL [--budget MIN] [--calls N] --out DIR        find the best settings
     python3 main.py compare BASELINE NEW [--threshold PCT] [--out DIR]     compare two reports
     python3 main.py zoo MODEL... [--executor local|ray] [--resume] --out DIR  many models x configs
@@ -76,6 +77,10 @@ def main(argv: list[str]) -> int:
         from core.cli.profile import main as profile_main
 
         return profile_main(argv[1:])
+    if argv[:1] == ["run"]:
+        from core.cli.run_script import main as run_main
+
+        return run_main(argv[1:])
     if argv[:1] == ["tune"]:
         from core.cli.tune import main as tune_main
 

@@ -42,6 +42,7 @@ DESCRIPTIONS = {
 # lists them; a mistyped one is named with the closest).
 COMMANDS = {
     "profile": "profile one model eager against compiled (MODEL --out DIR)",
+    "run": "run your own script: every torch.compile in it timed against its eager run (SCRIPT.py -- ARGS)",
     "tune": "find the best settings within a time budget, then recommend",
     "compare": "compare a report with a saved baseline; exit 1 on a regression (a CI gate)",
     "zoo": "many models x configs, here or on a Ray cluster",

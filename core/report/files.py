@@ -320,6 +320,11 @@ REPORT_FILES = (
     "lines.csv",
     "compile_stages.csv",
     "recommendation.txt",
+    "functions.csv",  # a script run's (core.report.script_report)
+    "calls.csv",
+    "compile_frames.csv",
+    "output.txt",
+    "summary.txt",
     "report.json",
 )
 # and the folders jobs write into while they run (core.vocab.artifacts.ARTIFACT_DIRS): traces/,

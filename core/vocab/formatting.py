@@ -45,3 +45,12 @@ def cell(value, spec: str = ".2f", unit: str = "", missing: str = "-") -> str:
     if isinstance(value, str):
         return value
     return f"{value:{spec}}{unit}"
+
+
+def speedup_interval(sp) -> str:
+    """A speedup with its 95% interval (core.analysis.stats.Speedup): "1.82x [95% CI 1.75-1.90]"."""
+    if sp is None:
+        return "-"
+    if not (math.isfinite(sp.ci_low) and math.isfinite(sp.ci_high)):
+        return f"{sp.value:.2f}x"
+    return f"{sp.value:.2f}x [95% CI {sp.ci_low:.2f}-{sp.ci_high:.2f}]"

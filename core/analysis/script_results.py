@@ -1,0 +1,566 @@
+"""What a script run under the profiler found: each compiled entry point, compiled against its
+own eager run, and the whole run's figures, defined once (the CLI, the report and the app say these).
+
+A run's events (core.vocab.script_job) fold into a `ScriptRun`: its entry points with their
+calls, compiles, graph breaks and recompiles. Two runs, as written and under
+`set_stance("force_eager")`, pair into `FunctionResult`s, matched by the entry point's name and
+the line that compiled it:
+
+- **steady calls** are the calls that compiled nothing and met no new input shapes, on both
+  sides; the first call of each shape is set apart (it pays the compile, and eager's first
+  call its own warm-up);
+- **speedup** is eager's steady median over compiled's, with its 95% bootstrap interval
+  (core.analysis.stats.speedup), graded like a job's timing (core.analysis.quality's limits
+  for the machine's other load and the calls' spread): an interval that spans 1, or an
+  unusable timing, is "cannot tell";
+- **the first calls' extra time** is what the compiled run's first calls of each shape took
+  beyond its steady median, less what eager's first calls took beyond its own: the compile,
+  as the script paid it. **Pay-back** is that extra time over the time saved per steady call
+  (eager median − compiled median), as a number of calls, set against the calls the run made.
+
+Calls are not paired one by one: where the runs took different paths (another number of calls,
+other input shapes), `paths_differ` says so and the per-call figures stand on the steady calls.
+No torch, no Qt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.analysis import quality as q
+from core.analysis.results import fold_graph_break
+from core.analysis.stats import Speedup, speedup
+from core.vocab.formatting import duration, fmt_ms, speedup_interval
+from core.vocab.records import GraphBreak, Recompile
+from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_EAGER, ScriptEvents
+
+MIN_STEADY_CALLS = q.MIN_CALLS  # steady calls a side needed for a speedup
+RECOMPILE_STORM = 8  # recompiles of one entry point past which the run names a recompile storm
+
+FASTER, SLOWER, CANNOT_TELL, NOT_TIMED = "faster", "slower", "cannot tell", "not timed"
+
+
+@dataclass
+class EntryCalls:
+    """One compiled entry point in one run."""
+
+    index: int
+    name: str
+    file: str
+    line: int
+    kind: str = "function"
+    settings: dict = field(default_factory=dict)
+    ms: list[float] = field(default_factory=list)
+    flags: list[int] = field(default_factory=list)
+    calls: int = 0  # every call, those past core.vocab.script_job.CALLS_KEPT included
+    total_ms: float = 0.0
+    frames: list[dict] = field(default_factory=list)  # compiled frames, each with the call it came in
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    _by_compile: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.name, self.file, self.line)
+
+    @property
+    def where(self) -> str:
+        import os
+
+        return f"{os.path.basename(self.file)}:{self.line}" if self.file else "?"
+
+    def steady(self) -> np.ndarray:
+        ms = np.asarray(self.ms, dtype=float)
+        flags = np.asarray(self.flags, dtype=int)
+        if ms.size == 0:
+            return ms
+        return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0]
+
+    def first_calls(self) -> np.ndarray:
+        ms = np.asarray(self.ms, dtype=float)
+        flags = np.asarray(self.flags, dtype=int)
+        if ms.size == 0:
+            return ms
+        return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) != 0]
+
+    @property
+    def compile_s(self) -> float:
+        """torch's figure: the frames compiled during this entry point's calls."""
+        return sum(float(f.get("compile_s") or 0.0) for f in self.frames)
+
+    @property
+    def shapes(self) -> int:
+        return int(sum(1 for f in self.flags if f & FLAG_NEW_SHAPE))
+
+
+@dataclass
+class ScriptRun:
+    """One run of the script folded: how it ended and its entry points."""
+
+    stance: str
+    entries: dict[tuple, EntryCalls] = field(default_factory=dict)
+    exit_code: int | None = None
+    error: str = ""
+    ended: str = ""  # "", "timeout" or "cancelled" (the runner ended it)
+    wall_s: float | None = None  # the script's own time (from its first line to its end)
+    process_s: float = 0.0  # the process's, interpreter and imports included
+    peak_rss_mb: float | None = None
+    cuda_peak_mb: float | None = None
+    notes: list[str] = field(default_factory=list)
+    others_cores: list[float] = field(default_factory=list)
+    dropped: int = 0
+    unreadable: int = 0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    torch_version: str = ""
+    finished: bool = False  # the child wrote its end event
+
+    @property
+    def compile_s(self) -> float:
+        return sum(e.compile_s for e in self.entries.values())
+
+    @property
+    def others_median(self) -> float | None:
+        return float(np.median(self.others_cores)) if self.others_cores else None
+
+    def how_it_ended(self) -> str:
+        """One sentence: the script's ending, as a user reads it."""
+        if self.ended == "timeout":
+            return "stopped at the timeout (--timeout); what it had done until then is kept"
+        if self.ended == "cancelled":
+            return "stopped (Ctrl+C or Cancel); what it had done until then is kept"
+        if not self.finished:
+            return f"the process ended without a word (exit code {self.exit_code}): it crashed or was killed; calls of its last half second may be missing"
+        if self.exit_code == 0:
+            return "ran to its end (exit code 0)"
+        if self.error:
+            return f"raised an error (exit code {self.exit_code}): {self.error.strip().splitlines()[-1]}"
+        return f"exited with code {self.exit_code}"
+
+
+def fold_run(raw: ScriptEvents, stance: str) -> ScriptRun:
+    """A run's events, folded. Events of unknown kinds or shapes are skipped (a report from
+    another version, or a damaged line), counted in `unreadable`."""
+    run = ScriptRun(stance=stance, ended=raw.ended, exit_code=raw.exit_code, process_s=raw.wall_s)
+    run.others_cores = list(raw.others_cores)
+    run.unreadable = raw.unreadable
+    run.stdout_tail, run.stderr_tail = raw.stdout_tail, raw.stderr_tail
+    by_index: dict[int, EntryCalls] = {}
+    for e in raw.events:
+        try:
+            _fold_event(run, by_index, e)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            run.unreadable += 1
+    return run
+
+
+def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> None:
+    kind = e["t"]
+    if kind == "start":
+        run.torch_version = str(e.get("torch", ""))
+    elif kind == "entry":
+        entry = EntryCalls(
+            int(e["id"]), str(e["name"]), str(e.get("file", "")), int(e.get("line", 0)), str(e.get("kind", ""))
+        )
+        entry.settings = dict(e.get("settings") or {})
+        by_index[entry.index] = entry
+        run.entries.setdefault(entry.key, entry)
+    elif kind == "calls":
+        entry = by_index[int(e["id"])]
+        ms = [float(x) for x in e["ms"]]
+        flags = [int(x) for x in e["flags"]]
+        if len(ms) != len(flags):
+            raise ValueError("calls and flags differ in length")
+        entry.ms += ms
+        entry.flags += flags
+    elif kind == "compile":
+        entry = by_index[int(e["id"])]
+        for frame in e["frames"]:
+            entry.frames.append({**dict(frame), "call": int(e["call"])})
+    elif kind == "break":
+        entry = by_index.get(int(e["id"]))
+        gb = GraphBreak.from_dict(e["gb"])
+        if entry is not None:
+            fold_graph_break(entry.graph_breaks, entry._by_compile, gb)
+    elif kind == "recompile":
+        entry = by_index.get(int(e["id"]))
+        d = dict(e["rc"])
+        rc = Recompile(
+            str(d["function"]), str(d["location"]), tuple(d.get("reasons") or ()), str(d.get("compile_id", ""))
+        )
+        if entry is not None:
+            entry.recompiles.append(rc)
+    elif kind == "note":
+        run.notes.append(str(e["text"]))
+    elif kind == "end":
+        run.finished = True
+        run.exit_code = int(e["exit"]) if run.ended == "" else run.exit_code
+        run.error = str(e.get("error") or "")
+        run.wall_s = float(e["wall_s"])
+        run.peak_rss_mb = e.get("peak_rss_mb")
+        run.cuda_peak_mb = e.get("cuda_peak_mb")
+        run.dropped = int(e.get("dropped") or 0)
+        for index, (calls, total) in (e.get("totals") or {}).items():
+            entry = by_index.get(int(index))
+            if entry is not None:
+                entry.calls, entry.total_ms = int(calls), float(total)
+    else:
+        raise ValueError(f"unknown event {kind!r}")
+
+
+@dataclass
+class TimingGrade:
+    """How far a function's speedup can be trusted: quality's grades and limits, read on the
+    script's calls and the machine's load during each run."""
+
+    grade: str
+    reason: str = ""
+
+
+def grade_timing(compiled: ScriptRun, eager: ScriptRun, c_steady: np.ndarray, e_steady: np.ndarray) -> TimingGrade:
+    reasons_unusable, reasons_noisy = [], []
+    for run in (compiled, eager):
+        others = run.others_median
+        if others is None:
+            continue
+        side = "eager" if run.stance == STANCE_EAGER else "compiled"
+        if others >= q.OTHERS_UNUSABLE_CORES:
+            reasons_unusable.append(f"other processes used {others:.1f} cores during the {side} run")
+        elif others >= q.OTHERS_NOISY_CORES:
+            reasons_noisy.append(f"other processes used {others:.2f} cores during the {side} run")
+    for side, values in (("compiled", c_steady), ("eager", e_steady)):
+        if values.size < q.MIN_CALLS:
+            continue
+        p25, med, p75 = np.percentile(values, [25, 50, 75])
+        spread = (p75 - p25) / med if med > 0 else 0.0
+        if spread >= q.IQR_UNUSABLE:
+            reasons_unusable.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
+        elif spread >= q.IQR_NOISY:
+            reasons_noisy.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
+    if reasons_unusable:
+        return TimingGrade(q.UNUSABLE, "; ".join(reasons_unusable + reasons_noisy))
+    if reasons_noisy:
+        return TimingGrade(q.NOISY, "; ".join(reasons_noisy))
+    return TimingGrade(q.QUIET)
+
+
+@dataclass
+class FunctionResult:
+    """One compiled entry point: its compiled run's figures against its eager run's."""
+
+    compiled: EntryCalls
+    eager: EntryCalls | None
+    speedup: Speedup | None = None
+    grade: TimingGrade = field(default_factory=lambda: TimingGrade(q.UNKNOWN))
+    verdict: str = NOT_TIMED
+    why: str = ""
+    paths_differ: str = ""
+    compiled_median_ms: float | None = None
+    eager_median_ms: float | None = None
+    first_calls_extra_s: float | None = None
+    payback_calls: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.compiled.name
+
+    @property
+    def label(self) -> str:
+        return f"{self.compiled.name} ({self.compiled.where})"
+
+    @property
+    def saved_ms_per_call(self) -> float | None:
+        if self.compiled_median_ms is None or self.eager_median_ms is None:
+            return None
+        return self.eager_median_ms - self.compiled_median_ms
+
+    def speedup_text(self) -> str:
+        return speedup_interval(self.speedup)
+
+    def verdict_line(self) -> str:
+        """The function's verdict in one line: its speedup, or why there is none."""
+        if self.verdict in (FASTER, SLOWER):
+            return f"{self.verdict}: {self.speedup_text()} ({_ms(self.compiled_median_ms)} against eager's {_ms(self.eager_median_ms)} a steady call)"
+        if self.speedup is not None:
+            return f"cannot tell: {self.speedup_text()}; {self.why}"
+        return f"{self.verdict}: {self.why}"
+
+    def payback_line(self) -> str:
+        """Whether compiling paid for itself within this run, in calls."""
+        calls = self.compiled.calls
+        extra = self.first_calls_extra_s
+        if extra is None:
+            return "pay-back: not known (no first call and no steady call to set against each other)"
+        cost = f"its first calls took {_s(extra)} more than steady ones (torch's compile time: {_s(self.compiled.compile_s)})"
+        if self.verdict == SLOWER:
+            return f"pay-back: never, compiled is slower; {cost}"
+        if self.verdict != FASTER or self.payback_calls is None:
+            return f"pay-back: cannot tell without a measurable speedup; {cost}"
+        if self.payback_calls <= calls:
+            return f"paid back after call {self.payback_calls:,}; this run made {calls:,} calls ({cost})"
+        return f"not paid back within this run: at this speedup it would need {self.payback_calls:,} calls; this run made {calls:,} ({cost})"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else fmt_ms(value)
+
+
+def _s(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return fmt_ms(value * 1000.0) if abs(value) < 1 else duration(value)
+
+
+def compare_function(
+    entry: EntryCalls, eager: EntryCalls | None, compiled_run: ScriptRun, eager_run: ScriptRun | None
+) -> FunctionResult:
+    r = FunctionResult(entry, eager)
+    c_steady = entry.steady()
+    r.compiled_median_ms = float(np.median(c_steady)) if c_steady.size else None
+    if eager is None or eager_run is None:
+        r.verdict = NOT_TIMED
+        r.why = "no eager baseline" if eager_run is None else "the eager run never called it"
+        return r
+    e_steady = eager.steady()
+    r.eager_median_ms = float(np.median(e_steady)) if e_steady.size else None
+    differ = []
+    if entry.calls != eager.calls:
+        differ.append(f"{entry.calls:,} calls compiled, {eager.calls:,} eager")
+    if entry.shapes != eager.shapes:
+        differ.append(f"{entry.shapes} input shapes compiled, {eager.shapes} eager")
+    r.paths_differ = "; ".join(differ)
+    if c_steady.size < MIN_STEADY_CALLS or e_steady.size < MIN_STEADY_CALLS:
+        r.verdict = NOT_TIMED
+        r.why = (
+            f"too few steady calls to time ({c_steady.size} compiled, {e_steady.size} eager; "
+            f"{MIN_STEADY_CALLS} a side needed: calls that compiled or met new input shapes are set apart)"
+        )
+    else:
+        r.speedup = speedup(e_steady, c_steady)
+        r.grade = grade_timing(compiled_run, eager_run, c_steady, e_steady)
+        sp = r.speedup
+        if r.grade.grade == q.UNUSABLE:
+            r.verdict, r.why = CANNOT_TELL, f"the timing is unusable: {r.grade.reason}"
+        elif sp.ci_low > 1.0:
+            r.verdict = FASTER
+        elif sp.ci_high < 1.0:
+            r.verdict = SLOWER
+        else:
+            r.verdict, r.why = CANNOT_TELL, "its interval spans 1 (no measurable difference)"
+    c_first, e_first = entry.first_calls(), eager.first_calls()
+    if r.compiled_median_ms is not None and r.eager_median_ms is not None and c_first.size:
+        c_extra = float(np.sum(c_first - r.compiled_median_ms))
+        e_extra = float(np.sum(e_first - r.eager_median_ms)) if e_first.size else 0.0
+        r.first_calls_extra_s = max(0.0, c_extra - e_extra) / 1000.0
+        saved = r.saved_ms_per_call
+        if r.verdict == FASTER and saved and saved > 0:
+            r.payback_calls = int(c_first.size + math.ceil(r.first_calls_extra_s * 1000.0 / saved))
+    return r
+
+
+@dataclass
+class ScriptResult:
+    """A script profiled: its runs and its entry points compared."""
+
+    target: str
+    args: tuple[str, ...]
+    module: bool
+    cwd: str
+    overrides: tuple = ()
+    compiled: ScriptRun | None = None
+    eager: ScriptRun | None = None
+    functions: list[FunctionResult] = field(default_factory=list)
+
+    def compare(self) -> None:
+        """Pair the runs' entry points (name and the line that compiled them)."""
+        self.functions = []
+        if self.compiled is None:
+            return
+        eager_entries = self.eager.entries if self.eager is not None else {}
+        for key, entry in self.compiled.entries.items():
+            self.functions.append(compare_function(entry, eager_entries.get(key), self.compiled, self.eager))
+
+    def only_in_eager(self) -> list[EntryCalls]:
+        if self.eager is None or self.compiled is None:
+            return []
+        return [e for k, e in self.eager.entries.items() if k not in self.compiled.entries]
+
+    def headline(self) -> str:
+        """What the run says first: nothing compiled, or the entry points' verdicts in one line."""
+        if self.compiled is None:
+            return "the script did not run"
+        if not self.compiled.entries:
+            return NOTHING_COMPILED
+        counts = {}
+        for f in self.functions:
+            counts[f.verdict] = counts.get(f.verdict, 0) + 1
+        parts = [f"{n} {v}" for v, n in counts.items()]
+        return f"{len(self.functions)} compiled function(s): " + ", ".join(parts)
+
+    def whole_run_lines(self) -> list[str]:
+        """The whole run, eager against compiled: wall time, compile time, time in the compiled
+        functions, memory."""
+        c, e = self.compiled, self.eager
+        if c is None:
+            return []
+        lines = []
+        if e is not None and c.wall_s is not None and e.wall_s is not None:
+            diff = e.wall_s - c.wall_s
+            word = "saved" if diff > 0 else "cost"
+            lines.append(
+                f"wall time: compiled run {_s(c.wall_s)}, eager run {_s(e.wall_s)}: compiling {word} {_s(abs(diff))} "
+                "over this run (one run each: a single draw, not a measured speedup)"
+            )
+        elif c.wall_s is not None:
+            lines.append(f"wall time: compiled run {_s(c.wall_s)} (no eager run)")
+        lines.append(
+            f"compile time (torch's figure): {_s(c.compile_s)} in {sum(len(x.frames) for x in c.entries.values())} frame compile(s)"
+        )
+        c_in = sum(x.total_ms for x in c.entries.values()) / 1000.0
+        if e is not None:
+            e_in = sum(x.total_ms for x in e.entries.values()) / 1000.0
+            lines.append(
+                f"time in the compiled functions: {_s(c_in)} compiled, {_s(e_in)} eager (every call, first calls included)"
+            )
+        if c.peak_rss_mb is not None:
+            mem = f"peak memory (RSS): {c.peak_rss_mb:,.0f} MB compiled"
+            if e is not None and e.peak_rss_mb is not None:
+                mem += f", {e.peak_rss_mb:,.0f} MB eager"
+            if c.cuda_peak_mb is not None:
+                mem += f"; CUDA peak allocated {c.cuda_peak_mb:,.0f} MB compiled" + (
+                    f", {e.cuda_peak_mb:,.0f} MB eager" if e is not None and e.cuda_peak_mb is not None else ""
+                )
+            lines.append(mem)
+        return lines
+
+    def warnings(self) -> list[str]:
+        """What the user must know about the runs themselves."""
+        out = []
+        for run, side in ((self.compiled, "compiled"), (self.eager, "eager")):
+            if run is None:
+                continue
+            if run.exit_code not in (0, None) or run.ended or not run.finished:
+                out.append(f"the {side} run {run.how_it_ended()}")
+            out += [f"the {side} run: {n}" for n in dict.fromkeys(run.notes)]
+            if run.dropped:
+                out.append(
+                    f"the {side} run logged {run.dropped:,} more graph-break/recompile records than are kept; their counts are partial"
+                )
+            if run.unreadable:
+                out.append(f"{run.unreadable} event line(s) of the {side} run could not be read")
+        for f in self.functions:
+            if f.paths_differ:
+                out.append(
+                    f"{f.label}: the runs took different paths ({f.paths_differ}); its figures stand on the steady calls, not call by call"
+                )
+            storms = len(f.compiled.recompiles)
+            if storms >= RECOMPILE_STORM:
+                out.append(
+                    f"{f.label}: a recompile storm, {storms} recompiles (first: {', '.join(f.compiled.recompiles[0].reasons)[:200]})"
+                )
+        for e in self.only_in_eager():
+            out.append(f"{e.name} ({e.where}) was called only in the eager run")
+        return out
+
+
+NOTHING_COMPILED = (
+    "the script compiled nothing: no torch.compile call was reached. Check that the code path that "
+    "calls torch.compile (or Module.compile) runs with these arguments, or add torch.compile where you want it."
+)
+
+
+def result_from_runs(
+    target: str, args, module: bool, cwd: str, overrides, compiled: ScriptRun | None, eager: ScriptRun | None
+) -> ScriptResult:
+    result = ScriptResult(target, tuple(args), module, cwd, tuple(overrides), compiled, eager)
+    result.compare()
+    return result
+
+
+def entry_to_dict(e: EntryCalls) -> dict:
+    d = dataclasses.asdict(e)
+    d.pop("_by_compile", None)
+    return d
+
+
+def entry_from_dict(d: dict) -> EntryCalls:
+    d = dict(d)
+    d.pop("_by_compile", None)
+    d["graph_breaks"] = [GraphBreak.from_dict(g) for g in d.get("graph_breaks") or ()]
+    d["recompiles"] = [
+        Recompile(str(r["function"]), str(r["location"]), tuple(r.get("reasons") or ()), str(r.get("compile_id", "")))
+        for r in d.get("recompiles") or ()
+    ]
+    known = {f.name for f in dataclasses.fields(EntryCalls)} - {"_by_compile"}
+    return EntryCalls(**{k: v for k, v in d.items() if k in known})
+
+
+def function_lines(f: FunctionResult) -> list[str]:
+    """One compiled entry point, as the command line and summary.txt say it."""
+    c = f.compiled
+    settings = ", ".join(f"{k}={v}" for k, v in c.settings.items()) or "torch.compile's defaults"
+    calls = f"{c.calls:,} call{'s' if c.calls != 1 else ''}"
+    if f.eager is not None:
+        calls += f" ({f.eager.calls:,} eager)"
+    lines = [f"{f.label}, {c.kind}, {settings}: {calls}, {c.shapes} input shape(s)"]
+    grade = f"; timing {f.grade.grade}" + (
+        f" ({f.grade.reason})" if f.grade.reason and f.grade.grade != q.UNUSABLE else ""
+    )
+    lines.append("  " + f.verdict_line() + (grade if f.speedup is not None else ""))
+    lines.append("  " + f.payback_line())
+    ordinary = [gb for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed]
+    skipped = [gb for gb in c.graph_breaks if gb.frame_skipped]
+    failed = [gb for gb in c.graph_breaks if gb.compile_failed]
+    if not c.graph_breaks:
+        lines.append("  graph breaks: none")
+    for gb in ordinary:
+        code = f" ({gb.gb_code})" if gb.gb_code else ""
+        lines.append(f"  graph break: {gb.reason}{code} at {_place(gb.file, gb.line)}, logged {gb.logged}x")
+    for gb in skipped:
+        lines.append(
+            f"  skipped frame: {gb.eager_function or '?'} ran eagerly: {gb.reason} at {_place(gb.file, gb.line)}"
+        )
+    for gb in failed:
+        lines.append(f"  compile failed: {gb.reason} at {_place(gb.file, gb.line)}")
+    if c.recompiles:
+        first = c.recompiles[0]
+        lines.append(
+            f"  recompiles: {len(c.recompiles)}, first of {first.function} ({first.location}): "
+            + "; ".join(first.reasons)[:300]
+        )
+    frames = len(c.frames)
+    lines.append(f"  frames compiled: {frames}, compile time {_s(c.compile_s)} (torch's figure)")
+    return lines
+
+
+def _place(file: str, line: int) -> str:
+    import os
+
+    return f"{os.path.basename(file)}:{line}" if file else "?"
+
+
+def summary_lines(result: ScriptResult) -> list[str]:
+    """The whole finding as lines: the runs, each entry point, the whole run, the warnings."""
+    import shlex
+
+    what = f"-m {result.target}" if result.module else result.target
+    lines = [f"script: {shlex.join([what, *result.args])} (in {result.cwd})"]
+    if result.overrides:
+        lines.append("overrides for every torch.compile: " + ", ".join(f"{k}={v}" for k, v in result.overrides))
+    if result.compiled is not None:
+        runs = f"compiled run: {result.compiled.how_it_ended()}"
+        if result.eager is not None:
+            runs += f"; eager run (set_stance force_eager): {result.eager.how_it_ended()}"
+        else:
+            runs += "; no eager run"
+        lines.append(runs)
+    lines.append(result.headline())
+    for f in result.functions:
+        lines += function_lines(f)
+    lines += result.whole_run_lines()
+    lines += [f"warning: {w}" for w in result.warnings()]
+    return lines

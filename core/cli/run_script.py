@@ -1,0 +1,328 @@
+"""`python3 main.py run SCRIPT.py [options] [-- SCRIPT_ARGS...]` (or `run -m MODULE`): the user's
+own program under the profiler. It runs twice in child processes (core.run.script_process):
+as written, every torch.compile in it timed call by call, then under
+`torch.compiler.set_stance("force_eager")` with the same arguments (`--no-baseline` skips it);
+each compiled function is set against its own eager calls (core.analysis.script_results) and
+the report folder written (core.report.script_report). The script's output streams through
+as it prints; the profiler's own lines go to stderr, prefixed `run:`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+import threading
+import time
+
+from core.cli.output import CancelOnInterrupt
+from core.cli.prologue import run_command
+from core.report.safety import terminal_text
+from core.vocab.limits import LIMITS, ConfigError, check_limits
+from core.vocab.script_job import STANCE_COMPILED, STANCE_EAGER, ScriptJob, ScriptJobError
+
+HEARTBEAT_S = 15.0  # a line on stderr this often while a run goes on without other news
+MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+MAX_SCRIPT_BYTES = 16 * 2**20  # a script is read (parsed) before it runs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="main.py run",
+        description="Run your own script under the profiler: every torch.compile in it (call, decorator, "
+        "Module.compile) is timed call by call, then the script runs again with the same arguments under "
+        "torch.compiler.set_stance('force_eager') and each compiled function is set against its own eager calls: "
+        "speedup, compile time, whether compiling paid for itself within the run, graph breaks and recompiles at "
+        "the script's lines. The script's own arguments go after `--`.",
+        usage="main.py run (SCRIPT.py | -m MODULE) [options] [-- SCRIPT_ARGS...]",
+    )
+    p.add_argument("script", nargs="?", metavar="SCRIPT.py", help="the script to run")
+    p.add_argument("-m", dest="module", metavar="MODULE", help="run a module as `python -m MODULE` does")
+    p.add_argument("--out", metavar="DIR", help="the report folder (default: none, the finding is printed only)")
+    p.add_argument("--overwrite", action="store_true", help="replace a report this tool wrote in --out")
+    p.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the folder the script runs in (default: the script's own folder; for -m, the current folder)",
+    )
+    p.add_argument("--no-baseline", action="store_true", help="run the script once, compiled; no eager run")
+    lim = LIMITS["script_timeout"]
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=lim.default,
+        metavar="S",
+        help=f"stop each run after S seconds (default {lim.default:g}); what it did until then is kept",
+    )
+    p.add_argument("--backend", help="use this backend for every torch.compile in the script (default: the script's)")
+    p.add_argument("--mode", help="use this mode for every torch.compile in the script")
+    p.add_argument("--dynamic", choices=("auto", "true", "false"), help="dynamic= for every torch.compile")
+    p.add_argument("--fullgraph", action="store_true", help="fullgraph=True for every torch.compile")
+    p.add_argument(
+        "--inductor-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="options= for every torch.compile (repeatable; replaces the script's own options)",
+    )
+    p.add_argument(
+        "--dynamo-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="torch._dynamo.config set before the script starts (repeatable)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines (the script's own output still shows)")
+    return p
+
+
+def split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(our options, the script's own arguments): everything after the first `--`."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1 :]
+    return argv, []
+
+
+def check_script(path: str) -> str:
+    """The script's absolute path, or ScriptJobError naming what is wrong (nothing runs):
+    missing, a folder, not a Python file, unreadable, or a syntax error (read, never run)."""
+    full = os.path.abspath(os.path.expanduser(path))
+    if not os.path.lexists(full):
+        raise ScriptJobError(f"{path}: no such file; check the path.")
+    if os.path.isdir(full):
+        raise ScriptJobError(f"{path} is a folder; name the script (a .py file) in it, or use -m MODULE for a package.")
+    if not os.path.isfile(full):
+        raise ScriptJobError(f"{path} is not a regular file; name a Python script (.py).")
+    if not full.endswith(".py"):
+        raise ScriptJobError(f"{path} is not a Python script (.py); `run` runs Python scripts (or -m MODULE).")
+    try:
+        size = os.path.getsize(full)
+        if size > MAX_SCRIPT_BYTES:
+            raise ScriptJobError(
+                f"{path} is {size / 2**20:,.0f} MB; a script over {MAX_SCRIPT_BYTES // 2**20} MB is not run."
+            )
+        with open(full, "rb") as fh:
+            source = fh.read()
+    except OSError as exc:
+        raise ScriptJobError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    try:
+        ast.parse(source, filename=full)
+    except SyntaxError as exc:
+        raise ScriptJobError(
+            f"{path}:{exc.lineno}: a syntax error ({exc.msg}); fix it first. Nothing was run."
+        ) from None
+    except ValueError as exc:  # null bytes
+        raise ScriptJobError(f"{path} is not Python source ({exc}).") from None
+    return full
+
+
+def overrides_of(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
+    """The torch.compile keyword arguments the command line sets for every compile, checked
+    against the installed torch (ConfigError names a wrong one)."""
+    from core.vocab.config import available_backends, available_modes, inductor_config_defaults, parse_key_values
+
+    out: dict[str, object] = {}
+    if args.backend:
+        backends = available_backends()
+        if args.backend not in backends:
+            raise ConfigError(f"unknown backend {args.backend!r}; this torch has: {', '.join(backends)}.")
+        out["backend"] = args.backend
+    if args.mode:
+        modes = available_modes()
+        if args.mode not in modes and args.mode != "default":
+            raise ConfigError(f"unknown mode {args.mode!r}; this torch has: {', '.join(modes)}.")
+        out["mode"] = args.mode
+    if args.dynamic:
+        out["dynamic"] = {"auto": None, "true": True, "false": False}[args.dynamic]
+    if args.fullgraph:
+        out["fullgraph"] = True
+    if args.inductor_option:
+        if args.mode:
+            raise ConfigError("torch.compile takes a mode or options, not both: drop --mode or --inductor-option.")
+        out["options"] = dict(parse_key_values(args.inductor_option, inductor_config_defaults(), "inductor option"))
+        out["mode"] = None  # the script's own mode would clash with options
+    return tuple(out.items())
+
+
+def make_job(args: argparse.Namespace, script_args: list[str]) -> ScriptJob:
+    """The job the command line asks for (ScriptJobError / ConfigError when it cannot run)."""
+    from core.vocab.config import dynamo_config_defaults, parse_key_values
+
+    if bool(args.script) == bool(args.module):
+        raise ScriptJobError("name one script (SCRIPT.py) or one module (-m MODULE).")
+    check_limits(script_timeout=args.timeout)
+    if args.module:
+        if not MODULE_NAME.match(args.module):
+            raise ScriptJobError(f"{args.module!r} is not a module name (e.g. -m mypackage.train).")
+        target, default_cwd = args.module, os.getcwd()
+    else:
+        target = check_script(args.script)
+        default_cwd = os.path.dirname(target)
+    cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else default_cwd
+    if not os.path.isdir(cwd):
+        raise ScriptJobError(f"--cwd {args.cwd}: no such folder.")
+    dynamo = (
+        parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
+        if args.dynamo_config
+        else ()
+    )
+    return ScriptJob(
+        target=target,
+        args=tuple(script_args),
+        module=bool(args.module),
+        cwd=cwd,
+        overrides=overrides_of(args),
+        dynamo_config=dynamo,
+        timeout_s=float(args.timeout),
+    )
+
+
+class LiveLines:
+    """The profiler's own lines while a run goes on (stderr, `run:`): each compiled function as
+    it appears, each compile, the first graph break of each place, each recompile, a heartbeat."""
+
+    def __init__(self, side: str, quiet: bool):
+        self.side, self.quiet = side, quiet
+        self.names: dict[int, str] = {}
+        self.calls: dict[int, int] = {}
+        self.places: set = set()
+        self.last = time.monotonic()
+        self.started = self.last
+        self.lock = threading.Lock()
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            print(f"run: [{self.side}] {terminal_text(text)}", file=sys.stderr, flush=True)
+            self.last = time.monotonic()
+
+    def on_event(self, e: dict) -> None:
+        kind = e.get("t")
+        with self.lock:
+            if kind == "entry":
+                self.names[e["id"]] = f"{e['name']} ({os.path.basename(str(e.get('file', '')))}:{e.get('line')})"
+                self.say(f"torch.compile: {self.names[e['id']]}")
+            elif kind == "calls":
+                self.calls[e["id"]] = int(e["first"]) + len(e["ms"])
+            elif kind == "compile" and self.side == "compiled":
+                secs = sum(float(f.get("compile_s") or 0) for f in e["frames"])
+                self.say(
+                    f"{self.names.get(e['id'], '?')} call {e['call'] + 1}: compiled {len(e['frames'])} frame(s) in {secs:.2f} s"
+                )
+            elif kind == "break":
+                gb = e["gb"]
+                place = (gb.get("reason"), gb.get("file"), gb.get("line"))
+                if place not in self.places and not gb.get("frame_skipped"):
+                    self.places.add(place)
+                    self.say(
+                        f"graph break in {self.names.get(e['id'], '?')}: {gb.get('reason')} at {os.path.basename(str(gb.get('file')))}:{gb.get('line')}"
+                    )
+            elif kind == "recompile":
+                rc = e["rc"]
+                self.say(
+                    f"recompile of {rc.get('function')} ({rc.get('location')}): {'; '.join(rc.get('reasons') or ())[:200]}"
+                )
+
+    def heartbeat(self) -> None:
+        with self.lock:
+            if time.monotonic() - self.last < HEARTBEAT_S:
+                return
+            calls = (
+                ", ".join(f"{self.names.get(i, '?')} {n:,}" for i, n in self.calls.items()) or "no compiled call yet"
+            )
+            self.say(f"{time.monotonic() - self.started:.0f} s; calls: {calls}")
+
+
+def _write_output(stream: str, text: str) -> None:
+    out = sys.stdout if stream == "stdout" else sys.stderr
+    try:
+        out.write(text)
+        out.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def run_once(job: ScriptJob, side: str, quiet: bool, interrupt_state: dict):
+    """One run of the script; its folded ScriptRun. Ctrl+C cancels it (its events are kept)."""
+    import dataclasses
+
+    from core.analysis.script_results import fold_run
+    from core.run.script_process import ScriptRunner
+
+    stance = STANCE_EAGER if side == "eager" else STANCE_COMPILED
+    live = LiveLines(side, quiet)
+    runner = ScriptRunner(on_output=_write_output, on_event=live.on_event)
+    interrupt_state["runner"] = runner
+    what = "as written" if side == "compiled" else "under set_stance('force_eager'), the eager baseline"
+    live.say(f"running {job.display} {what}")
+    done = threading.Event()
+
+    def beat():
+        while not done.wait(1.0):
+            live.heartbeat()
+
+    threading.Thread(target=beat, daemon=True).start()
+    try:
+        raw = runner.run(dataclasses.replace(job, stance=stance))
+    finally:
+        done.set()
+    return fold_run(raw, stance)
+
+
+def main(argv: list[str]) -> int:
+    own, script_args = split_argv(argv)
+    return run_command(own, build_parser(), lambda args, _: _run(args, script_args))
+
+
+def _run(args: argparse.Namespace, script_args: list[str]) -> int:
+    from core.analysis.script_results import result_from_runs, summary_lines
+    from core.report.files import OutputFolder, ReportError
+
+    try:
+        job = make_job(args, script_args)
+    except (ScriptJobError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    folder = None
+    if args.out:
+        try:
+            folder = OutputFolder(args.out, overwrite=args.overwrite).claim()
+        except ReportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    state: dict = {}
+    interrupt = CancelOnInterrupt(
+        lambda: state["runner"].cancel() if "runner" in state else None, "what the script did until now is kept"
+    )
+    compiled = eager = None
+    try:
+        with interrupt:
+            compiled = run_once(job, "compiled", args.quiet, state)
+            if not args.no_baseline and not interrupt.interrupted and compiled.ended != "timeout" and compiled.entries:
+                eager = run_once(job, "eager", args.quiet, state)
+        result = result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager)
+        lines = summary_lines(result)
+        print()
+        for line in lines:
+            print(terminal_text(line))
+        if folder is not None:
+            from core.report.script_report import write_script_report
+
+            try:
+                write_script_report(folder, result)
+                print(f"run: report written to {folder.path}", file=sys.stderr)
+            except (OSError, ReportError) as exc:
+                print(f"error: the report could not be written into {folder.path}: {exc}", file=sys.stderr)
+                return 1
+    finally:
+        if folder is not None:
+            folder.release()
+    if interrupt.interrupted:
+        return 130
+    if compiled.exit_code != 0 or compiled.ended or (eager is not None and (eager.exit_code != 0 or eager.ended)):
+        return 1
+    if not compiled.entries:
+        return 1
+    return 0
