@@ -420,7 +420,7 @@ def run(job: ScriptJob) -> int:
     )
     profiler.install()
     sys.argv = list(job.argv)
-    sys.path[0] = os.getcwd() if job.module else os.path.dirname(job.target)
+    sys.path.insert(0, os.getcwd() if job.module else os.path.dirname(job.target))  # as `python SCRIPT` puts it
     _forget_ourselves()
     code, error = 0, ""
     t0 = time.perf_counter()

@@ -167,8 +167,9 @@ class ScriptRunner:
         for key, value in (("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_WORLD_SIZE", "1")):
             env[key] = value  # one rank: a distributed launch is limited to this process
         started = time.monotonic()
+        # -P: the cwd is not put first on sys.path (a `core` package there is the script's, not ours)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "core.measure.script_child", job_path],
+            [sys.executable, "-P", "-m", "core.measure.script_child", job_path],
             cwd=job.cwd or None,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -1,0 +1,122 @@
+"""A script's runs folded and compared, from events made here (no process, no torch): first calls
+set apart, the verdict from the interval and the grade, the pay-back, runs that took other paths,
+and events that cannot be read."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.analysis import quality as q
+from core.analysis.script_results import (
+    CANNOT_TELL,
+    FASTER,
+    NOT_TIMED,
+    SLOWER,
+    fold_run,
+    result_from_runs,
+    summary_lines,
+)
+from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_COMPILED, STANCE_EAGER, ScriptEvents
+
+
+def events(first_ms: float, steady: list[float], name="step", others=0.0, exit_code=0, extra=()):
+    ms = [first_ms, *steady]
+    flags = [FLAG_NEW_SHAPE | FLAG_COMPILED] + [0] * len(steady)
+    ev = [
+        {"t": "start", "torch": "2.14"},
+        {"t": "entry", "id": 0, "name": name, "file": "/w/train.py", "line": 12, "kind": "function", "settings": {}},
+        {"t": "calls", "id": 0, "first": 0, "ms": ms, "flags": flags},
+        {"t": "compile", "id": 0, "call": 0, "frames": [{"compile_s": first_ms / 1000.0 * 0.9}]},
+        *extra,
+        {"t": "end", "exit": exit_code, "error": "", "wall_s": 3.0, "totals": {"0": [len(ms), sum(ms)]}},
+    ]
+    return ScriptEvents(events=ev, exit_code=exit_code, others_cores=[others] * 4)
+
+
+def noisy(center: float, n: int, rng) -> list[float]:
+    return list(center * (1 + 0.02 * rng.standard_normal(n)))
+
+
+def compared(compiled_raw, eager_raw):
+    return result_from_runs(
+        "/w/train.py",
+        (),
+        False,
+        "/w",
+        (),
+        fold_run(compiled_raw, STANCE_COMPILED),
+        fold_run(eager_raw, STANCE_EAGER) if eager_raw else None,
+    )
+
+
+def test_a_faster_function_pays_back_its_first_calls_after_the_calls_its_saving_needs():
+    rng = np.random.default_rng(0)
+    result = compared(events(2000.0, noisy(1.0, 400, rng)), events(3.0, noisy(2.0, 400, rng)))
+    (f,) = result.functions
+    assert f.verdict == FASTER and 1.9 < f.speedup.value < 2.1 and f.speedup.ci_low > 1
+    # 2,000 ms first call against a 1 ms steady one, less eager's (3 - 2 ms): 1.998 s extra; 1 ms saved a call
+    assert abs(f.first_calls_extra_s - 1.998) < 0.01
+    assert 1990 < f.payback_calls < 2010 and f.payback_calls > f.compiled.calls
+    assert "not paid back within this run" in f.payback_line() and "this run made 401" in f.payback_line()
+    result = compared(events(200.0, noisy(1.0, 400, rng)), events(3.0, noisy(2.0, 400, rng)))
+    (f,) = result.functions  # 198 ms extra, ~1 ms saved a call: after about 199 calls of 401
+    assert 195 <= f.payback_calls <= 205 and f.payback_line().startswith(f"paid back after call {f.payback_calls}; ")
+
+
+def test_a_slower_function_never_pays_back_and_a_tie_cannot_tell():
+    rng = np.random.default_rng(1)
+    (slow,) = compared(events(50.0, noisy(2.0, 200, rng)), events(3.0, noisy(1.0, 200, rng))).functions
+    assert slow.verdict == SLOWER and slow.payback_calls is None
+    assert slow.payback_line().startswith("pay-back: never, compiled is slower")
+    (tie,) = compared(events(50.0, noisy(1.0, 200, rng)), events(3.0, noisy(1.0, 200, rng))).functions
+    assert tie.verdict == CANNOT_TELL and "interval spans 1" in tie.verdict_line()
+
+
+def test_a_busy_machine_makes_the_timing_unusable_and_the_verdict_cannot_tell():
+    rng = np.random.default_rng(2)
+    (f,) = compared(events(50.0, noisy(1.0, 200, rng), others=1.2), events(3.0, noisy(2.0, 200, rng))).functions
+    assert f.grade.grade == q.UNUSABLE and "other processes used 1.2 cores during the compiled run" in f.grade.reason
+    assert f.verdict == CANNOT_TELL and f.payback_calls is None
+
+
+def test_too_few_steady_calls_are_not_timed_and_other_paths_are_named():
+    rng = np.random.default_rng(3)
+    (f,) = compared(events(50.0, noisy(1.0, 3, rng)), events(3.0, noisy(2.0, 9, rng))).functions
+    assert f.verdict == NOT_TIMED and "too few steady calls to time (3 compiled, 9 eager" in f.why
+    assert f.paths_differ == "4 calls compiled, 10 eager"
+    result = compared(events(50.0, noisy(1.0, 3, rng)), events(3.0, noisy(2.0, 9, rng)))
+    assert any("the runs took different paths (4 calls compiled, 10 eager)" in w for w in result.warnings())
+
+
+def test_without_a_baseline_nothing_is_compared_and_nothing_compiled_is_said():
+    rng = np.random.default_rng(4)
+    (f,) = compared(events(50.0, noisy(1.0, 30, rng)), None).functions
+    assert f.verdict == NOT_TIMED and f.why == "no eager baseline"
+    empty = ScriptEvents(events=[{"t": "end", "exit": 0, "error": "", "wall_s": 1.0}], exit_code=0)
+    result = compared(empty, None)
+    assert result.headline().startswith("the script compiled nothing")
+
+
+def test_damaged_or_unknown_event_lines_are_counted_never_raised():
+    rng = np.random.default_rng(5)
+    raw = events(
+        50.0,
+        noisy(1.0, 30, rng),
+        extra=(
+            {"t": "calls", "id": 7, "first": 0, "ms": [1.0], "flags": [0]},  # no such entry point
+            {"t": "calls", "id": 0, "first": 31, "ms": [1.0, 2.0], "flags": [0]},  # lengths differ
+            {"t": "who knows"},
+            {"t": "break", "id": 0, "gb": "not a dict"},
+        ),
+    )
+    run = fold_run(raw, STANCE_COMPILED)
+    assert run.unreadable == 4 and run.finished and len(next(iter(run.entries.values())).ms) == 31
+    assert any("4 event line(s) of the compiled run could not be read" in w for w in compared(raw, None).warnings())
+
+
+def test_a_run_that_crashed_before_its_end_event_says_so():
+    raw = events(50.0, [1.0] * 10)
+    raw.events = raw.events[:-1]
+    raw.exit_code = -9
+    result = compared(raw, None)
+    assert "the process ended without a word (exit code -9)" in "\n".join(summary_lines(result))
