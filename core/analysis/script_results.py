@@ -519,13 +519,11 @@ def function_lines(f: FunctionResult) -> list[str]:
         lines.append("  graph breaks: none")
     for gb in ordinary:
         code = f" ({gb.gb_code})" if gb.gb_code else ""
-        lines.append(f"  graph break: {gb.reason}{code} at {_place(gb.file, gb.line)}, logged {gb.logged}x")
+        lines.append(f"  graph break: {gb.reason}{code} at {_break_place(gb)}, logged {gb.logged}x")
     for gb in skipped:
-        lines.append(
-            f"  skipped frame: {gb.eager_function or '?'} ran eagerly: {gb.reason} at {_place(gb.file, gb.line)}"
-        )
+        lines.append(f"  skipped frame: {gb.eager_function or '?'} ran eagerly: {gb.reason} at {_break_place(gb)}")
     for gb in failed:
-        lines.append(f"  compile failed: {gb.reason} at {_place(gb.file, gb.line)}")
+        lines.append(f"  compile failed: {gb.reason} at {_break_place(gb)}")
     if c.recompiles:
         first = c.recompiles[0]
         lines.append(
@@ -535,6 +533,14 @@ def function_lines(f: FunctionResult) -> list[str]:
     frames = len(c.frames)
     lines.append(f"  frames compiled: {frames}, compile time {_s(c.compile_s)} (torch's figure)")
     return lines
+
+
+def _break_place(gb: GraphBreak) -> str:
+    """Where a break is, and the script's line that led there when the break is in a library."""
+    place = _place(gb.file, gb.line)
+    if gb.user_file:
+        place += f" (from {_place(gb.user_file, gb.user_line)})"
+    return place
 
 
 def _place(file: str, line: int) -> str:

@@ -196,6 +196,8 @@ def write_script_report(folder, result: ScriptResult) -> list[str]:
                         "file": gb.file,
                         "line": gb.line,
                         "logged": gb.logged,
+                        "user_file": gb.user_file,
+                        "user_line": gb.user_line or None,
                         "eager_function": gb.eager_function,
                         "hints": " | ".join(gb.advice),
                         "doc_url": gb.doc_url,
@@ -215,7 +217,7 @@ def write_script_report(folder, result: ScriptResult) -> list[str]:
         "graph_breaks.csv",
         csv_text(
             ["entry", "entry_file", "entry_line", "kind", "reason", "gb_code", "file", "line", "logged"]
-            + ["eager_function", "hints", "doc_url"],
+            + ["user_file", "user_line", "eager_function", "hints", "doc_url"],
             breaks,
         ),
     )
