@@ -507,10 +507,9 @@ def function_lines(f: FunctionResult) -> list[str]:
     if f.eager is not None:
         calls += f" ({f.eager.calls:,} eager)"
     lines = [f"{f.label}, {c.kind}, {settings}: {calls}, {c.shapes} input shape(s)"]
-    grade = f"; timing {f.grade.grade}" + (
-        f" ({f.grade.reason})" if f.grade.reason and f.grade.grade != q.UNUSABLE else ""
-    )
-    lines.append("  " + f.verdict_line() + (grade if f.speedup is not None else ""))
+    grade = f"; timing {f.grade.grade}" + (f" ({f.grade.reason})" if f.grade.reason else "")
+    said = f.speedup is None or f.grade.grade == q.UNUSABLE  # the verdict names an unusable timing itself
+    lines.append("  " + f.verdict_line() + ("" if said else grade))
     lines.append("  " + f.payback_line())
     ordinary = [gb for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed]
     skipped = [gb for gb in c.graph_breaks if gb.frame_skipped]

@@ -344,3 +344,54 @@ def test_the_scripts_own_core_package_and_a_process_group(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "world 1" in proc.stdout
     assert "the script started a process group (world size 4): it ran as one rank" in proc.stdout
+
+
+SEED = '''\
+"""The seed article's dynamic-shape and graph-break examples, as a user runs them."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def create_model():
+    return nn.LSTM(input_size=128, hidden_size=256, num_layers=2)
+
+
+model = create_model()
+compiled_model = torch.compile(model, backend="eager")
+
+
+def conditional_execution(input):
+    # Dynamic control flow resulting in a graph break
+    if input.sum() > 0:
+        return F.relu(input)
+    else:
+        return -F.relu(-input)
+
+
+compiled_execution = torch.compile(conditional_execution, backend="eager")
+
+torch.manual_seed(0)
+with torch.no_grad():
+    for length in (5, 9, 5, 13, 9, 5) * 2:  # sentences of varying length
+        out, _ = compiled_model(torch.randn(length, 1, 128))
+        compiled_execution(out)
+print("done")
+'''
+
+
+def test_the_seed_articles_lstm_and_branch_match_torchs_logs_skipped_frame_included(tmp_path):
+    script = write(tmp_path, SEED, "seed.py")
+    out = tmp_path / "r"
+    proc = run(script, "--out", str(out), "--no-baseline")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    breaks, recompiles = torch_logs(script)
+    found = rows(out, "graph_breaks.csv")
+    ours = collections.Counter()
+    for r in found:
+        ours[(r["file"], int(r["line"]))] += int(r["logged"])
+    assert ours == breaks
+    lstm = [r for r in found if r["entry"] == "LSTM"]
+    assert len(lstm) == 1 and lstm[0]["kind"] == "skipped frame"  # torch ran the LSTM eagerly
+    assert len(rows(out, "recompiles.csv")) == sum(recompiles.values()) == 2
+    assert "skipped frame: inner (" in proc.stdout and "Attempted to wrap RNN, GRU, or LSTM" in proc.stdout
