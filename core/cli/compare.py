@@ -60,6 +60,9 @@ def main(argv: list[str]) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):  # said before any work
         print(f"error: --out {args.out} is a file; name a folder for compare.csv.", file=sys.stderr)
         return 2
+    scripts = _script_reports(args)
+    if scripts is not None:
+        return scripts
     try:
         base, base_header = load_report(args.baseline)
         new, new_header = load_report(args.new)
@@ -125,3 +128,42 @@ def main(argv: list[str]) -> int:
     for line in said:
         print(terminal_text(line), file=sys.stderr)
     return code
+
+
+def _script_reports(args: argparse.Namespace) -> int | None:
+    """Two reports of `main.py run` compared function by function (core.decide.script_compare):
+    the exit code; None when neither is a script report (the model comparison goes on)."""
+    from core.decide.script_compare import compare_scripts
+    from core.report.files import ReportError
+    from core.report.script_report import script_report_or_none
+
+    try:
+        base, new = script_report_or_none(args.baseline), script_report_or_none(args.new)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if base is None and new is None:
+        return None
+    if base is None or new is None:
+        script = args.new if base is None else args.baseline
+        print(
+            f"error: {script} is the report of a script (main.py run) and the other one of a model; "
+            "compare a script's report with another report of the same script.",
+            file=sys.stderr,
+        )
+        return 2
+    if os.path.basename(base.target) != os.path.basename(new.target):
+        print(
+            terminal_text(
+                f"error: the reports are of different scripts ({os.path.basename(base.target)}, "
+                f"{os.path.basename(new.target)}); compare two reports of the same script."
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    result = compare_scripts(base, new, args.threshold)
+    for w in result.warnings:
+        print(f"warning: {terminal_text(w)}", file=sys.stderr)
+    for line in result.lines():
+        print(terminal_text(line))
+    return result.exit_code

@@ -255,9 +255,18 @@ def is_script_report(doc) -> bool:
 
 def load_script_report(path: str) -> ScriptResult:
     """A script report folder (or its report.json) read back; ReportError says what is wrong."""
+    result = script_report_or_none(path)
+    if result is None:
+        raise ReportError(f"{path} is not the report of a script run (main.py run).")
+    return result
+
+
+def script_report_or_none(path: str) -> ScriptResult | None:
+    """The script report at `path`, None when it is a report of another kind (a model's);
+    ReportError when it cannot be read at all."""
     doc, where = read_json_file(path, "report.json")
     if not is_script_report(doc):
-        raise ReportError(f"{where} is not the report of a script run (main.py run).")
+        return None
     try:
         script = doc["script"]
         runs = doc.get("runs") or {}

@@ -1,0 +1,142 @@
+"""Two reports of the same script (`main.py run`), compared function by function: a CI gate on a
+team's real training or inference script.
+
+Functions are matched by name and the script file's name (the line may move as the script is
+edited; when one name is compiled at several lines, the line decides). Each function's speedup
+is its compiled calls against the eager calls of its own run, so a slower or busier CI machine
+as a whole is not a regression:
+
+- REGRESSION: the new speedup is below the baseline's by more than the threshold, and the two
+  intervals do not overlap; or the function now breaks the graph at more places;
+- MISSING: compiled in the baseline, not in the new run (not measured: no pass either);
+- cannot tell: either side has no speedup it can stand on (no eager run, too few steady calls,
+  an unusable timing);
+- improved / same.
+
+Exit codes as `compare` of model reports (core.cli.compare): 0, 1 a regression or a missing
+function, 3 nothing could be judged. No torch, no Qt.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from core.analysis.quality import UNUSABLE
+from core.analysis.script_results import FunctionResult, ScriptResult
+
+REGRESSION, IMPROVED, SAME, MISSING, NEW, CANNOT_TELL = (
+    "REGRESSION",
+    "improved",
+    "same",
+    "MISSING",
+    "new",
+    "cannot tell",
+)
+
+
+@dataclass
+class FunctionComparison:
+    name: str
+    status: str
+    detail: str = ""
+
+
+@dataclass
+class ScriptComparison:
+    functions: list[FunctionComparison] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(f.status in (REGRESSION, MISSING) for f in self.functions)
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return 1
+        judged = [f for f in self.functions if f.status in (IMPROVED, SAME)]
+        return 0 if judged else 3
+
+    def lines(self) -> list[str]:
+        out = [f"{f.name}: {f.status}" + (f" ({f.detail})" if f.detail else "") for f in self.functions]
+        n = {s: sum(1 for f in self.functions if f.status == s) for s in (REGRESSION, MISSING, CANNOT_TELL)}
+        if self.failed:
+            out.append(f"FAILED: {n[REGRESSION]} regression(s), {n[MISSING]} missing function(s)")
+        elif self.exit_code == 3:
+            out.append("cannot tell: no function's speed could be judged on both sides")
+        else:
+            out.append(
+                "ok: no function regressed" + (f"; {n[CANNOT_TELL]} could not be judged" if n[CANNOT_TELL] else "")
+            )
+        return out
+
+
+def _key(f: FunctionResult) -> tuple[str, str]:
+    return (f.compiled.name, os.path.basename(f.compiled.file))
+
+
+def _usable(f: FunctionResult) -> str:
+    """Why this function's speedup cannot be stood on ("" when it can)."""
+    if f.speedup is None:
+        return f.why or "no speedup"
+    if f.grade.grade == UNUSABLE:
+        return f"timing unusable: {f.grade.reason}"
+    return ""
+
+
+def _breaks(f: FunctionResult) -> int:
+    return sum(1 for gb in f.compiled.graph_breaks if not gb.frame_skipped and not gb.compile_failed)
+
+
+def _match(base: list[FunctionResult], new: list[FunctionResult]):
+    """(baseline function, new function or None) pairs, and the new functions left over."""
+    by_key: dict[tuple, list[FunctionResult]] = {}
+    for f in new:
+        by_key.setdefault(_key(f), []).append(f)
+    pairs = []
+    for b in base:
+        options = by_key.get(_key(b), [])
+        chosen = next((f for f in options if f.compiled.line == b.compiled.line), options[0] if options else None)
+        if chosen is not None:
+            options.remove(chosen)
+        pairs.append((b, chosen))
+    return pairs, [f for fs in by_key.values() for f in fs]
+
+
+def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float) -> ScriptComparison:
+    out = ScriptComparison()
+    if tuple(base.args) != tuple(new.args):
+        out.warnings.append(f"the script ran with other arguments ({list(base.args)} against {list(new.args)})")
+    pairs, added = _match(base.functions, new.functions)
+    for b, n in pairs:
+        name = f"{b.compiled.name} ({b.compiled.where})"
+        if n is None:
+            out.functions.append(FunctionComparison(name, MISSING, "compiled in the baseline, not in the new run"))
+            continue
+        more = _breaks(n) - _breaks(b)
+        if more > 0:
+            out.functions.append(
+                FunctionComparison(name, REGRESSION, f"graph-break places {_breaks(b)} -> {_breaks(n)}")
+            )
+            continue
+        why = _usable(b) or _usable(n)
+        if why:
+            which = "baseline" if _usable(b) else "new"
+            out.functions.append(FunctionComparison(name, CANNOT_TELL, f"{which}: {why}"))
+            continue
+        bs, ns = b.speedup, n.speedup
+        change = ns.value / bs.value - 1.0
+        detail = f"speedup {bs.value:.2f}x -> {ns.value:.2f}x ({change:+.1%})"
+        apart = ns.ci_high < bs.ci_low or ns.ci_low > bs.ci_high
+        if change < -threshold_pct / 100.0 and apart:
+            status = REGRESSION
+        elif change > threshold_pct / 100.0 and apart:
+            status = IMPROVED
+        else:
+            status = SAME
+            detail += f"; within {threshold_pct:g}% or the noise"
+        out.functions.append(FunctionComparison(name, status, detail))
+    for n in added:
+        out.functions.append(FunctionComparison(f"{n.compiled.name} ({n.compiled.where})", NEW, "not in the baseline"))
+    return out

@@ -1,0 +1,97 @@
+"""Two reports of one script compared function by function (core.decide.script_compare), and the
+`compare` command on script report folders: a CI gate on a real script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from core import PROJECT_ROOT
+from core.analysis.script_results import fold_run, result_from_runs
+from core.decide.script_compare import CANNOT_TELL, IMPROVED, MISSING, REGRESSION, SAME, compare_scripts
+from core.report.files import OutputFolder
+from core.report.script_report import load_script_report, write_script_report
+from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_COMPILED, STANCE_EAGER, ScriptEvents
+
+
+def run_events(functions: dict[str, float], others=0.0, breaks=0, seed=0):
+    """A run's events: each function (name -> its steady ms) called 1 + 200 times."""
+    rng = np.random.default_rng(seed)
+    ev = []
+    for i, (name, ms) in enumerate(functions.items()):
+        calls = [50.0] + list(ms * (1 + 0.01 * rng.standard_normal(200)))
+        ev.append({"t": "entry", "id": i, "name": name, "file": "/w/train.py", "line": 10 + i, "kind": "function"})
+        ev.append(
+            {"t": "calls", "id": i, "first": 0, "ms": calls, "flags": [FLAG_NEW_SHAPE | FLAG_COMPILED] + [0] * 200}
+        )
+        for b in range(breaks):
+            gb = {"reason": "Data-dependent branching", "file": "/w/train.py", "line": 40 + b, "compile_id": f"{i}/0"}
+            ev.append({"t": "break", "id": i, "gb": gb})
+    ev.append({"t": "end", "exit": 0, "error": "", "wall_s": 1.0})
+    return ScriptEvents(events=ev, exit_code=0, others_cores=[others] * 4)
+
+
+def result(compiled: dict, eager: dict, **kwargs):
+    return result_from_runs(
+        "/w/train.py",
+        ("--epochs", "1"),
+        False,
+        "/w",
+        (),
+        fold_run(run_events(compiled, **kwargs), STANCE_COMPILED),
+        fold_run(run_events(eager, seed=1), STANCE_EAGER),
+    )
+
+
+def statuses(comparison):
+    return {f.name.split(" ")[0]: f.status for f in comparison.functions}
+
+
+def test_a_slower_function_is_a_regression_and_the_gate_fails():
+    base = result({"step": 1.0, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0})
+    new = result({"step": 1.6, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0})
+    c = compare_scripts(base, new, 5.0)
+    assert statuses(c) == {"step": REGRESSION, "evaluate": SAME} and c.exit_code == 1
+    assert "speedup 2.00x -> 1.25x (-37.5%)" in c.functions[0].detail
+    better = compare_scripts(new, base, 5.0)
+    assert statuses(better)["step"] == IMPROVED and better.exit_code == 0
+
+
+def test_a_function_gone_more_breaks_and_an_unusable_timing():
+    base = result({"step": 1.0, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0})
+    gone = result({"step": 1.0}, {"step": 2.0})
+    assert statuses(compare_scripts(base, gone, 5.0))["evaluate"] == MISSING
+    broken = result({"step": 1.0, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0}, breaks=2)
+    c = compare_scripts(base, broken, 5.0)
+    assert statuses(c)["step"] == REGRESSION and "graph-break places 0 -> 2" in c.functions[0].detail
+    busy = result({"step": 1.0, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0}, others=1.5)
+    c = compare_scripts(base, busy, 5.0)
+    assert set(statuses(c).values()) == {CANNOT_TELL} and c.exit_code == 3
+
+
+def test_the_compare_command_reads_two_script_report_folders(tmp_path):
+    for name, ms in (("base", 1.0), ("new", 1.6)):
+        folder = OutputFolder(str(tmp_path / name)).claim()
+        try:
+            write_script_report(folder, result({"step": ms}, {"step": 2.0}))
+        finally:
+            folder.release()
+    assert load_script_report(str(tmp_path / "base")).functions[0].speedup.value > 1.9
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(PROJECT_ROOT, "main.py"),
+            "compare",
+            str(tmp_path / "base"),
+            str(tmp_path / "new"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "step (train.py:10): REGRESSION (speedup 2.00x -> 1.25x" in proc.stdout
+    assert "FAILED: 1 regression(s), 0 missing function(s)" in proc.stdout
