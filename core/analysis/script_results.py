@@ -300,6 +300,8 @@ class FunctionResult:
             return f"pay-back: never, compiled is slower; {cost}"
         if self.verdict != FASTER or self.payback_calls is None:
             return f"pay-back: cannot tell without a measurable speedup; {cost}"
+        saved = self.saved_ms_per_call or 0.0
+        cost += f"; it saves {_ms(saved)} a steady call, {_s(saved * calls / 1000.0)} over {calls:,} calls"
         if self.payback_calls <= calls:
             return f"paid back after call {self.payback_calls:,}; this run made {calls:,} calls ({cost})"
         return f"not paid back within this run: at this speedup it would need {self.payback_calls:,} calls; this run made {calls:,} ({cost})"

@@ -395,3 +395,56 @@ def test_the_seed_articles_lstm_and_branch_match_torchs_logs_skipped_frame_inclu
     assert len(lstm) == 1 and lstm[0]["kind"] == "skipped frame"  # torch ran the LSTM eagerly
     assert len(rows(out, "recompiles.csv")) == sum(recompiles.values()) == 2
     assert "skipped frame: inner (" in proc.stdout and "Attempted to wrap RNN, GRU, or LSTM" in proc.stdout
+
+
+HF_TRAINING = '''\
+"""Fine-tune a tiny BERT classifier built from a config (no download), the model compiled."""
+import torch
+from transformers import BertConfig, BertForSequenceClassification
+
+torch.manual_seed(0)
+config = BertConfig(vocab_size=500, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                    intermediate_size=64, max_position_embeddings=64, num_labels=3)
+model = BertForSequenceClassification(config)
+model.train()
+model = torch.compile(model, backend="aot_eager")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+for step in range(8):
+    input_ids = torch.randint(0, 500, (2, 16))
+    labels = torch.randint(0, 3, (2,))
+    out = model(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), labels=labels)
+    out.loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+print("final loss", round(out.loss.item(), 3))
+'''
+
+
+def test_a_hugging_face_training_loop_matches_torchs_recompiles(tmp_path):
+    script = write(tmp_path, HF_TRAINING, "train_hf.py")
+    out = tmp_path / "r"
+    proc = run(script, "--out", str(out), "--no-baseline")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = rows(out, "functions.csv")
+    assert (row["function"], row["kind"], row["calls_compiled"]) == ("BertForSequenceClassification", "module", "8")
+    breaks, recompiles = torch_logs(script)
+    assert sum(int(r["logged"]) for r in rows(out, "graph_breaks.csv")) == sum(breaks.values())
+    ours = collections.Counter((r["function"], r["location"]) for r in rows(out, "recompiles.csv"))
+    assert {(f, f"{p}:{n}"): c for (f, p, n), c in recompiles.items()} == ours
+
+
+def test_a_recompile_storm_is_named_and_kept_bounded(tmp_path):
+    script = write(
+        tmp_path,
+        """\
+        import torch
+        f = torch.compile(lambda x: x * 2, backend="eager", dynamic=False)
+        for n in range(1, 30):
+            f(torch.ones(n))
+        """,
+    )
+    proc = run(script, "--no-baseline")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "<lambda> (script.py:2): a recompile storm, 8 recompiles" in proc.stdout
+    assert "29 calls" in proc.stdout
