@@ -21,7 +21,7 @@ from core.cli.output import CancelOnInterrupt
 from core.cli.prologue import run_command
 from core.report.safety import terminal_text
 from core.vocab.limits import LIMITS, ConfigError, check_limits
-from core.vocab.script_job import STANCE_COMPILED, STANCE_EAGER, ScriptJob, ScriptJobError
+from core.vocab.script_job import ScriptJob, ScriptJobError
 
 HEARTBEAT_S = 15.0  # a line on stderr this often while a run goes on without other news
 MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -244,40 +244,13 @@ def _write_output(stream: str, text: str) -> None:
         pass
 
 
-def run_once(job: ScriptJob, side: str, quiet: bool, interrupt_state: dict):
-    """One run of the script; its folded ScriptRun. Ctrl+C cancels it (its events are kept)."""
-    import dataclasses
-
-    from core.analysis.script_results import fold_run
-    from core.run.script_process import ScriptRunner
-
-    stance = STANCE_EAGER if side == "eager" else STANCE_COMPILED
-    live = LiveLines(side, quiet)
-    runner = ScriptRunner(on_output=_write_output, on_event=live.on_event)
-    interrupt_state["runner"] = runner
-    what = "as written" if side == "compiled" else "under set_stance('force_eager'), the eager baseline"
-    live.say(f"running {job.display} {what}")
-    done = threading.Event()
-
-    def beat():
-        while not done.wait(1.0):
-            live.heartbeat()
-
-    threading.Thread(target=beat, daemon=True).start()
-    try:
-        raw = runner.run(dataclasses.replace(job, stance=stance))
-    finally:
-        done.set()
-    return fold_run(raw, stance)
-
-
 def main(argv: list[str]) -> int:
     own, script_args = split_argv(argv)
     return run_command(own, build_parser(), lambda args, _: _run(args, script_args))
 
 
 def _run(args: argparse.Namespace, script_args: list[str]) -> int:
-    from core.analysis.script_results import result_from_runs, summary_lines
+    from core.analysis.script_results import summary_lines
     from core.report.files import OutputFolder, ReportError
 
     try:
@@ -292,17 +265,39 @@ def _run(args: argparse.Namespace, script_args: list[str]) -> int:
         except ReportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    state: dict = {}
-    interrupt = CancelOnInterrupt(
-        lambda: state["runner"].cancel() if "runner" in state else None, "what the script did until now is kept"
+    from core.run.script_process import ScriptProfile
+
+    lives = {side: LiveLines(side, args.quiet) for side in ("compiled", "eager")}
+
+    running = []
+
+    def on_run(side: str) -> None:
+        what = "as written" if side == "compiled" else "under set_stance('force_eager'), the eager baseline"
+        running.append(lives[side])
+        lives[side].started = time.monotonic()
+        lives[side].say(f"running {job.display} {what}")
+
+    profile = ScriptProfile(
+        job,
+        baseline=not args.no_baseline,
+        on_output=lambda side, stream, text: _write_output(stream, text),
+        on_event=lambda side, event: lives[side].on_event(event),
+        on_run=on_run,
     )
-    compiled = eager = None
+    interrupt = CancelOnInterrupt(profile.cancel, "what the script did until now is kept")
+    done = threading.Event()
+
+    def beat():
+        while not done.wait(1.0):
+            if running:
+                running[-1].heartbeat()
+
+    threading.Thread(target=beat, daemon=True).start()
     try:
         with interrupt:
-            compiled = run_once(job, "compiled", args.quiet, state)
-            if not args.no_baseline and not interrupt.interrupted and compiled.ended != "timeout" and compiled.entries:
-                eager = run_once(job, "eager", args.quiet, state)
-        result = result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager)
+            result = profile.run()
+        done.set()
+        compiled, eager = result.compiled, result.eager
         lines = summary_lines(result)
         print()
         for line in lines:
@@ -317,6 +312,7 @@ def _run(args: argparse.Namespace, script_args: list[str]) -> int:
                 print(f"error: the report could not be written into {folder.path}: {exc}", file=sys.stderr)
                 return 1
     finally:
+        done.set()
         if folder is not None:
             folder.release()
     if interrupt.interrupted:

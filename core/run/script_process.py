@@ -259,3 +259,57 @@ class ScriptRunner:
                 p.kill()
             except Exception:  # noqa: BLE001 - gone already
                 pass
+
+
+class ScriptProfile:
+    """A script profiled: its run as written, then (`baseline`) its eager run, each a ScriptRunner;
+    no eager run after a cancel, a timeout, or a run that compiled nothing. `on_run(side)` is
+    told as each run starts ("compiled", "eager"), `on_event(side, event)` each event,
+    `on_output(side, stream, text)` the script's output. `cancel` from any thread."""
+
+    def __init__(self, job: ScriptJob, baseline: bool = True, on_output=None, on_event=None, on_run=None):
+        self.job, self.baseline = job, baseline
+        self.on_output, self.on_event, self.on_run = on_output, on_event, on_run
+        self._runner: ScriptRunner | None = None
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled.set()
+            if self._runner is not None:
+                self._runner.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def _run_side(self, side: str):
+        import dataclasses
+
+        from core.analysis.script_results import fold_run
+        from core.vocab.script_job import STANCE_COMPILED, STANCE_EAGER
+
+        stance = STANCE_EAGER if side == "eager" else STANCE_COMPILED
+        runner = ScriptRunner(
+            on_output=None if self.on_output is None else (lambda stream, text: self.on_output(side, stream, text)),
+            on_event=None if self.on_event is None else (lambda event: self.on_event(side, event)),
+        )
+        with self._lock:
+            self._runner = runner
+            if self._cancelled.is_set():
+                runner.cancel()
+        if self.on_run is not None:
+            self.on_run(side)
+        return fold_run(runner.run(dataclasses.replace(self.job, stance=stance)), stance)
+
+    def run(self):
+        """Both runs, compared (core.analysis.script_results.ScriptResult)."""
+        from core.analysis.script_results import result_from_runs
+
+        job = self.job
+        compiled = self._run_side("compiled")
+        eager = None
+        if self.baseline and not self.cancelled and not compiled.ended and compiled.entries:
+            eager = self._run_side("eager")
+        return result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager)
