@@ -142,19 +142,32 @@ class ScriptRun:
         return f"exited with code {self.exit_code}"
 
 
+class LiveFold:
+    """A run folded as its events come: the app's live view, and fold_run."""
+
+    def __init__(self, stance: str):
+        self.run = ScriptRun(stance=stance)
+        self._by_index: dict[int, EntryCalls] = {}
+
+    def add(self, event: dict) -> None:
+        """Fold one event; one of an unknown kind or shape is counted in `unreadable`."""
+        try:
+            _fold_event(self.run, self._by_index, event)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            self.run.unreadable += 1
+
+
 def fold_run(raw: ScriptEvents, stance: str) -> ScriptRun:
     """A run's events, folded. Events of unknown kinds or shapes are skipped (a report from
     another version, or a damaged line), counted in `unreadable`."""
-    run = ScriptRun(stance=stance, ended=raw.ended, exit_code=raw.exit_code, process_s=raw.wall_s)
+    fold = LiveFold(stance)
+    run = fold.run
+    run.ended, run.exit_code, run.process_s = raw.ended, raw.exit_code, raw.wall_s
     run.others_cores = list(raw.others_cores)
     run.unreadable = raw.unreadable
     run.stdout_tail, run.stderr_tail = raw.stdout_tail, raw.stderr_tail
-    by_index: dict[int, EntryCalls] = {}
     for e in raw.events:
-        try:
-            _fold_event(run, by_index, e)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            run.unreadable += 1
+        fold.add(e)
     return run
 
 

@@ -10,9 +10,7 @@ as it prints; the profiler's own lines go to stderr, prefixed `run:`.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
-import re
 import sys
 import threading
 import time
@@ -20,12 +18,10 @@ import time
 from core.cli.output import CancelOnInterrupt
 from core.cli.prologue import run_command
 from core.report.safety import terminal_text
-from core.vocab.limits import LIMITS, ConfigError, check_limits
-from core.vocab.script_job import ScriptJob, ScriptJobError
+from core.vocab.limits import LIMITS, ConfigError
+from core.vocab.script_job import ScriptJob, ScriptJobError, make_script_job
 
 HEARTBEAT_S = 15.0  # a line on stderr this often while a run goes on without other news
-MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-MAX_SCRIPT_BYTES = 16 * 2**20  # a script is read (parsed) before it runs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,39 +82,6 @@ def split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
-def check_script(path: str) -> str:
-    """The script's absolute path, or ScriptJobError naming what is wrong (nothing runs):
-    missing, a folder, not a Python file, unreadable, or a syntax error (read, never run)."""
-    full = os.path.abspath(os.path.expanduser(path))
-    if not os.path.lexists(full):
-        raise ScriptJobError(f"{path}: no such file; check the path.")
-    if os.path.isdir(full):
-        raise ScriptJobError(f"{path} is a folder; name the script (a .py file) in it, or use -m MODULE for a package.")
-    if not os.path.isfile(full):
-        raise ScriptJobError(f"{path} is not a regular file; name a Python script (.py).")
-    if not full.endswith(".py"):
-        raise ScriptJobError(f"{path} is not a Python script (.py); `run` runs Python scripts (or -m MODULE).")
-    try:
-        size = os.path.getsize(full)
-        if size > MAX_SCRIPT_BYTES:
-            raise ScriptJobError(
-                f"{path} is {size / 2**20:,.0f} MB; a script over {MAX_SCRIPT_BYTES // 2**20} MB is not run."
-            )
-        with open(full, "rb") as fh:
-            source = fh.read()
-    except OSError as exc:
-        raise ScriptJobError(f"{path} cannot be read: {exc.strerror or exc}.") from None
-    try:
-        ast.parse(source, filename=full)
-    except SyntaxError as exc:
-        raise ScriptJobError(
-            f"{path}:{exc.lineno}: a syntax error ({exc.msg}); fix it first. Nothing was run."
-        ) from None
-    except ValueError as exc:  # null bytes
-        raise ScriptJobError(f"{path} is not Python source ({exc}).") from None
-    return full
-
-
 def overrides_of(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
     """The torch.compile keyword arguments the command line sets for every compile, checked
     against the installed torch (ConfigError names a wrong one)."""
@@ -149,35 +112,18 @@ def overrides_of(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
 
 def make_job(args: argparse.Namespace, script_args: list[str]) -> ScriptJob:
     """The job the command line asks for (ScriptJobError / ConfigError when it cannot run)."""
+    import dataclasses
+
     from core.vocab.config import dynamo_config_defaults, parse_key_values
 
-    if bool(args.script) == bool(args.module):
-        raise ScriptJobError("name one script (SCRIPT.py) or one module (-m MODULE).")
-    check_limits(script_timeout=args.timeout)
-    if args.module:
-        if not MODULE_NAME.match(args.module):
-            raise ScriptJobError(f"{args.module!r} is not a module name (e.g. -m mypackage.train).")
-        target, default_cwd = args.module, os.getcwd()
-    else:
-        target = check_script(args.script)
-        default_cwd = os.path.dirname(target)
-    cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else default_cwd
-    if not os.path.isdir(cwd):
-        raise ScriptJobError(f"--cwd {args.cwd}: no such folder.")
+    # the script first: a missing file is refused before torch is imported for the settings' checks
+    job = make_script_job(args.script or "", args.module or "", script_args, cwd=args.cwd or "", timeout_s=args.timeout)
     dynamo = (
         parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
         if args.dynamo_config
         else ()
     )
-    return ScriptJob(
-        target=target,
-        args=tuple(script_args),
-        module=bool(args.module),
-        cwd=cwd,
-        overrides=overrides_of(args),
-        dynamo_config=dynamo,
-        timeout_s=float(args.timeout),
-    )
+    return dataclasses.replace(job, overrides=overrides_of(args), dynamo_config=dynamo)
 
 
 class LiveLines:

@@ -28,8 +28,10 @@ No torch, no Qt.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 
 STANCE_COMPILED = "default"
@@ -44,6 +46,8 @@ CALLS_KEPT = 200_000
 RECORDS_KEPT = 2_000
 """Graph-break and recompile events one run writes; past that they are counted (a recompile storm)."""
 FLUSH_S = 0.5  # the child writes its call batches at least this often
+MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+MAX_SCRIPT_BYTES = 16 * 2**20  # a script is read (parsed) before it runs
 
 
 class ScriptJobError(ValueError):
@@ -106,3 +110,76 @@ class ScriptEvents:
     stderr_tail: str = ""
     others_cores: list[float] = field(default_factory=list)  # CPU the rest of the machine used, 2 Hz
     unreadable: int = 0  # event lines that could not be read (a crash mid-write, or garbage)
+
+
+def check_script(path: str) -> str:
+    """The script's absolute path, or ScriptJobError naming what is wrong (nothing runs):
+    missing, a folder, not a Python file, unreadable, or a syntax error (read, never run)."""
+    full = os.path.abspath(os.path.expanduser(path))
+    if not os.path.lexists(full):
+        raise ScriptJobError(f"{path}: no such file; check the path.")
+    if os.path.isdir(full):
+        raise ScriptJobError(f"{path} is a folder; name the script (a .py file) in it, or use -m MODULE for a package.")
+    if not os.path.isfile(full):
+        raise ScriptJobError(f"{path} is not a regular file; name a Python script (.py).")
+    if not full.endswith(".py"):
+        raise ScriptJobError(f"{path} is not a Python script (.py); `run` runs Python scripts (or -m MODULE).")
+    try:
+        size = os.path.getsize(full)
+        if size > MAX_SCRIPT_BYTES:
+            raise ScriptJobError(
+                f"{path} is {size / 2**20:,.0f} MB; a script over {MAX_SCRIPT_BYTES // 2**20} MB is not run."
+            )
+        with open(full, "rb") as fh:
+            source = fh.read()
+    except OSError as exc:
+        raise ScriptJobError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    try:
+        ast.parse(source, filename=full)
+    except SyntaxError as exc:
+        raise ScriptJobError(
+            f"{path}:{exc.lineno}: a syntax error ({exc.msg}); fix it first. Nothing was run."
+        ) from None
+    except ValueError as exc:  # null bytes
+        raise ScriptJobError(f"{path} is not Python source ({exc}).") from None
+    return full
+
+
+def make_script_job(
+    script: str,
+    module: str,
+    args,
+    cwd: str = "",
+    overrides=(),
+    dynamo_config=(),
+    timeout_s: float | None = None,
+) -> ScriptJob:
+    """The job for a script file (`script`) or a module (`module`), checked before anything runs
+    (ScriptJobError names the problem; core.vocab.limits.ConfigError an absurd timeout): the
+    command line and the app build it here. `cwd` "" is the script's folder (for a module, the
+    current one)."""
+    from core.vocab.limits import LIMITS, check_limits
+
+    if bool(script) == bool(module):
+        raise ScriptJobError("name one script (SCRIPT.py) or one module (-m MODULE).")
+    timeout = LIMITS["script_timeout"].default if timeout_s is None else float(timeout_s)
+    check_limits(script_timeout=timeout)
+    if module:
+        if not MODULE_NAME.match(module):
+            raise ScriptJobError(f"{module!r} is not a module name (e.g. -m mypackage.train).")
+        target, default_cwd = module, os.getcwd()
+    else:
+        target = check_script(script)
+        default_cwd = os.path.dirname(target)
+    folder = os.path.abspath(os.path.expanduser(cwd)) if cwd else default_cwd
+    if not os.path.isdir(folder):
+        raise ScriptJobError(f"the working folder {cwd} does not exist.")
+    return ScriptJob(
+        target=target,
+        args=tuple(str(a) for a in args),
+        module=bool(module),
+        cwd=folder,
+        overrides=tuple(overrides),
+        dynamo_config=tuple(dynamo_config),
+        timeout_s=timeout,
+    )

@@ -1,0 +1,221 @@
+"""A script profiled (`gui.window.script_window`): its compiled functions live as they are called,
+then compiled against eager; each function's calls on a chart; the finding; the script's output.
+
+While the script runs, each run's events fold into a core.analysis.script_results.LiveFold and
+the table and chart are redrawn at REDRAW_MS from it (data is never dropped, only redraws are
+throttled). At the end the table shows core's FunctionResult rows: speedup with its interval,
+verdict, pay-back, breaks and recompiles, every sentence core's. GUI thread only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from core.analysis.script_results import LiveFold, ScriptResult, summary_lines
+from core.vocab.formatting import fmt_ms
+from gui.widgets.safe_text import plain
+from gui.widgets.table_model import RowTableModel, make_table
+from gui.widgets.theme import config_color
+
+REDRAW_MS = 250
+OUTPUT_LINES = 5000  # of the script's output kept on screen (the report keeps its own tail)
+CHART_POINTS = 20_000  # a function's calls drawn at most (the last ones), each run
+
+
+class FunctionsModel(RowTableModel):
+    """One row per compiled function: live figures while the script runs, core's verdict after."""
+
+    HEADERS = (
+        ("Function", "The compiled function (or module class) and the script's line that compiled it"),
+        ("Calls", "Calls as written / in the eager run"),
+        ("Steady median", "The median of calls that compiled nothing and met no new input shapes: compiled / eager"),
+        ("Speedup", "Eager's steady median over compiled's, with its 95% interval"),
+        ("Verdict", "faster / slower only when the interval and the timing say so; else why not"),
+        ("Pay-back", "Whether compiling paid for itself within this run"),
+        ("Graph breaks", "Places where the graph broke (skipped frames apart)"),
+        ("Recompiles", "Recompiles during the run"),
+        ("Compile", "torch's compile time for this function's frames"),
+    )
+
+    def set_rows(self, rows: list[tuple[str, ...]]) -> None:
+        if len(rows) == len(self._rows):
+            self._rows = rows
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(self.HEADERS) - 1))
+            return
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        return self._rows[index.row()][index.column()]
+
+
+def _median(values: np.ndarray) -> str:
+    return fmt_ms(float(np.median(values))) if values.size else "–"
+
+
+def live_rows(compiled: LiveFold, eager: LiveFold | None) -> list[tuple[str, ...]]:
+    rows = []
+    other = eager.run.entries if eager is not None else {}
+    for key, e in compiled.run.entries.items():
+        b = other.get(key)
+        breaks = sum(1 for gb in e.graph_breaks if not gb.frame_skipped and not gb.compile_failed)
+        rows.append(
+            (
+                f"{e.name} ({e.where})",
+                f"{e.calls or len(e.ms):,}" + (f" / {b.calls or len(b.ms):,}" if b is not None else ""),
+                _median(e.steady()) + (f" / {_median(b.steady())}" if b is not None else ""),
+                "…",
+                "running",
+                "",
+                str(breaks),
+                str(len(e.recompiles)),
+                f"{e.compile_s:.2f} s",
+            )
+        )
+    return rows
+
+
+def result_rows(result: ScriptResult) -> list[tuple[str, ...]]:
+    rows = []
+    for f in result.functions:
+        c, e = f.compiled, f.eager
+        medians = (fmt_ms(f.compiled_median_ms) if f.compiled_median_ms is not None else "–") + (
+            f" / {fmt_ms(f.eager_median_ms)}" if f.eager_median_ms is not None else ""
+        )
+        rows.append(
+            (
+                f.label,
+                f"{c.calls:,}" + (f" / {e.calls:,}" if e is not None else ""),
+                medians,
+                f.speedup_text(),
+                f.verdict_line(),
+                f.payback_line(),
+                str(sum(1 for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed)),
+                str(len(c.recompiles)),
+                f"{c.compile_s:.2f} s",
+            )
+        )
+    return rows
+
+
+class ScriptView(QWidget):
+    """The functions table over the calls chart, and the finding and the output in tabs."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.folds: dict[str, LiveFold] = {}
+        self.result: ScriptResult | None = None
+        self._dirty = False
+        self.model = FunctionsModel(self)
+        self.table = make_table(self.model, "The script's compiled functions")
+        self.chart = pg.PlotWidget()
+        self.chart.setLogMode(y=True)
+        self.chart.setLabel("left", "ms a call (log)")
+        self.chart.setLabel("bottom", "call")
+        self.chart.addLegend(offset=(-10, 10))
+        self.chart.setClipToView(True)
+        self._curves: dict[tuple[str, tuple], pg.PlotDataItem] = {}
+        self.headline = plain(QLabel("Choose a script and press Run."))
+        self.headline.setWordWrap(True)
+        self.summary = QPlainTextEdit()
+        self.summary.setReadOnly(True)
+        self.output = QPlainTextEdit()
+        self.output.setReadOnly(True)
+        self.output.setMaximumBlockCount(OUTPUT_LINES)
+        fixed = QFont("monospace")
+        fixed.setStyleHint(QFont.StyleHint.TypeWriter)
+        for text in (self.summary, self.output):
+            text.setFont(fixed)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.summary, "Finding")
+        self.tabs.addTab(self.output, "Script output")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.chart)
+        split.addWidget(self.tabs)
+        split.setSizes([160, 220, 220])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(split)
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._redraw)
+
+    # ---- a run
+    def start(self) -> None:
+        """A new profile: everything of the last one cleared."""
+        self.folds = {}
+        self.result = None
+        self.model.set_rows([])
+        self.chart.clear()
+        self.chart.addLegend(offset=(-10, 10))
+        self._curves = {}
+        self.summary.clear()
+        self.output.clear()
+        self.tabs.setCurrentWidget(self.output)
+        self._timer.start()
+
+    def run_started(self, side: str) -> None:
+        self.folds[side] = LiveFold(side)
+        self.headline.setText(
+            "Running the script as written…"
+            if side == "compiled"
+            else "Running the script again under set_stance('force_eager'), the eager baseline…"
+        )
+
+    def add_event(self, side: str, event) -> None:
+        fold = self.folds.get(side)
+        if fold is not None and isinstance(event, dict):
+            fold.add(event)
+            self._dirty = True
+
+    def add_output(self, side: str, stream: str, text: str) -> None:
+        self.output.moveCursor(self.output.textCursor().MoveOperation.End)
+        self.output.insertPlainText(text)
+
+    def finish(self, result: ScriptResult | None, error: str = "") -> None:
+        """The end: core's comparison shown (or why there is none)."""
+        self._timer.stop()
+        self.result = result
+        if result is None:
+            self.headline.setText(f"The script could not be profiled: {error}")
+            return
+        self._dirty = True
+        self._redraw()
+        self.model.set_rows(result_rows(result))
+        self.summary.setPlainText("\n".join(summary_lines(result)))
+        self.headline.setText(result.headline())
+        self.tabs.setCurrentWidget(self.summary)
+
+    # ---- drawing
+    def _redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        compiled = self.folds.get("compiled")
+        if compiled is None:
+            return
+        if self.result is None:
+            self.model.set_rows(live_rows(compiled, self.folds.get("eager")))
+        keys = list(compiled.run.entries)
+        for side, fold in self.folds.items():
+            for key, entry in fold.run.entries.items():
+                if key not in keys:
+                    keys.append(key)
+                curve = self._curves.get((side, key))
+                if curve is None:
+                    color = config_color(keys.index(key))
+                    pen = pg.mkPen(color, width=1, style=Qt.PenStyle.SolidLine if side == "compiled" else Qt.PenStyle.DashLine)
+                    name = f"{entry.name} ({'compiled' if side == 'compiled' else 'eager'})"
+                    curve = self._curves[(side, key)] = self.chart.plot([], [], pen=pen, name=name)
+                ms = np.asarray(entry.ms[-CHART_POINTS:], dtype=float)
+                first = len(entry.ms) - ms.size
+                curve.setData(np.arange(first, first + ms.size), np.maximum(ms, 1e-4))
