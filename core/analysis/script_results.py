@@ -302,6 +302,26 @@ class FunctionResult:
             return f"cannot tell: {self.speedup_text()}; {self.why}"
         return f"{self.verdict}: {self.why}"
 
+    def verdict_cell(self) -> str:
+        """The verdict in a table cell: the word, and for "cannot tell" or "not timed" why."""
+        if self.verdict in (FASTER, SLOWER):
+            return self.verdict
+        short = self.why.split(":")[0].split(" (")[0]  # the reason's first clause; verdict_line has it whole
+        return f"{self.verdict}: {short}" if short else self.verdict
+
+    def payback_cell(self) -> str:
+        """The pay-back in a table cell (payback_line says it whole)."""
+        calls = self.compiled.calls
+        if self.first_calls_extra_s is None:
+            return "not known"
+        if self.verdict == SLOWER:
+            return "never (slower)"
+        if self.verdict != FASTER or self.payback_calls is None:
+            return "cannot tell"
+        if self.payback_calls <= calls:
+            return f"after call {self.payback_calls:,} of {calls:,}"
+        return f"not in this run (needs {self.payback_calls:,} of {calls:,} calls)"
+
     def payback_line(self) -> str:
         """Whether compiling paid for itself within this run, in calls."""
         calls = self.compiled.calls

@@ -41,7 +41,12 @@ class FunctionsModel(RowTableModel):
         ("Compile", "torch's compile time for this function's frames"),
     )
 
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._tooltips: list[dict[int, str]] = []
+
     def set_rows(self, rows: list[tuple[str, ...]]) -> None:
+        self._tooltips = []
         if len(rows) == len(self._rows):
             self._rows = rows
             if rows:
@@ -51,10 +56,19 @@ class FunctionsModel(RowTableModel):
         self._rows = rows
         self.endResetModel()
 
+    def set_tooltips(self, tooltips: list[dict[int, str]]) -> None:
+        """Per row, the whole sentence behind a shortened cell (column -> text)."""
+        self._tooltips = tooltips
+
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if not index.isValid():
             return None
-        return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            row = self._tooltips[index.row()] if index.row() < len(self._tooltips) else {}
+            return row.get(index.column(), self._rows[index.row()][index.column()])
+        return None
 
 
 def _median(values: np.ndarray) -> str:
@@ -96,8 +110,8 @@ def result_rows(result: ScriptResult) -> list[tuple[str, ...]]:
                 f"{c.calls:,}" + (f" / {e.calls:,}" if e is not None else ""),
                 medians,
                 f.speedup_text(),
-                f.verdict_line(),
-                f.payback_line(),
+                f.verdict_cell(),
+                f.payback_cell(),
                 str(sum(1 for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed)),
                 str(len(c.recompiles)),
                 f"{c.compile_s:.2f} s",
@@ -165,6 +179,11 @@ class ScriptView(QWidget):
 
     def run_started(self, side: str) -> None:
         self.folds[side] = LiveFold(side)
+        self.add_output(
+            side,
+            "",
+            f"───── the {'compiled run (as written)' if side == 'compiled' else 'eager run (force_eager)'} ─────\n",
+        )
         self.headline.setText(
             "Running the script as written…"
             if side == "compiled"
@@ -191,6 +210,7 @@ class ScriptView(QWidget):
         self._dirty = True
         self._redraw()
         self.model.set_rows(result_rows(result))
+        self.model.set_tooltips([{4: f.verdict_line(), 5: f.payback_line()} for f in result.functions])
         self.summary.setPlainText("\n".join(summary_lines(result)))
         self.headline.setText(result.headline())
         self.tabs.setCurrentWidget(self.summary)
@@ -213,7 +233,9 @@ class ScriptView(QWidget):
                 curve = self._curves.get((side, key))
                 if curve is None:
                     color = config_color(keys.index(key))
-                    pen = pg.mkPen(color, width=1, style=Qt.PenStyle.SolidLine if side == "compiled" else Qt.PenStyle.DashLine)
+                    pen = pg.mkPen(
+                        color, width=1, style=Qt.PenStyle.SolidLine if side == "compiled" else Qt.PenStyle.DashLine
+                    )
                     name = f"{entry.name} ({'compiled' if side == 'compiled' else 'eager'})"
                     curve = self._curves[(side, key)] = self.chart.plot([], [], pen=pen, name=name)
                 ms = np.asarray(entry.ms[-CHART_POINTS:], dtype=float)

@@ -26,6 +26,7 @@ class ScriptWorker(QObject):
         super().__init__()
         self.profile: ScriptProfile | None = None
         self.cancel_requested = False  # a cancel before the profile existed (set first, read after)
+        self.outcome: tuple | None = None  # (result, error) once run() returned
 
     def cancel(self) -> None:
         """Any thread."""
@@ -45,11 +46,10 @@ class ScriptWorker(QObject):
         if self.cancel_requested:
             self.profile.cancel()
         try:
-            result = self.profile.run()
+            self.outcome = (self.profile.run(), "")
         except Exception as exc:  # noqa: BLE001 - the app says why and keeps going
-            self.sig_finished.emit(None, f"{type(exc).__name__}: {exc}")
-            return
-        self.sig_finished.emit(result, "")
+            self.outcome = (None, f"{type(exc).__name__}: {exc}")
+        self.sig_finished.emit(*self.outcome)
 
 
 class ScriptRunController(QObject):
@@ -106,8 +106,13 @@ class ScriptRunController(QObject):
             self.cancel()
             self._thread.quit()
             self._thread.wait(timeout_ms)
+            worker = self._worker
+            if worker is not None and worker.outcome is not None:  # its queued end is not waited for
+                self._on_finished(*worker.outcome)
 
     def _on_finished(self, result, error: str) -> None:
+        if self._thread is None:  # shown already (wait() took it first)
+            return
         thread, worker = self._thread, self._worker
         self._thread = self._worker = None
         self._sig_run.disconnect()

@@ -25,6 +25,8 @@ def running_work(window) -> list[str]:
         done = sum(1 for r in results if r.ended)
         what = "Find best settings" if window.tune_run is not None else "a profile"
         work.append(f"{what} ({done} of {len(results)} configs done)")
+    if window.script_window is not None and window.script_window.controller.busy:
+        work.append("a script being profiled")
     for zoo_window in window.zoo_windows:
         if zoo_window.running:
             work.append(f"a zoo run ({zoo_window.progress.value()} of {zoo_window.progress.maximum()} jobs done)")

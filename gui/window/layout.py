@@ -45,6 +45,7 @@ class WindowActions:
     save_bug_report: QAction
     open_zoo: QAction
     run_zoo: QAction
+    profile_script: QAction
     quit: QAction
     about: QAction
     add_config: QAction
@@ -211,6 +212,14 @@ def build_actions(w: MainWindow) -> WindowActions:
             "into a zoo folder, and watch it fill in",
             lambda: _run_zoo(w),
         ),
+        profile_script=make_action(
+            w,
+            "Profile a script…",
+            "Ctrl+Shift+P",
+            "Run your own script that calls torch.compile under the profiler: every compiled function timed "
+            "against the script's own eager run (as `main.py run` does)",
+            lambda: w.open_script_window(),
+        ),
         quit=make_action(w, "Quit", QKeySequence.StandardKey.Quit, "Close the app", w.close),
         about=make_action(w, "About compile-profiler", None, "Versions of torch, CUDA and the app", w.show_about),
         add_config=make_action(
@@ -270,6 +279,7 @@ def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
     file_menu.addAction(a.compare)
     file_menu.addAction(a.open_zoo)
     file_menu.addAction(a.run_zoo)
+    file_menu.addAction(a.profile_script)
     file_menu.addSeparator()
     file_menu.addAction(a.quit)
     run_menu = w.menuBar().addMenu("&Run")

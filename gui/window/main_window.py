@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self._reset_error: Exception | None = None
         self._loading_report = False
         self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
+        self.script_window = None  # File → Profile a script… (gui.window.script_window), made when first asked
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
         # report.json's `localization` section (profile --localize) per report opened, by its path
         self.report_localization: dict[str, object] = {}
@@ -240,6 +241,21 @@ class MainWindow(QMainWindow):
             return False
         self.set_model(path)
         return True
+
+    def open_script_window(self, path: str | None = None):
+        """File → Profile a script…: the script window, made on first use and shown (`path`: the
+        script to put in its form)."""
+        from gui.window.script_window import ScriptWindow
+
+        if self.script_window is None:
+            backends = self.torch_info.backends if self.torch_info is not None else ()
+            self.script_window = ScriptWindow(self.settings, backends)
+        if path:
+            self.script_window.set_script(path)
+        self.script_window.show()
+        self.script_window.raise_()
+        self.script_window.activateWindow()
+        return self.script_window
 
     def open_hf_folder(self) -> bool:
         """Ask for a Hugging Face checkpoint folder and choose it (hf:FOLDER)."""
@@ -665,7 +681,7 @@ class MainWindow(QMainWindow):
         self.localizer.stop()
         for zoo_window in self.zoo_windows:
             zoo_window.closing_with_main = True
-        closing.close_owned_windows(self, self.zoo_windows)
+        closing.close_owned_windows(self, self.zoo_windows + ([self.script_window] if self.script_window else []))
         self.controller.shutdown()
         if self.run_folder is not None:
             self.run_folder.cleanup()
