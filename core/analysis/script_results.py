@@ -234,26 +234,62 @@ class TimingGrade:
     reason: str = ""
 
 
-def grade_timing(compiled: ScriptRun, eager: ScriptRun, c_steady: np.ndarray, e_steady: np.ndarray) -> TimingGrade:
+LOAD_DIFFERS_CORES = q.OTHERS_NOISY_CORES
+"""The machine's other load differing this much (cores) between a compiled run and its eager
+run: the two sides were timed on different machines, in effect."""
+
+
+def grade_timing(
+    pairs: list[tuple[ScriptRun, ScriptRun]],
+    c_runs: list[np.ndarray],
+    e_runs: list[np.ndarray],
+    pair_speedups: list[float] = (),
+) -> TimingGrade:
+    """quality's limits on a script's runs: the machine's other load during each run (and its
+    difference between the two sides of a pair, which run at different times), the spread of
+    the steady calls in the worst run of each side (`c_runs`, `e_runs`: each run's steady
+    calls; pooled runs spread by their own differences, which the next check reads), and with several pairs (--repeat) whether their speedups agree; runs that
+    disagree but all put the same side ahead are noisy, not unusable (quality.direction_held)."""
     reasons_unusable, reasons_noisy = [], []
-    for run in (compiled, eager):
-        others = run.others_median
-        if others is None:
+    for i, (compiled, eager) in enumerate(pairs):
+        which = f" {i + 1}" if len(pairs) > 1 else ""
+        for run in (compiled, eager):
+            others = run.others_median
+            if others is None:
+                continue
+            side = "eager" if run.stance == STANCE_EAGER else "compiled"
+            if others >= q.OTHERS_UNUSABLE_CORES:
+                reasons_unusable.append(f"other processes used {others:.1f} cores during the {side} run{which}")
+            elif others >= q.OTHERS_NOISY_CORES:
+                reasons_noisy.append(f"other processes used {others:.2f} cores during the {side} run{which}")
+        a, b = compiled.others_median, eager.others_median
+        if a is not None and b is not None and abs(a - b) >= LOAD_DIFFERS_CORES and max(a, b) < q.OTHERS_UNUSABLE_CORES:
+            reasons_noisy.append(
+                f"the machine's other load differed between the sides{which} ({a:.2f} cores compiled, {b:.2f} eager)"
+            )
+    for side, runs in (("compiled", c_runs), ("eager", e_runs)):
+        spreads = []
+        for values in runs:
+            if values.size >= q.MIN_CALLS:
+                p25, med, p75 = np.percentile(values, [25, 50, 75])
+                spreads.append((p75 - p25) / med if med > 0 else 0.0)
+        if not spreads:
             continue
-        side = "eager" if run.stance == STANCE_EAGER else "compiled"
-        if others >= q.OTHERS_UNUSABLE_CORES:
-            reasons_unusable.append(f"other processes used {others:.1f} cores during the {side} run")
-        elif others >= q.OTHERS_NOISY_CORES:
-            reasons_noisy.append(f"other processes used {others:.2f} cores during the {side} run")
-    for side, values in (("compiled", c_steady), ("eager", e_steady)):
-        if values.size < q.MIN_CALLS:
-            continue
-        p25, med, p75 = np.percentile(values, [25, 50, 75])
-        spread = (p75 - p25) / med if med > 0 else 0.0
+        spread = max(spreads)
         if spread >= q.IQR_UNUSABLE:
             reasons_unusable.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
         elif spread >= q.IQR_NOISY:
             reasons_noisy.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
+    speeds = [v for v in pair_speedups if v > 0]
+    if len(speeds) > 1:
+        gmean = math.exp(sum(math.log(v) for v in speeds) / len(speeds))
+        spread = (max(speeds) - min(speeds)) / gmean
+        said = f"the runs disagree (speedups {min(speeds):.2f}x to {max(speeds):.2f}x)"
+        same_side = all(v > 1 for v in speeds) or all(v < 1 for v in speeds)
+        if spread >= q.PROCESS_SPREAD_UNUSABLE and not same_side:
+            reasons_unusable.append(said)
+        elif spread >= q.PROCESS_SPREAD_NOISY:
+            reasons_noisy.append(said + (", all on one side" if same_side else ""))
     if reasons_unusable:
         return TimingGrade(q.UNUSABLE, "; ".join(reasons_unusable + reasons_noisy))
     if reasons_noisy:
@@ -276,6 +312,8 @@ class FunctionResult:
     eager_median_ms: float | None = None
     first_calls_extra_s: float | None = None
     payback_calls: int | None = None
+    runs: int = 1  # run pairs whose steady calls are pooled (--repeat)
+    pair_speedups: list[float] = field(default_factory=list)  # each pair's own speedup
 
     @property
     def name(self) -> str:
@@ -350,18 +388,36 @@ def _s(value: float | None) -> str:
     return fmt_ms(value * 1000.0) if abs(value) < 1 else duration(value)
 
 
-def compare_function(
-    entry: EntryCalls, eager: EntryCalls | None, compiled_run: ScriptRun, eager_run: ScriptRun | None
-) -> FunctionResult:
+def _pooled(entries: list[EntryCalls]) -> np.ndarray:
+    parts = [e.steady() for e in entries]
+    return np.concatenate(parts) if parts else np.asarray([], dtype=float)
+
+
+def compare_function(key: tuple, pairs: list[tuple[ScriptRun, ScriptRun | None]]) -> FunctionResult:
+    """One entry point across the run pairs (the first pair's runs carry its breaks, recompiles,
+    compiles and first calls; the steady calls of every pair are pooled for the speedup)."""
+    compiled_run, eager_run = pairs[0]
+    entry = compiled_run.entries[key]
+    eager = eager_run.entries.get(key) if eager_run is not None else None
     r = FunctionResult(entry, eager)
-    c_steady = entry.steady()
+    c_entries = [c.entries[key] for c, _ in pairs if key in c.entries]
+    c_steady = _pooled(c_entries)
     r.compiled_median_ms = float(np.median(c_steady)) if c_steady.size else None
     if eager is None or eager_run is None:
         r.verdict = NOT_TIMED
         r.why = "no eager baseline" if eager_run is None else "the eager run never called it"
         return r
-    e_steady = eager.steady()
+    full = [(c, e) for c, e in pairs if e is not None]
+    e_steady = _pooled([e.entries[key] for _, e in full if key in e.entries])
     r.eager_median_ms = float(np.median(e_steady)) if e_steady.size else None
+    r.runs = len(full)
+    c_runs = [c.entries[key].steady() for c, _ in full if key in c.entries]
+    e_runs = [e.entries[key].steady() for _, e in full if key in e.entries]
+    for c, e in full:
+        cs = c.entries[key].steady() if key in c.entries else np.asarray([])
+        es = e.entries[key].steady() if key in e.entries else np.asarray([])
+        if cs.size >= MIN_STEADY_CALLS and es.size >= MIN_STEADY_CALLS:
+            r.pair_speedups.append(float(np.median(es) / np.median(cs)))
     differ = []
     if entry.calls != eager.calls:
         differ.append(f"{entry.calls:,} calls compiled, {eager.calls:,} eager")
@@ -376,14 +432,16 @@ def compare_function(
         )
     else:
         r.speedup = speedup(e_steady, c_steady)
-        r.grade = grade_timing(compiled_run, eager_run, c_steady, e_steady)
+        r.grade = grade_timing(full, c_runs, e_runs, r.pair_speedups)
         sp = r.speedup
         if r.grade.grade == q.UNUSABLE:
             r.verdict, r.why = CANNOT_TELL, f"the timing is unusable: {r.grade.reason}"
-        elif sp.ci_low > 1.0:
+        elif sp.ci_low > 1.0 and all(v > 1.0 for v in r.pair_speedups):
             r.verdict = FASTER
-        elif sp.ci_high < 1.0:
+        elif sp.ci_high < 1.0 and all(v < 1.0 for v in r.pair_speedups):
             r.verdict = SLOWER
+        elif len(r.pair_speedups) > 1 and (sp.ci_low > 1.0 or sp.ci_high < 1.0):
+            r.verdict, r.why = CANNOT_TELL, "the runs put different sides ahead"
         else:
             r.verdict, r.why = CANNOT_TELL, "its interval spans 1 (no measurable difference)"
     c_first, e_first = entry.first_calls(), eager.first_calls()
@@ -408,16 +466,20 @@ class ScriptResult:
     overrides: tuple = ()
     compiled: ScriptRun | None = None
     eager: ScriptRun | None = None
+    repeats: list[tuple[ScriptRun, ScriptRun | None]] = field(default_factory=list)  # further pairs (--repeat)
     functions: list[FunctionResult] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> list[tuple[ScriptRun, ScriptRun | None]]:
+        return ([(self.compiled, self.eager)] if self.compiled is not None else []) + list(self.repeats)
 
     def compare(self) -> None:
         """Pair the runs' entry points (name and the line that compiled them)."""
         self.functions = []
         if self.compiled is None:
             return
-        eager_entries = self.eager.entries if self.eager is not None else {}
-        for key, entry in self.compiled.entries.items():
-            self.functions.append(compare_function(entry, eager_entries.get(key), self.compiled, self.eager))
+        for key in self.compiled.entries:
+            self.functions.append(compare_function(key, self.pairs))
 
     def only_in_eager(self) -> list[EntryCalls]:
         if self.eager is None or self.compiled is None:
@@ -475,18 +537,21 @@ class ScriptResult:
     def warnings(self) -> list[str]:
         """What the user must know about the runs themselves."""
         out = []
-        for run, side in ((self.compiled, "compiled"), (self.eager, "eager")):
-            if run is None:
-                continue
-            if run.exit_code not in (0, None) or run.ended or not run.finished:
-                out.append(f"the {side} run {run.how_it_ended()}")
-            out += [f"the {side} run: {n}" for n in dict.fromkeys(run.notes)]
-            if run.dropped:
-                out.append(
-                    f"the {side} run logged {run.dropped:,} more graph-break/recompile records than are kept; their counts are partial"
-                )
-            if run.unreadable:
-                out.append(f"{run.unreadable} event line(s) of the {side} run could not be read")
+        for i, (compiled, eager) in enumerate(self.pairs):
+            for run, side in ((compiled, "compiled"), (eager, "eager")):
+                if run is None:
+                    continue
+                name = f"{side} run" + (f" {i + 1}" if i else "")
+                if run.exit_code not in (0, None) or run.ended or not run.finished:
+                    out.append(f"the {name} {run.how_it_ended()}")
+                out += [f"the {name}: {n}" for n in dict.fromkeys(run.notes)]
+                if run.dropped:
+                    out.append(
+                        f"the {name} logged {run.dropped:,} more graph-break/recompile records than are kept; "
+                        "their counts are partial"
+                    )
+                if run.unreadable:
+                    out.append(f"{run.unreadable} event line(s) of the {name} could not be read")
         for f in self.functions:
             if f.paths_differ:
                 out.append(
@@ -509,9 +574,16 @@ NOTHING_COMPILED = (
 
 
 def result_from_runs(
-    target: str, args, module: bool, cwd: str, overrides, compiled: ScriptRun | None, eager: ScriptRun | None
+    target: str,
+    args,
+    module: bool,
+    cwd: str,
+    overrides,
+    compiled: ScriptRun | None,
+    eager: ScriptRun | None,
+    repeats=(),
 ) -> ScriptResult:
-    result = ScriptResult(target, tuple(args), module, cwd, tuple(overrides), compiled, eager)
+    result = ScriptResult(target, tuple(args), module, cwd, tuple(overrides), compiled, eager, list(repeats))
     result.compare()
     return result
 
@@ -545,6 +617,10 @@ def function_lines(f: FunctionResult) -> list[str]:
     grade = f"; timing {f.grade.grade}" + (f" ({f.grade.reason})" if f.grade.reason else "")
     said = f.speedup is None or f.grade.grade == q.UNUSABLE  # the verdict names an unusable timing itself
     lines.append("  " + f.verdict_line() + ("" if said else grade))
+    if len(f.pair_speedups) > 1:
+        lines.append(
+            f"  {f.runs} run pairs pooled; each pair's speedup: " + ", ".join(f"{v:.2f}x" for v in f.pair_speedups)
+        )
     lines.append("  " + f.payback_line())
     ordinary = [gb for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed]
     skipped = [gb for gb in c.graph_breaks if gb.frame_skipped]

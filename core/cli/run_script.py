@@ -18,7 +18,7 @@ import time
 from core.cli.output import CancelOnInterrupt
 from core.cli.prologue import run_command
 from core.report.safety import terminal_text
-from core.vocab.limits import LIMITS, ConfigError
+from core.vocab.limits import LIMITS, ConfigError, check_limits
 from core.vocab.script_job import ScriptJob, ScriptJobError, make_script_job
 
 HEARTBEAT_S = 15.0  # a line on stderr this often while a run goes on without other news
@@ -44,6 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the folder the script runs in (default: the script's own folder; for -m, the current folder)",
     )
     p.add_argument("--no-baseline", action="store_true", help="run the script once, compiled; no eager run")
+    rl = LIMITS["script_repeat"]
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=int(rl.default),
+        metavar="N",
+        help=f"run the pair (as written, then eager) N times, alternating; the speedup pools them and says "
+        f"whether the runs agree (default {rl.default:g}: a fresh process can differ for its whole life)",
+    )
     lim = LIMITS["script_timeout"]
     p.add_argument(
         "--timeout",
@@ -117,6 +126,7 @@ def make_job(args: argparse.Namespace, script_args: list[str]) -> ScriptJob:
     from core.vocab.config import dynamo_config_defaults, parse_key_values
 
     # the script first: a missing file is refused before torch is imported for the settings' checks
+    check_limits(script_repeat=args.repeat)
     job = make_script_job(args.script or "", args.module or "", script_args, cwd=args.cwd or "", timeout_s=args.timeout)
     dynamo = (
         parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
@@ -226,6 +236,7 @@ def _run(args: argparse.Namespace, script_args: list[str]) -> int:
     profile = ScriptProfile(
         job,
         baseline=not args.no_baseline,
+        repeat=args.repeat,
         on_output=lambda side, stream, text: _write_output(stream, text),
         on_event=lambda side, event: lives[side].on_event(event),
         on_run=on_run,

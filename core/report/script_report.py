@@ -133,21 +133,26 @@ def _round(value, digits: int = 6):
 
 
 def _calls_rows(result: ScriptResult):
-    for side, run in (("compiled", result.compiled), ("eager", result.eager)):
-        if run is None:
-            continue
-        for e in run.entries.values():
-            for i, (ms, flags) in enumerate(zip(e.ms, e.flags)):
-                yield {
-                    "run": side,
-                    "function": e.name,
-                    "file": e.file,
-                    "line": e.line,
-                    "call": i,
-                    "ms": ms,
-                    "new_shape": bool(flags & FLAG_NEW_SHAPE),
-                    "compiled": bool(flags & FLAG_COMPILED),
-                }
+    for n, pair in enumerate(result.pairs):
+        for side, run in zip(("compiled", "eager"), pair):
+            if run is None:
+                continue
+            yield from _run_calls(run, side if n == 0 else f"{side} {n + 1}")
+
+
+def _run_calls(run: ScriptRun, label: str):
+    for e in run.entries.values():
+        for i, (ms, flags) in enumerate(zip(e.ms, e.flags)):
+            yield {
+                "run": label,
+                "function": e.name,
+                "file": e.file,
+                "line": e.line,
+                "call": i,
+                "ms": ms,
+                "new_shape": bool(flags & FLAG_NEW_SHAPE),
+                "compiled": bool(flags & FLAG_COMPILED),
+            }
 
 
 def write_script_report(folder, result: ScriptResult) -> list[str]:
@@ -241,6 +246,7 @@ def write_script_report(folder, result: ScriptResult) -> list[str]:
             "overrides": [list(p) for p in result.overrides],
         },
         "runs": {"compiled": _run_to_dict(result.compiled), "eager": _run_to_dict(result.eager)},
+        "repeats": [[_run_to_dict(c), _run_to_dict(e)] for c, e in result.repeats],
         "functions": [function_row(f) for f in result.functions],
         "summary": lines,
     }
@@ -278,6 +284,11 @@ def script_report_or_none(path: str) -> ScriptResult | None:
             [tuple(p) for p in script.get("overrides") or ()],
             _run_from_dict(runs.get("compiled")),
             _run_from_dict(runs.get("eager")),
+            [
+                (_run_from_dict(pair[0]), _run_from_dict(pair[1]))
+                for pair in doc.get("repeats") or ()
+                if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], dict)
+            ],
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportError(

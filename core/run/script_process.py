@@ -262,13 +262,16 @@ class ScriptRunner:
 
 
 class ScriptProfile:
-    """A script profiled: its run as written, then (`baseline`) its eager run, each a ScriptRunner;
-    no eager run after a cancel, a timeout, or a run that compiled nothing. `on_run(side)` is
-    told as each run starts ("compiled", "eager"), `on_event(side, event)` each event,
+    """A script profiled: its run as written, then (`baseline`) its eager run, each a ScriptRunner,
+    `repeat` pairs in all, alternating (compiled, eager, compiled, eager...: a drift of the machine
+    reaches both sides); no further run after a cancel, a timeout, a run that failed, or one that
+    compiled nothing. `on_run(side)` is told as each run starts ("compiled", "eager"), `on_event(side, event)` each event,
     `on_output(side, stream, text)` the script's output. `cancel` from any thread."""
 
-    def __init__(self, job: ScriptJob, baseline: bool = True, on_output=None, on_event=None, on_run=None):
-        self.job, self.baseline = job, baseline
+    def __init__(
+        self, job: ScriptJob, baseline: bool = True, on_output=None, on_event=None, on_run=None, repeat: int = 1
+    ):
+        self.job, self.baseline, self.repeat = job, baseline, max(1, int(repeat))
         self.on_output, self.on_event, self.on_run = on_output, on_event, on_run
         self._runner: ScriptRunner | None = None
         self._cancelled = threading.Event()
@@ -304,12 +307,22 @@ class ScriptProfile:
         return fold_run(runner.run(dataclasses.replace(self.job, stance=stance)), stance)
 
     def run(self):
-        """Both runs, compared (core.analysis.script_results.ScriptResult)."""
+        """The runs, compared (core.analysis.script_results.ScriptResult)."""
         from core.analysis.script_results import result_from_runs
 
         job = self.job
-        compiled = self._run_side("compiled")
-        eager = None
-        if self.baseline and not self.cancelled and not compiled.ended and compiled.entries:
-            eager = self._run_side("eager")
-        return result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager)
+        pairs = []
+        for _ in range(self.repeat if self.baseline else 1):
+            compiled = self._run_side("compiled")
+            eager = None
+            if self.baseline and self._goes_on(compiled):
+                eager = self._run_side("eager")
+            pairs.append((compiled, eager))
+            if eager is None or not self._goes_on(eager):
+                break
+        (compiled, eager), more = pairs[0], pairs[1:]
+        return result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager, more)
+
+    def _goes_on(self, run) -> bool:
+        """Whether another run may follow `run`."""
+        return not self.cancelled and not run.ended and bool(run.entries) and run.exit_code == 0

@@ -48,6 +48,7 @@ LIMITS: dict[str, Limit] = {
     "threads": Limit("--threads", 1, 4096, None),
     "timeout": Limit("--timeout", 1, 7 * 24 * 3600, 900.0, "a week"),
     "script_timeout": Limit("--timeout", 1, 7 * 24 * 3600, 3600.0, "a week"),  # `run`: each run of a script
+    "script_repeat": Limit("--repeat", 1, 20, 1, "each pair runs the whole script twice"),
     "op_profile": Limit(
         "--op-profile", 0, 10_000, 10, "each profiled call is recorded op by op; a few dozen calls give stable figures"
     ),

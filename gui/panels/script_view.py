@@ -178,7 +178,10 @@ class ScriptView(QWidget):
         self._timer.start()
 
     def run_started(self, side: str) -> None:
+        """A run began (a repeated pair's runs replace the live view's earlier ones)."""
         self.folds[side] = LiveFold(side)
+        for key in [k for k in self._curves if k[0] == side]:
+            self.chart.removeItem(self._curves.pop(key))
         self.add_output(
             side,
             "",

@@ -34,11 +34,12 @@ class ScriptWorker(QObject):
         if self.profile is not None:
             self.profile.cancel()
 
-    @Slot(object, bool)
-    def run(self, job: ScriptJob, baseline: bool) -> None:
+    @Slot(object, bool, int)
+    def run(self, job: ScriptJob, baseline: bool, repeat: int) -> None:
         self.profile = ScriptProfile(
             job,
             baseline=baseline,
+            repeat=repeat,
             on_output=self.sig_output.emit,
             on_event=self.sig_event.emit,
             on_run=self.sig_run_started.emit,
@@ -67,7 +68,7 @@ class ScriptRunController(QObject):
     sig_finished = Signal(object, str)
     """It ended: (core.analysis.script_results.ScriptResult or None, an error sentence or "")."""
 
-    _sig_run = Signal(object, bool)
+    _sig_run = Signal(object, bool, int)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -79,7 +80,7 @@ class ScriptRunController(QObject):
     def busy(self) -> bool:
         return self._thread is not None
 
-    def start(self, job: ScriptJob, baseline: bool) -> None:
+    def start(self, job: ScriptJob, baseline: bool, repeat: int = 1) -> None:
         if self.busy:
             raise RuntimeError("a script is being profiled already")
         self.cancelled = False
@@ -92,7 +93,7 @@ class ScriptRunController(QObject):
         self._worker.sig_finished.connect(self._on_finished)
         self._sig_run.connect(self._worker.run)
         self._thread.start()
-        self._sig_run.emit(job, baseline)
+        self._sig_run.emit(job, baseline, repeat)
 
     def cancel(self) -> None:
         """Stop the script (SIGINT to its process group, SIGKILL after a grace): what it did is kept."""

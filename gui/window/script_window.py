@@ -84,6 +84,14 @@ class ScriptWindow(QMainWindow):
         self.timeout.setValue(int(lim.default))
         self.timeout.setSuffix(" s")
         self.timeout.setToolTip("Each run of the script is stopped after this long; what it did is kept")
+        rl = LIMITS["script_repeat"]
+        self.repeat = QSpinBox()
+        self.repeat.setRange(int(rl.low), int(rl.high))
+        self.repeat.setValue(int(rl.default))
+        self.repeat.setToolTip(
+            "Run the pair (as written, then eager) this many times, alternating: the speedup pools them and "
+            "says whether the runs agree (a fresh process can differ for its whole life)"
+        )
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel")
@@ -96,6 +104,7 @@ class ScriptWindow(QMainWindow):
         form.addRow("Working folder", _row(self.cwd, browse_cwd))
         form.addRow("Backend", self.backend)
         form.addRow("Timeout", self.timeout)
+        form.addRow("Run pairs", self.repeat)
         form.addRow("", self.baseline)
         buttons = QHBoxLayout()
         for b in (self.run_button, self.cancel_button, self.save_button):
@@ -156,6 +165,8 @@ class ScriptWindow(QMainWindow):
             self.backend.setCurrentText(saved["backend"])
         if isinstance(saved.get("timeout"), int):
             self.timeout.setValue(saved["timeout"])
+        if isinstance(saved.get("repeat"), int):
+            self.repeat.setValue(saved["repeat"])
 
     def _remember(self, path: str) -> None:
         saved = {
@@ -164,6 +175,7 @@ class ScriptWindow(QMainWindow):
             "baseline": self.baseline.isChecked(),
             "backend": self.backend.currentText(),
             "timeout": self.timeout.value(),
+            "repeat": self.repeat.value(),
         }
         self.settings.setValue(_settings_key(path), json.dumps(saved))
         self.settings.setValue(SETTINGS_PREFIX + "last", path)
@@ -195,7 +207,7 @@ class ScriptWindow(QMainWindow):
         self._remember(job.target)
         self.result = None
         self.view.start()
-        self.controller.start(job, self.baseline.isChecked())
+        self.controller.start(job, self.baseline.isChecked(), self.repeat.value())
         self.statusBar().showMessage(f"Profiling {os.path.basename(job.target)}…")
         self._update_buttons()
         return True

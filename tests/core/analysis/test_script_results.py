@@ -120,3 +120,25 @@ def test_a_run_that_crashed_before_its_end_event_says_so():
     raw.exit_code = -9
     result = compared(raw, None)
     assert "the process ended without a word (exit code -9)" in "\n".join(summary_lines(result))
+
+
+def test_pairs_are_pooled_and_runs_that_put_different_sides_ahead_cannot_tell():
+    rng = np.random.default_rng(6)
+
+    def pair(c_ms, e_ms):
+        return fold_run(events(50.0, noisy(c_ms, 200, rng)), STANCE_COMPILED), fold_run(
+            events(3.0, noisy(e_ms, 200, rng)), STANCE_EAGER
+        )
+
+    (c1, e1), (c2, e2) = pair(1.0, 2.0), pair(2.0, 1.0)
+    split = result_from_runs("/w/train.py", (), False, "/w", (), c1, e1, [(c2, e2)])
+    (f,) = split.functions
+    assert f.runs == 2 and [round(v, 1) for v in f.pair_speedups] == [2.0, 0.5]
+    assert f.grade.grade == q.UNUSABLE and "the runs disagree (speedups 0.50x to" in f.grade.reason
+    assert f.verdict == CANNOT_TELL
+    (c3, e3) = pair(1.0, 1.6)
+    agree = result_from_runs("/w/train.py", (), False, "/w", (), c1, e1, [(c3, e3)])
+    (g,) = agree.functions
+    assert g.grade.grade == q.NOISY and "all on one side" in g.grade.reason and g.verdict == FASTER
+    assert "2 run pairs pooled; each pair's speedup: " in "\n".join(summary_lines(agree))
+    assert "calls vary" not in g.grade.reason  # each run's calls are steady; only the runs differ

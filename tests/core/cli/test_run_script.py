@@ -140,9 +140,9 @@ def torch_logs(script: str, *args: str) -> tuple[collections.Counter, collection
 def test_two_compiled_functions_are_timed_against_their_eager_run_and_match_torchs_logs(tmp_path):
     script = write(tmp_path, TWO_FUNCTIONS, "infer.py")
     out = tmp_path / "report"
-    proc = run(script, "--out", str(out), "--", "--batches", "30")
+    proc = run(script, "--out", str(out), "--repeat", "2", "--", "--batches", "30")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.count("batches 30 (9, 4)") == 2  # the script's own output, both runs
+    assert proc.stdout.count("batches 30 (9, 4)") == 4  # the script's own output, two pairs of runs
     assert "run: [compiled] torch.compile: preprocess (infer.py:14)" in proc.stderr  # live
     functions = {r["function"]: r for r in rows(out, "functions.csv")}
     assert set(functions) == {"preprocess", "Sequential"}
@@ -164,6 +164,8 @@ def test_two_compiled_functions_are_timed_against_their_eager_run_and_match_torc
     assert {(f, p, int(n)): c for (f, p, n), c in ours_rc.items()} == recompiles and recompiles
     calls = rows(out, "calls.csv")
     assert len([c for c in calls if c["run"] == "compiled" and c["function"] == "preprocess"]) == 30
+    assert {c["run"] for c in calls} == {"compiled", "eager", "compiled 2", "eager 2"}
+    assert "2 run pairs pooled" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     assert report["kind"] == "script" and report["script"]["args"] == ["--batches", "30"]
     assert "2 compiled function(s)" in (out / "summary.txt").read_text()

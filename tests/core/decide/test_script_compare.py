@@ -80,6 +80,16 @@ def test_the_compare_command_reads_two_script_report_folders(tmp_path):
         finally:
             folder.release()
     assert load_script_report(str(tmp_path / "base")).functions[0].speedup.value > 1.9
+    folder = OutputFolder(str(tmp_path / "pairs")).claim()
+    try:  # further pairs (--repeat) are written and read back
+        two = result({"step": 1.0}, {"step": 2.0})
+        two.repeats = [(two.compiled, two.eager)]
+        two.compare()
+        write_script_report(folder, two)
+    finally:
+        folder.release()
+    back = load_script_report(str(tmp_path / "pairs"))
+    assert len(back.repeats) == 1 and back.functions[0].runs == 2
     proc = subprocess.run(
         [
             sys.executable,
