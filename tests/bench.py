@@ -846,7 +846,7 @@ def main(argv: list[str]) -> int:
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     # best of 3, before the benchmark's own load
     print(f"# machine: a pure-Python loop of 2,000,000 additions, {python_loop_s():.3f} s", flush=True)
-    from tests.bench_script import bench_script
+    from tests.bench_script import bench_script, bench_script_logs
     from tests.bench_trust import BENCHES as TRUST
     from tests.bench_zoo import bench_zoo
 
@@ -863,6 +863,7 @@ def main(argv: list[str]) -> int:
         "freezing": bench_freezing,
         "zoo": bench_zoo,
         "script": bench_script,
+        "script-logs": bench_script_logs,
         **TRUST,
     }
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
