@@ -233,7 +233,11 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
         return []
     kinds = {bool(r.variants) for r, _ in measured}
     workload = False in kinds and True in kinds
-    eager_ref = float(np.median([pc[0] for r, pc in measured if not (workload and r.variants)]))
+    same = [(r, pc) for r, pc in measured if not (workload and r.variants)]
+    # the eager reference from the jobs whose timing can be judged: a config added with an unusable
+    # timing moved it (1.25 -> 1.32 ms) and turned another config's clear verdict into "cannot tell"
+    judged = [pc[0] for r, pc in same if r.quality().grade != UNUSABLE]
+    eager_ref = float(np.median(judged or [pc[0] for _, pc in same]))
     options = [Option(NOT_COMPILED, None, 0.0, eager_ref, 1.0, 1.0, 1.0, *([calls * eager_ref / 1000] * 3))]
     for r, (_, _, sp, low, high) in measured:
         compile_s = r.summary()["compile_time_s"] or 0.0
@@ -322,6 +326,24 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
     chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
     others = [o for o in [best, *tied] if o is not chosen]
     by_label = {r.config.label: r for r in results}
+    if chosen.config is None and others and all(o.speedup < 1.0 for o in others):
+        # every compiled config is slower by its point estimate; those within the noise of eager
+        # are so only by their wide intervals, which must not make one of them "the best compiled
+        # config": not compiling is the clear choice (nothing measured is faster)
+        return Recommendation(
+            calls,
+            NOT_COMPILED,
+            None,
+            _with_note(_not_faster_sentence(eligible, others, calls), unjudged_note),
+            "clear",
+            (),
+            None,
+            *_memory(None),
+            code=eager_code(),
+            options=tuple(options),
+            rerun=advice if unjudged else "",
+            unjudged=tuple(o.label for o in unjudged),
+        )
     if chosen.config is None and others:  # eager within the noise of a compiled config
         rival = min(others, key=lambda o: o.total_s)
         sentence = (
@@ -357,6 +379,23 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
         rerun=advice if unjudged else "",
         unjudged=tuple(o.label for o in unjudged),
     )
+
+
+def _not_faster_sentence(eligible: list[Option], within_noise: list[Option], calls: int) -> str:
+    """Do not compile, when no compiled config is faster than eager even by its point estimate."""
+    compiled = [o for o in eligible if o.config is not None]
+    slower = [o for o in compiled if o not in within_noise]
+
+    def figure(o: Option) -> str:
+        return f"{o.label} {o.speedup:.2f}x [95% CI {o.speedup_ci_low:.2f}-{o.speedup_ci_high:.2f}]"
+
+    parts = []
+    if slower:
+        parts.append("clearly slower: " + ", ".join(figure(o) for o in slower))
+    parts.append(
+        "slower by the point estimate, within the noise of eager: " + ", ".join(figure(o) for o in within_noise)
+    )
+    return f"Do not compile: at {calls:,} calls no config measured is faster than eager ({'; '.join(parts)})."
 
 
 def _decides_without(compiled: list[Option]) -> bool:

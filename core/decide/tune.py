@@ -47,13 +47,10 @@ class Candidate:
 
 
 def candidates(device: str, has_variants: bool) -> list[Candidate]:
-    """The candidate set for `device`, cheapest compile first."""
+    """The candidate set for `device`: those that could be recommended, cheapest compile first,
+    then the references."""
     inductor = CompileConfig("inductor")
     found = [
-        Candidate(
-            CompileConfig("eager"), "reference: dynamo's tracing alone (graph breaks, guard overhead)", compile_s=1.0
-        ),
-        Candidate(CompileConfig("aot_eager"), "reference: dynamo and AOTAutograd, no code generation", compile_s=2.0),
         Candidate(inductor, "inductor's default"),
         Candidate(
             dataclasses.replace(inductor, inductor_options=(("freezing", True),)),
@@ -83,6 +80,14 @@ def candidates(device: str, has_variants: bool) -> list[Candidate]:
                 4.0,
             )
         )
+    # the references last: they are never recommended (every candidate's job times its own eager
+    # side), so a small budget goes to what could be recommended first
+    found += [
+        Candidate(
+            CompileConfig("eager"), "reference: dynamo's tracing alone (graph breaks, guard overhead)", compile_s=1.0
+        ),
+        Candidate(CompileConfig("aot_eager"), "reference: dynamo and AOTAutograd, no code generation", compile_s=2.0),
+    ]
     return found
 
 
@@ -165,6 +170,10 @@ class BudgetListener(RunListener):
         self._skipping: set[str] = set()
         self._current: JobResult | None = None
         self._started = 0.0
+        # The first job is never cut on the priors alone (a cold compile's prior of 40 s and a
+        # whole --max-time cut every candidate of a 1-minute budget before anything ran): it runs
+        # until the budget ends; the estimates of the next ones rest on what it measured.
+        self.estimates_known = False
 
     def attach(self, runner: JobRunner) -> None:
         self.runner = runner
@@ -203,7 +212,7 @@ class BudgetListener(RunListener):
                 f"not started: a reference, never recommended; the {max(0.0, left):.0f} s of the budget left are "
                 f"kept for {kept[0]} (estimated {kept[1]:.0f} s)"
             )
-        elif need > left:
+        elif need > left and self.estimates_known:
             self.notes[spec.job_id] = f"not started: estimated {need:.0f} s, {max(0.0, left):.0f} s of the budget left"
         if spec.job_id in self.notes:
             self._skipping.add(spec.job_id)
@@ -215,6 +224,7 @@ class BudgetListener(RunListener):
                     flush=True,
                 )
             return
+        self.estimates_known = True  # from the second job on, the estimates rest on one measured
         self._current, self._started = JobResult(spec), time.monotonic()
         self.inner.on_job_started(index, total, spec)
 

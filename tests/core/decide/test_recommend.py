@@ -1,5 +1,7 @@
 """The recommendation: total time per option, the choice, how sure, and its code."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -9,6 +11,7 @@ from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from tests.core.fakes import fake_result
 
 FREEZING = CompileConfig("inductor", inductor_options=(("freezing", True),))
+INDUCTOR = CompileConfig("inductor")
 AUTOTUNE = CompileConfig("inductor", mode="max-autotune-no-cudagraphs")
 
 
@@ -255,3 +258,33 @@ def test_best_and_cheapest_within_the_noise_says_both():
     rec = recommend([best, close], calls=1_000_000)
     assert rec.choice == "inductor" and rec.confidence == "indistinguishable"
     assert f"the best measured, but within the noise of {FREEZING.label}" in rec.sentence
+
+
+def test_a_slower_set_is_a_clear_do_not_compile_and_a_wide_interval_is_no_best_config():
+    """The reported sweep: dynamic=true and false clearly slower, the third 0.2x with an interval
+    so wide it reaches eager's; it was named 'the best compiled config' and the verdict could not
+    tell. Nothing measured is faster than eager: do not compile, clearly."""
+    true = dataclasses.replace(INDUCTOR, dynamic="true")
+    false = dataclasses.replace(INDUCTOR, dynamic="false")
+    results = [
+        fake_result(true, eager_ms=10.0, compiled_ms=20.0, compile_s=0.5, seed=1),
+        fake_result(false, eager_ms=10.0, compiled_ms=25.0, compile_s=0.5, seed=2),
+        fake_result(INDUCTOR, eager_ms=10.0, compiled_ms=13.0, compile_s=0.0, noise=0.3, n=6, seed=3),
+    ]
+    wide = recommend(results[2:], calls=1000).options[1]
+    assert wide.timing != "unusable" and wide.speedup < 1.0 < wide.speedup_ci_high  # its interval reaches eager's
+    rec = recommend(results, calls=1000)
+    assert rec.choice == NOT_COMPILED and rec.confidence == "clear" and rec.config is None
+    assert rec.sentence.startswith("Do not compile: at 1,000 calls no config measured is faster than eager")
+    assert "clearly slower: inductor/dynamic=true" in rec.sentence and "the best compiled config" not in rec.sentence
+    assert "within the noise of eager: inductor " in rec.sentence
+
+
+def test_an_unusable_config_added_does_not_move_the_eager_reference_of_the_others():
+    """Adding a config whose timing was unusable moved the shared eager reference (1.25 -> 1.32 ms)
+    and turned inductor's clear verdict into 'cannot tell'."""
+    inductor = fake_result(INDUCTOR, eager_ms=1.25, compiled_ms=1.6, compile_s=20.0, seed=4)
+    busy = fake_result(FREEZING, eager_ms=3.0, compiled_ms=1.0, compile_s=20.0, others_cores=1.6, seed=5)
+    alone, both = recommend([inductor], calls=1000), recommend([inductor, busy], calls=1000)
+    assert alone.options[0].per_call_ms == both.options[0].per_call_ms  # the eager reference
+    assert (alone.choice, alone.confidence) == (both.choice, both.confidence) == (NOT_COMPILED, "clear")
