@@ -117,15 +117,23 @@ class ZooRunDialog(QDialog):
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.list = QListView()
         self.list.setModel(self.proxy)
-        configs = main.config_panel.run_configs()
-        panel = main.config_panel
+        configs, dropped = zoo_configs(main.config_panel.run_configs())
+        panel, mp = main.config_panel, main.model_panel
+        hf = f"sequence length {mp.seq_len.value()}"
+        if mp.hf_overrides():
+            hf += f", config {' '.join(mp.hf_overrides())}"
+        marks = (
+            f"\nLeft out: {', '.join(dropped)} (marks one model's input dimensions; they mean nothing for another model)."
+            if dropped
+            else ""
+        )
         self.settings = plain(
             QLabel(
-                f"Configs (queued in the main window): {', '.join(c.label for c in configs)}\n"
+                f"Configs (queued in the main window): {', '.join(c.label for c in configs)}{marks}\n"
                 f"Per job: {panel.warmup.value()} warm-up and {panel.iters.text()} timed calls per side, in "
                 f"{panel.processes.value()} process(es), on "
-                f"{panel.device.currentText()}, batch {main.model_panel.batch.value()}, image size "
-                f"{main.model_panel.image.value()}. Jobs run one at a time, each in its own process."
+                f"{panel.device.currentText()}, batch {mp.batch.value()}, image size "
+                f"{mp.image.value()}; Hugging Face models: {hf}. Jobs run one at a time, each in its own process."
             )
         )
         self.settings.setWordWrap(True)
@@ -170,6 +178,21 @@ class ZooRunDialog(QDialog):
         self.accept()
 
 
+def zoo_configs(configs: list) -> tuple[list, list[str]]:
+    """The queued configs as the zoo runs them: without mark_dynamic (one model's input
+    dimensions, meaningless for the others), the same config once; and the marks left out."""
+    import dataclasses
+
+    out, dropped = [], []
+    for c in configs:
+        if c.mark_dynamic:
+            dropped.append(f"mark_dynamic={','.join(m.label for m in c.mark_dynamic)} of {c.label}")
+            c = dataclasses.replace(c, mark_dynamic=())
+        if c not in out:
+            out.append(c)
+    return out, dropped
+
+
 def build_sweep(window: MainWindow, models: list[str], folder: str):
     """(ZooSweep, its jobs) for `models` under the main window's queued configs and run
     settings, folders claimed; ConfigError or ReportError says why not."""
@@ -177,7 +200,7 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
     from core.zoo.sweep import ZooSweep
 
     panel, model_panel = window.config_panel, window.model_panel
-    configs = panel.run_configs()
+    configs, _ = zoo_configs(panel.run_configs())
     problem = panel.validate(configs)
     if problem:
         raise ConfigError(problem)
@@ -188,7 +211,15 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
     device = panel.device.currentText()
     specs = {}
     for source in models:
-        model = ModelSpec(source, batch_size=model_panel.batch.value(), image_size=model_panel.image.value())
+        model = ModelSpec(
+            source,
+            batch_size=model_panel.batch.value(),
+            image_size=model_panel.image.value(),
+            seq_len=model_panel.seq_len.value(),
+            # the form's Hugging Face config is the user's (a 2-layer GPT-2): the zoo's Hugging Face
+            # models are built with it, as the main window's run builds them
+            hf_config=model_panel.hf_overrides() if source_kind(source) == "hf" else (),
+        )
         # A file is checked here (does it exist); a timm, torchvision or Hugging Face name needs
         # torch and its library, which the app's process never imports, and a Hugging Face config
         # is sized by building it: each job checks its model in its own process, before building
@@ -209,6 +240,8 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
         "device": device,
         "batch_size": model_panel.batch.value(),
         "image_size": model_panel.image.value(),
+        "seq_len": model_panel.seq_len.value(),
+        "hf_config": list(model_panel.hf_overrides()),
     }
     sweep = ZooSweep(folder, specs, options)
     return sweep, sweep.prepare()

@@ -73,3 +73,32 @@ def test_a_zoo_checks_named_models_in_its_jobs_not_on_the_gui_thread(window, tmp
     sweep, jobs = build_sweep(window, models, str(tmp_path / "zoo"))
     assert checked == [str(tmp_path / "a.py")]  # a file's existence only
     assert {j.spec.model.source for j in jobs} >= {"hf:bert", "timm:resnet18", "resnet18"}
+
+
+def test_a_zoo_builds_hugging_face_models_as_the_form_says_and_leaves_one_models_marks_out(window, tmp_path):
+    """The reported case: the zoo profiled the full 124M GPT-2 at 128 tokens where the form said a
+    2-layer one at 64, and proposed one model's mark_dynamic for every model."""
+    import dataclasses
+
+    from core.vocab.config import DimMark
+    from gui.window.zoo_run_dialog import ZooRunDialog, build_sweep
+
+    mp = window.model_panel
+    mp.seq_len.setValue(64)
+    mp.hf_config.setText("n_layer=2")
+    marked = dataclasses.replace(CompileConfig("eager"), mark_dynamic=(DimMark(0, 0),))
+    window.config_panel.queue.clear()
+    window.config_panel.queue.add(marked)  # as Apply and re-run queues one model's marks
+    assert window.config_panel.run_configs()[0].mark_dynamic
+    (tmp_path / "a.py").write_text(MLP_MODEL)
+    sweep, jobs = build_sweep(window, ["hf:gpt2", str(tmp_path / "a.py")], str(tmp_path / "zoo"))
+    by_source = {j.spec.model.source: j.spec for j in jobs}
+    gpt2 = by_source["hf:gpt2"]
+    assert gpt2.model.seq_len == 64 and gpt2.model.hf_config == ("n_layer=2",)
+    assert by_source[str(tmp_path / "a.py")].model.hf_config == ()  # a file model takes no HF config
+    assert all(not j.spec.config.mark_dynamic for j in jobs)
+    dialog = ZooRunDialog(window)
+    text = dialog.settings.text()
+    assert "Hugging Face models: sequence length 64, config n_layer=2" in text
+    assert "Left out: mark_dynamic=" in text
+    dialog.close()
