@@ -7,6 +7,7 @@ import signal
 import sys
 from typing import Callable
 
+from core.analysis.figure_agreement import medians_note
 from core.analysis.quality import process_note
 from core.analysis.results import JobResult
 from core.analysis.stats import median_or_none
@@ -137,6 +138,9 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
             f"{cell(s['compiled_median_ms'], '.3f', ' ms')}, speedup {cell(s['speedup'], '.2f', 'x')} "
             f"[95% CI {cell(s['speedup_ci_low'])}-{cell(s['speedup_ci_high'])}]"
         )
+        note = medians_note(s)
+        if note:
+            out(f"  ({note})")
     out(f"  timing: {r.quality().line()}")
     costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
     if all(c is not None and c.calls for _, c in costs):
