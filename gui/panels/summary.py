@@ -578,7 +578,7 @@ class SummaryPanel(QWidget, ResultsView):
             self.sig_localize_requested.emit(labels[0])
 
     def _show_disagreement(self, results) -> None:
-        notes = [(row, _figure_notes(r)) for row, r in enumerate(results) if r.ended]
+        notes = [(row, _figure_notes(r, self.model.summary(row))) for row, r in enumerate(results) if r.ended]
         lines = [
             f"<span style='color:{config_text_color(row).name()}'><b>{markup(results[row].config.label)}</b></span>: "
             f"<span style='color:{warning_color()}'>{markup(note)}</span>"
@@ -589,10 +589,11 @@ class SummaryPanel(QWidget, ResultsView):
         self.disagreement.setVisible(bool(lines))
 
 
-def _figure_notes(result) -> str:
-    """Why the figures of a row do not divide into each other or disagree with the profiled
-    calls (core.analysis.figure_agreement), as one text; "" when nothing needs saying."""
-    medians = medians_note(result.summary())
+def _figure_notes(result, summary: dict) -> str:
+    """Why the figures of a row (`summary`: the row's, made once) do not divide into each other
+    or disagree with the profiled calls (core.analysis.figure_agreement), as one text; "" when
+    nothing needs saying."""
+    medians = medians_note(summary)
     if medians:
         medians = medians[0].upper() + medians[1:] + "."
     return " ".join(n for n in (medians, agreement_note(result)) if n)
