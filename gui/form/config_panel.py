@@ -38,6 +38,7 @@ from core.vocab.config import DYNAMIC_CHOICES, CompileConfig, validate_config
 from core.vocab.limits import LIMITS, ConfigError, iteration_fields
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
+from gui.widgets.table_model import keyboard_friendly
 from gui.widgets.theme import error_color
 
 AUTO_TEXT = "auto"  # what the iterations box shows at 0
@@ -179,7 +180,7 @@ class ConfigPanel(QGroupBox):
         )
         self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
         self.queue = QueueModel(self)
-        self.queue_view = QTableView()
+        self.queue_view = keyboard_friendly(QTableView())
         self.queue_view.setModel(self.queue)
         self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.queue_view.verticalHeader().hide()

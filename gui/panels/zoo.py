@@ -22,6 +22,7 @@ from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow
 from core.zoo.results import FASTER as ZOO_FASTER
 from core.zoo.results import SLOWER as ZOO_SLOWER
 from gui.widgets.safe_text import plain, tooltip
+from gui.widgets.table_model import keyboard_friendly
 from gui.widgets.theme import error_color, is_dark
 
 # Diverging colours (Okabe–Ito blue and vermillion, readable by colour-blind users): faster
@@ -243,7 +244,7 @@ class ZooPanel(QWidget):
         self.order.currentTextChanged.connect(self.model.set_order)
         self.title = plain(QLabel("No zoo opened"))
         self.title.setWordWrap(True)
-        self.table = QTableView()
+        self.table = keyboard_friendly(QTableView())
         self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
