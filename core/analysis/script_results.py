@@ -34,7 +34,7 @@ import numpy as np
 from core.analysis import quality as q
 from core.analysis.results import fold_graph_break
 from core.analysis.stats import Speedup, speedup
-from core.vocab.formatting import duration, fmt_ms, speedup_interval
+from core.vocab.formatting import fmt_ms, seconds, speedup_interval
 from core.vocab.records import GraphBreak, Recompile
 from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_EAGER, ScriptEvents
 
@@ -117,6 +117,7 @@ class ScriptRun:
     stdout_tail: str = ""
     stderr_tail: str = ""
     torch_version: str = ""
+    pid: int = 0  # the script's process (its start event)
     finished: bool = False  # the child wrote its end event
 
     @property
@@ -175,6 +176,7 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
     kind = e["t"]
     if kind == "start":
         run.torch_version = str(e.get("torch", ""))
+        run.pid = int(e.get("pid") or 0)
     elif kind == "entry":
         entry = EntryCalls(
             int(e["id"]), str(e["name"]), str(e.get("file", "")), int(e.get("line", 0)), str(e.get("kind", ""))
@@ -382,10 +384,7 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else fmt_ms(value)
 
 
-def _s(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return fmt_ms(value * 1000.0) if abs(value) < 1 else duration(value)
+_s = seconds
 
 
 def _pooled(entries: list[EntryCalls]) -> np.ndarray:

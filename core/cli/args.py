@@ -293,7 +293,8 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         default="inference",
         help="inference (default): one call is a forward; training: forward, loss (the model's own, else the mean "
         "of the outputs), backward and an optimizer step, the model and optimizer reset to the same state "
-        "for eager and compiled (see docs/cli.md)",
+        "for eager and compiled (see docs/cli.md); generate: text generation of a Hugging Face causal LM, "
+        "with options of its own (main.py profile hf:gpt2 --task generate --help; docs/generation.md)",
     )
     add("--optimizer", choices=OPTIMIZERS, default="sgd", help="training: the optimizer (default sgd)")
     if command in COMPILE_OPTION_COMMANDS + ("app",):

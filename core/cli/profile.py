@@ -25,6 +25,12 @@ from core.vocab.records import JobStatus
 
 
 def main(argv: list[str]) -> int:
+    from core.cli.generate import asks_for_generation
+
+    if asks_for_generation(argv):  # text generation: a run of its own (core.cli.generate)
+        from core.cli.generate import main as generate_main
+
+        return generate_main(argv)
     return run_command(argv, build_parser(), lambda args, argv: run_and_report(args, argv, lambda: build_specs(args)))
 
 

@@ -104,7 +104,7 @@ def model_class(source: HfSource, config):
 # ------------------------------------------------------------------ checking and loading
 
 
-def _check_weights_files(path: str) -> bool:
+def check_weights_files(path: str) -> bool:
     """Whether the folder holds safetensors weights; ModelLoadError for a pickle-only checkpoint.
     A folder with a config alone builds with random weights."""
     names = set(os.listdir(path))
@@ -182,7 +182,7 @@ def check(spec: ModelSpec, device: str = "cpu"):
     source = parse_source(spec.source, spec.hf_class)
     config = build_config(source, spec.hf_config)
     if source.is_folder:
-        _check_weights_files(source.target)
+        check_weights_files(source.target)
     cls = model_class(source, config)
     hf_inputs.check_inputs(config, spec, cls)
     size = check_fits(source.label, cls, config, device)
@@ -195,7 +195,7 @@ def load(spec: ModelSpec) -> LoadedModel:
 
     source, config, cls, size = check(spec)
     try:
-        if source.is_folder and _check_weights_files(source.target):
+        if source.is_folder and check_weights_files(source.target):
             kwargs = {"config": config, "local_files_only": True, "use_safetensors": True}
             if hasattr(cls, "_model_mapping"):
                 kwargs["trust_remote_code"] = False

@@ -327,6 +327,21 @@ REPORT_FILES = (
     "summary.txt",
     "report.json",
 )
+REPORT_FILE_PATTERNS = ("generate_*.py",)  # a generation profile's scripts (core.cli.generate)
+
+
+def report_files_in(path: str) -> list[str]:
+    """The report files (REPORT_FILES and REPORT_FILE_PATTERNS' names) present in the folder `path`."""
+    import fnmatch
+
+    found = [n for n in REPORT_FILES if os.path.lexists(os.path.join(path, n))]
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        names = []
+    return found + [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in REPORT_FILE_PATTERNS)]
+
+
 # and the folders jobs write into while they run (core.vocab.artifacts.ARTIFACT_DIRS): traces/,
 # graphs/, compile_log/, torch_trace/, tlparse/; the manifest (core.vocab.artifacts.MANIFEST) lists
 # which of them a run wrote.
@@ -442,7 +457,7 @@ class OutputFolder:
         """Refuse a folder that is not ours to write, remove what --overwrite replaces, and set
         the manifest this run starts from; `check_only`: refuse, nothing else."""
         earlier = read_manifest(self.path)
-        files = [n for n in REPORT_FILES if os.path.lexists(os.path.join(self.path, n))]
+        files = report_files_in(self.path)
         folders = present_artifact_dirs(self.path)
         ours = [n for n in files if n in earlier.files] + [f"{d}/" for d in folders if d in earlier.folders]
         foreign = [n for n in files if n not in earlier.files] + [f"{d}/" for d in folders if d not in earlier.folders]

@@ -54,3 +54,10 @@ def speedup_interval(sp) -> str:
     if not (math.isfinite(sp.ci_low) and math.isfinite(sp.ci_high)):
         return f"{sp.value:.2f}x"
     return f"{sp.value:.2f}x [95% CI {sp.ci_low:.2f}-{sp.ci_high:.2f}]"
+
+
+def seconds(value: float | None) -> str:
+    """A time in seconds for a sentence: ms below a second ("850 ms"), else as `duration`."""
+    if value is None:
+        return "-"
+    return fmt_ms(value * 1000.0) if abs(value) < 1 else duration(value)

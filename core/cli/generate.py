@@ -1,0 +1,439 @@
+"""`python3 main.py profile hf:TYPE --task generate [--cache static --cache dynamic] [--backend B ...]
+--out DIR`: text generation profiled (core.vocab.generation): time to first token, per-token
+decode latency, tokens/s, eager against compiled, and when the compile and the recompiles came.
+
+Every combination of --cache and --backend (with --mode, --dynamic, --fullgraph) is one config:
+its generation script (core.models.generation) runs as written and under
+set_stance("force_eager") (core.run.generation), in fresh processes, one config after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+
+from core.cli.output import CancelOnInterrupt
+from core.cli.prologue import run_command
+from core.report.safety import terminal_text
+from core.vocab.generation import (
+    CACHES,
+    DEFAULT_GENERATIONS,
+    DEFAULT_NEW_TOKENS,
+    DEFAULT_WARMUP,
+    MAX_GENERATIONS,
+    MAX_NEW_TOKENS,
+    GenerationSpec,
+)
+from core.vocab.limits import LIMITS, ConfigError, check_limits
+
+SUMMARY_COLUMNS = [
+    "config",
+    "cache",
+    "backend",
+    "prompt_len",
+    "new_tokens",
+    "batch_size",
+    "ttft_ms_eager",
+    "ttft_ms_compiled",
+    "ttft_speedup",
+    "ttft_speedup_ci_low",
+    "ttft_speedup_ci_high",
+    "decode_ms_per_token_eager",
+    "decode_ms_per_token_compiled",
+    "decode_p90_ms_eager",
+    "decode_p90_ms_compiled",
+    "decode_speedup",
+    "decode_speedup_ci_low",
+    "decode_speedup_ci_high",
+    "tokens_per_s_eager",
+    "tokens_per_s_compiled",
+    "verdict",
+    "timing_grade",
+    "timing_reason",
+    "first_generation_s_eager",
+    "first_generation_s_compiled",
+    "compile_s",
+    "recompiles",
+    "graph_breaks",
+    "break_even_tokens",
+]
+
+
+def asks_for_generation(argv: list[str]) -> bool:
+    """`profile ... --task generate` (or --task=generate) is this command's."""
+    for i, a in enumerate(argv):
+        if a == "--":
+            return False
+        if a == "--task=generate" or (a == "--task" and i + 1 < len(argv) and argv[i + 1] == "generate"):
+            return True
+    return False
+
+
+def _prompt_lens(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers (e.g. 16,64,256)") from None
+    if not values:
+        raise argparse.ArgumentTypeError("give at least one prompt length")
+    return values
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="main.py profile MODEL --task generate",
+        description="Profile text generation of a Hugging Face causal language model: time to first token, "
+        "per-token decode latency, tokens/s, eager against compiled, and the compiles and recompiles during "
+        "decoding; the model's forward compiled as Hugging Face's guide does, with the static or the dynamic "
+        "key/value cache (each a config).",
+    )
+    p.add_argument("model", metavar="MODEL", help="hf:TYPE (from its config, e.g. hf:gpt2, hf:llama) or hf:FOLDER")
+    p.add_argument("--task", choices=("generate",), required=True, help="generate")
+    p.add_argument("--cache", action="append", choices=CACHES, help="static (default) or dynamic (repeatable)")
+    p.add_argument("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
+    p.add_argument("--mode", help="inductor mode (default 'default')")
+    p.add_argument("--dynamic", choices=("auto", "true", "false"), default="auto", help="dynamic= (default auto)")
+    p.add_argument("--fullgraph", action="store_true", help="fullgraph=True")
+    p.add_argument("--dynamo-config", action="append", default=[], metavar="KEY=VALUE", help="torch._dynamo.config")
+    p.add_argument("--hf-config", action="append", default=[], metavar="KEY=VALUE", help="config overrides")
+    d = LIMITS["seq_len"].default
+    p.add_argument(
+        "--seq-len",
+        type=int,
+        help=f"the prompt's length in tokens (default 16; --prompt-lens for several; profile's default {d:g} is not used)",
+    )
+    p.add_argument(
+        "--prompt-lens", type=_prompt_lens, metavar="L1,L2,...", help="several prompt lengths, e.g. 16,64,256"
+    )
+    p.add_argument(
+        "--new-tokens",
+        type=int,
+        default=DEFAULT_NEW_TOKENS,
+        help=f"tokens to generate (default {DEFAULT_NEW_TOKENS}; no early stop)",
+    )
+    p.add_argument("--batch-size", type=int, default=1, help="sequences generated at once (default 1)")
+    p.add_argument(
+        "--generations",
+        type=int,
+        default=DEFAULT_GENERATIONS,
+        help=f"timed generations per prompt length (default {DEFAULT_GENERATIONS})",
+    )
+    p.add_argument(
+        "--warmup",
+        type=int,
+        default=DEFAULT_WARMUP,
+        help=f"warm-up generations first (default {DEFAULT_WARMUP}; the first compiles)",
+    )
+    p.add_argument("--repeat", type=int, default=1, help="run pairs (as written, then eager) per config (default 1)")
+    p.add_argument("--no-baseline", action="store_true", help="no eager run")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--timeout", type=float, default=LIMITS["script_timeout"].default, help="seconds a run may take")
+    p.add_argument("--out", required=True, metavar="DIR", help="the report folder")
+    p.add_argument("--overwrite", action="store_true", help="replace a report this tool wrote in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def _configs(args: argparse.Namespace) -> list:
+    from core.vocab.config import (
+        CompileConfig,
+        available_backends,
+        available_modes,
+        dynamo_config_defaults,
+        parse_key_values,
+    )
+
+    backends = args.backend or ["inductor"]
+    offered = available_backends()
+    for b in backends:
+        if b not in offered:
+            raise ConfigError(f"unknown backend {b!r}; this torch has: {', '.join(offered)}.")
+    mode = args.mode or "default"
+    if mode != "default" and mode not in available_modes():
+        raise ConfigError(f"unknown mode {mode!r}; this torch has: {', '.join(available_modes())}.")
+    dynamo = (
+        parse_key_values(args.dynamo_config, dynamo_config_defaults(), "torch._dynamo.config")
+        if args.dynamo_config
+        else ()
+    )
+    return [
+        CompileConfig(
+            b,
+            mode=mode if b == "inductor" else "default",
+            dynamic=args.dynamic,
+            fullgraph=args.fullgraph,
+            dynamo_config=dynamo,
+        )
+        for b in dict.fromkeys(backends)
+    ]
+
+
+def make_spec(args: argparse.Namespace, cache: str) -> GenerationSpec:
+    if not args.model.startswith("hf:"):
+        raise ConfigError(
+            f"--task generate profiles a Hugging Face causal language model (hf:TYPE, e.g. hf:gpt2, or hf:FOLDER), not {args.model}."
+        )
+    if args.seq_len is not None and args.prompt_lens:
+        raise ConfigError("give --seq-len or --prompt-lens, not both.")
+    prompts = args.prompt_lens or ((args.seq_len,) if args.seq_len is not None else (16,))
+    for n in prompts:
+        check_limits(seq_len=n)
+    check_limits(batch_size=args.batch_size, script_repeat=args.repeat, script_timeout=args.timeout)
+    for what, value, high in (
+        ("--new-tokens", args.new_tokens, MAX_NEW_TOKENS),
+        ("--generations", args.generations, MAX_GENERATIONS),
+        ("--warmup", args.warmup, MAX_GENERATIONS),
+    ):
+        low = 0 if what == "--warmup" else 1
+        if not low <= value <= high:
+            raise ConfigError(f"{what} must be between {low} and {high:,}, not {value:,}.")
+    return GenerationSpec(
+        args.model,
+        tuple(args.hf_config),
+        args.batch_size,
+        tuple(prompts),
+        args.new_tokens,
+        cache,
+        args.generations,
+        args.warmup,
+        args.device,
+    )
+
+
+def main(argv: list[str]) -> int:
+    return run_command(argv, build_parser(), lambda args, _: _generate(args, argv))
+
+
+def _generate(args: argparse.Namespace, argv: list[str]) -> int:
+    from core.analysis.generation_results import result_lines
+    from core.models import ModelLoadError
+    from core.report.files import OutputFolder, ReportError
+    from core.run.generation import GenerationProfile
+
+    folder = OutputFolder(args.out, overwrite=args.overwrite)
+    try:
+        folder.reserve()
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        specs = [make_spec(args, cache) for cache in (args.cache or ["static"])]
+        configs = _configs(args)
+        checked = __import__("core.models.generation", fromlist=["check"]).check(specs[0])
+        folder.claim()
+    except (ConfigError, ModelLoadError, ReportError) as exc:
+        folder.abandon()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BaseException:
+        folder.abandon()
+        raise
+    results = []
+    current: list = []
+    interrupt = CancelOnInterrupt(lambda: current and current[-1].cancel(), "what was measured is kept")
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f"generate: {terminal_text(text)}", file=sys.stderr, flush=True)
+
+    try:
+        with interrupt:
+            for spec, config in itertools.product(specs, configs):
+                if interrupt.interrupted:
+                    break
+                profile = GenerationProfile(
+                    spec,
+                    config,
+                    checked,
+                    baseline=not args.no_baseline,
+                    repeat=args.repeat,
+                    timeout_s=args.timeout,
+                    on_run=lambda side, p=None: None,
+                    on_event=lambda side, e: _live(say, side, e),
+                )
+                current.append(profile)
+                started = time.monotonic()
+                say(
+                    f"[{len(results) + 1}/{len(specs) * len(configs)}] {profile.label}: generating (as written, then eager)"
+                )
+                result = profile.run()
+                result.script_text = profile.script_text
+                results.append(result)
+                say(f"{profile.label}: done in {time.monotonic() - started:.0f} s")
+        write_generation_report(folder, results, {"argv": argv})
+    finally:
+        folder.release()
+    for r in results:
+        print()
+        for line in result_lines(r):
+            print(terminal_text(line))
+    print(f"\nreport written to {folder.path}", file=sys.stderr)
+    if interrupt.interrupted:
+        return 130
+    failed = [r for r in results if r.script.compiled is None or r.script.compiled.exit_code != 0]
+    for r in failed:
+        run = r.script.compiled
+        print(
+            f"error: {r.label}: the generation script {run.how_it_ended() if run else 'did not run'}", file=sys.stderr
+        )
+    return 1 if failed else 0
+
+
+def _live(say, side: str, e: dict) -> None:
+    if side != "compiled":
+        return
+    if e.get("t") == "compile":
+        secs = sum(float(f.get("compile_s") or 0) for f in e.get("frames") or ())
+        say(f"forward call {int(e.get('call', 0)) + 1}: compiled {len(e.get('frames') or ())} frame(s) in {secs:.2f} s")
+    elif e.get("t") == "recompile":
+        rc = e.get("rc") or {}
+        say(f"recompile: {'; '.join(rc.get('reasons') or ())[:200]}")
+
+
+def summary_rows(r) -> list[dict]:
+    from core.analysis.generation_results import fig_median
+
+    rows = []
+    for p in r.prompts:
+        c, e = p.compiled, p.eager
+        breaks = sum(len(x.graph_breaks) for x in (r.script.compiled.entries.values() if r.script.compiled else ()))
+        rows.append(
+            {
+                "config": r.label,
+                "cache": r.spec.cache,
+                "backend": r.label.split("/", 1)[1],
+                "prompt_len": p.prompt_len,
+                "new_tokens": r.spec.new_tokens,
+                "batch_size": r.spec.batch_size,
+                "ttft_ms_eager": fig_median(e.ttft_ms) if e else None,
+                "ttft_ms_compiled": fig_median(c.ttft_ms),
+                "ttft_speedup": p.ttft.value if p.ttft else None,
+                "ttft_speedup_ci_low": p.ttft.ci_low if p.ttft else None,
+                "ttft_speedup_ci_high": p.ttft.ci_high if p.ttft else None,
+                "decode_ms_per_token_eager": fig_median(e.token_ms) if e else None,
+                "decode_ms_per_token_compiled": fig_median(c.token_ms),
+                "decode_p90_ms_eager": p.p90(e),
+                "decode_p90_ms_compiled": p.p90(c),
+                "decode_speedup": p.decode.value if p.decode else None,
+                "decode_speedup_ci_low": p.decode.ci_low if p.decode else None,
+                "decode_speedup_ci_high": p.decode.ci_high if p.decode else None,
+                "tokens_per_s_eager": fig_median(e.tokens_per_s) if e else None,
+                "tokens_per_s_compiled": fig_median(c.tokens_per_s),
+                "verdict": p.verdict,
+                "timing_grade": p.grade.grade,
+                "timing_reason": p.grade.reason or p.why,
+                "first_generation_s_eager": e.first_total_s if e else None,
+                "first_generation_s_compiled": c.first_total_s,
+                "compile_s": r.compile_s,
+                "recompiles": len(r.recompiles),
+                "graph_breaks": breaks,
+                "break_even_tokens": p.break_even_tokens,
+            }
+        )
+    return rows
+
+
+def write_generation_report(folder, results: list, options: dict) -> None:
+    """summary.csv (a row per config and prompt length), latency.csv (a row per token),
+    recompiles.csv, graph_breaks.csv, each config's generation script, output.txt, summary.txt
+    and report.json (`kind: "generation"`)."""
+    from core.analysis.generation_results import result_lines
+    from core.report.files import atomic_write, csv_text
+    from core.report.script_report import _run_to_dict
+
+    root = folder.path
+
+    def put(name: str, text: str) -> None:
+        atomic_write(os.path.join(root, name), text)
+        folder.manifest.files.add(name)
+
+    put("summary.csv", csv_text(SUMMARY_COLUMNS, [row for r in results for row in summary_rows(r)]))
+    latency = []
+    for r in results:
+        for p in r.prompts:
+            for side, fig in (("compiled", p.compiled), ("eager", p.eager)):
+                if fig is None:
+                    continue
+                for i, ms in enumerate(fig.ttft_ms):
+                    latency.append(
+                        {
+                            "config": r.label,
+                            "side": side,
+                            "prompt_len": p.prompt_len,
+                            "generation": i,
+                            "token": 0,
+                            "ms": ms,
+                        }
+                    )
+                for run_i, gaps in enumerate(fig.per_generation_token_ms):
+                    for t, ms in enumerate(gaps):
+                        latency.append(
+                            {
+                                "config": r.label,
+                                "side": side,
+                                "prompt_len": p.prompt_len,
+                                "generation": run_i,
+                                "token": t + 1,
+                                "ms": float(ms),
+                            }
+                        )
+    put("latency.csv", csv_text(["config", "side", "prompt_len", "generation", "token", "ms"], latency))
+    recompiles = [
+        {"config": r.label, "where": m.where(), "seconds": m.seconds, "reason": m.recompile_reason}
+        for r in results
+        for m in r.recompiles
+    ]
+    put("recompiles.csv", csv_text(["config", "where", "seconds", "reason"], recompiles))
+    breaks = [
+        {
+            "config": r.label,
+            "reason": gb.reason,
+            "gb_code": gb.gb_code,
+            "file": gb.file,
+            "line": gb.line,
+            "logged": gb.logged,
+        }
+        for r in results
+        if r.script.compiled is not None
+        for e in r.script.compiled.entries.values()
+        for gb in e.graph_breaks
+    ]
+    put("graph_breaks.csv", csv_text(["config", "reason", "gb_code", "file", "line", "logged"], breaks))
+    output = []
+    for r in results:
+        if r.script_path and getattr(r, "script_text", ""):
+            put(r.script_path, r.script_text)
+        for side, run in (("compiled", r.script.compiled), ("eager", r.script.eager)):
+            if run is not None:
+                output += [
+                    f"===== {r.label}, {side} run: stdout =====",
+                    run.stdout_tail,
+                    "===== stderr =====",
+                    run.stderr_tail,
+                ]
+    put("output.txt", "\n".join(output) + "\n")
+    lines = [line for r in results for line in result_lines(r) + [""]]
+    put("summary.txt", "\n".join(lines))
+    doc = {
+        "kind": "generation",
+        "format": 1,
+        "options": options,
+        "configs": [
+            {
+                "label": r.label,
+                "spec": vars(r.spec) | {"hf_config": list(r.spec.hf_config), "prompt_lens": list(r.spec.prompt_lens)},
+                "rows": summary_rows(r),
+                "compiles": [vars(m) for m in r.compiles],
+                "runs": {"compiled": _run_to_dict(r.script.compiled), "eager": _run_to_dict(r.script.eager)},
+                "script": r.script_path,
+            }
+            for r in results
+        ],
+        "summary": lines,
+    }
+    put("report.json", json.dumps(doc, indent=1, default=str))
+    folder.write_manifest()
