@@ -846,6 +846,7 @@ def main(argv: list[str]) -> int:
     print(f"# python -m tests.bench {which}  ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores)", flush=True)
     # best of 3, before the benchmark's own load
     print(f"# machine: a pure-Python loop of 2,000,000 additions, {python_loop_s():.3f} s", flush=True)
+    from tests.bench_generation import bench_generation
     from tests.bench_script import bench_script, bench_script_logs
     from tests.bench_trust import BENCHES as TRUST
     from tests.bench_zoo import bench_zoo
@@ -864,6 +865,7 @@ def main(argv: list[str]) -> int:
         "zoo": bench_zoo,
         "script": bench_script,
         "script-logs": bench_script_logs,
+        "generation": bench_generation,
         **TRUST,
     }
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}

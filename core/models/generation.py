@@ -76,8 +76,14 @@ def main(results_path):
             SETTINGS["weights_folder"], local_files_only=True, use_safetensors=True
         )
     else:
-        fields = dict(SETTINGS["config"])
-        config = AutoConfig.for_model(fields.pop("model_type"), **fields)
+        # the type's defaults (or the folder's config) with the overrides given to the constructor,
+        # so that the fields derived from them (a layer type per layer) follow
+        fields = dict(SETTINGS["config"]["fields"])
+        fields.update(dict(SETTINGS["config"]["overrides"]))
+        if "num_hidden_layers" in dict(SETTINGS["config"]["overrides"]):
+            fields.pop("layer_types", None)
+        config = AutoConfig.for_model(SETTINGS["config"]["model_type"], **fields)
+        config.use_cache = True
         model = AutoModelForCausalLM.from_config(config)
     model.eval().to(SETTINGS["device"])
     for key, value in SETTINGS["dynamo_config"]:
@@ -174,6 +180,16 @@ def check(spec: GenerationSpec) -> dict:
             "memory available; use a smaller --batch-size, --seq-len or --new-tokens."
         )
     weights = source.target if source.is_folder and check_weights_files(source.target) else ""
+    from core.models.hf_config import _folder_config, _type_config, apply_overrides
+
+    base = _folder_config(source.target) if source.is_folder else _type_config(source.target)
+    base_fields = (
+        {}
+        if not source.is_folder
+        else {k: v for k, v in base.to_dict().items() if k not in ("model_type", "transformers_version")}
+    )
+    pairs = apply_overrides(base, spec.hf_config, config.model_type)
+    config_data = {"model_type": config.model_type, "fields": base_fields, "overrides": [list(p) for p in pairs]}
     pad = getattr(text, "pad_token_id", None)
     if pad is None:
         pad = getattr(text, "eos_token_id", None)
@@ -186,6 +202,7 @@ def check(spec: GenerationSpec) -> dict:
         "pad_token_id": int(pad or 0),
         "kv_bytes": kv,
         "weights_folder": weights,
+        "config_data": {} if weights else config_data,
     }
 
 
@@ -195,7 +212,7 @@ def write_script(
     """Write the script `name` into `folder` (the model's config inside it, as data); its path."""
     settings = {
         "weights_folder": checked["weights_folder"],
-        "config": {} if checked["weights_folder"] else checked["config"].to_dict(),
+        "config": checked["config_data"],
         "device": spec.device,
         "compile": compile_kwargs,
         "dynamo_config": [list(p) for p in dynamo_config],
