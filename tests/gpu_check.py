@@ -10,6 +10,11 @@ Prints one `name: value` line per figure, for docs/BENCHMARKS.md:
   - CUDA-graph skips: a model that changes its input in place, in reduce-overhead: torch's
     reason ("mutated inputs", expected) is captured, and the `cudagraphs_skipped` suggestion
     names it;
+  - generation (core.cli.generate): a tiny Llama on cuda with the static cache under
+    reduce-overhead (CUDA graphs) against eager: time to first token, decode per token, the
+    verdict, recompiles, as `profile hf:llama --task generate` reports them;
+  - a script (core.cli.run_script): a compiled function on cuda timed against its eager run
+    (calls synchronised);
 Exits 0 with "gpu: none" where there is no GPU.
 """
 
@@ -97,6 +102,110 @@ def check_cudagraph_skip() -> int:
     return int(r.status != "completed" or not r.cudagraph_skips or not found)
 
 
+def check_generation() -> int:
+    """A tiny Llama generating on cuda, static cache, reduce-overhead: the CUDA-graph decode step."""
+    import csv
+    import os
+    import subprocess
+    import tempfile
+
+    from core import PROJECT_ROOT
+
+    out = tempfile.mkdtemp(prefix="gpu-generate-")
+    command = [sys.executable, os.path.join(PROJECT_ROOT, "main.py"), "profile", "hf:llama", "--task", "generate"]
+    for o in (
+        "hidden_size=256",
+        "intermediate_size=512",
+        "num_hidden_layers=4",
+        "num_attention_heads=8",
+        "num_key_value_heads=4",
+        "vocab_size=4096",
+    ):
+        command += ["--hf-config", o]
+    command += ["--cache", "static", "--backend", "inductor", "--mode", "reduce-overhead", "--device", "cuda"]
+    command += [
+        "--new-tokens",
+        "64",
+        "--seq-len",
+        "32",
+        "--generations",
+        "5",
+        "--quiet",
+        "--out",
+        os.path.join(out, "r"),
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    say("generate_exit", proc.returncode)
+    if proc.returncode != 0:
+        say("generate_error", proc.stderr[-300:].replace("\n", " "))
+        return 1
+    with open(os.path.join(out, "r", "summary.csv")) as fh:
+        for row in csv.DictReader(fh):
+            for key in (
+                "ttft_ms_eager",
+                "ttft_ms_compiled",
+                "decode_ms_per_token_eager",
+                "decode_ms_per_token_compiled",
+                "decode_speedup",
+                "decode_speedup_ci_low",
+                "decode_speedup_ci_high",
+                "verdict",
+                "recompiles",
+                "first_generation_s_compiled",
+            ):
+                say(f"generate_{key}", row[key])
+    return 0
+
+
+def check_script() -> int:
+    """`main.py run` on a script whose compiled function runs on cuda."""
+    import csv
+    import os
+    import subprocess
+    import tempfile
+
+    from core import PROJECT_ROOT
+
+    folder = tempfile.mkdtemp(prefix="gpu-script-")
+    script = os.path.join(folder, "loop.py")
+    with open(script, "w") as fh:
+        fh.write(
+            "import torch\n"
+            "model = torch.nn.Sequential(*[torch.nn.Linear(1024, 1024) for _ in range(8)]).cuda().eval()\n"
+            "f = torch.compile(model)\n"
+            "x = torch.randn(64, 1024, device='cuda')\n"
+            "with torch.no_grad():\n"
+            "    for _ in range(300):\n"
+            "        f(x)\n"
+        )
+    command = [
+        sys.executable,
+        os.path.join(PROJECT_ROOT, "main.py"),
+        "run",
+        script,
+        "--quiet",
+        "--out",
+        os.path.join(folder, "r"),
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    say("script_exit", proc.returncode)
+    if proc.returncode != 0:
+        say("script_error", proc.stderr[-300:].replace("\n", " "))
+        return 1
+    with open(os.path.join(folder, "r", "functions.csv")) as fh:
+        for row in csv.DictReader(fh):
+            for key in (
+                "compiled_median_ms",
+                "eager_median_ms",
+                "speedup",
+                "speedup_ci_low",
+                "speedup_ci_high",
+                "verdict",
+            ):
+                say(f"script_{key}", row[key])
+    return 0
+
+
 def main() -> int:
     import torch
 
@@ -165,6 +274,8 @@ def main() -> int:
             samples = r.latencies("compiled")
             say("cuda_compiled_cv", statistics.pstdev(samples) / statistics.mean(samples))
     failures += check_cudagraph_skip()
+    failures += check_generation()
+    failures += check_script()
     say("gpu_check_failures", failures)
     return 1 if failures else 0
 
