@@ -207,6 +207,8 @@ class JobResult:
             "dynamic": self.config.dynamic,
             "fullgraph": self.config.fullgraph,
             "device": self.spec.device,
+            "dtype": self.spec.dtype,
+            "autocast": self.spec.autocast,
             "status": self.status,
             "failure_reason": self.failure_reason,
             **_stats_columns("eager", es),

@@ -13,8 +13,10 @@ from core.capture.compile_log import CompileLogError
 from core.capture.compile_log import parse_settings as parse_compile_log
 from core.measure.training import OPTIMIZERS, TASKS
 from core.vocab.config import (
+    AUTOCASTS,
     DEFAULT_COMPILE_LOG,
     DEVICE_CHOICES,
+    DTYPES,
     DYNAMIC_CHOICES,
     JobSpec,
     ModelSpec,
@@ -91,6 +93,8 @@ APP_OPTIONS = (
     "--task",
     "--optimizer",
     "--compile-optimizer",
+    "--dtype",
+    "--autocast",
     "--seq-len",
     "--hf-config",
     "--sweep-batch",
@@ -297,6 +301,18 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         "with options of its own (main.py profile hf:gpt2 --task generate --help; docs/generation.md)",
     )
     add("--optimizer", choices=OPTIMIZERS, default="sgd", help="training: the optimizer (default sgd)")
+    add(
+        "--dtype",
+        choices=DTYPES,
+        default="float32",
+        help="the model's parameters and floating inputs in this dtype, eager and compiled alike (default float32); "
+        "a dtype the device or the model cannot run fails the job with the reason",
+    )
+    add(
+        "--autocast",
+        choices=AUTOCASTS,
+        help="run every call, eager and compiled, under torch.autocast with this dtype (mixed precision)",
+    )
     if command in COMPILE_OPTION_COMMANDS + ("app",):
         add(
             "--compile-optimizer",
@@ -530,6 +546,8 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         task=task,
         optimizer=getattr(args, "optimizer", "sgd"),
         sweep_batch=sweep_batch,
+        dtype=getattr(args, "dtype", None) or "float32",
+        autocast=getattr(args, "autocast", None) or "",
     )
 
 

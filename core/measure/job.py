@@ -155,7 +155,7 @@ class Job:
             grad = torch.enable_grad()
         else:
             grad = torch.inference_mode() if spec.inference_mode else torch.no_grad()
-        with grad:
+        with grad, self.autocast():
             loaded = self.load()
             self.run_eager(loaded)
             if spec.repeat:  # a further process of the job: it only times (core.run.runner)
@@ -185,6 +185,36 @@ class Job:
                 self.localize_modules(loaded)
         self.flush()
 
+    def autocast(self):
+        """torch.autocast around every call, eager and compiled (JobSpec.autocast), else nothing."""
+        import contextlib
+
+        if not self.spec.autocast:
+            return contextlib.nullcontext()
+        device = "cuda" if self.cuda else "cpu"
+        return self.torch.autocast(device_type=device, dtype=getattr(self.torch, self.spec.autocast))
+
+    def cast(self, loaded: LoadedModel) -> None:
+        """The model and its floating inputs in JobSpec.dtype; ModelLoadError when this device
+        or model cannot (never a silent float32 run)."""
+        torch, spec = self.torch, self.spec
+        if spec.dtype == "float32":
+            return
+        if self.cuda and spec.dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+            raise ModelLoadError(
+                f"{torch.cuda.get_device_name(0)} does not support bfloat16; use --dtype float16 or float32."
+            )
+        if not isinstance(loaded.model, torch.nn.Module) or loaded.kind in ("export", "torchscript"):
+            raise ModelLoadError(
+                f"--dtype {spec.dtype} casts an nn.Module's parameters; a {loaded.kind} model keeps the dtypes it "
+                "was saved with: profile it in float32 or use --autocast."
+            )
+        from core.models.values import cast_floating
+
+        dtype = getattr(torch, spec.dtype)
+        loaded.model.to(dtype)
+        loaded.inputs = tuple(cast_floating(x, dtype) for x in loaded.inputs)
+
     def provenance_tracking(self):
         """inductor's kernel provenance on while this job compiles, when its op profile will time
         source lines (core.measure.line_profile); restored afterwards (jobs run in-process in tests)."""
@@ -208,7 +238,12 @@ class Job:
             if self.cuda:
                 model.to("cuda")
         loaded.inputs = self.to_device(loaded.inputs)
+        self.cast(loaded)
         description = loaded.description
+        if spec.dtype != "float32" or spec.autocast:
+            from core.vocab.config import precision_label
+
+            description += f" [{precision_label(spec.dtype, spec.autocast)}]"
         if spec.task == "training":
             description = self.make_training_steps(loaded)
         params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
@@ -249,7 +284,18 @@ class Job:
         spec = self.spec
         self.enter("eager", f"eager warm-up ({spec.warmup} calls)")
         self.start_memory_phase()
-        check_forward(loaded, spec.model.source)  # names the model file's line on failure
+        try:
+            check_forward(loaded, spec.model.source)  # names the model file's line on failure
+        except ModelLoadError as exc:
+            if spec.dtype == "float32" and not spec.autocast:
+                raise
+            from core.vocab.config import precision_label
+
+            raise ModelLoadError(
+                f"the model does not run in {precision_label(spec.dtype, spec.autocast)} on {spec.device}: {exc}; "
+                "use another --dtype or --autocast, or float32.",
+                detail=getattr(exc, "detail", ""),
+            ) from None
         for i in range(spec.warmup):
             self.record(rec.LatencySample("eager", i, self.timed(loaded.model, loaded.inputs), warmup=True))
         self.end_memory_phase("eager")

@@ -66,6 +66,12 @@ def to_device(value: Any, device: str) -> Any:
     return map_tensors(lambda t: t.to(device), value)
 
 
+def cast_floating(value: Any, dtype) -> Any:
+    """`value` with every floating-point tensor in it cast to `dtype` (integer ids, masks and
+    labels stay as they are)."""
+    return map_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t, value)
+
+
 MAX_SHOWN = 4
 
 

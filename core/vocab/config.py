@@ -152,6 +152,15 @@ class ModelSpec:
         return asdict(self)
 
 
+DTYPES = ("float32", "bfloat16", "float16")
+AUTOCASTS = ("bfloat16", "float16")
+
+
+def precision_label(dtype: str, autocast: str) -> str:
+    """How a job's numbers are computed, in a few words: "float32", "bfloat16", "float32, autocast bfloat16"."""
+    return dtype + (f", autocast {autocast}" if autocast else "")
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """One model × one compile config: everything the child process needs."""
@@ -180,6 +189,10 @@ class JobSpec:
     artifacts_dir: str | None = None
     # "inference" or "training" (core.measure.training: forward, loss, backward, optimizer step per call)
     task: str = "inference"
+    # The model's parameters and floating inputs in this dtype (DTYPES); `autocast` (AUTOCASTS,
+    # "" for none) runs every call, eager and compiled, under torch.autocast with that dtype.
+    dtype: str = "float32"
+    autocast: str = ""
     optimizer: str = "sgd"  # training: sgd or adamw
     # Batch sizes to sweep against one compiled model (core.analysis.variants); empty: no sweep.
     sweep_batch: tuple[int, ...] = ()

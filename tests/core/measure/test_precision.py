@@ -1,0 +1,64 @@
+"""--dtype and --autocast: the model and its floating inputs cast, or every call under
+torch.autocast, eager and compiled alike; the report says which; a dtype the model cannot run
+fails the job with the reason, never a silent float32 run."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.core.helpers import MLP_MODEL, make_spec, run_in_process
+
+REFUSES_HALF = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.dtype == torch.float16:  # as an op without a float16 kernel on this device does
+            raise RuntimeError('"addmm_impl_cpu_" not implemented for \\'Half\\'')
+        return self.lin(x)
+
+
+def get_model():
+    return Net()
+
+
+def get_example_inputs():
+    return (torch.randn(2, 4),)
+"""
+
+
+def _model(tmp_path, text, name="m.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def test_bfloat16_casts_the_model_and_its_inputs_and_the_report_says_so(tmp_path):
+    outcome, result, events = run_in_process(make_spec(_model(tmp_path, MLP_MODEL), dtype="bfloat16"))
+    assert result.status == "completed", result.failure_reason
+    s = result.summary()
+    assert (s["dtype"], s["autocast"]) == ("bfloat16", "")
+    assert result.model_info.description.endswith("[bfloat16]")
+    assert any("bfloat16[" in shape for shape in result.model_info.input_shapes)
+    assert result.accuracy.status == "pass" and result.accuracy.tolerance >= 1e-2  # bfloat16's, not float32's
+
+
+def test_autocast_runs_every_call_under_it(tmp_path):
+    outcome, result, events = run_in_process(make_spec(_model(tmp_path, MLP_MODEL), autocast="bfloat16"))
+    assert result.status == "completed", result.failure_reason
+    s = result.summary()
+    assert (s["dtype"], s["autocast"]) == ("float32", "bfloat16")
+    assert "float32, autocast bfloat16" in result.model_info.description
+    assert any("float32[" in shape for shape in result.model_info.input_shapes)  # the inputs stay float32
+
+
+def test_a_dtype_the_model_cannot_run_fails_with_the_reason(tmp_path):
+    outcome, result, events = run_in_process(make_spec(_model(tmp_path, REFUSES_HALF), dtype="float16"))
+    assert result.status == "failed"
+    assert "the model does not run in float16 on cpu" in result.failure_reason
+    assert "not implemented for 'Half'" in result.failure_reason and "use another --dtype" in result.failure_reason
