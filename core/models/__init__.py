@@ -295,6 +295,12 @@ def check_source(spec: ModelSpec, device: str = "cpu", torchvision_names: Sequen
         torchvision_models.check(spec, torchvision_names)
     elif not os.path.exists(split_factory(spec.source)[0]):
         raise ModelLoadError(f"model file {split_factory(spec.source)[0]} not found; check the path.")
+    elif os.path.isdir(split_factory(spec.source)[0]):  # a job ran and failed reading it as TorchScript
+        folder = split_factory(spec.source)[0]
+        raise ModelLoadError(
+            f"{folder} is a folder, not a model file: name a .py model file, a .pt2 or a TorchScript file in it, "
+            f"or a Hugging Face checkpoint folder as hf:{folder}."
+        )
     else:
         from core.models.python_files import check_file
 

@@ -220,3 +220,13 @@ def test_keyboard_interrupt_propagates(write_model, where):
     path = write_model(_INTERRUPTED[where], "interrupted.py")
     with pytest.raises(KeyboardInterrupt):
         check_forward(load_model(ModelSpec(path)), path)
+
+
+def test_a_folder_given_as_a_model_file_is_refused_before_any_job(tmp_path):
+    """A folder without a config.json ran a job that failed reading it as TorchScript."""
+    from core.models import ModelLoadError, check_source
+    from core.vocab.config import ModelSpec
+
+    (tmp_path / "models").mkdir()
+    with pytest.raises(ModelLoadError, match="is a folder, not a model file"):
+        check_source(ModelSpec(str(tmp_path / "models")))
