@@ -98,3 +98,23 @@ def medians_note(summary: dict) -> str:
         f"the processes ({fmt_ms(eager)} / {fmt_ms(compiled)} = {pooled:.2f}x) mix processes that ran at "
         "different speeds, so they are not divided to get it"
     )
+
+
+def methods_note(summary: dict) -> str:
+    """--timing both: when the latency and the throughput speedups differ beyond their intervals,
+    why, in one sentence ("" otherwise)."""
+    lat = (summary.get("speedup"), summary.get("speedup_ci_low"), summary.get("speedup_ci_high"))
+    thr = (
+        summary.get("throughput_speedup"),
+        summary.get("throughput_speedup_ci_low"),
+        summary.get("throughput_speedup_ci_high"),
+    )
+    if None in lat or None in thr:
+        return ""
+    if lat[2] >= thr[1] and thr[2] >= lat[1]:
+        return ""
+    return (
+        f"The two methods differ beyond the noise (latency {lat[0]:.2f}x, throughput {thr[0]:.2f}x): a call timed "
+        "alone pays the CPU's launch work and the synchronisation, which calls back to back overlap with the "
+        "device's work; latency is what one request waits, throughput what a stream of calls gets."
+    )

@@ -11,7 +11,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.analysis.stats import LatencyStats, break_even_iterations, process_speedups, speedup_over_processes, summarize
+from core.analysis.stats import (
+    LatencyStats,
+    break_even_iterations,
+    median_or_none,
+    process_speedups,
+    speedup,
+    speedup_over_processes,
+    summarize,
+)
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
 from core.vocab import records as rec
@@ -54,6 +62,8 @@ class JobResult:
     processes_ended: list[ev.ProcessEnded] = field(default_factory=list)  # the job's further processes
     call_costs: list[rec.CallCost] = field(default_factory=list)  # page faults and CPU time, per process and side
     wall_time_s: float = 0.0
+    # --timing both: the throughput phase's blocks (time a call), apart from the latency samples
+    throughput: list[rec.LatencySample] = field(default_factory=list)
     _speedup_cache: tuple | None = field(default=None, repr=False, compare=False)
     _quality_cache: tuple | None = field(default=None, repr=False, compare=False)
     _verdict_cache: tuple | None = field(default=None, repr=False, compare=False)
@@ -126,6 +136,8 @@ class JobResult:
             self.processes_ended.append(event)
         elif isinstance(event, ev.CallCostsMeasured):
             self.call_costs.extend(event.costs)
+        elif isinstance(event, ev.ThroughputMeasured):
+            self.throughput.extend(event.samples)
         elif isinstance(event, ev.JobCompleted):
             self.status, self.wall_time_s = JobStatus.COMPLETED, event.wall_time_s
         elif isinstance(event, ev.JobFailed):
@@ -216,6 +228,8 @@ class JobResult:
             "speedup": sp and sp.value,
             "speedup_ci_low": sp.ci_low if sp and ci else None,
             "speedup_ci_high": sp.ci_high if sp and ci else None,
+            "timing_method": self.spec.timing,
+            **self._throughput_columns(ci),
             **self.quality(ci).columns(),
             **self._accuracy_columns(),
             "compile_time_s": compile_s,
@@ -446,6 +460,19 @@ class JobResult:
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
         cached = self._speedup_cache
         return bool(len(eager) and len(compiled)) and (cached is None or cached[0] != (len(eager), len(compiled)))
+
+    def _throughput_columns(self, ci: bool) -> dict[str, Any]:
+        """--timing both: the throughput phase's medians a call and its speedup with its interval."""
+        eager = [x.latency_ms for x in self.throughput if x.side == "eager"]
+        compiled = [x.latency_ms for x in self.throughput if x.side == "compiled"]
+        sp = speedup(eager, compiled, resamples=2000 if ci else 0) if eager and compiled else None
+        return {
+            "throughput_eager_ms": median_or_none(eager),
+            "throughput_compiled_ms": median_or_none(compiled),
+            "throughput_speedup": sp and sp.value,
+            "throughput_speedup_ci_low": sp.ci_low if sp and ci else None,
+            "throughput_speedup_ci_high": sp.ci_high if sp and ci else None,
+        }
 
     def summary_speedup(self, ci: bool = True):
         """The speedup with its 95% interval (None without calls on both sides)."""

@@ -18,6 +18,7 @@ from core.vocab.config import (
     DEVICE_CHOICES,
     DTYPES,
     DYNAMIC_CHOICES,
+    TIMINGS,
     JobSpec,
     ModelSpec,
     dynamo_config_defaults,
@@ -95,6 +96,7 @@ APP_OPTIONS = (
     "--compile-optimizer",
     "--dtype",
     "--autocast",
+    "--timing",
     "--seq-len",
     "--hf-config",
     "--sweep-batch",
@@ -309,6 +311,20 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         "a dtype the device or the model cannot run fails the job with the reason",
     )
     add(
+        "--timing",
+        choices=TIMINGS,
+        default="latency",
+        help="latency (default): each call alone, synchronised before and after (what one request waits); "
+        "throughput: blocks of calls back to back, one synchronisation a block, the time a call = block / calls "
+        "(as torch.utils.benchmark.Timer and triton's do_bench; back-to-back calls overlap the CPU's launch "
+        "work); both: latency, then a throughput phase, the two speedups side by side",
+    )
+    add(
+        "--flush-cache",
+        action="store_true",
+        help="CUDA: clear the GPU's L2 cache before each timed call, as triton's do_bench does (--device cuda only)",
+    )
+    add(
         "--autocast",
         choices=AUTOCASTS,
         help="run every call, eager and compiled, under torch.autocast with this dtype (mixed precision)",
@@ -472,6 +488,10 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         raise ConfigError("--sweep-shapes measures inference; it does not combine with --task training.")
     if task != "training" and (getattr(args, "compile_optimizer", False) or getattr(args, "optimizer", "sgd") != "sgd"):
         raise ConfigError("--optimizer and --compile-optimizer apply only to --task training.")
+    if getattr(args, "flush_cache", False) and device != "cuda":
+        raise ConfigError("--flush-cache clears a GPU's L2 cache between calls; it applies to --device cuda only.")
+    if getattr(args, "timing", "latency") != "latency" and (args.sweep_shapes or sweep_batch):
+        raise ConfigError("--timing throughput/both times the example inputs; a sweep times each shape by latency.")
     if args.weights and not os.path.exists(args.weights):
         raise ConfigError(f"weights file {args.weights} not found.")
     check_limits(op_profile=args.op_profile)
@@ -548,6 +568,8 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         sweep_batch=sweep_batch,
         dtype=getattr(args, "dtype", None) or "float32",
         autocast=getattr(args, "autocast", None) or "",
+        timing=getattr(args, "timing", None) or "latency",
+        flush_cache=bool(getattr(args, "flush_cache", False)),
     )
 
 

@@ -7,7 +7,7 @@ import signal
 import sys
 from typing import Callable
 
-from core.analysis.figure_agreement import medians_note
+from core.analysis.figure_agreement import medians_note, methods_note
 from core.analysis.quality import process_note
 from core.analysis.results import JobResult
 from core.analysis.stats import median_or_none
@@ -16,7 +16,7 @@ from core.analysis.variants import variant_outcome
 from core.capture.compile_watch import STALL_S, stalled_text
 from core.run.runner import RunListener
 from core.vocab import events as ev
-from core.vocab.config import JobSpec
+from core.vocab.config import JobSpec, timing_method_text
 from core.vocab.formatting import cell, count, fmt_ms
 from core.vocab.op_records import TIME_CATEGORY_LABELS
 from core.vocab.records import JobStatus
@@ -141,6 +141,17 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
         note = medians_note(s)
         if note:
             out(f"  ({note})")
+        out(f"  ({timing_method_text(s['timing_method'])})")
+        if s["throughput_speedup"] is not None:
+            out(
+                f"  throughput: eager {cell(s['throughput_eager_ms'], '.3f', ' ms')}, compiled "
+                f"{cell(s['throughput_compiled_ms'], '.3f', ' ms')} a call, speedup "
+                f"{cell(s['throughput_speedup'], '.2f', 'x')} [95% CI {cell(s['throughput_speedup_ci_low'])}-"
+                f"{cell(s['throughput_speedup_ci_high'])}] ({timing_method_text('throughput')})"
+            )
+            differ = methods_note(s)
+            if differ:
+                out(f"  {differ}")
     out(f"  timing: {r.quality().line()}")
     costs = [(side, r.call_cost(side)) for side in ("eager", "compiled")]
     if all(c is not None and c.calls for _, c in costs):

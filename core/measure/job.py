@@ -27,7 +27,7 @@ from core.capture import live as capture
 from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
 from core.measure.failures import failure_reason
 from core.measure.sweep import run_sweep
-from core.measure.timing import time_blocks, time_until_precise
+from core.measure.timing import time_blocks, time_throughput, time_until_precise
 from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
@@ -38,6 +38,7 @@ from core.vocab.samples import SampleLog
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
 MB = 1024 * 1024
+L2_FLUSH_BYTES = 256 * MB
 
 
 class JobCancelledError(Exception):
@@ -60,6 +61,7 @@ class Job:
         self._last_flush = time.perf_counter()
         self.last_compile_s = 0.0
         self.cuda = spec.device == "cuda"
+        self._flush_buffer = None  # --flush-cache: the buffer cleared before each timed call (CUDA)
         self.sync = torch.cuda.synchronize if self.cuda else None
         self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
         self.capture = None  # what torch reports while compiling (core.capture.live), from the compile on
@@ -133,17 +135,49 @@ class Job:
         self.emit(ev.MemoryMeasured, peak=rec.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
 
     def timed(self, fn, inputs, before=None) -> float:
-        """Milliseconds for one call, synchronised on both sides on CUDA."""
+        """Milliseconds for one call: on CUDA between a pair of CUDA events (the GPU's own clock,
+        as triton's do_bench), the L2 cache flushed first with --flush-cache; on the CPU by the
+        host clock."""
         if before is not None:
             before()
-        sync = self.sync
-        if sync is not None:
-            sync()
+        if self.cuda:
+            return self._cuda_timed(fn, inputs, 1)
         t0 = time.perf_counter()
         fn(*inputs)
-        if sync is not None:
-            sync()
         return (time.perf_counter() - t0) * 1000.0
+
+    def timed_block(self, fn, inputs, before, calls: int) -> float:
+        """Milliseconds a call over `calls` calls back to back, one synchronisation for the block
+        (the throughput method; core.measure.timing.time_throughput)."""
+        if self.cuda:
+            return self._cuda_timed(fn, inputs, calls, before)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            if before is not None:
+                before()
+            fn(*inputs)
+        return (time.perf_counter() - t0) * 1000.0 / calls
+
+    def _cuda_timed(self, fn, inputs, calls: int, before=None) -> float:
+        torch = self.torch
+        if self.spec.flush_cache:
+            self._l2_flush().zero_()  # outside the events: the flush is not timed
+        torch.cuda.synchronize()  # what came before is not timed
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            if before is not None and calls > 1:
+                before()
+            fn(*inputs)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / calls
+
+    def _l2_flush(self):
+        """A 256 MB buffer whose clearing evicts the GPU's L2 cache (triton's do_bench does the same)."""
+        if self._flush_buffer is None:
+            self._flush_buffer = self.torch.empty(L2_FLUSH_BYTES // 4, dtype=self.torch.int32, device="cuda")
+        return self._flush_buffer
 
     # ---- phases
     def run(self) -> None:
@@ -456,10 +490,15 @@ class Job:
     def benchmark(self, loaded: LoadedModel, compiled) -> None:
         spec = self.spec
         calls = {"eager": (loaded.model, self.eager_before()), "compiled": (compiled, self.step_marker())}
+        if spec.timing == "throughput":
+            time_throughput(self, loaded, calls, as_samples=True)
+            return
         if spec.auto_iters:
             time_until_precise(self, loaded, calls)
         else:
             time_blocks(self, loaded, calls)
+        if spec.timing == "both":
+            time_throughput(self, loaded, calls, as_samples=False)
 
     def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
         """Compiled outputs against eager's on the same inputs (core.measure.accuracy). After the

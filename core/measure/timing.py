@@ -156,3 +156,45 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
             break
     job.flush()
     job.emit(ev.CallCostsMeasured, costs=costs.records())
+
+
+MIN_THROUGHPUT_BLOCKS = 10  # blocks a side at least: a median and an interval need several
+
+
+def throughput_blocks(job: Job) -> int:
+    """Blocks a side the throughput method times: the job's calls a side over THROUGHPUT_CALLS,
+    at least MIN_THROUGHPUT_BLOCKS."""
+    from core.vocab.config import THROUGHPUT_CALLS
+
+    return max(MIN_THROUGHPUT_BLOCKS, -(-job.spec.fixed_calls() // THROUGHPUT_CALLS))
+
+
+def time_throughput(job: Job, loaded: LoadedModel, calls: dict, as_samples: bool) -> None:
+    """The throughput method (as torch.utils.benchmark.Timer and triton's do_bench time): blocks
+    of THROUGHPUT_CALLS calls back to back, one synchronisation a block, the time a call = the
+    block's time / THROUGHPUT_CALLS, eager and compiled blocks alternating. `as_samples`: the
+    blocks are the job's timed samples (--timing throughput); else (--timing both, after the
+    latency benchmark) they are sent apart (ThroughputMeasured)."""
+    from core.vocab.config import THROUGHPUT_CALLS, timing_method_text
+
+    blocks = throughput_blocks(job)
+    job.enter("benchmark", f"{blocks} blocks a side; {timing_method_text('throughput')}")
+    found = []
+    inputs, Sample = loaded.inputs, rec.LatencySample
+    costs = CallCosts(job.spec.repeat)
+    for b in range(blocks):
+        for side in rec.SIDES:
+            fn, before = calls[side]
+            costs.start()
+            sample = Sample(side, b, job.timed_block(fn, inputs, before, THROUGHPUT_CALLS))
+            costs.stop(side, THROUGHPUT_CALLS)
+            if as_samples:
+                job.record(sample)
+            else:
+                found.append(sample)
+                job.check_stop()
+    job.flush()
+    if as_samples:
+        job.emit(ev.CallCostsMeasured, costs=costs.records())
+    else:
+        job.emit(ev.ThroughputMeasured, samples=tuple(found))

@@ -153,6 +153,17 @@ class ModelSpec:
 
 
 DTYPES = ("float32", "bfloat16", "float16")
+TIMINGS = ("latency", "throughput", "both")
+THROUGHPUT_CALLS = 10  # calls back to back in a throughput block (one synchronisation each block)
+
+
+def timing_method_text(timing: str) -> str:
+    """What a timing method measures, in words (reports and tables name it beside each figure)."""
+    if timing == "throughput":
+        return f"throughput: blocks of {THROUGHPUT_CALLS} calls back to back, one synchronisation a block, time a call = block / {THROUGHPUT_CALLS}"
+    return "latency: one call at a time, synchronised before and after"
+
+
 AUTOCASTS = ("bfloat16", "float16")
 
 
@@ -193,6 +204,10 @@ class JobSpec:
     # "" for none) runs every call, eager and compiled, under torch.autocast with that dtype.
     dtype: str = "float32"
     autocast: str = ""
+    # TIMINGS: "latency" (each call alone, synchronised), "throughput" (blocks of calls back to
+    # back: the job's samples are the blocks' time a call) or "both" (latency, then a throughput phase)
+    timing: str = "latency"
+    flush_cache: bool = False  # CUDA: the L2 cache cleared before each timed call, as triton's do_bench
     optimizer: str = "sgd"  # training: sgd or adamw
     # Batch sizes to sweep against one compiled model (core.analysis.variants); empty: no sweep.
     sweep_batch: tuple[int, ...] = ()

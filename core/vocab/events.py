@@ -89,6 +89,13 @@ class LatencyMeasured(Event):
 
 
 @dataclass(frozen=True)
+class ThroughputMeasured(Event):
+    """--timing both: the throughput phase's blocks, each a LatencySample of its time a call."""
+
+    samples: tuple[LatencySample, ...] = ()
+
+
+@dataclass(frozen=True)
 class CompileFinished(Event):
     result: CompileResult | None = None
 

@@ -19,13 +19,65 @@ def make_job(mode="default", device="cuda"):
     return Job(spec, lambda e: None, lambda: False, SampleLog(None))
 
 
-def test_cuda_timed_calls_synchronise_on_both_sides(monkeypatch):
-    calls = []
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: calls.append("sync"))
+class FakeEvent:
+    """torch.cuda.Event on the CPU: records when it was recorded and synchronised."""
+
+    log: list = []
+    made = 0
+
+    def __init__(self, enable_timing=False):
+        assert enable_timing
+        self.name = ("start", "end")[FakeEvent.made % 2]  # the job makes them in pairs: start, end
+        FakeEvent.made += 1
+
+    def record(self):
+        FakeEvent.log.append(f"record {self.name}")
+
+    def synchronize(self):
+        FakeEvent.log.append(f"synchronize {self.name}")
+
+    def elapsed_time(self, end):
+        return 12.0
+
+
+def _fake_cuda(monkeypatch):
+    FakeEvent.log, FakeEvent.made = [], 0
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: FakeEvent.log.append("sync"))
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    return FakeEvent.log
+
+
+def test_cuda_timed_calls_are_timed_by_a_pair_of_cuda_events(monkeypatch):
+    log = _fake_cuda(monkeypatch)
     job = make_job()
     assert job.cuda
-    job.timed(lambda x: calls.append("call"), (1,), before=lambda: calls.append("step"))
-    assert calls == ["step", "sync", "call", "sync"]
+    ms = job.timed(lambda x: log.append("call"), (1,), before=lambda: log.append("step"))
+    assert log == ["step", "sync", "record start", "call", "record end", "synchronize end"]
+    assert ms == 12.0  # the events' own elapsed time
+
+
+def test_a_throughput_block_is_one_pair_of_events_around_its_calls(monkeypatch):
+    log = _fake_cuda(monkeypatch)
+    job = make_job()
+    ms = job.timed_block(lambda x: log.append("call"), (1,), lambda: log.append("step"), 4)
+    assert log == ["sync", "record start"] + ["step", "call"] * 4 + ["record end", "synchronize end"]
+    assert ms == 3.0  # 12 ms over 4 calls
+
+
+def test_flush_cache_clears_a_buffer_outside_the_timed_events(monkeypatch):
+    import dataclasses
+
+    log = _fake_cuda(monkeypatch)
+    job = make_job()
+    job.spec = dataclasses.replace(job.spec, flush_cache=True)
+
+    class Buffer:
+        def zero_(self):
+            log.append("flush")
+
+    job._flush_buffer = Buffer()
+    job.timed(lambda x: log.append("call"), (1,))
+    assert log[:3] == ["flush", "sync", "record start"]
 
 
 @pytest.mark.parametrize(

@@ -62,3 +62,35 @@ def test_a_dtype_the_model_cannot_run_fails_with_the_reason(tmp_path):
     assert result.status == "failed"
     assert "the model does not run in float16 on cpu" in result.failure_reason
     assert "not implemented for 'Half'" in result.failure_reason and "use another --dtype" in result.failure_reason
+
+
+def test_the_throughput_method_times_blocks_and_both_gives_two_speedups(tmp_path):
+    """--timing throughput: the job's samples are blocks of calls back to back (the time a call);
+    --timing both: the latency samples as ever, then a throughput phase beside them."""
+    from core.cli.output import config_lines
+    from core.measure.timing import MIN_THROUGHPUT_BLOCKS
+
+    path = _model(tmp_path, MLP_MODEL)
+    outcome, result, events = run_in_process(make_spec(path, iters=20, timing="throughput"))
+    assert result.status == "completed", result.failure_reason
+    assert len(result.latencies("eager")) == len(result.latencies("compiled")) == MIN_THROUGHPUT_BLOCKS
+    s = result.summary()
+    assert s["timing_method"] == "throughput" and s["throughput_speedup"] is None
+    assert "(throughput: blocks of 10 calls back to back" in "\n".join(config_lines(result, s))
+    outcome, both, events = run_in_process(make_spec(path, iters=20, timing="both"))
+    s = both.summary()
+    assert len(both.latencies("eager")) == 20 and len(both.throughput) == 2 * MIN_THROUGHPUT_BLOCKS
+    assert s["timing_method"] == "both" and s["throughput_speedup"] > 0
+    assert s["throughput_speedup_ci_low"] <= s["throughput_speedup"] <= s["throughput_speedup_ci_high"]
+    lines = "\n".join(config_lines(both, s))
+    assert "(latency: one call at a time" in lines and "  throughput: eager " in lines
+
+
+def test_the_methods_note_says_why_when_the_two_speedups_differ():
+    from core.analysis.figure_agreement import methods_note
+
+    apart = {"speedup": 1.1, "speedup_ci_low": 1.05, "speedup_ci_high": 1.15}
+    apart |= {"throughput_speedup": 1.6, "throughput_speedup_ci_low": 1.5, "throughput_speedup_ci_high": 1.7}
+    assert "a call timed alone pays the CPU's launch work" in methods_note(apart)
+    close = {**apart, "throughput_speedup_ci_low": 1.12}
+    assert methods_note(close) == ""
