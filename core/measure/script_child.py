@@ -86,7 +86,7 @@ def _shapes(args, kwargs, tensor_type) -> tuple:
     key = []
     for value in list(args[:MAX_ARGS_SEEN]) + list(kwargs.values())[:MAX_ARGS_SEEN]:
         if isinstance(value, tensor_type):
-            key.append((tuple(value.shape), str(value.dtype), value.device.type))
+            key.append((value.shape, value.dtype, value.device))  # all hashable as they are
         elif isinstance(value, (list, tuple)) and value and isinstance(value[0], tensor_type):
             key.append(tuple(tuple(v.shape) for v in value[:MAX_ARGS_SEEN] if isinstance(v, tensor_type)))
     return tuple(key)
