@@ -60,6 +60,7 @@ class Job:
         self.steps = None  # core.measure.training.TrainingSteps for --task training (set when loading)
         self._last_flush = time.perf_counter()
         self.last_compile_s = 0.0
+        self.last_compile_metrics: list = []  # the metrics of the first compiled call (sweep reads them)
         self.cuda = spec.device == "cuda"
         self._flush_buffer = None  # --flush-cache: the buffer cleared before each timed call (CUDA)
         self.sync = torch.cuda.synchronize if self.cuda else None

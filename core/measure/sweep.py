@@ -15,13 +15,13 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 
 if TYPE_CHECKING:
-    from core.measure.job import Job
+    from core.measure.context import JobContext
     from core.models import LoadedModel
 
 MB = 1024 * 1024
 
 
-def run_sweep(job: Job, loaded: LoadedModel):
+def run_sweep(job: JobContext, loaded: LoadedModel):
     """Every input variant in turn, against one compiled model, so the recompiles (and
     the recompile limit) follow the pattern torch really applies. Returns the compiled
     model and the first variant's inputs (compiled for already: the accuracy check's)."""
@@ -73,13 +73,15 @@ def run_sweep(job: Job, loaded: LoadedModel):
     return compiled, variants[0]
 
 
-def variant_peak_mb(job: Job) -> float:
+def variant_peak_mb(job: JobContext) -> float:
     if job.cuda:
         return round(job.torch.cuda.max_memory_allocated() / MB, 2)
     return round(peak_rss_mb(), 2)
 
 
-def measure_variant(job: Job, eager, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch=None) -> bool:
+def measure_variant(
+    job: JobContext, eager, i, inputs, shapes, compiled, seen_shapes, limit_reached, batch=None
+) -> bool:
     """One sweep variant: eager and compiled warm-up, the compile it triggers, alternating
     timed calls; emits its VariantResult and returns whether the recompile limit is reached."""
     spec = job.spec

@@ -12,7 +12,7 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 
 if TYPE_CHECKING:
-    from core.measure.job import Job
+    from core.measure.context import JobContext
     from core.models import LoadedModel
 
 
@@ -76,7 +76,7 @@ class CallCosts:
         )
 
 
-def time_blocks(job: Job, loaded: LoadedModel, calls: dict) -> None:
+def time_blocks(job: JobContext, loaded: LoadedModel, calls: dict) -> None:
     """A fixed `iters` calls a side per process, in alternating blocks."""
     spec = job.spec
     iters = spec.iters
@@ -96,7 +96,7 @@ def time_blocks(job: Job, loaded: LoadedModel, calls: dict) -> None:
     job.emit(ev.CallCostsMeasured, costs=costs.records())
 
 
-def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
+def time_until_precise(job: JobContext, loaded: LoadedModel, calls: dict) -> None:
     """--iters auto: alternate blocks of eager and compiled calls until the speedup's 95%
     interval (of this process's calls) is within ±precision_pct %, or this process's share
     of max_time_s is spent, or AUTO_ITERS_CAP calls a side; the phase detail shows the
@@ -161,7 +161,7 @@ def time_until_precise(job: Job, loaded: LoadedModel, calls: dict) -> None:
 MIN_THROUGHPUT_BLOCKS = 10  # blocks a side at least: a median and an interval need several
 
 
-def throughput_blocks(job: Job) -> int:
+def throughput_blocks(job: JobContext) -> int:
     """Blocks a side the throughput method times: the job's calls a side over THROUGHPUT_CALLS,
     at least MIN_THROUGHPUT_BLOCKS."""
     from core.vocab.config import THROUGHPUT_CALLS
@@ -169,7 +169,7 @@ def throughput_blocks(job: Job) -> int:
     return max(MIN_THROUGHPUT_BLOCKS, -(-job.spec.fixed_calls() // THROUGHPUT_CALLS))
 
 
-def time_throughput(job: Job, loaded: LoadedModel, calls: dict, as_samples: bool) -> None:
+def time_throughput(job: JobContext, loaded: LoadedModel, calls: dict, as_samples: bool) -> None:
     """The throughput method (as torch.utils.benchmark.Timer and triton's do_bench time): blocks
     of THROUGHPUT_CALLS calls back to back, one synchronisation a block, the time a call = the
     block's time / THROUGHPUT_CALLS, eager and compiled blocks alternating. `as_samples`: the

@@ -51,7 +51,7 @@ def torchvision_entries() -> list[CatalogEntry]:
 
 
 def timm_entries() -> list[CatalogEntry]:
-    from core.models import TIMM_PREFIX
+    from core.models.base import TIMM_PREFIX
     from core.models.timm_models import families
 
     return [CatalogEntry(TIMM_PREFIX + name, name, "timm", module) for name, module in sorted(families().items())]
@@ -65,7 +65,7 @@ _NOT_BUILDABLE = {
 
 
 def hf_entries() -> list[CatalogEntry]:
-    from core.models import HF_PREFIX
+    from core.models.base import HF_PREFIX
     from core.models.hf_config import COMPOSITE_TYPES, model_types
     from core.models.hf_inputs import BUILDABLE, mapped_types, modality_of
 
@@ -118,7 +118,7 @@ _READERS = {"torchvision": torchvision_entries, "timm": timm_entries, "hf": hf_e
 def load_model_catalog(catalogs: tuple[str, ...] = CATALOGS) -> ModelCatalog:
     """Read the catalogs; never raises: a catalog that cannot be read (its package missing
     or broken) is left out with its message in `errors`. Seconds the first time (imports)."""
-    from core.models import ModelLoadError
+    from core.models.base import ModelLoadError
 
     entries: list[CatalogEntry] = []
     errors: dict[str, str] = {}

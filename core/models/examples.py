@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from core import PROJECT_ROOT as ROOT
-from core.models import defines_variants, split_factory
+from core.models.base import defines_variants, split_factory
 
 EXAMPLES_DIR = os.path.join(ROOT, "resources", "models")
 

@@ -9,7 +9,7 @@ import traceback
 import zipfile
 from typing import Callable
 
-from core.models import LoadedModel, ModelLoadError, short_error
+from core.models.base import LoadedModel, ModelLoadError, short_error
 from core.models.values import keyword_call
 from core.vocab.config import ModelSpec
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from core.models import ModelLoadError
+from core.models.base import ModelLoadError
 from core.vocab.generation import KV_MEMORY_SHARE, GenerationSpec, kv_cache_bytes
 
 ENCODER_TYPES = frozenset(

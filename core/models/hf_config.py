@@ -10,7 +10,7 @@ import os
 import traceback
 from dataclasses import dataclass
 
-from core.models import HF_PREFIX, ModelLoadError, close_matches, require_package, short_error
+from core.models.base import HF_PREFIX, ModelLoadError, close_matches, require_package, short_error
 from core.models.hf_inputs import text_config
 from core.vocab.config import parse_key_values
 from core.vocab.limits import ConfigError

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from core.models import ModelLoadError
+from core.models.base import ModelLoadError
 from core.vocab.config import ModelSpec
 from core.vocab.limits import LIMITS
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.models import ModelLoadError
+from core.models.base import ModelLoadError
 
 GIB = 1024**3
 # Weights may take at most this share of the memory available: activations, the compiled

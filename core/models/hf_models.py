@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from core.models import LoadedModel, ModelLoadError, close_matches, short_error
+from core.models.base import LoadedModel, ModelLoadError, close_matches, short_error
 from core.models.hf_config import HfSource, _transformers, build_config, cache_note, from_config, parse_source
 from core.models.hf_memory import check_fits, count_text
 from core.vocab.config import ModelSpec
@@ -177,7 +177,7 @@ def check(spec: ModelSpec, device: str = "cpu"):
     """Everything that can be known before building the model, which is not built: the source,
     the config and its overrides, the head, the inputs, the memory. Returns (HfSource, config,
     class, SizeEstimate or None); ModelLoadError otherwise."""
-    from core.models import hf_inputs
+    import core.models.hf_inputs as hf_inputs
 
     source = parse_source(spec.source, spec.hf_class)
     config = build_config(source, spec.hf_config)
@@ -190,7 +190,7 @@ def check(spec: ModelSpec, device: str = "cpu"):
 
 
 def load(spec: ModelSpec) -> LoadedModel:
-    from core.models import hf_inputs
+    import core.models.hf_inputs as hf_inputs
     from core.models.values import keyword_call
 
     source, config, cls, size = check(spec)

@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 
-from core.models import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, error_line_in, exit_error, short_error
+from core.models.base import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, error_line_in, exit_error, short_error
 
 SYNTAX_CHECK_MAX_BYTES = 20 * 1024 * 1024  # a model file larger than this is left to the job to read
 

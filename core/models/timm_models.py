@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import traceback
 
-from core.models import TIMM_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
+from core.models.base import TIMM_PREFIX, LoadedModel, ModelLoadError, close_matches, require_package, short_error
 from core.vocab.config import ModelSpec
 from core.vocab.limits import LIMITS
 

@@ -7,7 +7,7 @@ import os
 import traceback
 import zipfile
 
-from core.models import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, short_error
+from core.models.base import TORCHSCRIPT_NOTE, LoadedModel, ModelLoadError, short_error
 from core.vocab.config import ModelSpec
 
 

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from core.models import VIDEO_FRAMES, LoadedModel, ModelLoadError, close_matches, require_package
+from core.models.base import VIDEO_FRAMES, LoadedModel, ModelLoadError, close_matches, require_package
 from core.vocab.config import ModelSpec
 
 FAMILIES = ("video", "segmentation", "detection", "optical_flow", "quantization")
