@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
@@ -26,6 +28,59 @@ MEMORY_TIGHT_FRACTION = 0.8  # the job's last RSS readings against the machine's
 MAX_KEPT_LOGS = 20  # failed jobs' logs kept in the log folder, newest first
 LOG_HEAD_BYTES = 256 * 1024
 LOG_TAIL_BYTES = 2 * 1024 * 1024
+LOG_FOLDER_NAME = "compile-profiler-logs"
+# Never through a link, never a file that is already there: a log in a folder another user
+# could reach must not truncate or reveal that user's files (O_NOFOLLOW is 0 where missing).
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def is_private_folder(path: str) -> bool:
+    """Whether `path` is a real folder (not a link) owned by this user that no one else may
+    enter (mode 0700), as lstat sees it."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077 == 0
+
+
+def private_folder(path: str) -> bool:
+    """Make `path` a private folder (see `is_private_folder`) if it is not there, and say
+    whether it is one now. A folder that is ours but open to others is closed (mode 0700);
+    one owned by someone else, or a link, is refused."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    try:
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, 0o700)
+    except OSError:
+        return False
+    return is_private_folder(path)
+
+
+def log_folder() -> str:
+    """This user's private folder for job logs and sample logs: under $XDG_RUNTIME_DIR when it is a
+    private folder, else a per-user folder in the temporary folder; when that name is taken by
+    someone else (or is a link), a fresh private folder made by `tempfile.mkdtemp`. A fixed folder
+    shared by every user let another user's links make a run truncate or reveal files."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    candidates = [os.path.join(runtime, LOG_FOLDER_NAME)] if runtime and is_private_folder(runtime) else []
+    candidates.append(os.path.join(tempfile.gettempdir(), f"{LOG_FOLDER_NAME}-{os.getuid()}"))
+    for path in candidates:
+        if private_folder(path):
+            return path
+    return tempfile.mkdtemp(prefix=f"{LOG_FOLDER_NAME}-")
+
+
+def create_new_file(path: str) -> int:
+    """Create `path` for writing (mode 0600) and return its descriptor; FileExistsError if anything,
+    a link included, is already there."""
+    return os.open(path, NEW_FILE_FLAGS, 0o600)
 
 
 def describe_exit(exitcode: int | None, memory_tight: bool = False) -> str:
@@ -79,7 +134,8 @@ def cap_log(path: str) -> None:
             fh.seek(size - LOG_TAIL_BYTES)
             tail = fh.read()
         cut = size - len(head) - len(tail)
-        with open(path, "wb") as fh:
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "wb") as fh:
             fh.write(head + f"\n\n[... {cut:,} bytes of the log cut here ...]\n\n".encode() + tail)
     except OSError:
         pass
@@ -154,28 +210,48 @@ class ChildProcess:
 
 def launch_child(stem: str) -> ChildProcess:
     """Start `python -m core.measure.child` in its own session with a pipe for events; its log and
-    sample log are `stem`.log and `stem`.samples."""
-    log_path, sample_path = stem + ".log", stem + ".samples"
+    sample log are `stem`.log and `stem`.samples, both created new here (never through a link);
+    where either name is taken (a kept log of an earlier process with the same pid), `stem`-2,
+    `stem`-3, ... is used."""
+    log_fd, log_path, sample_path = _new_log_files(stem)
     read_fd, write_fd = os.pipe()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, env.get("PYTHONPATH")) if p)
     try:
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "core.measure.child", str(write_fd), sample_path],
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=(write_fd,),
-                env=env,
-                start_new_session=True,
-            )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "core.measure.child", str(write_fd), sample_path],
+            stdin=subprocess.PIPE,
+            stdout=log_fd,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_fd,),
+            env=env,
+            start_new_session=True,
+        )
     except OSError:
         os.close(read_fd)
+        remove_file(log_path)
+        remove_file(sample_path)
         raise
     finally:
         os.close(write_fd)  # the child holds the only write end now: EOF means it is gone
+        os.close(log_fd)
     return ChildProcess(proc, Connection(read_fd, writable=False), log_path, sample_path)
+
+
+def _new_log_files(stem: str, tries: int = 100) -> tuple[int, str, str]:
+    """A new log file (open for writing) and a new empty sample log, named after `stem`."""
+    for n in range(1, tries + 1):
+        base = stem if n == 1 else f"{stem}-{n}"
+        log_path, sample_path = base + ".log", base + ".samples"
+        try:
+            os.close(create_new_file(sample_path))
+        except FileExistsError:
+            continue
+        try:
+            return create_new_file(log_path), log_path, sample_path
+        except FileExistsError:
+            remove_file(sample_path)
+    raise FileExistsError(f"no free log name after {tries} tries for {stem}.log")
 
 
 def stop_process(proc: subprocess.Popen) -> None:

@@ -233,7 +233,9 @@ class SampleLog:
     """The child's append-only record of timed calls (see the module docstring)."""
 
     def __init__(self, path: str | None):
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if path else None
+        # never through a link (the runner creates the file new in the user's private folder)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        self._fd = os.open(path, flags, 0o600) if path else None
 
     def write(self, sample: LatencySample) -> None:
         if self._fd is not None:
