@@ -25,9 +25,9 @@ import enum
 import itertools
 import os
 import subprocess
-import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -41,6 +41,7 @@ from core.run.job_process import (
     describe_exit,
     end_processes,
     launch_child,
+    log_folder,
     log_tail,
     memory_was_tight,
     remove_file,
@@ -106,6 +107,24 @@ TIMEOUT_GUESSES = {
     "op_profile": "a hung or very slow op profile?",
     "localize": "a hung or very slow compile of one stage or submodule?",
 }
+
+
+def unreadable_event_reason(problem: str) -> str:
+    """Why a job ended when its process sent something that is not one of its events."""
+    return (
+        f"the job process sent a message on its event pipe that is not an event of this job ({problem}): "
+        "the job was ended there, and what it had measured is kept. Does the model, or a library it "
+        "uses, write to file descriptors it did not open?"
+    )
+
+
+def event_problem(event, job_id: str) -> str:
+    """What is wrong with a message read from a job's pipe as an event of job `job_id` ("" if nothing)."""
+    if not isinstance(event, ev.Event):
+        return f"a {type(event).__name__}"
+    if event.job_id != job_id:
+        return f"a {event.kind} of another job"
+    return ""
 
 
 class _EventListener(RunListener):
@@ -212,8 +231,9 @@ class JobRunner:
         self._listener = listener or (_EventListener(on_event) if on_event else RunListener())
         self._collect = collect
         self._sample_interval_s = sample_interval_s
-        self._log_dir = log_dir or os.path.join(tempfile.gettempdir(), "compile-profiler-logs")
-        os.makedirs(self._log_dir, exist_ok=True)
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+        self._log_dir = log_dir or log_folder()
         self._gpu = gpu if gpu is not None else GpuMonitor()
         self._lock = threading.Lock()
         self._cancel: str | None = None  # None, "job" (the running one) or "all" (and the rest)
@@ -225,6 +245,11 @@ class JobRunner:
     @property
     def gpu(self) -> GpuMonitor:
         return self._gpu
+
+    @property
+    def log_dir(self) -> str:
+        """The folder of this runner's job logs (private to the user unless one was given)."""
+        return self._log_dir
 
     @property
     def status(self) -> RunnerStatus:
@@ -426,6 +451,11 @@ class JobRunner:
                     detail=log_tail(child.log_path),
                     phase=watch.phase,
                 )
+            except Exception as exc:  # not a pickle, or one of something this process cannot make
+                return self._unreadable(spec, child, watch, f"{type(exc).__name__}: {exc}", exc)
+            problem = event_problem(event, spec.job_id)
+            if problem:
+                return self._unreadable(spec, child, watch, problem)
             if isinstance(event, ev.TERMINAL_EVENTS):
                 return event
             if isinstance(event, ev.JobStarted):
@@ -434,7 +464,20 @@ class JobRunner:
                 self._set_status(phase=event.phase)
             if spec.repeat and not isinstance(event, self.REPEAT_EVENTS):
                 continue
-            self._emit(watch, event)
+            try:
+                self._emit(watch, event)
+            except Exception as exc:  # an event whose fields are not what its kind declares
+                return self._unreadable(spec, child, watch, f"a {event.kind} that cannot be used: {exc}", exc)
+
+    def _unreadable(self, spec: JobSpec, child: ChildProcess, watch: _Watch, problem: str, exc=None) -> ev.JobFailed:
+        child.stop()
+        detail = "".join(traceback.format_exception(exc)) if exc is not None else ""
+        return ev.JobFailed(
+            spec.job_id,
+            reason=unreadable_event_reason(problem[:300]),
+            detail=f"{detail}\n{log_tail(child.log_path)}".strip(),
+            phase=watch.phase,
+        )
 
     def _finish(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, terminal) -> ev.Event:
         """End the child and all it started; recover lost samples; decide the log's fate."""

@@ -196,6 +196,34 @@ def test_no_timed_sample_is_lost_on_a_crash_or_hang(write_model, action, timeout
     assert len(received) == len(result.samples)  # the recovered samples reach the listener too
 
 
+SEND_ON_THE_PIPE = "Connection(int(sys.argv[1]), readable=False).{}; time.sleep(600)"
+
+
+@pytest.mark.parametrize(
+    "send,problem",
+    [
+        ("send_bytes(b'not a pickle')", "(UnpicklingError: "),
+        ("send({'kind': 'JobCompleted'})", "(a dict)"),
+        ("send(PhaseChanged('another-job', phase='benchmark'))", "(a PhaseChanged of another job)"),
+    ],
+)
+def test_a_message_that_is_not_an_event_ends_the_job_and_keeps_what_was_measured(write_model, send, problem):
+    """The reported case: a malformed message on the event pipe crashed `profile` with a
+    traceback, losing the configs already measured."""
+    source = MISBEHAVING_MODEL.format(at_call=37, action=SEND_ON_THE_PIPE.format(send))
+    source = source.replace(
+        "import os, time\n",
+        "import os, sys, time\nfrom multiprocessing.connection import Connection\n"
+        "from core.vocab.events import PhaseChanged\n",
+    )
+    path = write_model(source, "sender.py")
+    result = JobRunner().run(make_spec(path, warmup=2, iters=100, timeout_s=120))
+    assert result.status == "failed"
+    assert result.failure_reason.startswith("the job process sent a message on its event pipe that is not an event")
+    assert problem in result.failure_reason and "what it had measured is kept" in result.failure_reason
+    assert len(result.latencies("eager")) == 25 and len(result.latencies("compiled")) == 5
+
+
 SPAWNING_MODEL = """\
 import os, subprocess, sys
 import torch
