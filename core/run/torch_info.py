@@ -138,12 +138,42 @@ def _more_models_cache_path() -> str:
     return os.path.join(cache_folder(), f"model-names-{more_models_cache_key()}.json")
 
 
+# Both caches are tens of KB (the offer ~9 KB, the names ~100 KB); a larger file is not ours to
+# trust: a 280 MB one held the app 50 s and 13.6 GB while it parsed.
+CACHE_MAX_BYTES = 4 * 1024 * 1024
+
+
+def read_cache_json(path: str):
+    """The JSON value a cache file holds; ValueError when it is larger than CACHE_MAX_BYTES or not
+    JSON (nested too deep included), OSError when it cannot be read. Reads at most the cap."""
+    with open(path, "rb") as fh:
+        data = fh.read(CACHE_MAX_BYTES + 1)
+    if len(data) > CACHE_MAX_BYTES:
+        raise ValueError(f"{path} is larger than {CACHE_MAX_BYTES:,} bytes")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError as exc:
+        raise ValueError(f"{path} is nested too deep") from exc
+
+
+def helper_json(out: str):
+    """The JSON value on the last line a helper printed; ValueError when that line is larger than
+    CACHE_MAX_BYTES (what the helper would cache) or not JSON."""
+    lines = out.strip().splitlines()
+    last = lines[-1] if lines else ""
+    if len(last) > CACHE_MAX_BYTES:
+        raise ValueError(f"the helper printed more than {CACHE_MAX_BYTES:,} bytes")
+    try:
+        return json.loads(last)
+    except RecursionError as exc:
+        raise ValueError("the helper printed JSON nested too deep") from exc
+
+
 def cached_more_models() -> tuple[str, ...] | None:
     """The timm and Hugging Face names from the cache, or None when there is none for the
-    installed versions (or it is unreadable)."""
+    installed versions (or it is unreadable, too large or garbled: it is then rebuilt)."""
     try:
-        with open(_more_models_cache_path(), encoding="utf-8") as fh:
-            names = json.load(fh)
+        names = read_cache_json(_more_models_cache_path())
     except (OSError, ValueError):
         return None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -161,6 +191,7 @@ def write_more_models_cache(names: tuple[str, ...]) -> None:
 TORCH_INFO_PACKAGES = ("torch", "torchvision", "nvidia-ml-py")
 BACKEND_ENTRY_POINTS = "torch_dynamo_backends"  # torch._dynamo.backends.registry reads these
 _JSON_FIELDS = ("backends", "modes", "models", "all_backends")
+BUILT_IN_BACKENDS = ("eager", "inductor")  # torch.compile has these in every release
 
 
 def _json_value(value):
@@ -257,12 +288,14 @@ def _torch_info_cache_path() -> str:
 
 def cached_torch_info() -> TorchInfo | None:
     """torch's offer from the cache, or None when there is none for this installation (or
-    it is unreadable)."""
+    it is unreadable, too large or garbled: it is then rebuilt)."""
     try:
-        with open(_torch_info_cache_path(), encoding="utf-8") as fh:
-            return torch_info_from_json(json.load(fh))
+        info = torch_info_from_json(read_cache_json(_torch_info_cache_path()))
     except (OSError, ValueError, TypeError):
         return None
+    if not set(BUILT_IN_BACKENDS) <= set(info.all_backends) or "default" not in info.modes:
+        return None  # torch always offers these: a cache without them is stale or edited, not torch's word
+    return info
 
 
 def write_torch_info_cache(info: TorchInfo) -> None:

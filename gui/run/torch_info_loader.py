@@ -12,7 +12,6 @@ exit"). Create and start on the GUI thread; results arrive there.
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
@@ -22,6 +21,7 @@ from core.run.torch_info import (
     TorchInfo,
     cached_more_models,
     cached_torch_info,
+    helper_json,
     more_models_command,
     torch_info_command,
     torch_info_from_json,
@@ -130,7 +130,7 @@ class TorchInfoLoader(QObject):
         out = bytes(process.readAllStandardOutput()).decode("utf-8", "replace").strip()
         err = bytes(process.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
         try:
-            value = json.loads(out.splitlines()[-1]) if code == 0 and out else None
+            value = helper_json(out) if code == 0 and out else None
         except ValueError:
             value = None
         why = err[-1] if err else f"the helper process ended with code {code}"

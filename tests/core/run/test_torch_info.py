@@ -55,3 +55,43 @@ def test_the_real_helper_prints_and_caches_torch_info(tmp_path):
     assert info.versions["torch"]
     files = os.listdir(tmp_path)
     assert len(files) == 1 and files[0].startswith("torch-info-")
+
+
+def _offer_json() -> dict:
+    return torch_info_to_json(
+        TorchInfo(backends=("inductor",), modes=("default",), models=("resnet18",), all_backends=("eager", "inductor"))
+    )
+
+
+def test_an_oversize_or_too_deep_cache_is_absent_and_rebuilt(tmp_path, monkeypatch):
+    """The reported case: a 280 MB cache was parsed whole (50 s, 13.6 GB)."""
+    monkeypatch.setenv(torch_info.CACHE_ENV, str(tmp_path))
+    path = torch_info._torch_info_cache_path()
+    with open(path, "w") as fh:
+        fh.write(json.dumps(_offer_json()) + " " * torch_info.CACHE_MAX_BYTES)  # valid JSON, too large
+    assert torch_info.cached_torch_info() is None
+    with open(path, "w") as fh:
+        fh.write("[" * 200_000 + "]" * 200_000)  # json.load raised RecursionError
+    assert torch_info.cached_torch_info() is None
+    with open(torch_info._more_models_cache_path(), "w") as fh:
+        fh.write(json.dumps(["timm:a"]) + " " * torch_info.CACHE_MAX_BYTES)
+    assert torch_info.cached_more_models() is None
+    torch_info.write_torch_info_cache(torch_info_from_json(_offer_json()))  # the rebuild replaces it
+    assert torch_info.cached_torch_info().all_backends == ("eager", "inductor")
+
+
+def test_a_helper_printing_too_much_is_refused():
+    import pytest
+
+    assert torch_info.helper_json("log line\n" + json.dumps(["a"])) == ["a"]
+    with pytest.raises(ValueError, match="more than"):
+        torch_info.helper_json(json.dumps(["a" * torch_info.CACHE_MAX_BYTES]))
+
+
+def test_a_cache_without_torchs_own_backends_is_stale(tmp_path, monkeypatch):
+    """The reported case: a stale cache answered "Unknown backend 'inductor'"."""
+    monkeypatch.setenv(torch_info.CACHE_ENV, str(tmp_path))
+    stale = {**_offer_json(), "all_backends": ["eager", "tvm"]}
+    with open(torch_info._torch_info_cache_path(), "w") as fh:
+        json.dump(stale, fh)
+    assert torch_info.cached_torch_info() is None
