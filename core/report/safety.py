@@ -1,8 +1,11 @@
-"""What a report may make the app do: which links it may open, and how its text is kept text.
+"""What a report may make the app do: which links it may open, how its text is kept text, and
+which of its settings may run.
 
 A report.json can come from anyone (a colleague, a bug tracker, a download), so every string
 in it is untrusted: the app shows it as plain text and never follows a path or a URL it
-names, except documentation links that pass `is_documentation_url`. No Qt; any thread.
+names, except documentation links that pass `is_documentation_url`. Its compile settings and
+model file become jobs only through one gate (`ReportGate`): settings that could run a program
+or code (`risky_settings`) and a Python model file run only as the user says. No Qt; any thread.
 """
 
 from __future__ import annotations
@@ -227,6 +230,10 @@ class ReportGate:
                 + f"\nRun it only if you trust that file: {TRUST_REPORT_FLAG} runs it."
             )
         return "\n".join(parts)
+
+    def flags(self, trust_report: bool, without_risky: bool) -> list[str]:
+        """The `localize` options that say how (what the app passes once the user answered)."""
+        return [TRUST_REPORT_FLAG] * trust_report + [WITHOUT_RISKY_FLAG] * without_risky
 
     def config_to_run(self, config, without_risky: bool):
         """`config` as it may run once `refusal` is empty: without the risky settings when asked."""

@@ -4,7 +4,10 @@
 The report folder is the bug report's (gui.window.bug_report.report_folder: a session opened
 from a folder's report.json, or a finished run of this window, whose report.json is written into
 its own folder first). What it runs is said first and asked (a job per compiler stage, and per
-numerics setting for inductor, each in a fresh process). Its progress lines show in the status
+numerics setting for inductor, each in a fresh process); a report opened from a file passes
+core.report.safety.ReportGate as the user answers: its Python model file runs once trusted
+(gui.form.trust.confirm_python_file), its risky settings with or without them
+(confirm_config_from_file), and the command gets the matching flag. Its progress lines show in the status
 bar; at the end the report's `localization` section is read back and the Summary shows the
 sentence. The app's process never imports torch and the GUI thread never waits; a failure is
 shown with the command's own message, nothing on screen is lost. GUI thread only.
@@ -21,7 +24,10 @@ from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from core import PROJECT_ROOT
+from core.decide.localize import needs_localizing
 from core.report.files import ReportError, atomic_write, load_report, report_json
+from core.report.safety import ReportGate, describe_config, report_gate
+from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file, confirm_python_file
 from gui.window.bug_report import report_folder
 
 if TYPE_CHECKING:
@@ -30,8 +36,9 @@ if TYPE_CHECKING:
 TIMEOUT_MS = 30 * 60 * 1000  # four stages and five numerics settings of a large model, compiled cold
 
 
-def localize_command(folder: str, label: str) -> list[str]:
-    return [sys.executable, os.path.join(PROJECT_ROOT, "main.py"), "localize", folder, "--config", label]
+def localize_command(folder: str, label: str, flags: list[str] = ()) -> list[str]:
+    """The command line; `flags` say how to run the report's settings (core.report.safety.ReportGate.flags)."""
+    return [sys.executable, os.path.join(PROJECT_ROOT, "main.py"), "localize", folder, "--config", label, *flags]
 
 
 class Localizer(QObject):
@@ -46,6 +53,7 @@ class Localizer(QObject):
         self.process: QProcess | None = None
         self.folder = ""
         self.label = ""
+        self.flags: list[str] = []  # how the report's settings run, as the user answered (ReportGate.flags)
         self.box: QMessageBox | None = None
         self._last_line = ""
         self._timer = QTimer(self)
@@ -99,10 +107,43 @@ class Localizer(QObject):
         if box is None or box.standardButton(button) != QMessageBox.StandardButton.Yes:
             self.window.status_label.setText("Not localized.")
             return
+        flags = self.ask_trust()
+        if flags is None:
+            self.window.status_label.setText("Not localized: nothing ran.")
+            return
+        self.flags = flags
         self.run()
 
+    def ask_trust(self) -> list[str] | None:
+        """The command's flags for what only the report says (core.report.safety.ReportGate), as
+        the user answers: a Python model file runs once trusted (the notice of opening a model
+        file, remembered per content), risky settings with them or without them. None: cancelled.
+        A run of this window holds the user's own settings and file: --trust-report."""
+        w = self.window
+        if not w.session.origin:
+            return ReportGate().flags(trust_report=True, without_risky=False)
+        try:
+            results, _ = load_report(self.folder)  # what the command will read
+        except ReportError as exc:
+            w.show_error("Cannot localize", str(exc))
+            return None
+        result = next((r for r in results if r.config.label == self.label), None)
+        gate = report_gate([result.spec] if result is not None and needs_localizing(result) else [])
+        for path in gate.code_files:
+            if not w.is_trusted(path) and not confirm_python_file(w, w.settings, path):
+                return None
+        without = False
+        if gate.risky:
+            answer = confirm_config_from_file(w, w.session.origin, describe_config(result.config), list(gate.risky))
+            if answer == CANCEL:
+                return None
+            without = answer == RUN_WITHOUT
+        return gate.flags(
+            trust_report=bool(gate.code_files) or (bool(gate.risky) and not without), without_risky=without
+        )
+
     def run(self) -> None:
-        command = localize_command(self.folder, self.label)
+        command = localize_command(self.folder, self.label, self.flags)
         process = QProcess(self)
         process.setWorkingDirectory(PROJECT_ROOT)
         process.readyReadStandardError.connect(self._on_progress)
