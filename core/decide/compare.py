@@ -30,12 +30,14 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from core.analysis.quality import NOISY, UNUSABLE, MeasurementQuality, machine_was_busy, rerun_advice
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
 from core.models import is_file_source
 from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS
-from core.vocab.records import JobStatus
+from core.vocab.records import SIDES, JobStatus
 from core.vocab.source_paths import display_path
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -251,6 +253,8 @@ def _median_change(base: JobResult, new: JobResult, side: str) -> MedianChange |
         return None
     bm, bl, bh = median_interval(b)
     nm, nl, nh = median_interval(n)
+    if not bm > 0:  # no change relative to 0 ms (_timing_problem says why)
+        return None
     return MedianChange(bm, nm, (bl, bh), (nl, nh))
 
 
@@ -399,6 +403,13 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
         no_calls = not len(r.latencies("eager")) or not len(r.latencies("compiled"))
         if r.status == JobStatus.COMPLETED and not r.variants and no_calls:
             return f"{name} has no timed calls for it, so its speed is not compared"
+        zero = [side for side in SIDES if len(r.latencies(side)) and not np.median(r.latencies(side)) > 0]
+        if zero:
+            return (
+                f"{name} gives 0 ms as the {zero[0]} median, which no change can be measured against, so its "
+                "speed is not compared; re-run the config to measure it (a timer too coarse for the call, or an "
+                "edited report?)"
+            )
         quality = r.quality()
         if quality.direction_only:  # which side is faster is known, not a figure to set against another's
             graded.append((name, r, quality, "gives the direction only"))

@@ -377,3 +377,22 @@ def test_compare_help_names_every_exit_code():
     assert "missing from the new report (MISSING: not measured, so no slowdown, but no pass either); 3 no" in text
     assert "a timing graded unusable or giving the direction only, or no timed calls" in text
     assert "2 a refused command line, an unreadable report, or reports of different models" in text
+
+
+def test_a_median_of_zero_ms_cannot_be_told_not_a_traceback(tmp_path):
+    """The reported case: a report whose latencies made a median of 0 ms ended `compare` with a
+    ZeroDivisionError traceback (the speedup, then the change against the baseline)."""
+    base = saved(tmp_path, "base", [fake_result("inductor", compiled_ms=5.0, seed=1)])
+    zero_compiled = saved(tmp_path, "zero_compiled", [fake_result("inductor", compiled_ms=0.0, seed=2)])
+    zero_eager = saved(tmp_path, "zero_eager", [fake_result("inductor", eager_ms=0.0, seed=3)])
+    for pair, side in (((base, zero_compiled), "compiled"), ((zero_eager, base), "eager")):
+        proc = compare(*pair)
+        assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert proc.returncode == 3
+        assert f"gives 0 ms as the {side} median, which no change can be measured against" in proc.stdout
+
+
+def test_a_compiled_median_of_zero_makes_an_infinite_speedup_not_an_exception():
+    from core.analysis.stats import speedup
+
+    assert speedup([1.0, 1.0], [0.0, 0.0]).value == float("inf") and speedup([0.0], [1.0]).value == 0.0
