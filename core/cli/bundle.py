@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def save(result: JobResult, root: str, out: str) -> int:
-    """Plan, say what goes in, write; one line per outcome on stderr. The exit code."""
+    """Plan, say what goes in, write; one line per outcome on stderr. The exit code (130 after
+    Ctrl+C, said as what it stopped)."""
     try:
         plan = plan_bundle(result, root)
         print(f"bundle: {plan.notice()}", file=sys.stderr)
@@ -37,6 +38,9 @@ def save(result: JobResult, root: str, out: str) -> int:
     except (BundleError, OSError) as exc:
         print(f"error: no bundle: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # building the inputs or collect_env: write_bundle removed its .part file
+        print(f"\ninterrupted (Ctrl+C) while the bundle was being made: nothing was written at {out}.", file=sys.stderr)
+        return 130
     print(f"bundle written to {out} ({len(names)} files); run it with: python repro.py", file=sys.stderr)
     return 0
 
@@ -57,4 +61,7 @@ def main(argv: list[str]) -> int:
     except (ReportError, BundleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted (Ctrl+C) while the report was read: no bundle was made.", file=sys.stderr)
+        return 130
     return save(result, root, args.out or default_path(root, result.config.label))

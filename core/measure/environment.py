@@ -5,6 +5,7 @@ Runs inside the job's child process; nothing here imports Qt.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 
@@ -45,7 +46,30 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def model_file(source: str) -> str:
+    """The model file (.py or .pt2) a job of this model source loads, as core.models.load_model
+    resolves it; "" for a library model or another kind of file."""
+    from core.models import EXPORT_SUFFIXES, PY_SUFFIXES, source_kind, split_factory
+
+    if source_kind(source) != "file":
+        return ""
+    path = os.path.abspath(os.path.expanduser(split_factory(source)[0]))
+    return path if path.endswith(PY_SUFFIXES + EXPORT_SUFFIXES) else ""
+
+
+def file_sha256(path: str) -> str:
+    """The SHA-256 of a file's content, read in pieces (a .pt2 archive holds the weights)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def environment(spec: JobSpec) -> dict:
+    """What the job's report records of this machine, and `model_file_sha256`: the SHA-256 of
+    the model file the job loads ("" for a library model or an unreadable file), which a bundle
+    checks the file against (core.report.bundle: only the file the run loaded goes in)."""
     import torch
 
     env = {
@@ -59,7 +83,14 @@ def environment(spec: JobSpec) -> dict:
         "cuda_available": torch.cuda.is_available(),
         "cuda_version": torch.version.cuda,
         "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""),
+        "model_file_sha256": "",
     }
+    path = model_file(spec.model.source)
+    if path:
+        try:
+            env["model_file_sha256"] = file_sha256(path)
+        except OSError:
+            pass  # loading it says what is wrong
     try:
         import torchvision
 

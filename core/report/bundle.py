@@ -14,7 +14,11 @@ and the evidence behind it.
     README.md           what the finding is, what is inside, what was left out and why
 
 What goes in is said before anything is written (`BundlePlan.notice`): the model's code and
-its traces may be private. Nothing from outside the report folder and the model file goes in:
+its traces may be private. The model file goes in only when it is the file the run loaded: a
+.py or .pt2 file whose content has the SHA-256 the run's job recorded (`model_file_sha256`,
+core.measure.environment), checked again as it is copied; a report can name any path (an SSH
+key), and a path read from the report alone is never taken.
+Nothing from outside the report folder and the model file goes in:
 artifacts are read through core.vocab.artifacts.resolve (no symbolic link, nothing outside
 the folder), the model file must be a regular file, and every file has a size limit. Settings
 that name a program, a path or code (core.report.safety.risky_settings) are left out of the
@@ -24,6 +28,7 @@ process calls `write_bundle`.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -194,10 +199,49 @@ def _artifact_copies(root: str, label: str, left_out: list[str]) -> list[tuple[s
     return copies
 
 
+def zip_name(path: str) -> str:
+    """The model file's name inside the zip: its own name when plain, else with each other
+    character made "_" and "model_" in front of a name that starts with neither a letter nor "_"
+    (repro.py names it in its code: `my model (1).py` → `my_model__1_.py`)."""
+    name = re.sub(r"[^A-Za-z0-9_.\-]", "_", os.path.basename(path))
+    return name if re.match(r"[A-Za-z_]", name) else "model_" + name
+
+
+def _run_model_file(result: JobResult, path: str) -> str:
+    """`path` when it is the model file the run loaded (BundleError otherwise): a model file's
+    suffix (.py, .pt2), a regular file within the size limit, and its content's SHA-256 the one
+    the run's job recorded (core.measure.environment: `model_file_sha256`). A report can come
+    from anyone and name any file; only the run's own file goes in, never a path read from the
+    report alone (a crafted report cannot know the fingerprint of another file's content)."""
+    from core.measure.environment import file_sha256, model_file
+
+    if model_file(path) != path:
+        raise BundleError(f"{path} is not a model file (.py or .pt2); a bundle takes only the run's model file.")
+    why = _regular_file(path, MAX_ARCHIVE_BYTES if path.endswith(".pt2") else MAX_FILE_BYTES)
+    if why:
+        raise BundleError(f"the model file {path} {why}; a bundle needs the model file itself.")
+    recorded = result.environment.get("model_file_sha256")
+    if not isinstance(recorded, str) or not recorded:
+        raise BundleError(
+            f"the report does not record which model file its run loaded, so {path} is not taken: re-run "
+            "profile with the model file to make a new report, and bundle that."
+        )
+    try:
+        current = file_sha256(path)
+    except OSError as exc:
+        raise BundleError(f"the model file {path} cannot be read ({exc.strerror or exc}).") from None
+    if current != recorded:
+        raise BundleError(
+            f"{path} is not the model file the run loaded (its content changed since, or the report names "
+            "another file), so it is not taken: re-run profile with the model file to make a new report."
+        )
+    return path
+
+
 def plan_bundle(result: JobResult, root: str) -> BundlePlan:
     """What a bundle of `result` (a job of the report or session folder `root`) will hold.
     Raises BundleError for a model the script cannot rebuild."""
-    from core.models import source_kind, split_factory
+    from core.models import EXPORT_SUFFIXES, TORCHSCRIPT_SUFFIXES, source_kind, split_factory
 
     spec = result.spec
     left_out: list[str] = []
@@ -218,17 +262,13 @@ def plan_bundle(result: JobResult, root: str) -> BundlePlan:
     elif kind == "hf":
         name = ""  # the class: known once the model is built (write_bundle)
     elif kind == "file":
-        path, factory = split_factory(spec.model.source)
-        path = os.path.abspath(path)
-        if path.endswith((".pt", ".pth", ".ts", ".jit", ".torchscript")):
+        factory = split_factory(spec.model.source)[1]
+        path = os.path.abspath(os.path.expanduser(split_factory(spec.model.source)[0]))
+        if path.endswith(TORCHSCRIPT_SUFFIXES):
             raise BundleError("a TorchScript model is not compiled by torch.compile: there is nothing to reproduce.")
-        limit = MAX_ARCHIVE_BYTES if path.endswith(".pt2") else MAX_FILE_BYTES
-        why = _regular_file(path, limit)
-        if why:
-            raise BundleError(f"the model file {path} {why}; a bundle needs the model file itself.")
-        model_file, name = path, os.path.basename(path)
+        model_file, name = _run_model_file(result, path), zip_name(path)
         copies.append((name, path))
-        build_inputs = path.endswith(".pt2")
+        build_inputs = path.endswith(EXPORT_SUFFIXES)
         kind = "export" if build_inputs else "file"
     report = os.path.join(root, "report.json")
     if os.path.isfile(report) and not _regular_file(report, MAX_FILE_BYTES):
@@ -251,6 +291,9 @@ def plan_bundle(result: JobResult, root: str) -> BundlePlan:
         expected=finding.expected,
         summary=f"{spec.model.source}, {config.label}: {finding.sentence}",
         torch_version=torch_version,
+        mark_dynamic=tuple((m.input, m.dim, m.min, m.max) for m in config.mark_dynamic),
+        sweep=spec.sweep_shapes or bool(spec.sweep_batch),
+        sweep_batch=tuple(spec.sweep_batch),
     )
     return BundlePlan(result, root, finding, script, copies, model_file, build_inputs, left_out)
 
@@ -357,9 +400,13 @@ def write_bundle(plan: BundlePlan, out_path: str, environment: str | None = None
             for name, data in extra.items():
                 zf.writestr(name, data)
             for name, path in plan.copies:
+                digest = hashlib.sha256()
                 with open(path, "rb") as src, zf.open(name, "w") as dst:
                     while chunk := src.read(1 << 20):
+                        digest.update(chunk)
                         dst.write(chunk)
+                if path == plan.model_file and digest.hexdigest() != plan.result.environment.get("model_file_sha256"):
+                    raise BundleError(f"{path} changed while the bundle was written; nothing was written.")
             zf.writestr("env.txt", environment if environment is not None else environment_text())
             zf.writestr("README.md", _readme(plan, names))
         os.replace(tmp, out_path)

@@ -35,7 +35,10 @@ class ScriptSpec:
     name inside the bundle; `factory` the file's model function; `build_kwargs` the keyword
     arguments the product built the model with; `inputs_file` the saved inputs ("" for a
     model file: its get_example_inputs() makes them); `input_names` the keyword names of the
-    inputs (Hugging Face), `finding` one of FINDINGS with `expected` what the run saw."""
+    inputs (Hugging Face), `finding` one of FINDINGS with `expected` what the run saw;
+    `mark_dynamic` the (input, dim, min, max) marked dynamic before the first compiled call
+    (CompileConfig.mark_dynamic), `sweep` whether the run compiled for its first input variant
+    (a shape or batch sweep), `sweep_batch` the batch sizes it swept."""
 
     kind: str
     name: str
@@ -52,6 +55,9 @@ class ScriptSpec:
     expected: dict[str, Any] = field(default_factory=dict)
     summary: str = ""  # one line for the docstring (made safe here)
     torch_version: str = ""
+    mark_dynamic: tuple[tuple[int, int, int | None, int | None], ...] = ()
+    sweep: bool = False
+    sweep_batch: tuple[int, ...] = ()
 
 
 def _plain(value, where: str):
@@ -92,6 +98,11 @@ def _check(spec: ScriptSpec) -> None:
         raise ScriptError(f"unknown finding {spec.finding!r}")
     if spec.device not in ("cpu", "cuda"):
         raise ScriptError(f"unknown device {spec.device!r}")
+    for mark in spec.mark_dynamic:
+        if len(mark) != 4 or not all(type(v) is int or (v is None and i >= 2) for i, v in enumerate(mark)):
+            raise ScriptError(f"the dynamic mark {mark!r} is not (input, dim, min, max) of whole numbers")
+    if not all(type(b) is int and b > 0 for b in spec.sweep_batch):
+        raise ScriptError(f"the batch sizes {spec.sweep_batch!r} are not whole numbers")
 
 
 def _build_code(spec: ScriptSpec) -> str:
@@ -117,9 +128,8 @@ def _build_code(spec: ScriptSpec) -> str:
             f"    program = torch.export.load(os.path.join(HERE, {spec.name!r}))  # the run's .pt2 archive\n"
             "    return program.module(), load_inputs(), []\n"
         )
-    module = spec.name[:-3] if spec.name.endswith(".py") else spec.name
-    if not _IDENT.match(module):
-        raise ScriptError(f"the model file name {spec.name!r} is not a plain module name")
+    # the module's name need not be the file's: `my-model.py` is imported as my_model
+    module = re.sub(r"[^A-Za-z0-9_]", "_", spec.name[:-3] if spec.name.endswith(".py") else spec.name)
     return (
         "    import importlib.util\n\n"
         f"    path = os.path.join(HERE, {spec.name!r})\n"
@@ -162,6 +172,7 @@ def script_text(spec: ScriptSpec) -> str:
         "import torch",
         "",
         "HERE = os.path.dirname(os.path.abspath(__file__))",
+        'inf, nan = float("inf"), float("nan")  # as repr() writes them in the values below',
         f"FINDING = {spec.finding!r}",
         f"EXPECTED = {expected!r}  # what the run saw",
         f"COMPILE_KWARGS = {compile_kwargs!r}",
@@ -171,6 +182,9 @@ def script_text(spec: ScriptSpec) -> str:
         f"INFERENCE_MODE = {bool(spec.inference_mode)!r}",
         f"INPUT_NAMES = {tuple(spec.input_names)!r}  # keyword inputs (Hugging Face), else positional",
         f"INPUTS_FILE = {spec.inputs_file!r}",
+        f"MARK_DYNAMIC = {tuple(tuple(m) for m in spec.mark_dynamic)!r}  # (input, dim, min, max), as the run marked",
+        f"SWEEP = {bool(spec.sweep)!r}  # the run compiled for its first input variant (a sweep)",
+        f"SWEEP_BATCH = {tuple(spec.sweep_batch)!r}  # the batch sizes the run swept",
         "SEED = 0  # compile-profiler seeds torch with 0 before it builds a model",
         "",
         "",
@@ -328,13 +342,32 @@ def leaves(value):
 
 
 def max_errors(ref, res):
+    """The largest absolute and relative errors; nan when one side has a NaN where the other
+    has none (equal values, infinities and NaNs in the same places are no error)."""
     worst_abs = worst_rel = 0.0
     for a, b in zip(leaves(ref), leaves(res)):
         if a.is_floating_point() and a.shape == b.shape and a.numel():
-            err = (a.double() - b.double()).abs().max().item()
-            scale = a.double().abs().max().item() or 1.0
+            a, b = a.double(), b.double()
+            same_value = (a == b) | (a.isnan() & b.isnan())
+            diff = torch.where(same_value, torch.zeros_like(a), (a - b).abs())
+            if diff.isnan().any():
+                return float("nan"), float("nan")
+            err = diff.max().item()
+            scale = a.abs().masked_fill(a.isnan() | a.isinf(), 0).max().item() or 1.0
             worst_abs, worst_rel = max(worst_abs, err), max(worst_rel, err / scale)
     return worst_abs, worst_rel
+
+
+def mark_dynamic(inputs):
+    """The run's torch._dynamo.mark_dynamic calls, before the first compiled call."""
+    for index, dim, low, high in MARK_DYNAMIC:
+        bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
+        torch._dynamo.mark_dynamic(inputs[index], dim, **bounds)
+
+
+def with_batch(inputs, batch):
+    """The inputs at another batch size: each tensor's rows repeated and cut (as the run swept)."""
+    return tuple(x.repeat(-(-batch // x.shape[0]), *([1] * (x.dim() - 1)))[:batch].contiguous() for x in inputs)
 
 
 def check_slower(model, compiled, inputs):
@@ -365,8 +398,13 @@ def main():
     model, inputs, variants = build()
     if isinstance(model, torch.nn.Module):
         model = model.eval().to(DEVICE)
+    if SWEEP_BATCH:
+        variants = [with_batch(inputs, b) for b in SWEEP_BATCH]
+    if SWEEP and variants:  # the run compiled for its first variant and called the others after it
+        inputs, variants = tuple(variants[0]), variants[1:]
     inputs = to_device(inputs)
     compiled = compile_model(model)
+    mark_dynamic(inputs)
     context = torch.inference_mode() if INFERENCE_MODE else torch.no_grad()
     with context:
         if FINDING == "compile failure":

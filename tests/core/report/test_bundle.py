@@ -102,11 +102,19 @@ def test_a_hugging_face_model_is_rebuilt_from_its_config_and_saved_inputs(tmp_pa
 # ------------------------------------------------------------------ crafted reports
 
 
-def _result(tmp_path, source: str, **config):
+def _result(tmp_path, source: str, recorded: str | None = None, **config):
+    """A job of `source` as its run records it: the SHA-256 of the model file it loaded
+    (core.measure.environment), or `recorded` in its place."""
     from core.analysis.results import JobResult
+    from core.measure.environment import file_sha256, model_file
     from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 
-    return JobResult(JobSpec("j", ModelSpec(source), CompileConfig(**config)))
+    result = JobResult(JobSpec("j", ModelSpec(source), CompileConfig(**config)))
+    path = model_file(source)
+    if recorded is None and path and os.path.isfile(path):
+        recorded = file_sha256(path)
+    result.environment = {"model_file_sha256": recorded or ""}
+    return result
 
 
 @pytest.mark.parametrize(
@@ -203,3 +211,108 @@ def test_the_finding_order_compile_failure_first_then_accuracy_breaks_recompiles
     assert find(r).kind == "accuracy"
     r.status, r.phase, r.failure_detail = JobStatus.FAILED, "compile", "Traceback...\ntorch._dynamo.exc.Unsupported: x"
     assert find(r).kind == "compile failure" and find(r).expected["error_type"] == "Unsupported"
+
+
+LINEAR = "import torch\ndef get_model():\n    return torch.nn.Linear(2, 2)\ndef get_example_inputs():\n    return (torch.randn(1, 2),)\n"
+
+
+@pytest.mark.parametrize("secret", ["/etc/passwd", "~/.ssh/id_rsa", "aws/credentials", "secret.py", "secret.pt2"])
+def test_a_file_the_report_names_is_never_taken_unless_the_run_loaded_it(tmp_path, secret):
+    """A crafted report names a private file as the model's code: not a model file, or a model
+    file whose content is not the one the run recorded (the attacker cannot know it), or none
+    recorded: BundleError, nothing copied."""
+    path = tmp_path / secret.lstrip("~/") if not secret.startswith("/etc") else secret
+    if not str(path).startswith("/etc"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("PRIVATE KEY")
+    for recorded in ("", "0" * 64):
+        result = _result(tmp_path, str(path), recorded=recorded, backend="eager")
+        with pytest.raises(BundleError, match="re-run profile|not a model file"):
+            plan_bundle(result, str(tmp_path))
+
+
+def test_a_report_without_the_fingerprint_or_a_changed_file_is_refused_with_what_to_do(write_model, tmp_path):
+    path = write_model(LINEAR, "m.py")
+    plan = plan_bundle(_result(tmp_path, path, backend="eager"), str(tmp_path))  # the run's own file: taken
+    assert plan.model_file == path and ("m.py", path) in plan.copies
+    with pytest.raises(BundleError, match="does not record which model file its run loaded.*re-run profile"):
+        plan_bundle(_result(tmp_path, path, recorded="", backend="eager"), str(tmp_path))
+    with open(path, "a") as fh:
+        fh.write("# changed\n")
+    with pytest.raises(BundleError, match="is not the model file the run loaded"):
+        plan_bundle(plan.result, str(tmp_path))
+    with pytest.raises(BundleError, match="changed while the bundle was written"):  # after the plan: checked again
+        write_bundle(plan, str(tmp_path / "b.zip"), environment="")
+    assert not os.path.exists(tmp_path / "b.zip") and not os.path.exists(tmp_path / "b.zip.part")
+
+
+def test_a_job_records_the_fingerprint_of_the_model_file_it_loads(write_model, tmp_path):
+    from core.measure.environment import environment, file_sha256
+    from core.vocab.config import JobSpec, ModelSpec
+
+    path = write_model(LINEAR, "m.py")
+    assert environment(JobSpec("j", ModelSpec(path + ":get_model")))["model_file_sha256"] == file_sha256(path)
+    assert environment(JobSpec("j", ModelSpec("resnet18")))["model_file_sha256"] == ""
+
+
+SPECIALIZING = """\
+import torch
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        if x.shape[0] == 4:
+            return x * 2
+        return x.sin()
+
+
+def get_model():
+    return M()
+
+
+def get_example_inputs():
+    return (torch.randn(4, 3),)
+"""
+
+
+def test_a_mark_dynamic_failure_of_a_file_named_with_a_dash_is_reproduced(write_model, tmp_path):
+    """repro.py marks the dimensions the run marked (without them it said "Not reproduced"), and
+    a model file named my-model.py is imported under a plain module name."""
+    path = write_model(SPECIALIZING, "my-model.py")
+    out, bundle = tmp_path / "r", str(tmp_path / "bug.zip")
+    proc = profile(
+        path, "--backend", "eager", "--mark-dynamic", "0:0:2:6", *QUICK, "--out", str(out), "--bundle", bundle
+    )
+    assert "bundle written to" in proc.stderr, proc.stderr[-3000:]
+    assert "my-model.py" in zipfile.ZipFile(bundle).namelist()
+    script = zipfile.ZipFile(bundle).read("repro.py").decode()
+    assert "MARK_DYNAMIC = ((0, 0, 2, 6),)" in script
+    run = _run_repro(bundle, tmp_path)
+    assert run.returncode == 1 and "REPRODUCED: compiling failed" in run.stdout, run.stdout + run.stderr[-3000:]
+
+
+def test_odd_file_names_infinite_tolerances_and_nan_outputs_make_a_working_script(tmp_path):
+    """A tolerance of Infinity wrote `inf` (NameError); a NaN output printed "max abs error 0"."""
+    from core.report.bundle import zip_name
+
+    assert zip_name("/x/my model (1).py") == "my_model__1_.py" and zip_name("/x/2.py") == "model_2.py"
+    text = script_text(
+        ScriptSpec(
+            "file",
+            "my-model.py",
+            {"backend": "eager", "options": {"x": float("-inf")}},
+            finding="accuracy",
+            expected={"tolerance": float("inf"), "max_abs_error": float("nan")},
+        )
+    )
+    namespace = {"__file__": str(tmp_path / "repro.py"), "__name__": "repro"}
+    exec(compile(text, "repro.py", "exec"), namespace)
+    assert namespace["EXPECTED"]["tolerance"] == float("inf") and "'my_model'" in text
+    import math
+
+    import torch
+
+    errors = namespace["max_errors"]
+    assert all(math.isnan(e) for e in errors(torch.tensor([1.0, 2.0]), torch.tensor([1.0, float("nan")])))
+    assert errors(torch.tensor([float("nan"), float("inf")]), torch.tensor([float("nan"), float("inf")])) == (0.0, 0.0)
+    assert errors(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.5])) == (0.5, 0.25)
