@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.vocab import dynamo_overrides
-from core.vocab.config import DYNAMIC_CHOICES, CompileConfig, validate_config
+from core.vocab.config import AUTOCASTS, DTYPES, DYNAMIC_CHOICES, TIMINGS, CompileConfig, validate_config
 from core.vocab.limits import LIMITS, ConfigError, iteration_fields
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
@@ -137,6 +137,21 @@ class ConfigPanel(QGroupBox):
             "memory layout and placement can shift its speed for its whole life); the "
             "speedup's interval includes the spread between them"
         )
+        # how the numbers are computed and timed (core.vocab.config: DTYPES, AUTOCASTS, TIMINGS)
+        self.precision = QComboBox()
+        for dtype in DTYPES:
+            self.precision.addItem(dtype, (dtype, ""))
+        for autocast in AUTOCASTS:
+            self.precision.addItem(f"autocast {autocast}", ("float32", autocast))
+        self.precision.setToolTip(
+            "The model's parameters and floating inputs in this dtype, or float32 under torch.autocast; "
+            "eager and compiled alike. A dtype the device or model cannot run fails the job saying so"
+        )
+        self.timing = _combo(
+            TIMINGS,
+            "latency: each call alone, synchronised (what one request waits); throughput: blocks of calls back "
+            "to back, one synchronisation a block (what a stream of calls gets); both: the two side by side",
+        )
         for box in (self.warmup, self.iters, self.processes):  # sized for usual values, not the widest allowed
             box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
         form = QFormLayout()
@@ -149,6 +164,7 @@ class ConfigPanel(QGroupBox):
         # wider than its pane (the form and the queue's statuses were cut at the right).
         form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
         form.addRow("Processes", _row(self.processes))
+        form.addRow("Precision", _row(self.precision, QLabel("Timing"), self.timing))
 
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
@@ -246,9 +262,16 @@ class ConfigPanel(QGroupBox):
 
     # ---------------------------------------------------------------- values
     def iteration_fields(self) -> dict:
-        """The JobSpec fields of the iterations and processes boxes (core.vocab.limits.iteration_fields)."""
+        """The JobSpec fields of the measuring boxes: iterations and processes
+        (core.vocab.limits.iteration_fields), the precision (dtype, autocast) and the timing method."""
         iters = self.iters.value()
-        return iteration_fields(iters or None, processes=self.processes.value())
+        dtype, autocast = self.precision.currentData() or ("float32", "")
+        return {
+            **iteration_fields(iters or None, processes=self.processes.value()),
+            "dtype": dtype,
+            "autocast": autocast,
+            "timing": self.timing.currentText() or "latency",
+        }
 
     def current_config(self) -> CompileConfig:
         """The config being edited (overrides that do not parse are left out; `validate` says why)."""
