@@ -2,11 +2,12 @@
 profile): which lines got slower compiled, what the lines account for on each side, and a
 model file's source with each line's times beside it.
 
-A report may come from anyone and names files by their paths, so a source file is read whole
-only when it is a Python file (`.py`), a regular file (no FIFO, no device, no symbolic link as
+A report may come from anyone and names files by their paths, so a source file is read only
+when it is a Python file (`.py`), a regular file (no FIFO, no device, no symbolic link as
 its last part), under MAX_SOURCE_BYTES, and every line the report recorded (LineTime.source)
-reads the same in it: the file the report profiled, unchanged. Otherwise only the lines the
-report holds are shown, and `SourceFile.note` says why. No Qt; any thread.
+reads the same in it: the file the report profiled, unchanged; even then only the lines near
+the recorded ones are shown (CONTEXT_LINES). Otherwise only the lines the report holds are
+shown, and `SourceFile.note` says why. No Qt; any thread.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from core.vocab.op_records import LineTime, OpProfile
 SLOWER_MIN_MS = 0.001
 SLOWER_RATIO = 1.1
 MAX_SOURCE_BYTES = 4_000_000
+# Of a file the report profiled, only the lines this near a recorded one are shown: a report names
+# any file, and one line of it that is easy to guess ("import torch") would otherwise show it whole.
+CONTEXT_LINES = 15
+WINDOW_NOTE = f"Shown: the profiled lines and the {CONTEXT_LINES} lines either side of each."
 
 
 def got_slower(t: LineTime) -> bool:
@@ -77,8 +82,8 @@ class SourceRow:
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A file's lines for the view: the whole file (`whole`) or only the lines the report
-    recorded, with `note` saying why not the whole file."""
+    """A file's lines for the view: the whole file (`whole`), the lines near the recorded ones, or
+    only the lines the report recorded, with `note` saying why not the whole file."""
 
     file: str
     rows: tuple[SourceRow, ...]
@@ -101,9 +106,9 @@ def _read_lines(file: str) -> tuple[list[str] | None, str]:
 
 
 def source_file(file: str, lines: list[LineTime] | tuple[LineTime, ...]) -> SourceFile:
-    """`file`'s source with the times of `lines` (those of this file) beside their lines: the
-    whole file when it is the one the report profiled (the module docstring says how that is
-    decided), else the recorded lines only."""
+    """`file`'s source with the times of `lines` (those of this file) beside their lines: the lines
+    within CONTEXT_LINES of a recorded one when it is the file the report profiled (the module
+    docstring says how that is decided), else the recorded lines only."""
     mine = sorted((t for t in lines if t.file == file), key=lambda t: t.line)
     by_number = {t.line: t for t in mine}
     recorded = SourceFile(file, tuple(SourceRow(t.line, t.source, t) for t in mine), whole=False)
@@ -114,4 +119,8 @@ def source_file(file: str, lines: list[LineTime] | tuple[LineTime, ...]) -> Sour
     if changed or not any(t.source for t in mine):
         where = f"line {changed[0]} reads differently now" if changed else "the report recorded no source text"
         return SourceFile(file, recorded.rows, False, f"Only the profiled lines are shown: {where}.")
-    return SourceFile(file, tuple(SourceRow(i, s, by_number.get(i)) for i, s in enumerate(text, 1)), whole=True)
+    near = {n for t in mine for n in range(t.line - CONTEXT_LINES, t.line + CONTEXT_LINES + 1) if 1 <= n <= len(text)}
+    rows = tuple(SourceRow(i, text[i - 1], by_number.get(i)) for i in sorted(near))
+    if len(rows) == len(text):
+        return SourceFile(file, rows, whole=True)
+    return SourceFile(file, rows, False, WINDOW_NOTE)

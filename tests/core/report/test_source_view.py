@@ -80,3 +80,18 @@ def test_a_changed_missing_or_foreign_file_shows_only_the_recorded_lines(tmp_pat
     with open(big, "w") as fh:
         fh.write("x = 1\n" * (MAX_SOURCE_BYTES // 6 + 10))
     assert "over" in source_file(big, (LineTime(big, 1, "x = 1", eager_ms=1.0),)).note
+
+
+def test_one_guessed_line_shows_a_window_around_it_not_the_whole_file(tmp_path):
+    """The reported case: a report naming any .py file with one line that is easy to guess
+    ("import os") showed the whole file."""
+    from core.report.source_view import CONTEXT_LINES
+
+    path = str(tmp_path / "settings.py")
+    body = [f"SECRET_{i} = {i}" for i in range(1, 200)]
+    body[99] = "import os"  # line 100
+    open(path, "w").write("\n".join(body) + "\n")
+    view = source_file(path, (LineTime(path, 100, "import os", eager_ms=1.0),))
+    assert not view.whole and f"{CONTEXT_LINES} lines either side" in view.note
+    assert [r.number for r in view.rows] == list(range(100 - CONTEXT_LINES, 100 + CONTEXT_LINES + 1))
+    assert view.rows[CONTEXT_LINES].text == "import os" and view.rows[CONTEXT_LINES].times is not None
