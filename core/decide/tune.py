@@ -334,6 +334,14 @@ class TuneRun:
         if not real or any(r.status == JobStatus.COMPLETED for r in real):
             return ""
         cut = [r for r in real if r.job_id in self.listener.notes]
+        # cancelled, and not by the budget: the user stopped the run (Ctrl+C), no budget would have helped
+        stopped = [r for r in real if r.status == JobStatus.CANCELLED and r.job_id not in self.listener.notes]
+        if stopped:
+            return (
+                f"Nothing that could be recommended was measured: the run was interrupted before "
+                f"{', '.join(r.config.label for r in stopped)} finished. Run tune again to measure "
+                f"{'it' if len(stopped) == 1 else 'them'}."
+            )
         if not cut:
             return ""
         need = sum(self.listener.estimates.get(r.job_id, 0.0) for r in results) / 60.0

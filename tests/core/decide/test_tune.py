@@ -257,3 +257,29 @@ def test_a_candidate_cancelled_before_it_started_is_said_so_with_no_time_of_its_
         assert row["took_s"] is None
         line = tune_lines(run.section([result]))[1]
         assert line.endswith(note) and " in 0 s" not in line, line
+
+
+def test_after_ctrl_c_tune_says_it_was_interrupted_not_to_give_it_a_longer_budget():
+    """The reported case: after Ctrl+C, tune advised "Give it a longer budget"."""
+    import time
+
+    from core.analysis.results import JobResult
+    from core.decide.tune import TuneRun
+    from core.vocab import events as ev
+
+    inductor, freezing = CompileConfig("inductor"), CompileConfig("inductor", inductor_options=(("freezing", True),))
+    cands = {c: Candidate(c, "") for c in (inductor, freezing)}
+    listener = BudgetListener(RunListener(), budget_s=60.0, estimator=Estimator(cands), quiet=True)
+    specs = [make_spec("m.py", config=c, iters=10, warmup=1) for c in (inductor, freezing)]
+    results = []
+    for i, (spec, phase) in enumerate(zip(specs, ("compile", "queue")), 1):
+        listener.on_job_started(i, 2, spec)
+        cancelled = ev.JobCancelled(spec.job_id, phase=phase)
+        listener.on_job_ended(i, 2, spec, cancelled)
+        results.append(JobResult(spec))
+        results[-1].apply(cancelled)
+    listener.notes[specs[1].job_id] = "not started: estimated 90 s, 40 s of the budget left"  # the budget's cut
+    listener.close()
+    run = TuneRun(60.0, {s.job_id: cands[s.config] for s in specs}, listener, started=time.monotonic())
+    advice = run.budget_advice(results)
+    assert "the run was interrupted before inductor finished" in advice and "longer budget" not in advice
