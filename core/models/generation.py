@@ -154,6 +154,9 @@ def check(spec: GenerationSpec) -> dict:
             "Profile a decoder such as hf:gpt2, hf:llama or hf:qwen2 (AutoModelForCausalLM), or this model "
             "with --task inference."
         )
+    from core.models.hf_memory import check_fits
+
+    check_fits(source.label, AutoModelForCausalLM, config, spec.device)  # the weights, before the cache
     text = text_config(config)
     for sub in {id(c): c for c in (config, text)}.values():
         if hasattr(sub, "use_cache"):

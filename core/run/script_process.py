@@ -30,7 +30,7 @@ from core.run.sampling import ProcessSampler
 from core.vocab.script_job import ScriptEvents, ScriptJob
 
 OUTPUT_KEPT = 256 * 1024  # of each of stdout and stderr, the last bytes kept in the report
-EVENTS_MAX_BYTES = 512 * 2**20  # events read back from one run; past that they are counted as unread
+EVENTS_MAX_BYTES = 128 * 2**20  # events read back from one run (parsed, ~10x in memory); past that counted as unread
 STOP_GRACE_S = 5.0  # after SIGINT, the time the script gets to stop before SIGKILL
 SAMPLE_S = 0.5
 POLL_S = 0.1
