@@ -136,7 +136,11 @@ def test_a_failing_helper_is_shown_and_the_app_goes_on(window, qtbot, report_dir
 def test_a_finished_run_is_bundled_from_its_own_folder(window, qtbot, tmp_path):
     run = tempfile.TemporaryDirectory(dir=tmp_path)
     window.run_folder = run  # as gui.window.run_start makes it; removed when the window closes
-    window.session.start([], {}, run.name, keep=[fake_result("ran")])
+    from core.measure.environment import file_sha256, model_file
+
+    ran = fake_result("ran")
+    ran.environment["model_file_sha256"] = file_sha256(model_file(ran.spec.model.source))  # as its job records it
+    window.session.start([], {}, run.name, keep=[ran])
     assert bug_report.report_folder(window) == run.name and window.actions.save_bug_report.isEnabled()
     assert window.save_bug_report()
     assert json.load(open(os.path.join(run.name, "report.json")))["jobs"][0]["spec"]["job_id"] == "ran"
@@ -148,3 +152,21 @@ def test_a_finished_run_is_bundled_from_its_own_folder(window, qtbot, tmp_path):
         f.write(report_json([fake_result("x")]))
     assert window.open_session(saved)
     assert bug_report.report_folder(window) == "" and not window.actions.save_bug_report.isEnabled()
+
+
+def test_a_report_naming_another_file_as_the_model_s_code_is_refused_before_the_notice(window, tmp_path, monkeypatch):
+    """A crafted report.json whose model source is a private file: the app says why, no notice, no zip."""
+    errors = []
+    monkeypatch.setattr(window, "show_error", lambda title, text: errors.append((title, text)))
+    secret = tmp_path / "id_rsa.py"
+    secret.write_text("PRIVATE KEY")
+    result = fake_result("x")
+    doc = json.loads(report_json([result]))
+    doc["jobs"][0]["spec"]["model"]["source"] = str(secret)
+    doc["jobs"][0]["environment"]["model_file_sha256"] = "ab" * 32  # a fingerprint from some real report
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "report.json").write_text(json.dumps(doc))
+    assert window.open_session(str(folder / "report.json"))
+    assert not window.save_bug_report() and _box(window, "bug_report_notice") is None
+    assert errors and "is not the model file the run loaded" in errors[0][1]
