@@ -206,7 +206,10 @@ class ScriptProfiler:
     def compile(self, model=None, *args, **kwargs):
         """torch.compile, with the run's overrides, timing what it returns."""
         site = self._site()
-        kwargs.update(dict(self.job.overrides))
+        overrides = dict(self.job.overrides)
+        if overrides.get("mode") is not None:
+            kwargs.pop("options", None)  # torch takes a mode or options: the override's mode wins
+        kwargs.update(overrides)
         if model is None:  # @torch.compile(...): the decorator is applied next
 
             def decorate(fn):
