@@ -594,15 +594,44 @@ def entry_to_dict(e: EntryCalls) -> dict:
 
 
 def entry_from_dict(d: dict) -> EntryCalls:
-    d = dict(d)
-    d.pop("_by_compile", None)
-    d["graph_breaks"] = [GraphBreak.from_dict(g) for g in d.get("graph_breaks") or ()]
-    d["recompiles"] = [
-        Recompile(str(r["function"]), str(r["location"]), tuple(r.get("reasons") or ()), str(r.get("compile_id", "")))
-        for r in d.get("recompiles") or ()
-    ]
-    known = {f.name for f in dataclasses.fields(EntryCalls)} - {"_by_compile"}
-    return EntryCalls(**{k: v for k, v in d.items() if k in known})
+    """An entry point as a report holds it, every field checked for its type (a report can come
+    from anyone: a wrong one raises TypeError or ValueError here, never later in a sentence)."""
+    ms = [float(x) for x in d.get("ms") or ()]
+    flags = [int(x) for x in d.get("flags") or ()]
+    if len(ms) != len(flags):
+        raise ValueError("an entry point's calls and flags differ in length")
+    frames = [dict(f) for f in d.get("frames") or ()]
+    for f in frames:
+        f["call"] = int(f.get("call", 0))
+        f["compile_s"] = float(f.get("compile_s") or 0.0)
+    settings = d.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise TypeError("an entry point's settings are not a table")
+    return EntryCalls(
+        index=int(d.get("index", 0)),
+        name=str(d["name"]),
+        file=str(d.get("file", "")),
+        line=int(d.get("line", 0)),
+        kind=str(d.get("kind", "")),
+        settings={
+            str(k): v if isinstance(v, (bool, int, float, str, type(None))) else str(v) for k, v in settings.items()
+        },
+        ms=ms,
+        flags=flags,
+        calls=int(d.get("calls", len(ms))),
+        total_ms=float(d.get("total_ms", 0.0)),
+        frames=frames,
+        graph_breaks=[GraphBreak.from_dict(g) for g in d.get("graph_breaks") or ()],
+        recompiles=[
+            Recompile(
+                str(r["function"]),
+                str(r["location"]),
+                tuple(str(x) for x in (r.get("reasons") or ())),
+                str(r.get("compile_id", "")),
+            )
+            for r in d.get("recompiles") or ()
+        ],
+    )
 
 
 def function_lines(f: FunctionResult) -> list[str]:

@@ -88,8 +88,25 @@ def _run_from_dict(d) -> ScriptRun | None:
     if not isinstance(d, dict):
         return None
     entries = [entry_from_dict(e) for e in d.get("entries") or () if isinstance(e, dict)]
-    fields = {k: v for k, v in d.items() if k in ScriptRun.__dataclass_fields__ and k != "entries"}
-    run = ScriptRun(**fields)
+    run = ScriptRun(
+        stance=str(d.get("stance", "")),
+        exit_code=None if d.get("exit_code") is None else int(d["exit_code"]),
+        error=str(d.get("error") or ""),
+        ended=str(d.get("ended") or ""),
+        wall_s=None if d.get("wall_s") is None else float(d["wall_s"]),
+        process_s=float(d.get("process_s") or 0.0),
+        peak_rss_mb=None if d.get("peak_rss_mb") is None else float(d["peak_rss_mb"]),
+        cuda_peak_mb=None if d.get("cuda_peak_mb") is None else float(d["cuda_peak_mb"]),
+        notes=[str(n) for n in d.get("notes") or ()],
+        others_cores=[float(x) for x in d.get("others_cores") or ()],
+        dropped=int(d.get("dropped") or 0),
+        unreadable=int(d.get("unreadable") or 0),
+        stdout_tail=str(d.get("stdout_tail") or "")[:1_000_000],
+        stderr_tail=str(d.get("stderr_tail") or "")[:1_000_000],
+        torch_version=str(d.get("torch_version") or ""),
+        pid=int(d.get("pid") or 0),
+        finished=bool(d.get("finished")),
+    )
     run.entries = {e.key: e for e in entries}
     return run
 

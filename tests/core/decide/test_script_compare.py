@@ -105,3 +105,32 @@ def test_the_compare_command_reads_two_script_report_folders(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "step (train.py:10): REGRESSION (speedup 2.00x -> 1.25x" in proc.stdout
     assert "FAILED: 1 regression(s), 0 missing function(s)" in proc.stdout
+
+
+def test_a_crafted_script_report_is_refused_with_a_sentence(tmp_path):
+    """Values of the wrong type are refused when the report is read, never later in a sentence
+    (a count as text made `compare` raise in its f-string)."""
+    import json
+
+    from core.report.files import ReportError
+
+    folder = OutputFolder(str(tmp_path / "r")).claim()
+    try:
+        write_script_report(folder, result({"step": 1.0}, {"step": 2.0}))
+    finally:
+        folder.release()
+    path = tmp_path / "r" / "report.json"
+    doc = json.loads(path.read_text())
+    doc["runs"]["compiled"]["entries"][0]["calls"] = "many"
+    path.write_text(json.dumps(doc))
+    import pytest
+
+    with pytest.raises(ReportError, match="not a script report this version can read"):
+        load_script_report(str(tmp_path / "r"))
+    proc = subprocess.run(
+        [sys.executable, os.path.join(PROJECT_ROOT, "main.py"), "compare", str(tmp_path / "r"), str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "error:" in proc.stderr
