@@ -66,18 +66,20 @@ def localize_all(results: list[JobResult], runner: JobRunner, without_risky: boo
     available = inductor_config_defaults()
     found = []
     for n, r in enumerate(failed):
-        print(f"localize: finding where [{r.config.label}] diverges (a job per step)", file=sys.stderr)
+        label = terminal_text(r.config.label)  # a report's: printed as text, escapes and all
+        print(f"localize: finding where [{label}] diverges (a job per step)", file=sys.stderr)
         config, left_out = gate.config_to_run(r.config, without_risky), gate.left_out(r.config, without_risky)
         if left_out:
             print(
-                f"localize: [{r.config.label}] runs without the report's settings {terminal_text(', '.join(left_out))}",
+                f"localize: [{label}] runs without the report's settings {terminal_text(', '.join(left_out))}",
                 file=sys.stderr,
             )
         steps = iter(range(1, 1000))
 
-        def step(spec, config=config, r=r):
+        def step(spec, config=config, label=label):
             what = "stage" if not spec.config.inductor_options or spec.config == config else "numerics setting"
-            print(f"--localize [{r.config.label}] step {next(steps)}: {what} {spec.config.label}", file=sys.stderr)
+            shown = terminal_text(spec.config.label)
+            print(f"--localize [{label}] step {next(steps)}: {what} {shown}", file=sys.stderr)
             return runner.run(spec)
 
         found.append(localize(r, step, available, config))
@@ -143,10 +145,10 @@ def _localize(args: argparse.Namespace, argv: list[str]) -> int:
     except (ReportError, OSError, ValueError) as exc:
         print(f"error: the finding could not be written into {root}: {exc}", file=sys.stderr)
         for loc in found:
-            print(f"where [{loc.config}] diverges: {terminal_text(loc.sentence())}")
+            print(f"where [{terminal_text(loc.config)}] diverges: {terminal_text(loc.sentence())}")
         return 1
     for loc in found:
-        print(f"where [{loc.config}] diverges: {terminal_text(loc.sentence())}")
+        print(f"where [{terminal_text(loc.config)}] diverges: {terminal_text(loc.sentence())}")
         for flag in loc.flags():
             print(f"  apply and re-run: {flag}")
     print(f"written into {path} (localization)", file=sys.stderr)
