@@ -18,7 +18,7 @@ from core.decide.compare import (
     compare_reports,
     model_mismatch,
 )
-from core.report.safety import terminal_text
+from core.vocab.terminal import terminal_text
 
 
 def main(argv: list[str]) -> int:

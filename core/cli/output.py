@@ -21,6 +21,13 @@ from core.vocab.formatting import cell, count, fmt_ms
 from core.vocab.op_records import TIME_CATEGORY_LABELS
 from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
+from core.vocab.terminal import terminal_text
+
+
+def say(text: str = "", file=None, flush: bool = False) -> None:
+    """Print a line that may carry text from torch's records, file names or a report, made safe
+    for a terminal (core.vocab.terminal): every line the commands print goes through here."""
+    print(terminal_text(text), file=file, flush=flush)
 
 
 class Progress(RunListener):
@@ -50,9 +57,16 @@ class Progress(RunListener):
                 if planned is None
                 else spec.timed_processes() * (spec.warmup_calls("eager") + spec.warmup_calls("compiled") + 2 * planned)
             )
-            self.bar = tqdm(total=count, desc=self._label, unit="call", file=sys.stderr, dynamic_ncols=True, leave=True)
+            self.bar = tqdm(
+                total=count,
+                desc=terminal_text(self._label),
+                unit="call",
+                file=sys.stderr,
+                dynamic_ncols=True,
+                leave=True,
+            )
         elif not self.quiet:
-            print(f"{self._label}: starting", file=sys.stderr, flush=True)
+            say(f"{self._label}: starting", file=sys.stderr, flush=True)
 
     def on_event(self, event: ev.Event) -> None:
         import time
@@ -66,7 +80,7 @@ class Progress(RunListener):
                     or (event.phase == "compile" and event.detail.startswith("compiling "))
                     else event.phase
                 )
-                self.bar.set_description(f"{self._label}: {detail}")
+                self.bar.set_description(terminal_text(f"{self._label}: {detail}"))
             elif not self.quiet:
                 now, (last, phase) = time.monotonic(), self._last_line
                 if phase == event.phase and phase in ("benchmark", "compile") and now - last < self.LINE_EVERY_S:
@@ -74,7 +88,7 @@ class Progress(RunListener):
                     return
                 self._flush_held()
                 self._last_line = (now, event.phase)
-                print(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
+                say(f"{self._label}: {event.detail or event.phase}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.LatencyMeasured) and self.bar is not None:
             self.bar.update(len(event.samples))
         elif isinstance(event, ev.ResourceSampled) and self._last_line[1] == "compile" and not self.quiet:
@@ -83,13 +97,13 @@ class Progress(RunListener):
                 self._stall_said = True
                 self._flush_held()
                 text = stalled_text(detail, time.monotonic() - since, "--compile-log +dynamo,inductor shows more")
-                print(f"{self._label}: {text}", file=sys.stderr, flush=True)
+                say(f"{self._label}: {text}", file=sys.stderr, flush=True)
         elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
-            print(f"{self._label}: {process_note(event)}", file=sys.stderr, flush=True)
+            say(f"{self._label}: {process_note(event)}", file=sys.stderr, flush=True)
 
     def _flush_held(self) -> None:
         if self._held:
-            print(f"{self._label}: {self._held}", file=sys.stderr, flush=True)
+            say(f"{self._label}: {self._held}", file=sys.stderr, flush=True)
             self._held = ""
 
     def on_job_ended(self, index: int, total: int, spec: JobSpec, terminal: ev.Event) -> None:
@@ -105,7 +119,7 @@ class Progress(RunListener):
             self.bar.close()
             self.bar = None
         elif not self.quiet:
-            print(f"{self._label}: {status}", file=sys.stderr, flush=True)
+            say(f"{self._label}: {status}", file=sys.stderr, flush=True)
 
 
 def print_summary(results: list[JobResult]) -> None:
@@ -122,7 +136,7 @@ def config_lines(r: JobResult, summary: dict | None = None) -> list[str]:
     return lines
 
 
-def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict | None = None) -> None:
+def print_config(r: JobResult, out: Callable[[str], None] = say, summary: dict | None = None) -> None:
     """One config's block: status, medians and speedup, the timing's grade, the kernel's cost,
     accuracy, compile, memory, coverage, CUDA graphs, the time breakdown, sweeps, dynamic
     dimensions and graph breaks."""
@@ -211,7 +225,7 @@ def print_config(r: JobResult, out: Callable[[str], None] = print, summary: dict
     print_graph_breaks(r, out=out)
 
 
-def print_dynamic_dims(r: JobResult, out: Callable[[str], None] = print) -> None:
+def print_dynamic_dims(r: JobResult, out: Callable[[str], None] = say) -> None:
     """After a run that recompiled: per input dimension the sizes seen and the guards that failed
     on it (core.analysis.dynamic_dims), then the dimensions to mark, as the flag that re-runs
     with them, or why dynamic shapes cannot help."""
@@ -235,7 +249,7 @@ def print_dynamic_dims(r: JobResult, out: Callable[[str], None] = print) -> None
         out(f"  to compile these sizes once: {flags}")
 
 
-def print_graph_breaks(r: JobResult, out: Callable[[str], None] = print) -> None:
+def print_graph_breaks(r: JobResult, out: Callable[[str], None] = say) -> None:
     """One line per graph-break row: a break (how many times a call passes it: counted in the op
     profile's calls, or said to come from the compile alone), a skipped frame (what ran
     eagerly), or a compile that made torch raise (nothing ran eagerly)."""
@@ -263,7 +277,7 @@ def print_graph_breaks(r: JobResult, out: Callable[[str], None] = print) -> None
             out(f"    hint: {hint}")
 
 
-def print_throughput(r: JobResult, out: Callable[[str], None] = print) -> None:
+def print_throughput(r: JobResult, out: Callable[[str], None] = say) -> None:
     """A batch sweep's table: one line per batch size, and the best compiled throughput."""
     from core.analysis.variants import best_batch, throughput_rows
 
@@ -286,7 +300,7 @@ def print_throughput(r: JobResult, out: Callable[[str], None] = print) -> None:
         )
 
 
-def print_time_breakdown(r: JobResult, top: int = 5, out: Callable[[str], None] = print) -> None:
+def print_time_breakdown(r: JobResult, top: int = 5, out: Callable[[str], None] = say) -> None:
     """The op profile in a few lines: the verdict, each side's time by category, what ran."""
     p = r.op_profile
     if p is None:
@@ -316,7 +330,7 @@ def print_time_breakdown(r: JobResult, top: int = 5, out: Callable[[str], None] 
     print_lines(r, out=out)
 
 
-def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = print) -> None:
+def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = say) -> None:
     """The source lines that lost most time compiled (core.measure.line_profile), and what the
     lines account for on each side."""
     p = r.op_profile
@@ -348,20 +362,20 @@ def print_decision(results: list[JobResult], calls: int) -> None:
     from core.report.files import decision
 
     rec, suggestions = decision(results, calls)
-    print(f"\nRecommendation for {rec.calls:,} calls ({rec.how_sure}):")
-    print(f"  {rec.sentence}")
+    say(f"\nRecommendation for {rec.calls:,} calls ({rec.how_sure}):")
+    say(f"  {rec.sentence}")
     if rec.memory:
-        print(f"  {rec.memory}")
+        say(f"  {rec.memory}")
     if rec.break_even_calls is not None:
-        print(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
+        say(f"  Compiling pays for itself after {rec.break_even_calls:,.0f} calls.")
     if rec.per_call_basis and rec.choice:  # the sentence quotes a time a call only when it chose
-        print(f"  {rec.per_call_basis}")
+        say(f"  {rec.per_call_basis}")
     if rec.code:
-        print("\n" + rec.code.rstrip())
+        say("\n" + rec.code.rstrip())
     if suggestions:
-        print(f"\n{suggestions_heading(rec)}:")
+        say(f"\n{suggestions_heading(rec)}:")
         for s in suggestions:
-            print(s.text())
+            say(s.text())
 
 
 class CancelOnInterrupt:
@@ -376,7 +390,7 @@ class CancelOnInterrupt:
 
     def _on_sigint(self, *_) -> None:
         if not self.interrupted:
-            print(f"\ninterrupted: cancelling; {self._keeps}.", file=sys.stderr, flush=True)
+            say(f"\ninterrupted: cancelling; {self._keeps}.", file=sys.stderr, flush=True)
         self.interrupted = True
         self._cancel()
 

@@ -14,7 +14,7 @@ import sys
 
 from core.analysis.results import JobResult
 from core.cli.args import build_parser, build_specs, remember_offer
-from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary
+from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary, say
 from core.cli.prologue import run_command
 from core.report.files import OutputFolder, ReportError, write_report
 from core.report.tlparse import TLPARSE_MISSING, tlparse_executable, tlparse_into_report
@@ -56,19 +56,19 @@ def run_and_report(
     try:  # the folder first: a wrong --out is refused at once, not after the settings' checks (seconds)
         folder.reserve()
     except ReportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         runner.prestart()  # the first job's process imports torch while we validate
         specs = make_specs()
         folder.claim()  # what --overwrite replaces is removed only now, the settings all accepted
         if folder.removed:
-            print(folder.removed_text(), file=sys.stderr)
+            say(folder.removed_text(), file=sys.stderr)
         specs = [dataclasses.replace(s, artifacts_dir=folder.path) for s in specs]  # jobs write their files there
     except (ConfigError, ReportError) as exc:
         runner.close()
         folder.abandon()
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
     except BaseException:
         runner.close()
@@ -105,9 +105,9 @@ def run_and_report(
     if after is not None:
         after(results)
     for loc in localized:
-        print(f"\nwhere [{loc.config}] diverges: {loc.sentence()}")
+        say(f"\nwhere [{loc.config}] diverges: {loc.sentence()}")
         for flag in loc.flags():
-            print(f"  apply and re-run: {flag}")
+            say(f"  apply and re-run: {flag}")
     print_decision(results, args.calls)
     bundle_failed = 0
     if getattr(args, "bundle", None) and results and not interrupt.interrupted:
@@ -118,17 +118,17 @@ def run_and_report(
     expected = getattr(listener, "expected", lambda r: False)
     failed = [r for r in results if r.status != JobStatus.COMPLETED and not expected(r)]
     for r in failed:
-        print(f"error: {r.headline()}", file=sys.stderr)
+        say(f"error: {r.headline()}", file=sys.stderr)
     wrong = [r for r in results if r.accuracy is not None and r.accuracy.status == rec.AccuracyStatus.FAIL.value]
     if wrong and not getattr(args, "localize", True):
-        print(
+        say(
             "accuracy: to find where the outputs diverge (stage, submodule, setting): python3 main.py localize "
             f"{folder.path} (or profile with --localize)",
             file=sys.stderr,
         )
     if "accuracy" in args.fail_on:
         for r in wrong:
-            print(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
+            say(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
     if code:
         return code
     if interrupt.interrupted:
@@ -139,18 +139,18 @@ def run_and_report(
 def run_tlparse_all(results: list[JobResult], root: str) -> None:
     """tlparse's HTML for each config's structured trace, or why not (one line each)."""
     if tlparse_executable() is None:
-        print(f"tlparse: {TLPARSE_MISSING}", file=sys.stderr)
+        say(f"tlparse: {TLPARSE_MISSING}", file=sys.stderr)
         return
     for r in results:
         index, problem = tlparse_into_report(root, r.config.label)
-        print(f"tlparse {r.config.label}: {problem or index}", file=sys.stderr)
+        say(f"tlparse {r.config.label}: {problem or index}", file=sys.stderr)
 
 
 def _write(results: list[JobResult], folder: OutputFolder, options: dict, sections: dict | None = None) -> int:
     """Write the report; if the folder fails now, save it elsewhere and say where (exit 1)."""
     try:
         paths = write_report(results, folder.path, options, folder=folder, sections=sections)
-        print(f"report written to {folder.path} ({len(paths)} files)", file=sys.stderr)
+        say(f"report written to {folder.path} ({len(paths)} files)", file=sys.stderr)
         return 0
     except ReportError as exc:
         import tempfile
@@ -159,9 +159,9 @@ def _write(results: list[JobResult], folder: OutputFolder, options: dict, sectio
             fallback = tempfile.mkdtemp(prefix="compile-profiler-report-")
             write_report(results, fallback, options, sections=sections)
         except OSError as again:  # that disk is full too: the figures below are what is left
-            print(f"error: {exc}\nerror: nor could it be saved elsewhere: {again}", file=sys.stderr)
+            say(f"error: {exc}\nerror: nor could it be saved elsewhere: {again}", file=sys.stderr)
             return 1
-        print(
+        say(
             f"error: {exc}\nThe report was saved to {fallback} instead; the jobs' own files (traces, graphs, "
             f"logs) stay in {folder.path}.",
             file=sys.stderr,

@@ -21,11 +21,11 @@ def main(argv: list[str]) -> int:
 
 def _tune(args, argv: list[str]) -> int:
     from core.cli.args import build_specs
-    from core.cli.output import Progress
+    from core.cli.output import Progress, say
     from core.cli.profile import run_and_report
 
     if not 0 < args.budget <= MAX_BUDGET_MIN:  # NaN and infinity too (a timer cannot wait forever)
-        print(
+        say(
             f"error: --budget must be more than 0 and at most {MAX_BUDGET_MIN:,.0f} minutes (a week), not "
             f"{args.budget:g}.",
             file=sys.stderr,
@@ -60,6 +60,6 @@ def _tune(args, argv: list[str]) -> int:
         run.listener.close()
     if code == 0 and run.unanswered:
         # The question tune was asked went unanswered: a script must not read this as a result.
-        print("error: tune measured no candidate that could be recommended (see the budget above).", file=sys.stderr)
+        say("error: tune measured no candidate that could be recommended (see the budget above).", file=sys.stderr)
         return 1
     return code

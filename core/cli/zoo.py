@@ -15,7 +15,7 @@ import sys
 import threading
 
 from core.analysis.results import JobResult
-from core.cli.output import CancelOnInterrupt
+from core.cli.output import CancelOnInterrupt, say
 from core.cli.prologue import INTERRUPTED_BEFORE_JOBS, run_command
 from core.report.files import ReportError
 from core.vocab.config import JobSpec
@@ -128,7 +128,7 @@ class ZooProgress(ZooListener):
     def _say(self, text: str) -> None:
         if not self.quiet:
             with self._lock:
-                print(text, file=sys.stderr, flush=True)
+                say(text, file=sys.stderr, flush=True)
 
     def on_job_started(self, job: ZooJob, node: str = "") -> None:
         self._say(f"{job.label}: started" + (f" on {node}" if node else ""))
@@ -180,7 +180,7 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             if hasattr(executor, "connect"):
                 if not args.quiet:
                     where = f"joining the Ray cluster at {args.ray_address}" if args.ray_address else "starting Ray"
-                    print(f"{where} (up to {executor.connect_timeout:g} s; Ctrl+C stops)", file=sys.stderr, flush=True)
+                    say(f"{where} (up to {executor.connect_timeout:g} s; Ctrl+C stops)", file=sys.stderr, flush=True)
                 executor.connect([j.spec for j in jobs])
     except (ConfigError, ReportError) as exc:
         if sweep is not None:
@@ -189,7 +189,7 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             root.abandon()
         if executor is not None and hasattr(executor, "close"):
             executor.close()
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         _end_now_if_ray_still_connecting(executor, 2)
         return 2
     except KeyboardInterrupt:
@@ -198,7 +198,7 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         elif root is not None:
             root.abandon()
         if getattr(executor, "connect_abandoned", False):
-            print(f"\n{INTERRUPTED_BEFORE_JOBS}", file=sys.stderr)
+            say(f"\n{INTERRUPTED_BEFORE_JOBS}", file=sys.stderr)
             _end_now_if_ray_still_connecting(executor, 130)
         raise
     except BaseException:
@@ -208,9 +208,9 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             root.abandon()
         raise
     for text in sweep.removed_texts():
-        print(text, file=sys.stderr)
+        say(text, file=sys.stderr)
     if sweep.kept and not args.quiet:
-        print(f"--resume: {sweep.kept} jobs completed earlier are kept; {len(jobs)} to run.", file=sys.stderr)
+        say(f"--resume: {sweep.kept} jobs completed earlier are kept; {len(jobs)} to run.", file=sys.stderr)
 
     # --resume of a zoo with nothing left to run has no executor: Ctrl+C then only stops the writing
     cancel = executor.cancel if executor is not None else (lambda: None)
@@ -230,18 +230,18 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
         zoo = sweep.finish()
     print_zoo(zoo)
     for message in sweep.write_errors:
-        print(f"error: {message}", file=sys.stderr)
-    print(
+        say(f"error: {message}", file=sys.stderr)
+    say(
         f"zoo written to {sweep.out_dir} (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)",
         file=sys.stderr,
     )
     failed = [r for r in zoo.rows if r.ended and not r.completed]
     for r in failed:
-        print(f"error: {r.model} · {r.config}: {r.status}: {r.failure_reason}", file=sys.stderr)
+        say(f"error: {r.model} · {r.config}: {r.status}: {r.failure_reason}", file=sys.stderr)
     wrong = [r for r in zoo.rows if r.accuracy_failed]
     if "accuracy" in args.fail_on:
         for r in wrong:
-            print(f"error: {r.model} · {r.config} fails the accuracy check: {r.accuracy_reason}", file=sys.stderr)
+            say(f"error: {r.model} · {r.config} fails the accuracy check: {r.accuracy_reason}", file=sys.stderr)
     if sweep.write_errors:
         return 1
     if interrupt.interrupted:
@@ -264,13 +264,13 @@ def print_zoo(zoo) -> None:
     """The grid (models × configs) and the per-config summary on stdout."""
     width = max([len(m) for m in zoo.models] + [5])
     cols = [max(len(c), 14) for c in zoo.configs]
-    print(f"{'model':<{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(zoo.configs, cols)))
+    say(f"{'model':<{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(zoo.configs, cols)))
     for model in zoo.models:
         cells = [cell_text(zoo.row(model, c)) for c in zoo.configs]
-        print(f"{model:<{width}}  " + "  ".join(f"{t:<{w}}" for t, w in zip(cells, cols)))
-    print(f"({CELL_MARKS})")
-    print()
+        say(f"{model:<{width}}  " + "  ".join(f"{t:<{w}}" for t, w in zip(cells, cols)))
+    say(f"({CELL_MARKS})")
+    say()
     for s in zoo.summaries():
-        print(s.sentence())
+        say(s.sentence())
         if s.environment_warning:
-            print(f"  warning: {s.environment_warning}")
+            say(f"  warning: {s.environment_warning}")
