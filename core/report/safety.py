@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from core.vocab.terminal import terminal_text  # noqa: F401  (one sanitizer: re-exported for the report's printers)
+
 DOC_HOSTS = ("docs.pytorch.org", "pytorch.org")
 """Hosts of the PyTorch documentation: any https page there may open in the browser."""
 
@@ -174,16 +176,6 @@ def describe_config(config) -> str:
     if config.compile_optimizer:
         lines.append("optimizer step compiled too")
     return "\n".join(lines)
-
-
-def terminal_text(text) -> str:
-    """Untrusted text as it may be printed to a terminal: control characters (ESC sequences that
-    move the cursor, set the title or the clipboard, OSC 52) written as escapes ("\\x1b"), tabs
-    and line breaks kept. For what commands print from a report (config labels, reasons)."""
-    text = "" if text is None else str(text)
-    return "".join(
-        ch if ch in "\n\t" or (ord(ch) >= 32 and not 0x7F <= ord(ch) <= 0x9F) else f"\\x{ord(ch):02x}" for ch in text
-    )
 
 
 # ---------------------------------------------------------------- the gate: a report's settings as jobs

@@ -169,3 +169,11 @@ def test_a_library_model_with_plain_settings_passes_the_gate():
     gate = report_gate([_spec("resnet18", backend="inductor", inductor_options=(("freezing", True),))])
     assert gate.clear and gate.refusal(False, False) == ""
     assert report_gate([_spec("timm:resnet18"), _spec("hf:gpt2"), _spec("m.pt2")]).code_files == ()
+
+
+def test_what_reports_print_escapes_bidi_controls_too():
+    """One sanitizer: a config label with a right-to-left override reads backwards on a terminal."""
+    from core.report.safety import terminal_text
+
+    assert terminal_text("inductor\u202e/yppa") == "inductor\\u202e/yppa"
+    assert terminal_text("a\x1b]52;c;x\x07b") == "a\\x1b]52;c;x\\x07b"
