@@ -230,3 +230,15 @@ def test_a_folder_given_as_a_model_file_is_refused_before_any_job(tmp_path):
     (tmp_path / "models").mkdir()
     with pytest.raises(ModelLoadError, match="is a folder, not a model file"):
         check_source(ModelSpec(str(tmp_path / "models")))
+
+
+def test_a_million_inputs_are_described_by_the_first_ones_and_a_count():
+    """A model with 10^6 inputs wrote a 12 MB error line three times and a 55 MB report.json."""
+    import torch
+
+    from core.models import INPUTS_DESCRIBED, LoadedModel, describe_inputs
+
+    loaded = LoadedModel(torch.nn.Identity(), tuple(torch.ones(1) for _ in range(1000)), "python", "")
+    shown = describe_inputs(loaded)
+    assert len(shown) == INPUTS_DESCRIBED + 1 and shown[-1] == f"… {1000 - INPUTS_DESCRIBED:,} more inputs"
+    assert shown[0] == "float32[1]"
