@@ -274,6 +274,12 @@ class Job:
                 model.to("cuda")
         loaded.inputs = self.to_device(loaded.inputs)
         self.cast(loaded)
+        if spec.config.mark_dynamic:  # a mark that does not fit is a setting to fix, before anything compiles
+            from core.measure.dynamic_marks import check_marks
+
+            problem = check_marks(loaded.inputs, spec.config.mark_dynamic)
+            if problem:
+                raise ModelLoadError(problem)
         description = loaded.description
         if spec.dtype != "float32" or spec.autocast:
             from core.vocab.config import precision_label

@@ -94,3 +94,21 @@ def test_the_methods_note_says_why_when_the_two_speedups_differ():
     assert "a call timed alone pays the CPU's launch work" in methods_note(apart)
     close = {**apart, "throughput_speedup_ci_low": 1.12}
     assert methods_note(close) == ""
+
+
+def test_a_mark_that_does_not_fit_the_inputs_is_a_setting_to_fix_before_anything_compiles(tmp_path):
+    """It read "compile failed (ConfigError)", and a range that left out the size was blamed on the model."""
+    import dataclasses
+
+    from core.vocab.config import CompileConfig, DimMark
+
+    path = _model(tmp_path, MLP_MODEL)
+    for mark, said in (
+        (DimMark(5, 0), "--mark-dynamic 5:0 names input 5, but the model takes 1 input(s), counted from 0"),
+        (DimMark(0, 7), "--mark-dynamic 0:7: input 0 has 2 dimension(s)"),
+        (DimMark(0, 0, 100, 200), "--mark-dynamic 0:0:100:200: input 0's dimension 0 is"),
+    ):
+        config = dataclasses.replace(CompileConfig("eager"), mark_dynamic=(mark,))
+        outcome, result, events = run_in_process(make_spec(path, config=config))
+        assert result.status == "failed" and result.phase == "load", (result.phase, result.failure_reason)
+        assert said in result.failure_reason and "compile failed" not in result.failure_reason
