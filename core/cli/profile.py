@@ -131,7 +131,7 @@ def run_and_report(
             say(f"error: config '{r.config.label}' fails the accuracy check: {r.accuracy.reason}", file=sys.stderr)
     if code:
         return code
-    if interrupt.interrupted:
+    if interrupt.interrupted or bundle_failed == 130:  # Ctrl+C during the jobs, or while the bundle was made
         return 130
     return 1 if failed or ("accuracy" in args.fail_on and wrong) or bundle_failed else 0
 
