@@ -264,8 +264,9 @@ class ScriptRunner:
 class ScriptProfile:
     """A script profiled: its run as written, then (`baseline`) its eager run, each a ScriptRunner,
     `repeat` pairs in all, alternating (compiled, eager, compiled, eager...: a drift of the machine
-    reaches both sides); no further run after a cancel, a timeout, a run that failed, or one that
-    compiled nothing. `on_run(side)` is told as each run starts ("compiled", "eager"), `on_event(side, event)` each event,
+    reaches both sides). The eager run follows unless the compiled one was cancelled, timed out or
+    compiled nothing (a script that raised is compared up to its error); no further pair after a
+    failed run. `on_run(side)` is told as each run starts ("compiled", "eager"), `on_event(side, event)` each event,
     `on_output(side, stream, text)` the script's output. `cancel` from any thread."""
 
     def __init__(
@@ -315,14 +316,16 @@ class ScriptProfile:
         for _ in range(self.repeat if self.baseline else 1):
             compiled = self._run_side("compiled")
             eager = None
-            if self.baseline and self._goes_on(compiled):
+            # a script that raised still gets its baseline: what it measured until then is compared
+            if self.baseline and not self.cancelled and not compiled.ended and compiled.entries:
                 eager = self._run_side("eager")
             pairs.append((compiled, eager))
-            if eager is None or not self._goes_on(eager):
+            if eager is None or not self._goes_on(compiled) or not self._goes_on(eager):
                 break
         (compiled, eager), more = pairs[0], pairs[1:]
         return result_from_runs(job.target, job.args, job.module, job.cwd, job.overrides, compiled, eager, more)
 
     def _goes_on(self, run) -> bool:
-        """Whether another run may follow `run`."""
+        """Whether another pair may follow one with `run` in it (--repeat): not after a cancel, a
+        timeout, an error or a run that compiled nothing."""
         return not self.cancelled and not run.ended and bool(run.entries) and run.exit_code == 0
