@@ -164,7 +164,8 @@ class ConfigPanel(QGroupBox):
         # wider than its pane (the form and the queue's statuses were cut at the right).
         form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
         form.addRow("Processes", _row(self.processes))
-        form.addRow("Precision", _row(self.precision, QLabel("Timing"), self.timing))
+        form.addRow("Precision", self.precision)  # rows of their own: side by side they cut the form
+        form.addRow("Timing", self.timing)
 
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
