@@ -75,11 +75,16 @@ def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
     decision = window.view("decision")
     decision.make_owed_refreshes()  # its suggestions for the results now, even when its tab is not shown
     rule = next((s.rule for s in decision.suggestions if change in s.changes), "")
-    # the earlier result stays on screen beside the new one (a re-run of the same config
-    # replaces it there, and the Decision tab compares the two)
-    keep = [r for r in window.session.results if r.ended and r.config != new and r.job_id == before.job_id]
+    # Only the changed config runs (the queue keeps the others for the next Run); the earlier
+    # results, the changed config's included, stay on screen beside it (a re-run of the same
+    # config replaces it there, and the Decision tab compares the two)
+    keep = [r for r in window.session.results if r.ended and r.config != new]
     window.view("decision").set_before(new.label, before)
-    return window.run_profile(keep=keep, applied={new: (rule, label, change.description)})
+
+    def only_the_changed(specs):
+        return [s for s in specs if s.config == new], None
+
+    return window.run_profile(arrange=only_the_changed, keep=keep, applied={new: (rule, label, change.description)})
 
 
 def rerun(window: MainWindow) -> bool:

@@ -37,6 +37,25 @@ def test_apply_and_rerun_changes_the_queue_and_starts_a_run(qtbot, window):
     assert len(started) == 1 and [s.config for s in started[0][0]] == [FREEZING], window.last_error
 
 
+def test_apply_and_rerun_runs_only_the_changed_config_and_keeps_the_others_on_screen(qtbot, window):
+    """Issue 44: Apply and re-run profiled every queued config again, and the results of the
+    configs it did not change left the screen."""
+    window.set_model("resnet18")
+    inductor, reference = measured("inductor", compiled_ms=9.0, seed=1), measured("aot_eager", seed=2)
+    window.config_panel.queue.clear()
+    for result in (inductor, reference):
+        window.config_panel.queue.add(result.config)
+    window.session.load([inductor, reference], {})
+    window.show_tab("decision")
+    card = next(c for c in window.view("decision").card_widgets if c.suggestion.rule == "freezing")
+    started = _recorder(window)
+    card.buttons[0].click()
+    assert len(started) == 1 and [s.config for s in started[0][0]] == [FREEZING], window.last_error
+    assert window.config_panel.queue.configs == [FREEZING, reference.config]  # the next Run runs both
+    shown = window.session.results
+    assert inductor in shown and reference in shown and [r.config for r in shown][-1] == FREEZING
+
+
 def test_only_references_measured_offers_to_profile_inductor_beside_them_not_a_rerun(qtbot, window):
     """A run of eager alone cannot decide, and running it again cannot either: the button
     profiles inductor's default, the earlier results kept beside it."""
