@@ -478,6 +478,8 @@ class SummaryPanel(QWidget, ResultsView):
 
     def show_results(self, results: list) -> None:
         self.model.set_results(results)
+        # new results start at the Config column: a sideways scroll of the previous ones hid it
+        self.table.horizontalScrollBar().setValue(0)
 
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.model.mark_changed(job_id, now=ended)

@@ -90,9 +90,11 @@ class ViewSlot(QWidget):
         self._steps: list[Callable] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self._scroll: QScrollArea | None = None  # the page's scroll area (`scrolls`)
         if scrolls:  # scroll bars only when the room is under the view's minimum: else as without
             content = QWidget()
-            layout.addWidget(scroll_area(content))
+            self._scroll = scroll_area(content)
+            layout.addWidget(self._scroll)
             layout = QVBoxLayout(content)
             layout.setContentsMargins(0, 0, 0, 0)
         self._content = layout  # where the placeholder, then the view, goes
@@ -210,6 +212,8 @@ class ViewSlot(QWidget):
             return  # nothing to show: the view is built later, empty
         if self._view is None:
             self._build()
+        if self._scroll is not None:  # new results start at the page's left edge, not scrolled past it
+            self._scroll.horizontalScrollBar().setValue(0)
         self._view.show_results(results)
 
     def request_refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:

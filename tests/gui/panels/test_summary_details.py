@@ -55,3 +55,17 @@ def test_a_job_end_makes_its_row_before_the_details_read_it(qtbot, monkeypatch):
     panel.refresh([done], "a", ended=True)
     qtbot.waitUntil(lambda: len(order) >= 2, timeout=5000)
     assert order[0] == "summary" and isinstance(order[1], dict) and "summary" not in order[1:]
+
+
+def test_new_results_start_at_the_config_column(qtbot):
+    """Issue 44: a sideways scroll of the previous results stayed, the Config column out of sight."""
+    panel = SummaryPanel()
+    qtbot.addWidget(panel)
+    panel.resize(300, 300)
+    panel.show()
+    panel.show_results([fake_result("a", "eager"), fake_result("b", "aot_eager")])
+    bar = panel.table.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5000)
+    bar.setValue(bar.maximum())
+    panel.show_results([fake_result("c", "inductor")])
+    assert bar.value() == 0

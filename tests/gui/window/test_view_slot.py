@@ -393,3 +393,21 @@ def test_the_tab_left_open_is_built_first_and_a_hidden_tab_waits_for_the_show(qt
     assert order[3:] == [slot for slot in window.views if slot in order[3:]] and decision in order[3:]
     assert decision.built and len(order) == len([slot for slot in window.views if slot is not window.slot("summary")])
     window.close_now()
+
+
+def test_a_tab_page_scrolled_sideways_starts_at_its_left_edge_with_new_results(qtbot):
+    """Issue 44: a page scrolled sideways (a small window) stayed so for the next results."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from gui.window.view_slot import ViewSlot
+
+    slot = ViewSlot("gui.panels.summary:SummaryPanel", deferred=False, scrolls=True)
+    qtbot.addWidget(slot)
+    slot.view.setMinimumWidth(900)
+    slot.resize(300, 300)
+    slot.show()
+    bar = slot.findChild(QScrollArea).horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5000)
+    bar.setValue(bar.maximum())
+    slot.show_results([fake_result("a", "eager")])
+    assert bar.value() == 0
