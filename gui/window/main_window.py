@@ -60,6 +60,7 @@ RUN_MODULES = (
     "core.measure.output_match",
     "core.report.source_view",
 )
+NO_PHASE = (0.0, "", "", True)  # MainWindow._phase_since between jobs: no compile to say stalled
 
 
 class MainWindow(QMainWindow):
@@ -86,7 +87,7 @@ class MainWindow(QMainWindow):
         self._closed = False  # the window was closed (closeEvent): a run's last events draw nothing
         self._results_serial = 0  # which set of results is shown: one more at every run and report
         self.run_starting = False  # Run was clicked and the session is being reset (gui.window.run_start)
-        self._phase_since = (0.0, "", "", True)  # the last phase change: when, phase, status text, stall said
+        self._phase_since = NO_PHASE  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
         # terminal and the command line's automation, which close on purpose.
         self.ask_before_closing = True
@@ -418,6 +419,7 @@ class MainWindow(QMainWindow):
     def _on_run_finished(self) -> None:
         """The runner is done: the run's end is shown in a turn of its own, after the last
         job's end (gui.widgets.turns), unless another run or a report came in between."""
+        self._phase_since = NO_PHASE
         one_per_turn(self, lambda serial=self._results_serial: self._finish_run(serial))
 
     def _finish_run(self, serial: int) -> None:
@@ -442,6 +444,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_reset(self) -> None:
         self._results_serial += 1
+        self._phase_since = NO_PHASE  # a cancelled job's compile is not the new run's
         self.session_sections = {}
         if not self._loading_report:
             self._show_session()
@@ -517,6 +520,7 @@ class MainWindow(QMainWindow):
 
     def _on_job_ended(self, job_id: str) -> None:
         result = self.session.result(job_id)
+        self._phase_since = NO_PHASE  # its compile, ended or cancelled, stalls nothing further
         self.progress.show_results(self.session.results, soon=True)  # the bar repaints: not in this turn
         # the grade reads the speedup's interval: after the Summary's final row has made it
         one_per_turn(self, lambda: self.results_header.set_quality(self.session.results))
