@@ -33,11 +33,11 @@ from core.vocab import events as ev
 from core.vocab import op_records as oprec
 from core.vocab import records as rec
 from core.vocab.config import JobSpec
+from core.vocab.formatting import MB
 from core.vocab.samples import SampleLog
 
 Emit = Callable[[ev.Event], None]
 FLUSH_INTERVAL_S = 0.1
-MB = 1024 * 1024
 L2_FLUSH_BYTES = 256 * MB
 
 

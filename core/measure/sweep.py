@@ -13,12 +13,11 @@ from core.measure.timing import alternating, effective_block
 from core.models import ModelLoadError, describe_input
 from core.vocab import events as ev
 from core.vocab import records as rec
+from core.vocab.formatting import MB
 
 if TYPE_CHECKING:
     from core.measure.context import JobContext
     from core.models import LoadedModel
-
-MB = 1024 * 1024
 
 
 def run_sweep(job: JobContext, loaded: LoadedModel):

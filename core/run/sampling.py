@@ -11,10 +11,8 @@ import time
 
 import psutil
 
+from core.vocab.formatting import MB
 from core.vocab.records import ResourceSample
-
-MB = 1024 * 1024
-
 
 # What NVML's errors mean, in words (pynvml names them NVMLError_<Name>).
 NVML_REASONS = {

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+MB = 1024 * 1024  # bytes in a mebibyte: every memory figure the product writes is in these
+
 
 def fmt_ms(ms: float) -> str:
     """A duration for a sentence: µs below 0.1 ms, else ms."""
