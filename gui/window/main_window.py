@@ -125,6 +125,8 @@ class MainWindow(QMainWindow):
         self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
         self.script_window = None  # File → Profile a script… (gui.window.script_window), made when first asked
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
+        # the last Compare with report… dialog shown (gui.window.compare_dialog), kept so it stays open
+        self.compare_dialog = None
         # report.json's `localization` section (profile --localize) per report opened, by its path
         self.report_localization: dict[str, object] = {}
         # report.json's further sections the results on screen came with (`tune`: what the budget of
