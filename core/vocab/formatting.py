@@ -14,6 +14,11 @@ def fmt_ms(ms: float) -> str:
     return f"{ms:.2f} ms" if ms < 100 else f"{ms:.0f} ms"
 
 
+def ms_cell(v: float | None) -> str:
+    """A duration in ms for a table cell, no unit: three significant places for small figures, "–" when missing."""
+    return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
+
+
 def count(n: float, what: str) -> str:
     """A count with its noun: "1 graph", "3 kernels", "2.5 operators" (per-call averages need not
     be whole)."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.analysis.figure_agreement import agreement_note, medians_note
+from core.vocab.formatting import ms_cell
 from gui.panels.graph_breaks import break_counts
 from gui.panels.localization import LocalizationNote
 from gui.widgets.safe_text import markup, tooltip
@@ -44,12 +45,8 @@ GRADE_COLORS = {"noisy": warning_color, "unusable": error_color}
 Row = dict[str, Any]
 
 
-def _ms(v) -> str:
-    return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
-
-
 def _pair(a, b) -> str:
-    return f"{_ms(a)} / {_ms(b)}"
+    return f"{ms_cell(a)} / {ms_cell(b)}"
 
 
 def _latency(eager_key: str, compiled_key: str) -> Callable[[Row], str]:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.analysis.variants import OUTCOME_WORDS, medians, sweep_sentence, variant_outcome
+from core.vocab.formatting import ms_cell
 from gui.charts.sweep import SweepChart
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -29,10 +30,6 @@ EMPTY_TEXT = (
     "No shape sweep yet. Choose a model file that defines get_input_variants() (e.g. the "
     'lstm_variable_length.py example), tick "Sweep input shapes", queue dynamic false/auto/true and run.'
 )
-
-
-def _ms(v) -> str:
-    return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
 
 
 COLUMNS = (  # header, tooltip
@@ -90,8 +87,8 @@ class SweepModel(RowTableModel):
                 str(v.compiles),
                 f"{v.compile_time_s:.3f}" if v.compiles else "–",
                 "; ".join(v.recompile_reasons) or "–",
-                _ms(eager),
-                _ms(compiled),
+                ms_cell(eager),
+                ms_cell(compiled),
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and v.recompile_reasons:
