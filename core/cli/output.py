@@ -358,7 +358,7 @@ def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = say) ->
 
 def print_decision(results: list[JobResult], calls: int) -> None:
     """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
-    from core.decide.suggestions import suggestions_heading
+    from core.decide.suggestions import held_back_note, suggestions_heading
     from core.report.files import decision
 
     rec, suggestions = decision(results, calls)
@@ -376,6 +376,9 @@ def print_decision(results: list[JobResult], calls: int) -> None:
         say(f"\n{suggestions_heading(rec)}:")
         for s in suggestions:
             say(s.text())
+    held = held_back_note(results)
+    if held:
+        say(f"\n{held}")
 
 
 class CancelOnInterrupt:

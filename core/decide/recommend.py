@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from core.analysis.quality import UNUSABLE, rerun_advice
+from core.analysis.quality import CLI_FIELDS, UNUSABLE, RerunFields, rerun_advice
 from core.decide.codegen import compile_code, eager_code
 from core.vocab.config import CompileConfig
 from core.vocab.formatting import duration, fmt_ms
@@ -271,13 +271,14 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
     return options
 
 
-def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
+def recommend(results, calls: int = DEFAULT_CALLS, fields: RerunFields = CLI_FIELDS) -> Recommendation:
     """The best option for `calls` expected calls (see the module docstring). Never a firm
     verdict from a timing graded unusable (core.analysis.quality) or from totals within the noise of
-    not compiling: those say CANNOT_TELL, why, and what a re-run needs."""
+    not compiling: those say CANNOT_TELL, why, and what a re-run needs (`fields`: how that names
+    the settings, the command line's flags or the app's fields)."""
     calls = max(1, int(calls))
     options = options_for(results, calls)
-    advice = rerun_advice(r.quality() for r in results if r.ended)
+    advice = rerun_advice((r.quality() for r in results if r.ended), fields)
     if not options:
         return Recommendation(
             calls,
@@ -313,7 +314,7 @@ def recommend(results, calls: int = DEFAULT_CALLS) -> Recommendation:
             f"Cannot tell whether compiling pays off: no compiled config was measured that could be "
             f"chosen ({measured}).",
             CANNOT_TELL,
-            rerun="profile an inductor config (tune: a longer --budget)",
+            rerun=f"profile an inductor config ({fields.longer_tune})",
             options=tuple(options),
             try_config=CompileConfig("inductor"),
         )

@@ -566,6 +566,28 @@ def suggestions_heading(rec) -> str:
     return SUGGESTIONS_HEADING
 
 
+TIMED_RULES = "freezing, compile caches, time outside compiled graphs"  # the rules that need a usable timing
+
+
+def held_back_note(results) -> str:
+    """What the suggestions leave out for lack of a usable timing: the rules that rest on it
+    (TIMED_RULES) say nothing of a completed config whose timing was unusable or too short to
+    grade, and "Suggestions: none" on a busy machine read as "nothing to try". "" when every
+    completed config's timing could carry advice."""
+    held = [r for r in results if completed(r) and not timing_trusted(r)]
+    if not held:
+        return ""
+    shown = []
+    for r in held:
+        q = r.quality()
+        shown.append(f"{r.config.label} ({q.grade}: {q.reasons[0]})" if q.reasons else f"{r.config.label} ({q.grade})")
+    whose = "its timing" if len(held) == 1 else "their timings"
+    return (
+        f"Held back: the suggestions that rest on the timing ({TIMED_RULES}) for {'; '.join(shown)}, "
+        f"as {whose} can carry no advice; a re-run with a usable timing can make them."
+    )
+
+
 def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
     """Every rule over every config of a run (results: JobResults): what blocks compilation
     first, then by the time each explains per call (rule order among equals)."""

@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.analysis.quality import FORM_FIELDS
 from core.decide.recommend import DEFAULT_CALLS, recommend
-from core.decide.suggestions import SUGGESTIONS_HEADING, suggest, suggestions_heading
+from core.decide.suggestions import SUGGESTIONS_HEADING, held_back_note, suggest, suggestions_heading
 from core.decide.tune import DEFAULT_BUDGET_MIN
 from core.vocab.limits import LIMITS
 from gui.widgets.safe_text import plain
@@ -168,6 +169,8 @@ class DecisionPanel(QWidget, ResultsView):
         self._before: dict = {}  # new config label → the result the change was applied to
 
         self.suggestions_title = _label("Suggestions", bold=True)
+        self.held_back = _label()  # suggestions left out for lack of a usable timing (core: held_back_note)
+        self.held_back.hide()
         self.cards_box = QWidget()
         self.cards = QVBoxLayout(self.cards_box)
         self.cards.setContentsMargins(0, 0, 0, 0)
@@ -183,6 +186,7 @@ class DecisionPanel(QWidget, ResultsView):
         body.addLayout(code_row)
         body.addWidget(self.tune_notes)
         body.addWidget(self.suggestions_title)
+        body.addWidget(self.held_back)
         body.addWidget(self.cards_box)
         body.addStretch(1)
         scroll = QScrollArea()
@@ -239,7 +243,7 @@ class DecisionPanel(QWidget, ResultsView):
             self.copy_button.setEnabled(False)
             self._show_code(False)
         else:
-            rec = self.recommendation = recommend(ended, calls)
+            rec = self.recommendation = recommend(ended, calls, FORM_FIELDS)  # re-run advice names the form's fields
             self.sentence.setText(rec.sentence)
             lines = []
             if rec.break_even_calls is not None:
@@ -315,6 +319,9 @@ class DecisionPanel(QWidget, ResultsView):
             if self.recommendation
             else ""
         )
+        note = held_back_note([r for r in self._results if r.ended]) if self.recommendation else ""
+        self.held_back.setText(note)
+        self.held_back.setVisible(bool(note))
 
     def _on_copy_clicked(self) -> None:
         if self.recommendation is not None:

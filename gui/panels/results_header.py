@@ -12,7 +12,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.analysis.quality import banner
+from core.analysis.quality import FORM_FIELDS, banner
 from core.models import is_file_source, split_factory, workload_differences, workload_settings
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color
@@ -128,9 +128,9 @@ class ResultsHeader(QFrame):
 
     def set_quality(self, results) -> None:
         """The banner when any ended result's timing is not quiet (core.analysis.quality.banner)."""
-        text = banner(results, brief=True)  # every reason in the tooltip
+        text = banner(results, brief=True, fields=FORM_FIELDS)  # every reason in the tooltip
         self.quality.setText(text)
-        self.quality.setToolTip(tooltip(banner(results)) if text else "")
+        self.quality.setToolTip(tooltip(banner(results, fields=FORM_FIELDS)) if text else "")
         unusable = "unusable (" in text
         style = f"color: {error_color() if unusable else warning_color()}"
         if self.quality.styleSheet() != style:  # a style sheet set re-polishes the label

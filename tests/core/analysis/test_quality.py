@@ -299,3 +299,17 @@ def test_a_brief_banner_of_many_configs_keeps_only_the_unusable_ones_reasons():
     assert f"inductor unusable ({grade(unusable).reasons[0].split(' (')[0]}" in brief
     assert brief.endswith("Each config's Timing cell says why.") and len(brief) < len(full)
     assert banner([unusable, noisy[0]], brief=True) == banner([unusable, noisy[0]])  # two: all said
+
+
+def test_the_rerun_advice_can_name_the_apps_fields_not_flags_the_form_lacks():
+    """Issue 44: the app quoted `--precision` and `--max-time`, which its form does not have."""
+    from core.analysis.quality import FORM_FIELDS, rerun_advice
+
+    fixed = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6))
+    auto = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6, precision=2.0))
+    for quality in (fixed, auto):
+        advice = rerun_advice([quality], FORM_FIELDS)
+        assert "--" not in advice and "more Processes" in advice and advice.startswith("re-run on a quiet machine")
+    assert "more Iterations (or Iterations auto" in rerun_advice([fixed], FORM_FIELDS)
+    unusable = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6)
+    assert "--" not in banner([unusable], fields=FORM_FIELDS) and "--processes" in banner([unusable])

@@ -73,3 +73,14 @@ def test_calls_outside_their_range_are_refused(tmp_path):
     assert proc.returncode == 2 and "--calls must be between 1 and 1,000,000,000,000, not 0." in proc.stderr
     proc = profile("resnet18", "--calls", str(10**23), "--out", str(tmp_path / "y"))
     assert proc.returncode == 2 and "not 100,000,000,000,000,000,000,000 (past a trillion calls" in proc.stderr
+
+
+def test_the_printed_decision_says_which_suggestions_an_unusable_timing_held_back(capsys):
+    """Issue 44: no suggestion printed on a busy machine read as nothing to try."""
+    from core.cli.output import print_decision
+    from tests.core.fakes import fake_result
+
+    print_decision([fake_result("inductor", others_cores=1.6)], 10_000)
+    assert "Held back: the suggestions that rest on the timing" in capsys.readouterr().out
+    print_decision([fake_result("inductor")], 10_000)
+    assert "Held back" not in capsys.readouterr().out

@@ -410,3 +410,17 @@ def test_compiled_slower_names_what_torch_said_about_the_costliest_break():
     other = dataclasses.replace(r.graph_breaks[0], line=99)  # a break elsewhere: nothing borrowed from it
     r.graph_breaks[0] = other
     assert "torch:" not in only([r], "time_outside_graphs").evidence
+
+
+def test_suggestions_held_back_for_an_unusable_timing_are_said():
+    """Issue 44: "Suggestions: none" on a busy machine did not say that the rules resting on the
+    timing had been held back."""
+    from core.decide.suggestions import held_back_note
+
+    busy = fake_result("inductor", others_cores=1.6)
+    assert busy.quality().grade == "unusable" and "freezing" not in rules([busy])
+    note = held_back_note([busy])
+    assert note.startswith("Held back: the suggestions that rest on the timing (freezing")
+    assert "inductor (unusable: " in note and "its timing can carry no advice" in note
+    assert held_back_note([fake_result("inductor")]) == ""
+    assert held_back_note([fake_result("inductor", status="failed", others_cores=1.6)]) == ""

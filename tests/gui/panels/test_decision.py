@@ -144,6 +144,7 @@ def test_summary_grades_each_timing_and_the_header_says_when_any_is_not_quiet(qt
     text = header.quality.text()
     assert "No verdict is drawn from that timing (inductor): re-run on a quiet machine" in text
     assert "other programs used up to 1.6 cores" in text
+    assert "--" not in text + header.quality.toolTip() and "more Processes" in text  # the form's fields (issue 44)
     with qtbot.waitSignal(header.sig_rerun_requested):
         header.rerun_button.click()
 
@@ -152,11 +153,16 @@ def test_decision_offers_a_rerun_when_it_cannot_tell(qtbot):
     panel = _decision(qtbot, [measured("inductor", compiled_ms=5.0, others_cores=1.6)])
     assert panel.sentence.text().startswith("Cannot tell which settings to ship")
     assert panel.rerun_button.isVisibleTo(panel) and "To decide: re-run" in panel.details.text()
+    assert "--" not in panel.details.text() and "more Processes" in panel.details.text()  # the form's fields
+    # issue 44: "Suggestions: none" did not say the rules resting on the timing were held back
+    assert panel.suggestions_title.text().endswith(": none.") and panel.held_back.isVisibleTo(panel)
+    assert panel.held_back.text().startswith("Held back: the suggestions that rest on the timing")
     assert "Break-even" not in panel.details.text()
     with qtbot.waitSignal(panel.sig_rerun_requested):
         panel.rerun_button.click()
     quiet = _decision(qtbot, [measured("inductor", compiled_ms=5.0, seed=3)])
     assert not quiet.rerun_button.isVisibleTo(quiet) and "Break-even" in quiet.details.text()
+    assert not quiet.held_back.isVisibleTo(quiet)
 
 
 def test_each_suggestion_says_why_it_applies(qtbot):
