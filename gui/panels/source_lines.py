@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.report.source_view import accounted_text, got_slower, line_files, source_file
+from core.vocab.formatting import cell
 from core.vocab.source_paths import display_path
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -40,7 +41,7 @@ SLOWER_MARK = "slower"
 
 
 def _ms(v) -> str:
-    return "–" if v is None else f"{v:.3f}"
+    return cell(v, ".3f", missing="–")
 
 
 def _change(t) -> str:

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from core.report.artifact_views import trace_files, traces_folder
 from core.report.explain_tables import time_rows
-from core.vocab.formatting import count, fmt_ms
+from core.vocab.formatting import cell, count, fmt_ms
 from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
 from gui.charts.plot_parts import PlotParts
@@ -69,7 +69,7 @@ def legend_html() -> str:
 
 
 def _ms(v) -> str:
-    return "–" if v is None else f"{v:.3f}"
+    return cell(v, ".3f", missing="–")
 
 
 def _share(v) -> str:
