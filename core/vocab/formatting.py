@@ -54,6 +54,11 @@ def cell(value, spec: str = ".2f", unit: str = "", missing: str = "-") -> str:
     return f"{value:{spec}}{unit}"
 
 
+def fmt_speedup(value: float | None) -> str:
+    """A speedup for a table cell: two decimals and "x", "-" when missing."""
+    return "-" if value is None else f"{value:.2f}x"
+
+
 def speedup_interval(sp) -> str:
     """A speedup with its 95% interval (core.analysis.stats.Speedup): "1.82x [95% CI 1.75-1.90]"."""
     if sp is None:

@@ -20,7 +20,7 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
-from core.vocab.formatting import count
+from core.vocab.formatting import count, fmt_speedup
 
 # What makes two jobs' machines comparable: a difference in any of these is warned about.
 ENVIRONMENT_KEYS = ("torch", "torchvision", "python", "device_name", "cuda_version")
@@ -185,10 +185,6 @@ class ZooRow:
 
 ROW_COLUMNS = [f.name for f in dataclasses.fields(ZooRow)]
 FASTER, SLOWER, WITHIN_NOISE, CANNOT_TELL, REFERENCE = "faster", "slower", "within noise", "cannot tell", "reference"
-
-
-def fmt_speedup(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
 
 
 def geometric_mean(values) -> float | None:

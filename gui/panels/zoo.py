@@ -17,8 +17,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from core.vocab.formatting import count
-from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, fmt_speedup, sort_models
+from core.vocab.formatting import count, fmt_speedup
+from core.zoo.results import CELL_MARKS, SORT_ORDERS, ConfigSummary, Zoo, ZooRow, cell_text, sort_models
 from core.zoo.results import FASTER as ZOO_FASTER
 from core.zoo.results import SLOWER as ZOO_SLOWER
 from gui.widgets.safe_text import plain, tooltip
