@@ -67,40 +67,28 @@ def ensure_environment() -> None:
     os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
 
 
+# Each headless command's module (its `main(argv)`), imported only when that command runs.
+HEADLESS_COMMANDS = {
+    "profile": "core.cli.profile",
+    "run": "core.cli.run_script",
+    "tune": "core.cli.tune",
+    "zoo": "core.cli.zoo",
+    "compare": "core.cli.compare",
+    "bundle": "core.cli.bundle",
+    "localize": "core.cli.localize",
+}
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["test"]:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         return subprocess.call([sys.executable, "-m", "pytest", *argv[1:]], cwd=ROOT)
     if argv[:1] == ["bench"]:
         return subprocess.call([sys.executable, "-m", "tests.bench", *argv[1:]], cwd=ROOT)
-    if argv[:1] == ["profile"]:
-        from core.cli.profile import main as profile_main
+    if argv[:1] and argv[0] in HEADLESS_COMMANDS:
+        import importlib
 
-        return profile_main(argv[1:])
-    if argv[:1] == ["run"]:
-        from core.cli.run_script import main as run_main
-
-        return run_main(argv[1:])
-    if argv[:1] == ["tune"]:
-        from core.cli.tune import main as tune_main
-
-        return tune_main(argv[1:])
-    if argv[:1] == ["zoo"]:
-        from core.cli.zoo import main as zoo_main
-
-        return zoo_main(argv[1:])
-    if argv[:1] == ["compare"]:
-        from core.cli.compare import main as compare_main
-
-        return compare_main(argv[1:])
-    if argv[:1] == ["bundle"]:
-        from core.cli.bundle import main as bundle_main
-
-        return bundle_main(argv[1:])
-    if argv[:1] == ["localize"]:
-        from core.cli.localize import main as localize_main
-
-        return localize_main(argv[1:])
+        return importlib.import_module(HEADLESS_COMMANDS[argv[0]]).main(argv[1:])
     word = argv[0] if argv else ""
     if word and not word.startswith("-") and os.sep not in word and "." not in word and not os.path.exists(word):
         from core.cli.args import close_command
