@@ -149,6 +149,7 @@ ENGINE_MODULES = (
     "core.report.bundle",
     "core.report.explain_tables",
     "core.report.files",
+    "core.report.model_file_check",
     "core.report.repro_script",
     "core.report.safety",
     "core.report.source_view",

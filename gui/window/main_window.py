@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
 from core.models import is_file_source, split_factory, workload_settings
 from core.models.examples import is_bundled, needed_dynamo_config
+from core.report.model_file_check import check_chosen_model_file
 from core.vocab.config import ModelSpec
 from gui import qt_compat
 from gui.form import trust
@@ -238,6 +239,10 @@ class MainWindow(QMainWindow):
                 f"{os.path.basename(path)}: supported are .py model files, "
                 ".pt2 (torch.export.save) and TorchScript files (.pt, .pth, .ts).",
             )
+            return False
+        problem = check_chosen_model_file(path)  # read, never run: a broken file is refused now, not in a job
+        if problem:
+            self.show_error("Cannot profile this model file", problem)
             return False
         if not self.is_trusted(path) and not trust.confirm_python_file(self, self.settings, path):
             self.status_label.setText(f"Not opened: {os.path.basename(path)}")

@@ -153,3 +153,26 @@ def test_results_of_the_same_model_at_another_workload_are_said_so_and_the_butto
     assert window.model_panel.batch.value() == 2 and window.model_panel.image.value() == 64
     assert "another workload" not in header.text() and not header.load_button.isVisibleTo(window)
     assert not started
+
+
+def test_a_broken_model_file_is_refused_when_chosen_not_in_a_job(qtbot, window, tmp_path, monkeypatch):
+    """Issue 44: a .py with a syntax error and a fake .pt2 were accepted as the next run's model
+    and failed only after a job had started. Refused now, nothing run, the form's model kept."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from gui.form import trust
+
+    asked = []  # the first-run notice is asked only of a file that can be profiled
+    monkeypatch.setattr(trust, "confirm_python_file", lambda parent, settings, path: asked.append(path) or True)
+    window.set_model("resnet18")
+    broken, fake = tmp_path / "broken.py", tmp_path / "fake.pt2"
+    broken.write_text("def get_model(:\n")
+    fake.write_text("not a zip")
+    for path, said in ((broken, "syntax error"), (fake, "not a torch.export archive")):
+        assert not window.open_model_file(str(path))
+        assert str(path) in window.last_error and said in window.last_error, window.last_error
+        assert window.model_panel.source() == "resnet18"
+        for box in window.findChildren(QMessageBox, "error_box"):
+            box.close()
+    assert asked == []
+    assert window.open_model_file(GRAPH_BREAK_MODEL) and asked == [GRAPH_BREAK_MODEL]  # a sound file opens
