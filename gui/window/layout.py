@@ -5,6 +5,7 @@ behaviour; this only puts the parts together. GUI thread only.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -12,8 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QMenu, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from core import PROJECT_ROOT
 from gui.panels import TAB_VIEWS
 from gui.widgets.actions import make_action
+from gui.widgets.open_path import desktop_open
 from gui.window.view_slot import scroll_area
 
 if TYPE_CHECKING:
@@ -199,7 +202,7 @@ def build_actions(w: MainWindow) -> WindowActions:
         open_zoo=make_action(
             w,
             "Open zoo report…",
-            "Ctrl+Shift+Z",
+            "Ctrl+Alt+Z",  # not Ctrl+Shift+Z: a text field with focus takes it as Redo
             "Open a zoo (zoo.json written by `main.py zoo`): models × configs coloured by speedup; "
             "a cell opens that model's report",
             lambda: _open_zoo(w),
@@ -251,6 +254,27 @@ def build_actions(w: MainWindow) -> WindowActions:
     panel.cancel_button.setText("Cancel  (Esc)")
     panel.cancel_button.setToolTip(a.cancel.toolTip())
     return a
+
+
+# Help's entries: this checkout's documents (docs/), opened as local files
+DOCUMENTS = (
+    ("Documentation: the app", "app.md"),
+    ("Documentation: profiling a script", "scripts.md"),
+    ("Documentation: the command lines", "cli.md"),
+    ("Documentation: model sources", "model-sources.md"),
+    ("Documentation: deciding what to ship", "deciding.md"),
+    ("Documentation: how a job measures", "methodology.md"),
+)
+
+
+def _open_document(window: MainWindow, path: str) -> bool:
+    """Open a document of this checkout with the desktop's viewer for it; where none was found,
+    the status bar says where the file is."""
+    if desktop_open(path):
+        window.status_label.setText(f"Opened {path}")
+        return True
+    window.status_label.setText(f"Nothing could open {path}: no viewer for it was found; open it yourself.")
+    return False
 
 
 def _open_zoo(window: MainWindow) -> None:
@@ -311,6 +335,14 @@ def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
     w.latency_slot.when_built(follow_log_box)
     view_menu.addAction(log_action)
     help_menu = w.menuBar().addMenu("&Help")
+    for title, name in DOCUMENTS:
+        path = os.path.join(PROJECT_ROOT, "docs", name)
+        action = QAction(title, w)
+        action.setStatusTip(f"Open {path} (this checkout's documentation)")
+        action.setToolTip(action.statusTip())
+        action.triggered.connect(lambda checked=False, p=path: _open_document(w, p))
+        help_menu.addAction(action)
+    help_menu.addSeparator()
     help_menu.addAction(a.about)
     for menu in (file_menu, run_menu, view_menu, help_menu, recent_menu):
         menu.setToolTipsVisible(True)

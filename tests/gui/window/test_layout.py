@@ -73,3 +73,43 @@ def test_the_config_form_is_not_cut_at_the_right(window, qtbot, size):
     assert panel.processes.isVisibleTo(window)
     right = panel.processes.mapTo(scroll.viewport(), panel.processes.rect().topRight()).x()
     assert right <= scroll.viewport().width()
+
+
+def test_no_shortcut_is_taken_by_a_text_field_with_focus(window, qtbot):
+    """Issue 44: Ctrl+Shift+Z (Open zoo report…) did nothing while a text field had focus: the
+    field took it as Redo. Every action's shortcut reaches the window from any field of the form."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QAction, QKeyEvent
+    from PySide6.QtWidgets import QApplication, QLineEdit, QSpinBox
+
+    fields = [window.config_panel.dynamo_config, window.config_panel.warmup]
+    assert isinstance(fields[0], QLineEdit) and isinstance(fields[1], QSpinBox)
+    shortcuts = {key for action in window.findChildren(QAction) for key in action.shortcuts()}
+    assert len(shortcuts) > 10
+    for field in fields:
+        for sequence in shortcuts:
+            combo = sequence[0]
+            event = QKeyEvent(QEvent.Type.ShortcutOverride, combo.key(), combo.keyboardModifiers())
+            event.ignore()
+            QApplication.sendEvent(field, event)
+            assert not event.isAccepted(), f"{type(field).__name__} takes {sequence.toString()}"
+
+
+def test_help_opens_this_checkouts_documents(window, qtbot, monkeypatch):
+    """Issue 44: Help had only About. Its Documentation entries open the local docs/*.md files."""
+    import os
+
+    from core import PROJECT_ROOT
+    from gui.window import layout
+
+    opened = []
+    monkeypatch.setattr(layout, "desktop_open", lambda path: opened.append(path) or True)
+    entries = [a for a in window.menus.help.actions() if a.text().startswith("Documentation")]
+    for name in ("app.md", "scripts.md"):
+        entry = next(a for a in entries if a.statusTip().endswith(f"{name} (this checkout's documentation)"))
+        entry.trigger()
+        assert opened[-1] == os.path.join(PROJECT_ROOT, "docs", name) and os.path.isfile(opened[-1])
+    assert all(os.path.isfile(os.path.join(PROJECT_ROOT, "docs", name)) for _, name in layout.DOCUMENTS)
+    monkeypatch.setattr(layout, "desktop_open", lambda path: False)
+    entries[0].trigger()
+    assert window.status_label.text().startswith("Nothing could open ") and "app.md" in window.status_label.text()
