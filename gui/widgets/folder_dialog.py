@@ -2,7 +2,7 @@
 
 Qt's own folder dialog refuses a name that does not exist yet ("Directory not found"): to
 export into a new folder the user had to leave the dialog. `FolderDialog` makes the typed
-folder (one level, inside a folder that exists) when the user accepts. GUI thread only.
+folder (and the new folders it is in) when the user accepts. GUI thread only.
 """
 
 from __future__ import annotations
@@ -26,14 +26,8 @@ class FolderDialog(QFileDialog):
         files = self.selectedFiles()
         path = os.path.abspath(os.path.expanduser(files[0])) if files else ""
         if path and not os.path.lexists(path):
-            parent = os.path.dirname(path)
-            if not os.path.isdir(parent):
-                self._refuse(
-                    f"{parent} does not exist: choose a folder that does, or type one new folder's name in it."
-                )
-                return
             try:
-                os.mkdir(path)
+                os.makedirs(path)  # a new folder, in new folders of its own when typed so (a/b/c)
             except OSError as exc:
                 self._refuse(f"Cannot make {path}: {exc.strerror or exc}. Choose a folder you can write to.")
                 return

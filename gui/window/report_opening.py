@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QDialog, QFileDialog
 
 from core.models import is_file_source, split_factory
 from core.models.examples import is_bundled
@@ -87,13 +87,41 @@ def may_adopt(window: MainWindow, source: str) -> bool:
     return is_bundled(source) or path in window.recent.paths()
 
 
+class ReportDialog(QFileDialog):
+    """Asks for a report: a report.json, or a report folder (one holding a report.json), which
+    Open chooses instead of going into it. Qt's own dialog (the desktop's cannot choose a folder
+    where it asks for a file)."""
+
+    def __init__(self, parent, title: str, start: str):
+        super().__init__(parent, title, start, "compile-profiler report (report.json *.json);;All files (*)")
+        self.setFileMode(QFileDialog.FileMode.ExistingFile)
+        self.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        self.chosen = ""
+
+    def accept(self) -> None:
+        files = self.selectedFiles()
+        path = os.path.abspath(os.path.expanduser(files[0])) if files else ""
+        if path and os.path.isdir(path) and os.path.isfile(os.path.join(path, "report.json")):
+            self.chosen = path  # a report folder: chosen, not gone into
+            QDialog.accept(self)
+            return
+        super().accept()
+        if self.result() == QDialog.DialogCode.Accepted:
+            files = self.selectedFiles()
+            self.chosen = files[0] if files else ""
+
+
+def ask_report(parent, title: str, folder: str) -> str:
+    """A report.json or report folder the user chose, starting in `folder`; '' when cancelled."""
+    dialog = ReportDialog(parent, title, folder)
+    return dialog.chosen if dialog.exec() == QDialog.DialogCode.Accepted else ""
+
+
 def read_report(parent, path: str | None, folder: str, title: str = "Open session"):
     """(results, header, path) from a report.json, or None (cancelled, or the error shown);
     the file dialog (when `path` is None) is titled `title` and starts in `folder`."""
     if path is None:
-        path, _ = QFileDialog.getOpenFileName(
-            parent, title, folder, "compile-profiler report (report.json *.json);;All files (*)"
-        )
+        path = ask_report(parent, title, folder)
         if not path:
             return None
     try:

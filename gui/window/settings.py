@@ -22,6 +22,8 @@ MAX_RECENT = 10
 REPORTS_FOLDER_NAME = "compile-profiler-reports"
 # Each kind of file a dialog asks for remembers its own last folder.
 FOLDER_KINDS = ("model", "report", "export", "zoo")
+# ...and a folder written into is where the next report is read from (Open session, Compare)
+ALSO_REMEMBERED = {"export": ("report",)}
 
 
 def reports_folder() -> str:
@@ -50,11 +52,14 @@ class LastFolders:
         return reports if os.path.isdir(reports) else os.path.expanduser("~")
 
     def remember(self, kind: str, path: str) -> None:
-        """Remember the folder of `path` (a file) or `path` itself (a folder) for `kind`."""
+        """Remember the folder of `path` (a file) or `path` itself (a folder) for `kind`; an
+        export or a saved session also for the reports opened and compared (ALSO_REMEMBERED):
+        the report just written is the one to open next."""
         if not path:
             return
         folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        self.settings.setValue(f"folders/{kind}", folder)
+        for each in (kind, *ALSO_REMEMBERED.get(kind, ())):
+            self.settings.setValue(f"folders/{each}", folder)
 
     def new_zoo_folder(self) -> str:
         """A zoo folder not there yet beside the last one used, else in the reports folder:

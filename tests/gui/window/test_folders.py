@@ -32,15 +32,23 @@ def test_typing_a_new_folder_name_makes_it(qtbot, tmp_path):
     dialog.accept()
     assert dialog.result() == QFileDialog.DialogCode.Accepted
     assert os.path.isdir(tmp_path / "new-report") and dialog.selectedFiles() == [str(tmp_path / "new-report")]
-    # a name inside a folder that is not there is refused, saying why; nothing made
+    # a name inside folders that are not there yet makes them too (issue 44: it was refused)
     dialog = FolderDialog(None, "Export", str(tmp_path))
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     qtbot.addWidget(dialog)
     dialog.show()
     dialog.selectFile(str(tmp_path / "missing" / "deeper"))
     dialog.accept()
-    assert dialog.result() != QFileDialog.DialogCode.Accepted and "does not exist" in dialog.problem
-    assert not os.path.exists(tmp_path / "missing")
+    assert dialog.result() == QFileDialog.DialogCode.Accepted and os.path.isdir(tmp_path / "missing" / "deeper")
+    # one that cannot be made (inside a file) is refused, saying why
+    (tmp_path / "a-file").write_text("")
+    dialog = FolderDialog(None, "Export", str(tmp_path))
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.selectFile(str(tmp_path / "a-file" / "deeper"))
+    dialog.accept()
+    assert dialog.result() != QFileDialog.DialogCode.Accepted and dialog.problem.startswith("Cannot make ")
 
 
 def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, settings, tmp_path):
@@ -53,8 +61,13 @@ def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, setting
     assert folders.get("report") == str(reports)
     mine = tmp_path / "mine"
     mine.mkdir()
+    folders.remember("model", str(mine / "model.py"))
+    assert folders.get("model") == str(mine) and folders.get("report") == str(reports)  # per kind
+    # what was just exported is what is opened next (issue 44: the dialogs started elsewhere)
     folders.remember("export", str(mine / "report.json"))
-    assert folders.get("export") == str(mine) and folders.get("report") == str(reports)  # per kind
+    assert folders.get("export") == str(mine) and folders.get("report") == str(mine)
+    folders.remember("report", str(reports / "report.json"))
+    assert folders.get("export") == str(mine)  # reading does not move where to write
     mine.rmdir()
     assert folders.get("export") == str(reports)  # a folder gone: the default again
     reports.rmdir()
@@ -84,16 +97,42 @@ def test_dialogs_start_in_the_remembered_folder_and_say_what_they_ask(window, ho
     write_report([fake_result("b")], str(tmp_path / "base"), {})
     opened = []
 
-    def get_open(parent, title, start, filters):
+    def ask_report(parent, title, start):
         opened.append((title, start))
-        return str(tmp_path / "base" / "report.json"), ""
+        return str(tmp_path / "base")  # a report folder
 
-    monkeypatch.setattr("gui.window.report_opening.QFileDialog.getOpenFileName", get_open)
-    compare = compare_with_report(window)
-    assert compare is not None and opened == [("Compare with a baseline report", str(reports))]
+    monkeypatch.setattr("gui.window.report_opening.ask_report", ask_report)
+    compare = compare_with_report(window)  # where the report was just exported
+    assert compare is not None and opened == [("Compare with a baseline report", str(tmp_path / "export2"))]
     compare.close()
     assert window.open_session() and opened[1] == ("Open session", str(tmp_path / "base"))  # the last report's
 
     dialog = ZooRunDialog(window)
     dialog.deleteLater()
     assert dialog.folder.text() == str(reports / "zoo")
+
+
+def test_the_report_dialog_chooses_a_report_folder_as_well_as_a_report_json(qtbot, tmp_path):
+    """Issue 44: Compare with report… could not pick a report folder (Open went into it)."""
+    from gui.window.report_opening import ReportDialog
+
+    write_report([fake_result("b")], str(tmp_path / "base"), {})
+    (tmp_path / "plain").mkdir()
+    dialog = ReportDialog(None, "Compare with a baseline report", str(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.selectFile(str(tmp_path / "plain"))  # a folder without a report: Open goes into it
+    dialog.accept()
+    assert dialog.result() != QFileDialog.DialogCode.Accepted and dialog.chosen == ""
+    dialog.setDirectory(str(tmp_path))
+    dialog.selectFile(str(tmp_path / "base"))
+    dialog.accept()
+    assert dialog.result() == QFileDialog.DialogCode.Accepted and dialog.chosen == str(tmp_path / "base")
+    dialog = ReportDialog(None, "Open session", str(tmp_path / "base"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.selectFile(str(tmp_path / "base" / "report.json"))
+    dialog.accept()
+    assert dialog.result() == QFileDialog.DialogCode.Accepted and dialog.chosen == str(
+        tmp_path / "base" / "report.json"
+    )
