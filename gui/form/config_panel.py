@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -46,6 +46,15 @@ AUTO_TEXT = "auto"  # what the iterations box shows at 0
 DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
 DEFAULT_MODES = ("default",)
 SWEEP_DYNAMICS = ("false", "auto", "true")  # specialise, torch decides, symbolic from the start
+QUEUE_ROWS = 2.5  # the queue's rows in sight at the least (half a row says there are more)
+
+
+class QueueTable(QTableView):
+    """The queue's table: as tall as its minimum unless given more (Qt's ~190 px hint took the
+    form's rows from it in the window's left column), so the form above it keeps its room."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(super().sizeHint().width(), self.minimumHeight())
 
 
 def _combo(items, tip: str) -> QComboBox:
@@ -191,13 +200,13 @@ class ConfigPanel(QGroupBox):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove the selected config from the queue")
         self.remove_button.clicked.connect(self._on_remove_clicked)
-        self.dynamics_button = QPushButton("Queue dynamic false/auto/true")
+        self.dynamics_button = QPushButton("Dynamic false/auto/true")
         self.dynamics_button.setToolTip(
             "Queue this config three times, with dynamic=false, auto and true: the comparison a shape sweep is for"
         )
         self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
         self.queue = QueueModel(self)
-        self.queue_view = keyboard_friendly(QTableView())
+        self.queue_view = keyboard_friendly(QueueTable())
         self.queue_view.setModel(self.queue)
         self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.queue_view.verticalHeader().hide()
@@ -212,10 +221,23 @@ class ConfigPanel(QGroupBox):
             "Configs of the next run and the status of their last job. With an empty "
             "queue, Run profiles the config above."
         )
-        self.queue_view.setMinimumHeight(90)
+        # the header and QUEUE_ROWS rows in sight (90 px showed the header and 1.5 rows)
+        self.queue_view.setMinimumHeight(
+            self.queue_view.horizontalHeader().sizeHint().height()
+            + int(QUEUE_ROWS * self.queue_view.verticalHeader().defaultSectionSize())
+            + 2 * self.queue_view.frameWidth()
+        )
+        # The queue with its buttons: the window keeps it in view below the (scrolling) form,
+        # above the run bar (at 1366x768 it lay below the form's last row, out of sight)
+        self.queue_box = QWidget()
+        queue_layout = QVBoxLayout(self.queue_box)
+        queue_layout.setContentsMargins(4, 2, 4, 0)
         queue_buttons = QHBoxLayout()
         queue_buttons.addWidget(self.add_button)
         queue_buttons.addWidget(self.remove_button)
+        queue_buttons.addWidget(self.dynamics_button)
+        queue_layout.addLayout(queue_buttons)
+        queue_layout.addWidget(self.queue_view, 1)
 
         self.run_button = QPushButton()
         self.cancel_button = QPushButton()
@@ -229,9 +251,7 @@ class ConfigPanel(QGroupBox):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.suggestion_box)
-        layout.addLayout(queue_buttons)
-        layout.addWidget(self.dynamics_button)
-        layout.addWidget(self.queue_view, 1)
+        layout.addWidget(self.queue_box, 1)  # where the window does not place it apart (a panel alone)
 
         for box in (self.backend, self.mode, self.dynamic, self.device):
             box.currentTextChanged.connect(self._on_edited)

@@ -363,6 +363,9 @@ class SummaryModel(RowTableModel):
         return None
 
 
+TABLE_ROWS = 3  # the Summary's rows always in sight, however short the window (the rest scroll)
+
+
 class SummaryPanel(QWidget, ResultsView):
     """The summary table with each config's coverage sentence above it. GUI thread only."""
 
@@ -426,8 +429,13 @@ class SummaryPanel(QWidget, ResultsView):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.details)
+        split.setChildrenCollapsible(False)
         split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 1)
+        # the table keeps TABLE_ROWS rows in sight, the details a few lines: at 1024x700 the
+        # details' two thirds left the table one row (issue 44)
+        self.table.setMinimumHeight(self._rows_height(TABLE_ROWS))
+        self.details.setMinimumHeight(self.details.fontMetrics().lineSpacing() * 3 + 12)
         layout.addWidget(split, 1)
         self.table.selectionModel().currentRowChanged.connect(self._ask_details)
         self.model.modelReset.connect(self._ask_details)
@@ -441,6 +449,16 @@ class SummaryPanel(QWidget, ResultsView):
         self.model.dataChanged.connect(self._fit_columns_if_longer)
         self.model.modelReset.connect(self._fit_columns)
         self._fit_columns()  # no rows yet: each column as wide as its header (two lines were cut)
+
+    def _rows_height(self, rows: int) -> int:
+        """The table's height for its header, `rows` rows and its sideways scroll bar."""
+        table = self.table
+        return (
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + table.horizontalScrollBar().sizeHint().height()
+            + 2 * table.frameWidth()
+        )
 
     def _texts(self, row: int) -> list[str]:
         return [str(self.model.index(row, column).data() or "") for column in range(len(COLUMNS))]

@@ -66,7 +66,7 @@ class WindowMenus:
 
 
 MODEL_PANEL_HEIGHT = 470  # px: the model panel whole (examples, models list, inputs)
-CONFIG_MIN_HEIGHT = 150  # px: the config form's first five rows before it scrolls
+CONFIG_MIN_HEIGHT = 80  # px: the config form's first rows (backend, mode) before it scrolls
 CHARTS_MIN_HEIGHT = 200  # px: the latency chart's axes, a few ticks and its curves readable
 CHARTS_DEFAULT_HEIGHT = 280
 DISTRIBUTION_MIN_WIDTH = 240  # px: the distribution's title in three lines over a readable plot
@@ -90,6 +90,7 @@ def build_layout(w: MainWindow) -> WindowLayout:
     config_layout.setContentsMargins(0, 0, 0, 0)
     config_layout.setSpacing(0)
     config_layout.addWidget(config_scroll, 1)
+    config_layout.addWidget(w.config_panel.queue_box)  # the queue in sight below the form, however short
     config_layout.addWidget(w.config_panel.run_bar)
     left.addWidget(config_box)
     # The model panel keeps its height (all of it shows: ~470 px) and the form takes the rest,

@@ -42,4 +42,23 @@ def test_each_panel_keeps_its_room_at_laptop_sizes(window, qtbot, size, tab):
     assert page.height() >= 250 and page.width() >= 700
     # the model panel shows (nearly) whole, the form a few rows; each scrolls for the rest
     model, form = window.left_splitter.sizes()
-    assert model >= 400 and form >= 150
+    assert model >= 380 and form >= 150
+    # and the queue, below the form, keeps its rows in sight (issue 44: at 1366x768 it was hidden
+    # below the form's last row)
+    queue = window.config_panel.queue_view
+    assert queue.isVisible() and queue.visibleRegion().boundingRect().height() >= queue.minimumHeight()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1366, 740)])
+def test_the_summary_keeps_three_rows_in_sight(window, qtbot, size):
+    """Issue 44: at 1024x700 the Summary's details took two thirds of its page, the table one row."""
+    from gui.panels.summary import TABLE_ROWS
+
+    _with_results(window, qtbot, count=4)
+    window.show_tab("summary")
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5000)
+    qtbot.wait(50)
+    table = window.summary_panel.table
+    rows = table.viewport().height() // table.verticalHeader().defaultSectionSize()
+    assert rows >= TABLE_ROWS, rows
