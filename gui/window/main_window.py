@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
         # The last run's folder for the jobs' files (traces, graphs, compile log:
         # core.vocab.artifacts); Export and Save copy it beside the report. Removed at the next run.
         self.run_folder: tempfile.TemporaryDirectory | None = None
-        self.setWindowTitle("compile-profiler")
+        self.setWindowTitle("")  # the platform shows the app's name (gui.app's display name)
         self.setAcceptDrops(True)
 
         self.session = ProfileSession(self)
@@ -595,7 +595,9 @@ class MainWindow(QMainWindow):
         else:
             source = self.model_panel.source()
             name = model_name(source) if source else ""
-        self.setWindowTitle(f"compile-profiler — {name}" if name else "compile-profiler")
+        # the platform adds " — compile-profiler" (the app's display name, gui.app): "compile-profiler
+        # — resnet18" read "compile-profiler — resnet18 — compile-profiler" in the title bar
+        self.setWindowTitle(name)
 
     def _refresh_suggestion(self) -> None:
         """Offer a dynamo setting the chosen model needs to compile at all (an LSTM:

@@ -66,7 +66,7 @@ class ZooWindow(QMainWindow):
         self._timer.setInterval(RELOAD_MS)
         self._timer.timeout.connect(self.reload)
         self.resize(1000, 560)
-        self.setWindowTitle("compile-profiler — zoo")
+        self.setWindowTitle("zoo")  # the platform adds " — compile-profiler" (the app's display name)
 
     def open(self, path: str) -> bool:
         """Read the zoo at `path` (its folder or zoo.json); False, with the error shown in the
@@ -86,7 +86,7 @@ class ZooWindow(QMainWindow):
         self.zoo, self.path = zoo, zoo.path
         self._mtime = self._zoo_mtime()
         self.panel.show_zoo(zoo)
-        self.setWindowTitle(f"compile-profiler — zoo {os.path.basename(zoo.path) or zoo.path}")
+        self.setWindowTitle(f"zoo {os.path.basename(zoo.path) or zoo.path}")
         self.statusBar().showMessage("Click a cell to open that model's report in the main window.")
         if zoo.finished:
             self._timer.stop()

@@ -176,3 +176,12 @@ def test_a_broken_model_file_is_refused_when_chosen_not_in_a_job(qtbot, window, 
             box.close()
     assert asked == []
     assert window.open_model_file(GRAPH_BREAK_MODEL) and asked == [GRAPH_BREAK_MODEL]  # a sound file opens
+
+
+def test_the_window_title_leaves_the_apps_name_to_the_platform(qtbot, window):
+    """Issue 44: the title bar read "compile-profiler — resnet18 — compile-profiler": the platform
+    adds the app's display name after the title (Qt's formatWindowTitle), and the title had it too."""
+    window.set_model("resnet18")
+    assert window.windowTitle() == "resnet18"
+    window.set_model("")
+    assert window.windowTitle() == ""  # the platform shows the app's name alone
