@@ -205,6 +205,7 @@ def main(argv: list[str]) -> int:
     qt_compat.collect_garbage_on_gui_thread()
 
     from gui.window.main_window import MainWindow
+    from gui.window.settings import fit_to_screen
 
     # An automated launch (a screenshot, a launch-time or footprint check) starts from the
     # defaults and leaves the user's saved settings as they were: a screenshot with --tab sweep
@@ -216,6 +217,7 @@ def main(argv: list[str]) -> int:
 
         settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)  # its charts are built after its first show (gui.window.view_slot)
+    fit_to_screen(window)  # a window larger than the screen (1400x900 on 1366x768) hid its bottom
     automation = Automation(window, args, app)  # kept referenced: Qt holds its slots weakly
     automation.setup()
     window.show()

@@ -151,6 +151,30 @@ def _int(settings, key: str, default: int, limit: str) -> int:
         return default
 
 
+DEFAULT_SIZE = (1400, 900)  # the first launch's window, on a screen with room for it
+FRAME_PX = (16, 48)  # what the window manager's frame and title bar take around the window
+
+
+def fitted_size(size: tuple[int, int], available) -> tuple[int, int]:
+    """`size` within the screen's `available` room (a QSize, None when unknown) less the frame."""
+    width, height = size
+    if available is None or available.isEmpty():
+        return width, height
+    return min(width, available.width() - FRAME_PX[0]), min(height, available.height() - FRAME_PX[1])
+
+
+def fit_to_screen(window) -> None:
+    """Shrink the window to its screen's room (the app's launch, before the show): on a 1366x768
+    screen the first launch's 1400x900 window reached past the screen's bottom, its queue, Run
+    button and status bar out of sight (issue 44)."""
+    screen = window.screen()
+    if screen is None:
+        return
+    size = fitted_size((window.width(), window.height()), screen.availableGeometry().size())
+    if size != (window.width(), window.height()):
+        window.resize(*size)
+
+
 def restore(window: MainWindow) -> None:
     """Put back the window's geometry, splitters, tab and the form's fields."""
     s = window.settings
@@ -158,7 +182,7 @@ def restore(window: MainWindow) -> None:
     if isinstance(geometry, QByteArray) and not geometry.isEmpty():
         window.restoreGeometry(geometry)
     else:
-        window.resize(1400, 900)
+        window.resize(*DEFAULT_SIZE)  # the launch fits it to the screen (fit_to_screen)
     for name in SPLITTERS:
         state = s.value(f"window/{name}")
         if isinstance(state, QByteArray) and not state.isEmpty():

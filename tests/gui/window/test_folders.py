@@ -136,3 +136,25 @@ def test_the_report_dialog_chooses_a_report_folder_as_well_as_a_report_json(qtbo
     assert dialog.result() == QFileDialog.DialogCode.Accepted and dialog.chosen == str(
         tmp_path / "base" / "report.json"
     )
+
+
+def test_the_first_window_fits_the_screen(qtbot, settings):
+    """Issue 44's trial: on a 1366x768 screen the first launch's 1400x900 window reached past
+    the screen's bottom, the queue, Run and the status bar out of sight."""
+    from PySide6.QtCore import QSize
+
+    from gui.window.main_window import MainWindow
+    from gui.window.settings import DEFAULT_SIZE, FRAME_PX, fit_to_screen, fitted_size
+
+    assert (
+        fitted_size(DEFAULT_SIZE, QSize(1920, 1080)) == DEFAULT_SIZE and fitted_size(DEFAULT_SIZE, None) == DEFAULT_SIZE
+    )
+    width, height = fitted_size(DEFAULT_SIZE, QSize(1366, 768))
+    assert width + FRAME_PX[0] <= 1366 and height + FRAME_PX[1] <= 768 and height >= 700
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    fit_to_screen(window)  # as the app's launch does
+    room = window.screen().availableGeometry().size()
+    minimum = window.minimumSizeHint()
+    assert window.width() <= max(room.width() - FRAME_PX[0], minimum.width())
+    assert window.height() <= max(room.height() - FRAME_PX[1], minimum.height())
