@@ -574,7 +574,8 @@ def held_back_note(results) -> str:
     (TIMED_RULES) say nothing of a completed config whose timing was unusable or too short to
     grade, and "Suggestions: none" on a busy machine read as "nothing to try". "" when every
     completed config's timing could carry advice."""
-    held = [r for r in results if completed(r) and not timing_trusted(r)]
+    # a reference backend (eager, aot_eager) is not what those rules advise on
+    held = [r for r in results if completed(r) and r.config.backend not in REFERENCE_BACKENDS and not timing_trusted(r)]
     if not held:
         return ""
     shown = []

@@ -424,3 +424,4 @@ def test_suggestions_held_back_for_an_unusable_timing_are_said():
     assert "inductor (unusable: " in note and "its timing can carry no advice" in note
     assert held_back_note([fake_result("inductor")]) == ""
     assert held_back_note([fake_result("inductor", status="failed", others_cores=1.6)]) == ""
+    assert held_back_note([fake_result("eager", others_cores=1.6)]) == ""  # a reference: nothing to hold back
