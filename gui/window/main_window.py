@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
             return False
         problem = check_chosen_model_file(path)  # read, never run: a broken file is refused now, not in a job
         if problem:
-            self.show_error("Cannot profile this model file", problem)
+            self.show_error("Cannot use this file", problem)
             return False
         if not self.is_trusted(path) and not trust.confirm_python_file(self, self.settings, path):
             self.status_label.setText(f"Not opened: {os.path.basename(path)}")
