@@ -121,8 +121,9 @@ class ScriptWindow(QMainWindow):
         self.controller.sig_event.connect(self.view.add_event)
         self.controller.sig_output.connect(self.view.add_output)
         self.controller.sig_finished.connect(self._on_finished)
-        self.setWindowTitle("compile-profiler — profile a script")
-        self.resize(1100, 800)
+        self.setWindowTitle("profile a script")  # the platform adds the app's name
+        room = self.screen().availableGeometry()  # fits the screen: a 1366x768 laptop's too
+        self.resize(min(1100, room.width() - 40), min(800, room.height() - 60))
         last = self.settings.value(SETTINGS_PREFIX + "last", "")
         if isinstance(last, str) and last:
             self.script.setText(last)
