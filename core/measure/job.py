@@ -63,7 +63,6 @@ class Job:
         self.last_compile_metrics: list = []  # the metrics of the first compiled call (sweep reads them)
         self.cuda = spec.device == "cuda"
         self._flush_buffer = None  # --flush-cache: the buffer cleared before each timed call (CUDA)
-        self.sync = torch.cuda.synchronize if self.cuda else None
         self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
         self.capture = None  # what torch reports while compiling (core.capture.live), from the compile on
         self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
