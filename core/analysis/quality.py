@@ -445,17 +445,26 @@ class RerunFields:
     more_auto: str  # more of what, for a timing that ran until its precision (--iters auto)
     more_fixed: str  # ...and for a fixed number of timed calls
     longer_tune: str  # what measures an inductor config when only references ran
+    processes: str  # the setting that times more fresh processes
+    iters: str  # ...more calls: "more {iters} (or {iters} auto)"
+    max_time: str  # ...a longer timing under --iters auto ("" where there is no such setting)
 
 
 CLI_FIELDS = RerunFields(
     "more --processes or a tighter --precision and a longer --max-time",
     "more --processes and more --iters (or --iters auto, which times calls until the speedup is precise)",
     "tune: a longer --budget",
+    "--processes",
+    "--iters",
+    "--max-time",
 )
 FORM_FIELDS = RerunFields(
     "more Processes",
     "more Processes and more Iterations (or Iterations auto, which times calls until the speedup is precise)",
     "Find best settings: a longer Budget",
+    "Processes",
+    "Iterations",
+    "",
 )
 
 

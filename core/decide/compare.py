@@ -32,7 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from core.analysis.quality import NOISY, UNUSABLE, MeasurementQuality, machine_was_busy, rerun_advice
+from core.analysis.quality import (
+    CLI_FIELDS,
+    NOISY,
+    UNUSABLE,
+    MeasurementQuality,
+    RerunFields,
+    machine_was_busy,
+    rerun_advice,
+)
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
 from core.models import is_file_source
@@ -327,9 +335,11 @@ def compare_config(
     threshold_pct: float,
     relative: bool = False,
     pending: bool = False,
+    fields: RerunFields = CLI_FIELDS,
 ) -> ConfigComparison:
     """One config of both reports; `pending`: the new run has it queued or running (the app
-    compares while a run goes on), so its absence is no regression."""
+    compares while a run goes on), so its absence is no regression; `fields`: how re-run advice
+    names the settings (the command line's flags, or the app's form fields)."""
     if new is None and pending:
         return ConfigComparison(label, base, new, verdict="not finished yet in the new run: nothing to compare")
     if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
@@ -348,7 +358,7 @@ def compare_config(
     acc_b, acc_n = base.accuracy_verdict(), new.accuracy_verdict()
     if acc_n is not None and acc_n.status == "fail" and (acc_b is None or acc_b.status != "fail"):
         problems.append(f"accuracy fails now: {acc_n.reason}")
-    timing = _timing_problem(base, new)  # a busy machine or no calls: the speed is not judged
+    timing = _timing_problem(base, new, fields)  # a busy machine or no calls: the speed is not judged
     if timing:
         unknown.append(timing)
     judged = not timing and relative and _judge_relative(base, new, threshold, problems, notes)
@@ -393,7 +403,7 @@ def compare_config(
     )
 
 
-def _timing_problem(base: JobResult, new: JobResult) -> str:
+def _timing_problem(base: JobResult, new: JobResult, fields: RerunFields = CLI_FIELDS) -> str:
     """Why the speed of a config cannot be compared ("" when it can): a report with no timed
     calls on a side, or a timing graded unusable or giving the direction only
     (core.analysis.quality); the first such report with its reason, the other named when its
@@ -422,7 +432,7 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
             other, _, _, other_what = graded[1]
             also = f", and that of {other} {'too' if other_what == what else other_what}"
         return f"the timing of {name} {what} ({quality.reasons[0]}){also}, so its speed is not compared; " + _rerun_it(
-            [(n, r, q) for n, r, q, _ in graded]
+            [(n, r, q) for n, r, q, _ in graded], fields
         )
     if not _timed(base) and not _timed(new):  # both failed, say: nothing measured to pass a gate on
         return (
@@ -432,7 +442,7 @@ def _timing_problem(base: JobResult, new: JobResult) -> str:
     return ""
 
 
-def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]]) -> str:
+def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]], fields: RerunFields = CLI_FIELDS) -> str:
     """What a re-run of this config should change, from what the runs graded (report, result,
     quality) already did: on a busy machine core.analysis.quality's advice (a quiet machine
     first); else more processes than they timed (with --iters auto the runner may already have
@@ -441,18 +451,18 @@ def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]]) -> str:
     for a fixed number of calls)."""
     qualities = [q for _, _, q in graded]
     if any(machine_was_busy(q) or r.spec.sweep_shapes or r.spec.sweep_batch for _, r, q in graded):
-        return rerun_advice(qualities).replace("re-run", "re-run it", 1)  # a sweep runs in one process
+        return rerun_advice(qualities, fields).replace("re-run", "re-run it", 1)  # a sweep runs in one process
     changes, said = [], []
     ran = max(q.processes for q in qualities)
     if ran < LIMITS["processes"].high:
-        changes.append(f"--processes above {ran}")
+        changes.append(f"{fields.processes} above {ran}")
     timed = {}  # what each report's run did: {said: reports}
     for name, r, q in graded:
         asked = r.spec.timed_processes()
         did = f"timed {q.processes} process{'es' if q.processes != 1 else ''}"
         if q.processes > asked:
             did += f": {asked} asked for, {q.processes - asked} added while they disagreed" + (
-                f", the most --iters auto adds ({AUTO_PROCESSES_CAP} in all)"
+                f", the most {fields.iters} auto adds ({AUTO_PROCESSES_CAP} in all)"
                 if q.processes >= AUTO_PROCESSES_CAP
                 else ""
             )
@@ -461,13 +471,18 @@ def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]]) -> str:
         who = "it" if len(graded) == 1 else "both reports" if len(names) > 1 else names[0]
         said.append(f"{who} {did}")
     if any(not r.spec.auto_iters for _, r, _ in graded):
-        changes.append("more --iters (or --iters auto)")
+        changes.append(f"more {fields.iters} (or {fields.iters} auto)")
     else:
         short = [(r.spec, q) for _, r, q in graded if q.precision_reached is False]
         if short:
-            changes.append(f"a --max-time above {max(spec.max_time_s for spec, _ in short):g} s")
             spec, q = short[0]
-            said.append(f"--max-time {spec.max_time_s:g} s ran out before the ±{q.precision_target_pct:g}% asked for")
+            if fields.max_time:
+                changes.append(f"a {fields.max_time} above {max(spec.max_time_s for spec, _ in short):g} s")
+                said.append(
+                    f"{fields.max_time} {spec.max_time_s:g} s ran out before the ±{q.precision_target_pct:g}% asked for"
+                )
+            else:
+                said.append(f"the timing ran out of time before the ±{q.precision_target_pct:g}% asked for")
     if not changes:  # every setting at its end: nothing a re-run here would change
         return f"a re-run with the same settings may not tell either ({'; '.join(said)})"
     return f"re-run it with {' and '.join(changes)} ({'; '.join(said)})"
@@ -552,12 +567,13 @@ def compare_reports(
     threshold_pct: float = DEFAULT_THRESHOLD_PCT,
     relative: bool = False,
     pending: frozenset[str] = frozenset(),
+    fields: RerunFields = CLI_FIELDS,
 ) -> Comparison:
     by_base = {r.config.label: r for r in base}
     by_new = {r.config.label: r for r in new}
     labels = list(dict.fromkeys([*by_base, *by_new]))
     configs = tuple(
-        compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative, label in pending)
+        compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative, label in pending, fields)
         for label in labels
     )
     warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})

@@ -18,6 +18,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
+from core.analysis.quality import FORM_FIELDS
 from core.decide.compare import (
     BETTER,
     DEFAULT_THRESHOLD_PCT,
@@ -234,7 +235,9 @@ def compare_with_report(window: MainWindow, path: str | None = None) -> CompareD
     pending = frozenset(r.config.label for r in window.session.results if not r.ended)
 
     def recompare(relative: bool) -> Comparison:
-        return compare_reports(base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT, relative, pending)
+        return compare_reports(
+            base, base_header, results, new_header, DEFAULT_THRESHOLD_PCT, relative, pending, FORM_FIELDS
+        )
 
     comparison = recompare(False)
     window.distribution_chart.set_baseline(base, os.path.basename(os.path.dirname(os.path.abspath(path))) or path)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from core import PROJECT_ROOT as ROOT
+from core.analysis.quality import FORM_FIELDS
 from core.analysis.stats import median_interval
 from core.decide.compare import compare_reports
 from core.report.files import load_report, write_report
@@ -396,3 +397,13 @@ def test_a_compiled_median_of_zero_makes_an_infinite_speedup_not_an_exception():
     from core.analysis.stats import speedup
 
     assert speedup([1.0, 1.0], [0.0, 0.0]).value == float("inf") and speedup([0.0], [1.0]).value == 0.0
+
+
+def test_the_apps_comparison_names_the_forms_fields_not_the_command_lines_flags():
+    """The app's compare dialog quoted --processes and --max-time, which its form does not have."""
+    ten = (0.40, 0.32, 0.37, 0.38, 0.33, 0.41, 0.35, 0.39, 0.34, 0.36)
+    base, new = _direction_only(1, ten), _direction_only(2, ten[::-1])
+    (c,) = compare_reports([base], {}, [new], {}, fields=FORM_FIELDS).configs
+    assert "re-run it with Processes above 10 (" in c.verdict, c.verdict
+    assert "--" not in c.verdict, c.verdict
+    assert "the timing ran out of time before the ±2% asked for" in c.verdict
