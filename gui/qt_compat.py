@@ -81,7 +81,7 @@ GIL_SWITCH_INTERVAL_S = 0.001
 default, 5 ms, is paid at every hand-over: the GUI thread gives the GIL up at each of its own
 waits (a Qt call, a file read), the busy thread takes it, and the GUI thread waits up to 5 ms to
 get it back, several times a turn. With the charts builder's thread importing pyqtgraph, that
-was the launch's worst heartbeat gaps: 21-43 ms with ~1 ms of GUI CPU in them (issue 22)."""
+was the launch's worst heartbeat gaps: 21-43 ms with ~1 ms of GUI CPU in them."""
 
 
 def hand_gil_back_soon() -> None:
@@ -131,7 +131,7 @@ class GarbageCollector:
         imports on the charts builder's thread), then everything alive frozen (`gc.freeze`: never
         walked again). Those imports made ~70,000 objects, nearly all of them modules, classes
         and functions kept for good (37 of them garbage, measured); the collector's timer came
-        during them and one young-generation collection held the GUI thread ~25 ms (issue 22).
+        during them and one young-generation collection held the GUI thread ~25 ms.
         Any thread; later calls are plain (their modules are imported by then)."""
         import gc
 

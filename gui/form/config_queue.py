@@ -13,6 +13,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.vocab.config import CompileConfig
+from core.vocab.records import JobStatus
 from gui.widgets.safe_text import tooltip
 from gui.widgets.theme import config_text_color, error_color
 
@@ -28,7 +29,7 @@ def status_text(entry) -> str:
 @dataclass
 class QueueEntry:
     config: CompileConfig
-    status: str = "pending"
+    status: JobStatus | str = JobStatus.PENDING  # or, while it runs, the phase ("compile", "benchmark")
     reason: str = ""
     detail: str = ""
     last_run: bool = False  # shown for its status only, not part of the queue
@@ -59,7 +60,7 @@ class QueueModel(QAbstractTableModel):
         self.endInsertRows()
         return True
 
-    def show_last_run(self, config: CompileConfig, status: str = "pending") -> None:
+    def show_last_run(self, config: CompileConfig, status: JobStatus | str = JobStatus.PENDING) -> None:
         """Show the config a run without a queue profiles (replacing an earlier one)."""
         self._drop_last_run()
         row = len(self._entries)
@@ -83,7 +84,7 @@ class QueueModel(QAbstractTableModel):
         self._entries.clear()
         self.endResetModel()
 
-    def set_status(self, config: CompileConfig, status: str, reason: str = "", detail: str = "") -> None:
+    def set_status(self, config: CompileConfig, status: JobStatus | str, reason: str = "", detail: str = "") -> None:
         for row, entry in enumerate(self._entries):
             if entry.config == config:
                 entry.status, entry.reason, entry.detail = status, reason, detail
@@ -113,7 +114,7 @@ class QueueModel(QAbstractTableModel):
                 return "The config the last run profiled (the queue was empty); Run profiles the edited config"
             return "A config to run; the run goes through the queue from the top"
         if role == Qt.ItemDataRole.ForegroundRole:
-            if index.column() == 1 and entry.status == "failed":
+            if index.column() == 1 and entry.status == JobStatus.FAILED:
                 return QBrush(QColor(error_color()))
             if index.column() == 0:
                 return QBrush(config_text_color(index.row()))

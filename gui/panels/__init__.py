@@ -5,7 +5,7 @@ An entry names its view's class by module, so that listing the tabs (the command
 `--tab`, the window's tab bar and View menu) imports none of them: every view but the tab shown
 first (`at_launch`) is built after the window's first show (gui.window.view_slot), which keeps
 pyqtgraph's import (~0.25 s) and the hidden tabs' modules and construction (~50 ms with cached
-bytecode, ~100 ms without) out of the time to a visible window (issue 22).
+bytecode, ~100 ms without) out of the time to a visible window.
 """
 
 from __future__ import annotations

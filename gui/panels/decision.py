@@ -89,9 +89,7 @@ class DecisionPanel(QWidget, ResultsView):
     """The recommendation for the expected calls, its code with Copy, and the suggestions.
     GUI thread only."""
 
-    refresh_when_shown = (
-        True  # recommend() and suggest(): the largest share of a job's end under py-spy, made twice (issue 22)
-    )
+    refresh_when_shown = True  # recommend() and suggest(): the largest share of a job's end under py-spy, made twice
 
     sig_change_requested = Signal(str, object)
     """"Apply and re-run" was clicked: the config label and the core.decide.advice.ConfigChange."""

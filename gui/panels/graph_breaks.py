@@ -277,7 +277,7 @@ def detail_html(gb, cost=None, counted: bool = True) -> str:
 class GraphBreaksPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    refresh_when_shown = True  # the breaks, recompiles and compile breakdown, at every job's end (issue 22)
+    refresh_when_shown = True  # the breaks, recompiles and compile breakdown, at every job's end
 
     sig_link_refused = Signal(str)
     """A link in the details was clicked that is not PyTorch documentation; it was not opened."""
@@ -351,7 +351,7 @@ class GraphBreaksPanel(QWidget, ResultsView):
 
     def construction_steps(self) -> list:
         """The selected break's detail, then the compile tables, each a step of its own: built
-        in one turn, the panel held the GUI thread 15-24 ms at launch (issue 22)."""
+        in one turn, the panel held the GUI thread 15-24 ms at launch."""
         return [self._add_detail, self._add_compile_panel]
 
     def _add_detail(self) -> None:

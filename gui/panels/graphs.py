@@ -188,7 +188,7 @@ def _code_view(tip: str, highlight: bool) -> QPlainTextEdit:
 class GraphsPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    refresh_when_shown = True  # ~50-70 ms a refresh with resnet18's graphs (issue 22)
+    refresh_when_shown = True  # ~50-70 ms a refresh with resnet18's graphs
 
     def __init__(self, parent: QWidget | None = None, staged: bool = False):
         """`staged`: the code views are left to `construction_steps()`, which the caller runs
@@ -267,7 +267,7 @@ class GraphsPanel(QWidget, ResultsView):
     def construction_steps(self) -> list:
         """The code views in two steps (the first use of the monospace font and the highlighter
         is ~12 ms here), then the config's graphs: built in one turn, the panel held the GUI
-        thread 17-31 ms at launch (issue 22)."""
+        thread 17-31 ms at launch."""
         return [self._add_code_views, self._add_more_code_views, self._finish]
 
     def _add_code_views(self) -> None:

@@ -12,8 +12,6 @@ has the figures per variant). Above the table, where a failed accuracy check div
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
@@ -29,9 +27,18 @@ from PySide6.QtWidgets import (
 )
 
 from core.analysis.figure_agreement import agreement_note, medians_note
-from core.vocab.formatting import ms_cell
-from gui.panels.graph_breaks import break_counts
 from gui.panels.localization import LocalizationNote
+from gui.panels.summary_columns import (
+    ACCURACY_COLUMN,
+    COLUMNS,
+    GRADE_COLORS,
+    TIMING_COLUMN,
+    Row,
+    failing,
+    graph_breaks,
+    row_of,
+    sites,
+)
 from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_text_color, error_color, warning_color
@@ -39,217 +46,9 @@ from gui.widgets.turns import one_per_turn, piece_timer
 from gui.widgets.view import ResultsView
 
 REFRESH_INTERVAL_MS = 1000
+COVERAGE_LINES = 4  # configs listed a line each above the table; past that, those that say the same share one
 DETAILS_PLACEHOLDER = "Select a config in the table to see all its figures and findings here."
 NOT_ENDED_DETAILS = "its figures and findings show here when it ends."
-GRADE_COLORS = {"noisy": warning_color, "unusable": error_color}
-Row = dict[str, Any]
-
-
-def _pair(a, b) -> str:
-    return f"{ms_cell(a)} / {ms_cell(b)}"
-
-
-def _latency(eager_key: str, compiled_key: str) -> Callable[[Row], str]:
-    def text(s: Row) -> str:
-        if s.get("sweep"):
-            return f"sweep: {s['variants']} shapes" if s.get("variants") else "sweep"
-        return _pair(s[eager_key], s[compiled_key])
-
-    return text
-
-
-def _mb(v) -> str:
-    return "–" if v is None else f"{v:,.0f}"
-
-
-def _speedup(s: Row) -> str:
-    if s.get("speedup") is None:
-        return "sweep" if s.get("sweep") else "–"
-    if s.get("speedup_ci_low") is None:  # a running job: the interval comes when it ends
-        return f"{s['speedup']:.2f}×"
-    return f"{s['speedup']:.2f}× [{s['speedup_ci_low']:.2f}–{s['speedup_ci_high']:.2f}]"
-
-
-def _timing(s: Row) -> str:
-    """The measurement-quality grade (core.analysis.quality) and, when the config was timed in several
-    processes, their count."""
-    grade = s.get("timing_quality")
-    if not grade:
-        return "–"
-    processes = s.get("processes") or 1
-    return f"{grade} ({processes} proc.)" if processes > 1 else grade
-
-
-def _compile(s: Row) -> str:
-    if s.get("compile_time_s") is None:
-        return "–"
-    cache = s.get("cache_state") or "n/a"
-    if s.get("sweep"):
-        return f"{s['compile_time_s']:.2f} s (sweep total)"
-    return f"{s['compile_time_s']:.2f} s" + (f" ({cache})" if cache != "n/a" else "")
-
-
-def _break_even(s: Row) -> str:
-    v = s.get("break_even_iters")
-    if v is None:
-        return "–"
-    return v if isinstance(v, str) else f"{v:,.0f}"
-
-
-COVERAGE_LINES = 4  # configs listed a line each above the table; past that, those that say the same share one
-
-
-def _status(s: Row) -> str:
-    if s.get("failure_reason"):
-        return f"{s['status']}: {s['failure_reason']}"
-    return s.get("status") or ""
-
-
-def _count(key: str) -> Callable[[Row], str]:
-    return lambda s: "–" if s.get(key) is None else str(s[key])
-
-
-def _graph_breaks(s: Row) -> str:
-    sites, per_call = break_counts(s)
-    if sites is None:
-        return "–"
-    return f"{sites} / {per_call}" if per_call is not None else str(sites)
-
-
-def _accuracy(s: Row) -> str:
-    return s.get("accuracy") or "–"
-
-
-def _error(s: Row) -> str:
-    a, r = s.get("max_abs_error"), s.get("max_rel_error")
-    if a is None and r is None:
-        return "–"
-    return f"{_sci(a)} / {_sci(r)}"
-
-
-def _sci(v) -> str:
-    return "–" if v is None else f"{v:.2g}"
-
-
-def _cosine(s: Row) -> str:
-    return "–" if s.get("cosine") is None else f"{s['cosine']:.6f}"
-
-
-def _failing(s: Row) -> bool:
-    return s.get("accuracy") == "fail"
-
-
-def _sites(s: Row):
-    return break_counts(s)[0]
-
-
-@dataclass(frozen=True)
-class Column:
-    header: str
-    text: Callable[[Row], str]
-    tooltip: str
-    sort_key: str = ""
-
-
-COLUMNS = (
-    Column("Config", lambda s: s["config"], "backend / mode / dynamic / fullgraph of this job", "config"),
-    Column("Status", _status, "completed, running, failed (with the reason) or cancelled", "status"),
-    Column(
-        "Median ms\neager / compiled",
-        _latency("eager_median_ms", "compiled_median_ms"),
-        "Median latency of the timed iterations (warm-up excluded); a shape sweep has one per shape (Shape sweep tab)",
-        "compiled_median_ms",
-    ),
-    Column(
-        "p90 ms\neager / compiled",
-        _latency("eager_p90_ms", "compiled_p90_ms"),
-        "90th percentile latency",
-        "compiled_p90_ms",
-    ),
-    Column(
-        "p99 ms\neager / compiled",
-        _latency("eager_p99_ms", "compiled_p99_ms"),
-        "99th percentile latency",
-        "compiled_p99_ms",
-    ),
-    Column(
-        "Speedup\n[95% CI]",
-        _speedup,
-        "eager median / compiled median, with a bootstrap 95% "
-        "confidence interval; above 1 means compiling made it faster",
-        "speedup",
-    ),
-    Column(
-        "Timing",
-        _timing,
-        "How far the timing can be trusted: quiet, noisy (something disturbed it; the figures "
-        "stand with their intervals) or unusable (no verdict is drawn from it); hover a cell for the reasons "
-        "and figures",
-        "timing_quality",
-    ),
-    # Memory and accuracy (with its errors) before the compile details: in view at 1400 px.
-    Column(
-        "Peak MB\neager / compiled",
-        lambda s: f"{_mb(s['eager_peak_mb'])} / {_mb(s['compiled_peak_mb'])}",
-        "Peak resident memory (RSS) of the job process in the eager and compiled phases",
-        "compiled_peak_mb",
-    ),
-    Column(
-        "Accuracy",
-        _accuracy,
-        "Do the compiled outputs match eager's on the same inputs (torch's same() "
-        "tolerances)? pass, fail, nondeterministic (eager disagrees with itself: not comparable) or not "
-        "checked; hover a cell for why",
-        "accuracy",
-    ),
-    Column(
-        "Max error\nabs / rel",
-        _error,
-        "Largest |compiled − eager| over every floating-point output, and that "
-        "error relative to the output's largest eager value",
-        "max_abs_error",
-    ),
-    Column(
-        "Cosine",
-        _cosine,
-        "Lowest cosine similarity between a compiled and an eager output (1 = same direction)",
-        "cosine",
-    ),
-    Column(
-        "Compile\n(cache)",
-        _compile,
-        "Wall time of the first compiled call, and whether inductor's FX graph cache was hit",
-        "compile_time_s",
-    ),
-    Column(
-        "Break-even\niterations",
-        _break_even,
-        "Calls after which the compile time has paid for itself, from a speedup measurably above 1; 'never' "
-        "when compiled is measurably not faster; 'cannot tell' when the speedup is within the noise or the "
-        "timing could not be judged",
-        "break_even_iters",
-    ),
-    Column(
-        "Graph breaks\nsites / per call",
-        _graph_breaks,
-        "Sites: distinct places in the code where torch "
-        "broke the graph. Per call: how many breaks one call of the compiled model passes",
-        "graph_break_sites",
-    ),
-    Column(
-        "Recompiles", _count("recompile_count"), "Recompilations (guard failures) during the run", "recompile_count"
-    ),
-)
-ACCURACY_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _accuracy)
-TIMING_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.text is _timing)
-
-
-def _row(result) -> Row:
-    """The summary of a JobResult; the bootstrap interval only once it has ended."""
-    row = result.summary(ci=result.ended)
-    row["sweep"] = result.spec.sweep_shapes
-    row["variants"] = len(result.variants)
-    return row
 
 
 class SummaryModel(RowTableModel):
@@ -268,7 +67,7 @@ class SummaryModel(RowTableModel):
     def set_results(self, results) -> None:
         self.beginResetModel()
         self._results = list(results)
-        self._rows = [_row(r) for r in self._results]
+        self._rows = [row_of(r) for r in self._results]
         self._stale.clear()
         self.endResetModel()
 
@@ -302,17 +101,17 @@ class SummaryModel(RowTableModel):
         """The 1 s refresh's first piece: each stale row's timing grade (core.analysis.quality:
         numpy over every process's calls, ~2-3 ms, half of a running row's figures), kept on its
         result for the row made in the next piece. In one piece the refresh held the GUI thread
-        ~5 ms at a time during the timed calls (issue 22: a 10 ms timer is late by as much)."""
+        ~5 ms at a time during the timed calls (a 10 ms timer is late by as much)."""
         for result in self._results:
             if result.job_id in self._stale:
-                result.quality(ci=result.ended)  # what its row asks for (`_row`)
+                result.quality(ci=result.ended)  # what its row asks for (`row_of`)
         one_per_turn(self, self._on_refresh_due)
 
     def _on_refresh_due(self) -> None:
         stale, self._stale = self._stale, set()
         for row, result in enumerate(self._results):
             if result.job_id in stale:
-                self._rows[row] = _row(result)
+                self._rows[row] = row_of(result)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     # ---------------------------------------------------------------- Qt model
@@ -326,7 +125,7 @@ class SummaryModel(RowTableModel):
             if index.column() == 1 and row.get("failure_reason"):
                 detail = self._results[index.row()].failure_detail
                 return tooltip(row["failure_reason"] + ("\n\n" + detail[-1500:] if detail else ""))
-            if index.column() == 0 and _failing(row):
+            if index.column() == 0 and failing(row):
                 return tooltip(f"accuracy fail: {row.get('accuracy_reason') or ''}")
             if index.column() == 0 and row.get("coverage"):
                 return tooltip(row["coverage"])
@@ -338,7 +137,7 @@ class SummaryModel(RowTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if index.column() == 1 and row.get("status") == "failed":
                 return QBrush(QColor(error_color()))
-            if index.column() == ACCURACY_COLUMN and _failing(row):
+            if index.column() == ACCURACY_COLUMN and failing(row):
                 return QBrush(QColor(error_color()))
             if index.column() == ACCURACY_COLUMN and row.get("accuracy") == "nondeterministic":
                 return QBrush(QColor("gray"))
@@ -346,19 +145,19 @@ class SummaryModel(RowTableModel):
                 return QBrush(QColor(GRADE_COLORS[row["timing_quality"]]()))
             if index.column() == 0:
                 return QBrush(config_text_color(index.row()))
-        if role == Qt.ItemDataRole.BackgroundRole and _failing(row):
+        if role == Qt.ItemDataRole.BackgroundRole and failing(row):
             fill = QColor(error_color())
             fill.setAlpha(40)  # the whole row of a wrong config stands out
             return QBrush(fill)
-        if role == Qt.ItemDataRole.FontRole and index.column() == ACCURACY_COLUMN and _failing(row):
+        if role == Qt.ItemDataRole.FontRole and index.column() == ACCURACY_COLUMN and failing(row):
             font = QFont()
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
-            if column.text is _graph_breaks:
-                return _sites(row)
+            if column.text is graph_breaks:
+                return sites(row)
             return row.get(column.sort_key)
         return None
 
@@ -433,7 +232,7 @@ class SummaryPanel(QWidget, ResultsView):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         # the table keeps TABLE_ROWS rows in sight, the details a few lines: at 1024x700 the
-        # details' two thirds left the table one row (issue 44)
+        # details' two thirds left the table one row
         self.table.setMinimumHeight(self._rows_height(TABLE_ROWS))
         self.details.setMinimumHeight(self.details.fontMetrics().lineSpacing() * 3 + 12)
         layout.addWidget(split, 1)

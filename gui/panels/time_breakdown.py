@@ -240,7 +240,7 @@ class CategoryChart(pg.PlotWidget):
 class TimeBreakdownPanel(QWidget, ResultsView):
     """GUI thread only."""
 
-    refresh_when_shown = True  # a refresh re-shows the chosen config: ~0.3 s at a run's end (issue 22)
+    refresh_when_shown = True  # a refresh re-shows the chosen config: ~0.3 s at a run's end
 
     def __init__(self, parent: QWidget | None = None, staged: bool = False):
         """`staged`: the tables and the chart are left to `construction_steps()`, which the
@@ -307,7 +307,7 @@ class TimeBreakdownPanel(QWidget, ResultsView):
         """The tables' three tabs, then the chart's plot in pieces of a few ms
         (gui.charts.plot_parts) and the chart in its place, each a step of its own
         (gui.window.view_slot.ViewSlot runs them): built in one turn, the panel held the GUI
-        thread 25–38 ms at launch (issue 22)."""
+        thread 25–38 ms at launch."""
         return [
             self._add_ops_table,
             self._add_category_table,

@@ -35,7 +35,7 @@ class ProfileSession(QObject):
     sig_job_changed = Signal(str)
     """A job's result changed in a way the tables show (compile, breaks, memory, status); not
     for its terminal event, which `sig_job_ended` alone says (the views refreshed twice at every
-    job's end, on the GUI thread: issue 22)."""
+    job's end, on the GUI thread)."""
 
     sig_graph_breaks_changed = Signal()
     """The graph breaks or recompiles of some job changed."""

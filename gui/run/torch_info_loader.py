@@ -90,7 +90,7 @@ class TorchInfoLoader(QObject):
 
         cached = cached_torch_info()
         # the names' cache is keyed by four packages' versions: reading their metadata was
-        # 7-8 ms of the GUI thread when torch's offer was delivered (issue 22)
+        # 7-8 ms of the GUI thread when torch's offer was delivered
         names = cached_more_models()
         gpu = GpuMonitor()
         try:

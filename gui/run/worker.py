@@ -16,7 +16,7 @@ A job's end can carry work that every view reads at once (its speedup interval, 
 of up to 5,000 values a resample: ~0.8 s for a 100,000-call job): `work_before_end` names it,
 and the controller has it done on a thread of its own before it delivers the job's terminal
 event, holding what comes after it (the next job's events, the run's end) so that they are
-delivered in the order the runner sent them (issue 22: the GUI thread never waits).
+delivered in the order the runner sent them (the GUI thread never waits).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class RunProgressBar(QProgressBar):
         # setValue repaints the bar at once, and flushes it to the screen on its own, whenever
         # its text or a pixel of it changes; with updates off it schedules nothing, and the
         # update() below paints it with the rest of the window in the next paint (~1-4 ms of
-        # the GUI thread each time during a run, issue 22)
+        # the GUI thread each time during a run)
         self.setUpdatesEnabled(False)
         try:
             self.setValue(int(fraction * STEPS))

@@ -96,7 +96,7 @@ def over_chart_background(color: QColor) -> QColor:
     behind everything else (a phase, the warm-up calls): Qt's raster engine blends a translucent
     fill of more than ~96 lines on its worker threads while the GUI thread waits, which, with
     a job's threads on every core, was the largest part of the latency chart's paint during a
-    run (py-spy, issue 22); an opaque fill is a plain memory fill."""
+    run (py-spy); an opaque fill is a plain memory fill."""
     alpha = color.alphaF()
     back = QApplication.palette().color(QPalette.ColorRole.Base)
     return QColor.fromRgbF(

@@ -2,7 +2,7 @@
 
 A job's end and the run's end came in one turn: the job's terminal event, the Summary's final
 row (its bootstrap interval), then the run's end refreshing every view, 42 ms of the GUI thread
-with nothing drawn and no input read in between (issue 22: the GUI thread never waits). Each
+with nothing drawn and no input read in between (the GUI thread never waits). Each
 is now its own piece: `one_per_turn(owner, fn)` runs `fn` in a later turn than anything asked
 before it, so the timers, paints and input waiting in between come first. `owner` (a QObject)
 is the piece's lifetime: a piece whose owner was deleted meanwhile is dropped. Code that needs
@@ -66,7 +66,7 @@ def _post() -> None:
     _posted[:] = [_runner[0]]
     # A 1 ms timer, not singleShot(0) (a posted call): with a 10 ms timer beside pieces of 15 ms
     # each, chained posted calls ran two pieces between its ticks, 1 ms timers one (measured,
-    # /tmp script of issue 22's session); the paints posted meanwhile come between them too.
+    # a measurement script); the paints posted meanwhile come between them too.
     QTimer.singleShot(1, _runner[0], _run_one)
 
 

@@ -6,7 +6,7 @@ value one view cannot show is caught and the previous results put back) and refr
 a job's figures change (`refresh`). A view whose refresh is slow (`refresh_when_shown`)
 refreshes, while its tab is not shown in a shown window, when the tab is next shown, once per
 job that changed (`request_refresh`): a run's end refreshed every tab, ~0.3 s of the GUI
-thread for the Time breakdown tab alone (issue 22);
+thread for the Time breakdown tab alone;
 views that stream (samples, resource readings, sweep variants) connect those signals in
 their own `bind`. A tab view is one file in gui/panels and one entry in `gui.panels.TAB_VIEWS`
 (its `--tab` name, title and tooltip); the window holds each view in a `gui.window.view_slot.ViewSlot`,

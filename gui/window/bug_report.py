@@ -17,18 +17,15 @@ import json
 import os
 import sys
 import uuid
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QProcess, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from core import PROJECT_ROOT
 from core.report.bundle import BundleError, choose_result, plan_bundle
 from core.report.files import atomic_write, report_json
 from core.vocab.artifacts import artifact_name
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.run.helper_process import HelperProcess
+from gui.window.app_window import AppWindow
 
 HELPER_TIMEOUT_MS = 15 * 60 * 1000  # building the model's inputs and collect_env (bounded at 120 s itself)
 FOLDER_SETTING = "bug_report/folder"
@@ -39,7 +36,7 @@ def bundle_command(report_dir: str, out: str, label: str) -> list[str]:
     return [sys.executable, "-m", "core.report.bundle", report_dir, out, label]
 
 
-def report_folder(window: MainWindow) -> str:
+def report_folder(window: AppWindow) -> str:
     """The report folder of the results on screen ('' when there is none): the folder of the
     report.json they were opened from, or a finished run's own folder."""
     session = window.session
@@ -86,23 +83,27 @@ class BugReportSaver(QObject):
     sig_failed = Signal(str)
     """No bundle was written: the message shown."""
 
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: AppWindow):
         super().__init__(window)
         self.window = window
-        self.process: QProcess | None = None
+        self.helper = HelperProcess(
+            self,
+            "the helper process",
+            HELPER_TIMEOUT_MS,
+            "building it took more than {minutes} minutes; it was stopped.",
+        )
+        self.helper.sig_ended.connect(self._on_finished)
+        self.helper.sig_failed.connect(self._failed)
         self.folder = ""  # the report folder being bundled
         self.label = ""  # the config being bundled
         self.target = ""  # where the user asked for the zip
         self.written = ""  # where the helper writes it (a new name beside the target when replacing)
         self.box: QMessageBox | None = None  # the question on screen
         self._part_existed = False  # a file named like the helper's .part was there before it started
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._on_timeout)
 
     @property
     def busy(self) -> bool:
-        return self.process is not None
+        return self.helper.busy
 
     # ---------------------------------------------------------------- the steps
     def start(self) -> bool:
@@ -197,47 +198,27 @@ class BugReportSaver(QObject):
         self._part_existed = os.path.lexists(written + ".part")
         self.window.settings.setValue(FOLDER_SETTING, os.path.dirname(self.target))
         command = bundle_command(self.folder, written, self.label)
-        process = QProcess(self)  # a child of this saver; its slots are bound methods
-        process.setWorkingDirectory(PROJECT_ROOT)
-        process.finished.connect(self._on_finished)
-        process.errorOccurred.connect(self._on_error)
-        self.process = process
         self.window.status_label.setText(
             f"Saving the bug report of {self.label} to {self.target}… (building the model's inputs and reading "
             "this machine's environment can take a minute)"
         )
+        self.helper.start(command)
         self.window.update_actions()
-        self._timer.start(HELPER_TIMEOUT_MS)
-        process.start(command[0], command[1:])
 
     # ---------------------------------------------------------------- the helper's end
-    def _on_error(self, error) -> None:
-        if error == QProcess.ProcessError.FailedToStart and self.process is not None:
-            self._failed(f"the helper process could not start ({self.process.errorString()}).")
-
-    def _on_timeout(self) -> None:
-        if self.process is not None:
-            process = self.process
-            self._failed(f"building it took more than {HELPER_TIMEOUT_MS // 60000} minutes; it was stopped.")
-            process.kill()
-
-    def _on_finished(self, code: int, status) -> None:
-        process = self.sender()
-        if process is not self.process:  # already dealt with (timed out, failed to start)
-            return
-        out = bytes(process.readAllStandardOutput()).decode("utf-8", "replace").strip().splitlines()
-        err = bytes(process.readAllStandardError()).decode("utf-8", "replace").strip().splitlines()
+    def _on_finished(self, code: int, normal: bool, stdout: str, last_line: str) -> None:
+        out = stdout.strip().splitlines()
         try:
             value = json.loads(out[-1]) if out else {}
         except ValueError:
             value = {}
         value = value if isinstance(value, dict) else {}
-        if code == 0 and status == QProcess.ExitStatus.NormalExit and isinstance(value.get("names"), list):
+        if code == 0 and normal and isinstance(value.get("names"), list):
             self._saved(value)
         elif isinstance(value.get("error"), str):
             self._failed(value["error"])
         else:
-            why = err[-1] if err else f"it ended with code {code}"
+            why = last_line or f"it ended with code {code}"
             self._failed(f"the helper process failed: {why}")
 
     def _saved(self, value: dict) -> None:
@@ -276,18 +257,10 @@ class BugReportSaver(QObject):
             os.unlink(part)
 
     def _end(self) -> None:
-        self._timer.stop()
-        process, self.process = self.process, None
-        if process is not None:
-            process.deleteLater()
         self.window.update_actions()
 
     def stop(self) -> None:
         """The window closes: end the helper (its half-written zip is its own .part file)."""
-        process, self.process = self.process, None
-        self._timer.stop()
-        if process is not None:
-            process.finished.disconnect(self._on_finished)
-            process.kill()
-            process.waitForFinished(2000)
+        if self.helper.busy:
+            self.helper.stop()
             self._remove_written()

@@ -12,11 +12,13 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from gui.window.app_window import AppWindow
+
 QUIT_TEXT = "Cancel the run and close"
 KEEP_TEXT = "Keep running"
 
 
-def running_work(window) -> list[str]:
+def running_work(window: AppWindow) -> list[str]:
     """What closing `window` (the main window) would stop, in words ([] when nothing runs):
     its own run (a profile or Find best settings) and the zoo runs of its zoo windows."""
     work = []

@@ -12,7 +12,7 @@ GUI thread only.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
@@ -33,9 +33,7 @@ from core.vocab.formatting import cell
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import error_color
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 TREND_COLORS = {WORSE: error_color, BETTER: lambda: "#2e9d4a", NOISE: lambda: "#888888"}
 
@@ -207,7 +205,7 @@ class CompareDialog(QDialog):
         self.verdicts.setText(self._verdict_text())
 
 
-def compare_with_report(window: MainWindow, path: str | None = None) -> CompareDialog | None:
+def compare_with_report(window: AppWindow, path: str | None = None) -> CompareDialog | None:
     """Ask for (or take) a baseline report, compare the window's results with it, show the
     dialog and draw the baseline's distribution; None when nothing was compared."""
     from gui.window.report_opening import read_report

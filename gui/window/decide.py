@@ -1,4 +1,4 @@
-"""The window's side of the decision features (issue 10): "Apply and re-run" of a
+"""The window's side of the decision features: "Apply and re-run" of a
 core.decide.suggestions suggestion, Run → Find best settings (core.decide.tune's candidates within a
 budget, as a normal run), and File → Compare with report… (core.decide.compare, in
 `gui.window.compare_dialog`).
@@ -12,19 +12,16 @@ controller's listener. GUI thread only.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from core.decide.tune import BudgetListener, Estimator, TuneRun, candidate_specs, tune_lines
 from core.models import defines_variants
 from core.report.safety import describe_config, risky_settings, without_risky_settings
 from core.vocab import events as ev
 from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 
-def install(window: MainWindow) -> None:
+def install(window: AppWindow) -> None:
     """Connect the Decision tab and the run's signals (the actions are gui.window.layout's).
     Called once, after the menus are built; the tab's own signals once it is built (after the
     window's first show, gui.window.view_slot)."""
@@ -36,7 +33,7 @@ def install(window: MainWindow) -> None:
     window.slot("decision").when_built(lambda panel: _connect_panel(window, panel))
 
 
-def _connect_panel(window: MainWindow, panel) -> None:
+def _connect_panel(window: AppWindow, panel) -> None:
     panel.sig_change_requested.connect(lambda label, change: apply_and_rerun(window, label, change))
     panel.sig_rerun_requested.connect(lambda: rerun(window))
     panel.sig_try_requested.connect(lambda config: profile_beside(window, config))
@@ -45,7 +42,7 @@ def _connect_panel(window: MainWindow, panel) -> None:
     show_tune_notes(window)
 
 
-def show_tune_notes(window: MainWindow) -> None:
+def show_tune_notes(window: AppWindow) -> None:
     """The Decision tab says what the budget did to each candidate of the results on screen (a
     Find best settings run, or a report of one or of `tune`); nothing when they hold none."""
     slot = window.slot("decision")
@@ -54,7 +51,7 @@ def show_tune_notes(window: MainWindow) -> None:
         slot.view.set_tune_notes("\n".join(tune_lines(section)) if section is not None else "")
 
 
-def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
+def apply_and_rerun(window: AppWindow, label: str, change) -> bool:
     """Apply core's ConfigChange to the last run's config `label` in the queue and run. A
     config read from a report file is data someone else may have written: the full config
     that would run is shown first, with the settings that could run a program or code
@@ -87,13 +84,13 @@ def apply_and_rerun(window: MainWindow, label: str, change) -> bool:
     return window.run_profile(arrange=only_the_changed, keep=keep, applied={new: (rule, label, change.description)})
 
 
-def rerun(window: MainWindow) -> bool:
+def rerun(window: AppWindow) -> bool:
     """Run the configs shown again (their timing was not quiet, or the decision could not
     tell): the same configs, through the same checks as Apply and re-run."""
     return load_shown_settings(window) and window.run_profile()
 
 
-def profile_beside(window: MainWindow, config) -> bool:
+def profile_beside(window: AppWindow, config) -> bool:
     """Profile `config` (ours, core's: inductor's default) for the model shown, its results kept
     on screen beside the new one: what a decision needs when only references were measured."""
     if window.controller.busy:
@@ -108,7 +105,7 @@ def profile_beside(window: MainWindow, config) -> bool:
     return window.run_profile(keep=keep)
 
 
-def load_shown_settings(window: MainWindow) -> bool:
+def load_shown_settings(window: AppWindow) -> bool:
     """Put the model and the configs of the results shown into the form (the queue), run
     nothing: after opening a report of another model, its settings for the next run. A report's
     configs pass the same check as a re-run of them (settings that could run a program)."""
@@ -134,7 +131,7 @@ def load_shown_settings(window: MainWindow) -> bool:
     return True
 
 
-def _load_workload(window: MainWindow) -> None:
+def _load_workload(window: AppWindow) -> None:
     """The results' batch size, image size, sequence length, HF config, task and device into the
     form, when the results share them (core.models.workload_settings: what the header compares)."""
     specs = {(r.spec.model, r.spec.task, r.spec.device) for r in window.session.results}
@@ -153,7 +150,7 @@ def _load_workload(window: MainWindow) -> None:
         window.config_panel.device.setCurrentIndex(found)
 
 
-def find_best_settings(window: MainWindow, budget_min: float) -> bool:
+def find_best_settings(window: AppWindow, budget_min: float) -> bool:
     """Run core.decide.tune's candidate set for the chosen model (everything but the compile
     settings from the form) through the window's run path, kept to `budget_min` minutes by
     core.decide.tune.BudgetListener."""
@@ -181,7 +178,7 @@ def find_best_settings(window: MainWindow, budget_min: float) -> bool:
     return started
 
 
-def _on_tune_finished(window: MainWindow) -> None:
+def _on_tune_finished(window: AppWindow) -> None:
     """A tune run ended: the candidates the budget cut never started, so their jobs end
     here as cancelled, and the Decision tab says what the budget did."""
     run, window.tune_run = window.tune_run, None
@@ -197,13 +194,13 @@ def _on_tune_finished(window: MainWindow) -> None:
     show_tune_notes(window)
 
 
-def _on_busy(window: MainWindow, busy: bool) -> None:
+def _on_busy(window: AppWindow, busy: bool) -> None:
     window.actions.find_best.setEnabled(not busy)
     window.actions.compare.setEnabled(not busy)
     window.view("decision").set_busy(busy)
 
 
-def compare(window: MainWindow, path: str | None = None):
+def compare(window: AppWindow, path: str | None = None):
     from gui.window.compare_dialog import compare_with_report
 
     return compare_with_report(window, path)

@@ -6,64 +6,17 @@ behaviour; this only puts the parts together. GUI thread only.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFrame, QMenu, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core import PROJECT_ROOT
 from gui.panels import TAB_VIEWS
 from gui.widgets.actions import make_action
 from gui.widgets.open_path import desktop_open
+from gui.window.app_window import AppWindow, WindowActions, WindowLayout, WindowMenus
 from gui.window.view_slot import scroll_area
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
-
-
-@dataclass(frozen=True)
-class WindowLayout:
-    """The window's splitters (their states are remembered: gui.window.settings) and tabs."""
-
-    left_splitter: QSplitter
-    charts_splitter: QSplitter
-    right_splitter: QSplitter
-    main_splitter: QSplitter
-    tabs: QTabWidget
-
-
-@dataclass(frozen=True)
-class WindowActions:
-    """Every action of the main window (menus, shortcuts, the config panel's buttons)."""
-
-    open: QAction
-    open_hf: QAction
-    run: QAction
-    cancel: QAction
-    export: QAction
-    save_session: QAction
-    open_session: QAction
-    save_bug_report: QAction
-    open_zoo: QAction
-    run_zoo: QAction
-    profile_script: QAction
-    quit: QAction
-    about: QAction
-    add_config: QAction
-    find_best: QAction
-    compare: QAction
-
-
-@dataclass(frozen=True)
-class WindowMenus:
-    file: QMenu
-    recent: QMenu  # filled by gui.window.settings.RecentFiles
-    run: QMenu
-    view: QMenu
-    help: QMenu
-
 
 MODEL_PANEL_HEIGHT = 470  # px: the model panel whole (examples, models list, inputs)
 CONFIG_MIN_HEIGHT = 80  # px: the config form's first rows (backend, mode) before it scrolls
@@ -72,7 +25,7 @@ CHARTS_DEFAULT_HEIGHT = 280
 DISTRIBUTION_MIN_WIDTH = 240  # px: the distribution's title in three lines over a readable plot
 
 
-def build_layout(w: MainWindow) -> WindowLayout:
+def build_layout(w: AppWindow) -> WindowLayout:
     """Left: model and config panels; right: whose results (`w.results_header`) above the
     charts above the tabs."""
     left = QSplitter(Qt.Orientation.Vertical)
@@ -149,7 +102,7 @@ def build_layout(w: MainWindow) -> WindowLayout:
     return WindowLayout(left, charts, right, main, tabs)
 
 
-def build_actions(w: MainWindow) -> WindowActions:
+def build_actions(w: AppWindow) -> WindowActions:
     """Create the window's actions and hook the config panel's Run and Cancel buttons to them."""
     from gui.window import decide
 
@@ -268,7 +221,7 @@ DOCUMENTS = (
 )
 
 
-def _open_document(window: MainWindow, path: str) -> bool:
+def _open_document(window: AppWindow, path: str) -> bool:
     """Open a document of this checkout with the desktop's viewer for it; where none was found,
     the status bar says where the file is."""
     if desktop_open(path):
@@ -278,19 +231,19 @@ def _open_document(window: MainWindow, path: str) -> bool:
     return False
 
 
-def _open_zoo(window: MainWindow) -> None:
+def _open_zoo(window: AppWindow) -> None:
     from gui.window.zoo_window import open_zoo
 
     open_zoo(window)
 
 
-def _run_zoo(window: MainWindow) -> None:
+def _run_zoo(window: AppWindow) -> None:
     from gui.window.zoo_run_dialog import run_zoo
 
     run_zoo(window)
 
 
-def build_menus(w: MainWindow, a: WindowActions) -> WindowMenus:
+def build_menus(w: AppWindow, a: WindowActions) -> WindowMenus:
     """File, Run, View and Help menus (and Recent model files, filled by the recent-files list)."""
     file_menu = w.menuBar().addMenu("&File")
     file_menu.addAction(a.open)

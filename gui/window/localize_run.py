@@ -1,5 +1,5 @@
 """Summary → "Find where outputs diverge…": `python main.py localize REPORT --config LABEL`
-(core.cli.localize) on the report folder of the results on screen, in a QProcess.
+(core.cli.localize) on the report folder of the results on screen, in a QProcess (gui.run.helper_process).
 
 The report folder is the bug report's (gui.window.bug_report.report_folder: a session opened
 from a folder's report.json, or a finished run of this window, whose report.json is written into
@@ -16,11 +16,9 @@ shown with the command's own message, nothing on screen is lost. GUI thread only
 from __future__ import annotations
 
 import os
-import signal
 import sys
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from core import PROJECT_ROOT
@@ -28,10 +26,9 @@ from core.decide.localize import needs_localizing
 from core.report.files import ReportError, atomic_write, load_report, report_json
 from core.report.safety import ReportGate, describe_config, report_gate
 from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file, confirm_python_file
+from gui.run.helper_process import HelperProcess
+from gui.window.app_window import AppWindow
 from gui.window.bug_report import report_folder
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
 
 TIMEOUT_MS = 30 * 60 * 1000  # four stages and five numerics settings of a large model, compiled cold
 
@@ -47,22 +44,23 @@ class Localizer(QObject):
     sig_done = Signal(str)
     """It ended: the sentence shown, or the failure."""
 
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: AppWindow):
         super().__init__(window)
         self.window = window
-        self.process: QProcess | None = None
+        self.helper = HelperProcess(
+            self, "the localize command", TIMEOUT_MS, "it took more than {minutes} minutes; it was stopped."
+        )
+        self.helper.sig_progress.connect(self._on_progress)
+        self.helper.sig_ended.connect(self._on_finished)
+        self.helper.sig_failed.connect(self._failed)
         self.folder = ""
         self.label = ""
         self.flags: list[str] = []  # how the report's settings run, as the user answered (ReportGate.flags)
         self.box: QMessageBox | None = None
-        self._last_line = ""
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._on_timeout)
 
     @property
     def busy(self) -> bool:
-        return self.process is not None
+        return self.helper.busy
 
     def start(self, label: str) -> bool:
         """Say what it runs and ask (a window-modal box: nothing waits on it)."""
@@ -144,44 +142,16 @@ class Localizer(QObject):
 
     def run(self) -> None:
         command = localize_command(self.folder, self.label, self.flags)
-        process = QProcess(self)
-        process.setWorkingDirectory(PROJECT_ROOT)
-        process.readyReadStandardError.connect(self._on_progress)
-        process.finished.connect(self._on_finished)
-        process.errorOccurred.connect(self._on_error)
-        self.process, self._last_line = process, ""
         self.window.status_label.setText(f"Finding where {self.label} diverges (a job per step)…")
-        self._timer.start(TIMEOUT_MS)
-        process.start(command[0], command[1:])
+        self.helper.start(command, progress=True)
 
-    def _on_progress(self) -> None:
-        if self.process is None:
+    def _on_progress(self, line: str) -> None:
+        self.window.status_label.setText(f"Localizing {self.label}: {line[:200]}")
+
+    def _on_finished(self, code: int, normal: bool, out: str, last_line: str) -> None:
+        if code != 0 or not normal:
+            self._failed(last_line or f"it ended with code {code}")
             return
-        text = bytes(self.process.readAllStandardError()).decode("utf-8", "replace")
-        lines = [t.strip() for t in text.splitlines() if t.strip()]
-        if lines:
-            self._last_line = lines[-1]
-            self.window.status_label.setText(f"Localizing {self.label}: {self._last_line[:200]}")
-
-    def _on_error(self, error) -> None:
-        if error == QProcess.ProcessError.FailedToStart and self.process is not None:
-            self._failed(f"the localize command could not start ({self.process.errorString()}).")
-
-    def _on_timeout(self) -> None:
-        if self.process is not None:
-            process = self.process
-            self._failed(f"it took more than {TIMEOUT_MS // 60000} minutes; it was stopped.")
-            process.kill()
-
-    def _on_finished(self, code: int, status) -> None:
-        process = self.sender()
-        if process is not self.process:
-            return
-        self._on_progress()
-        if code != 0 or status != QProcess.ExitStatus.NormalExit:
-            self._failed(self._last_line or f"it ended with code {code}")
-            return
-        self._end()
         w = self.window
         path = os.path.join(self.folder, "report.json")
         try:
@@ -198,7 +168,6 @@ class Localizer(QObject):
         self._show(f"where {self.label} diverges: {sentence}" if sentence else "localized; nothing was found")
 
     def _failed(self, message: str) -> None:
-        self._end()
         self._show(message, failed=True)
 
     def _show(self, message: str, failed: bool = False) -> None:
@@ -209,24 +178,6 @@ class Localizer(QObject):
         self.window.status_label.setText(message[:300])
         self.sig_done.emit(message)
 
-    def _end(self) -> None:
-        self._timer.stop()
-        process, self.process = self.process, None
-        if process is not None:
-            process.deleteLater()
-
     def stop(self) -> None:
         """The window closes: end the command (its jobs end with it: the runner's children)."""
-        process, self.process = self.process, None
-        self._timer.stop()
-        if process is not None:
-            process.finished.disconnect(self._on_finished)
-            pid = process.processId()
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGINT)  # as Ctrl+C: the command cancels its job and ends its children
-                except OSError:
-                    pass
-            if not process.waitForFinished(5000):
-                process.kill()
-                process.waitForFinished(2000)
+        self.helper.stop(interrupt=True)

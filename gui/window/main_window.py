@@ -3,44 +3,42 @@ events (through `ProfileSession`) to the panels.
 
 Left: what to profile (`ModelPanel`) and how (`ConfigPanel`). Right, top: whose results
 (`ResultsHeader`, with the timing banner), the live latency chart and the distribution;
-bottom: the tabs of `gui.panels.TAB_VIEWS` (Summary, Decision, Resources, Graph breaks &
-compile, Time breakdown, Graphs, Shape sweep, Throughput). Buttons follow the runner's state
-(`RunController.sig_status_changed`), never the click itself. The layout, actions and menus
-are built in `gui.window.layout`, a run is started in `gui.window.run_start`, what is
-remembered between sessions is in `gui.window.settings`. GUI thread only.
+bottom: the tabs of `gui.panels.TAB_VIEWS`. Buttons follow the runner's state
+(`RunController.sig_status_changed`), never the click itself. Its helpers see it as an
+`AppWindow` (gui.window.app_window): `layout` builds it, `run_start` starts a run,
+`run_display` shows it as it goes, `form_sync` answers the form, `settings` remembers it.
+GUI thread only.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import tempfile
-import time
 
-from PySide6.QtCore import QSettings, QSignalBlocker, QTimer, Signal
+from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QWidget
 
-from core.models import is_file_source, split_factory, workload_settings
-from core.models.examples import is_bundled, needed_dynamo_config
+from core.models import is_file_source, split_factory
+from core.models.examples import is_bundled
 from core.report.model_file_check import check_chosen_model_file
-from core.vocab.config import ModelSpec
 from gui import qt_compat
 from gui.form import trust
 from gui.form.config_panel import ConfigPanel
 from gui.form.model_panel import ModelPanel
 from gui.panels import TAB_NAMES, TAB_VIEWS
-from gui.panels.results_header import ResultsHeader, model_name, results_models
+from gui.panels.results_header import ResultsHeader
 from gui.run.session import ProfileSession
 from gui.run.torch_info_loader import TorchInfoLoader
 from gui.run.worker import RunController
 from gui.widgets.progress import RunProgressBar
 from gui.widgets.safe_text import plain
-from gui.widgets.turns import one_per_turn
-from gui.window import closing, decide, file_actions, report_opening, run_start
+from gui.window import closing, decide, file_actions, form_sync, report_opening, run_start
 from gui.window import settings as window_settings
 from gui.window.bug_report import BugReportSaver, report_folder
 from gui.window.layout import build_actions, build_layout, build_menus
 from gui.window.localize_run import Localizer
+from gui.window.remembered import LastFolders, RecentFiles
+from gui.window.run_display import RunDisplay
 from gui.window.view_slot import ChartsBuilder, ViewSlot
 
 # What a run's first events and end import (numpy.random for the speedup's bootstrap, the time
@@ -61,7 +59,6 @@ RUN_MODULES = (
     "core.measure.output_match",
     "core.report.source_view",
 )
-NO_PHASE = (0.0, "", "", True)  # MainWindow._phase_since between jobs: no compile to say stalled
 
 
 class MainWindow(QMainWindow):
@@ -85,10 +82,8 @@ class MainWindow(QMainWindow):
         self.last_error = ""
         self._shown = False
         self._painted = False  # the first paint after the show has begun (paintEvent)
-        self._closed = False  # the window was closed (closeEvent): a run's last events draw nothing
-        self._results_serial = 0  # which set of results is shown: one more at every run and report
+        self.closed = False  # the window was closed (closeEvent): a run's last events draw nothing
         self.run_starting = False  # Run was clicked and the session is being reset (gui.window.run_start)
-        self._phase_since = NO_PHASE  # the last phase change: when, phase, status text, stall said
         # Ask before closing while a run is going (gui.window.closing); off for Ctrl+C in the
         # terminal and the command line's automation, which close on purpose.
         self.ask_before_closing = True
@@ -121,8 +116,6 @@ class MainWindow(QMainWindow):
         self.progress = RunProgressBar()
         self.results_header = ResultsHeader()
         self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
-        self._reset_error: Exception | None = None
-        self._loading_report = False
         self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
         self.script_window = None  # File → Profile a script… (gui.window.script_window), made when first asked
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
@@ -133,6 +126,7 @@ class MainWindow(QMainWindow):
         # report.json's further sections the results on screen came with (`tune`: what the budget of
         # a Find best settings run or a `tune` report did), written again when they are saved
         self.session_sections: dict[str, object] = {}
+        self.run_display = RunDisplay(self)  # the run as it goes, on the views (gui.window.run_display)
         self.bug_report = BugReportSaver(self)  # File → Save bug report…
         self.localizer = Localizer(self)  # Summary → Find where outputs diverge…
         self.actions = build_actions(self)
@@ -142,16 +136,16 @@ class MainWindow(QMainWindow):
         self.right_splitter, self.main_splitter = parts.right_splitter, parts.main_splitter
         self.menus = build_menus(self, self.actions)
         decide.install(self)
-        self.recent = window_settings.RecentFiles(
+        self.recent = RecentFiles(
             self.settings, self.model_panel, self.menus.recent, lambda path: self.open_model_file(path)
         )
-        self.folders = window_settings.LastFolders(self.settings)
+        self.folders = LastFolders(self.settings)
         self._connect()
         self._restore_settings()
         self._update_buttons()
 
         self.torch_info_loader = TorchInfoLoader(self)
-        self.torch_info_loader.sig_loaded.connect(self._on_torch_info_loaded)
+        self.torch_info_loader.sig_loaded.connect(lambda info: form_sync.torch_info_loaded(self, info))
         self.torch_info_loader.sig_more_models.connect(self.model_panel.add_models)
         self.torch_info_loader.sig_loaded.connect(self._on_launch_step)
         self.torch_info_loader.sig_settled.connect(self._start_charts)
@@ -159,44 +153,33 @@ class MainWindow(QMainWindow):
         # the show (a window shown minimized is not painted: showEvent), or from now for a window
         # never shown. Not from now for a shown one: a construction slower than that (modules
         # compiled at the first start) let the loader's thread start before the first paint,
-        # which then waited for the GIL: the window came ~0.3 s later (issue 22).
+        # which then waited for the GIL: the window came ~0.3 s later.
         QTimer.singleShot(LOADER_AT_LATEST_MS, self, self._start_loader_unless_shown)
 
     # ================================================================ construction
     def _connect(self) -> None:
-        c, s = self.controller, self.session
-        c.work_before_end = self._work_before_end
-        c.sig_event_received.connect(self._on_event_received)
+        c = self.controller
+        self.run_display.connect()
         c.sig_status_changed.connect(self._on_status_changed)
         c.sig_run_started.connect(self._update_buttons)
-        c.sig_run_finished.connect(self._on_run_finished)
-        s.sig_reset.connect(self._on_session_reset)
-        s.sig_samples_added.connect(self._on_progress)
-        s.sig_phase_changed.connect(self._on_phase_changed)
         self.summary_panel.sig_localize_requested.connect(self.localizer.start)
         self.summary_panel.sig_apply_requested.connect(
             lambda label, change: decide.apply_and_rerun(self, label, change)
         )
-        s.sig_resource_sampled.connect(self._check_compile_stall)
-        s.sig_job_ended.connect(self._on_job_ended)
-        self.model_panel.sig_model_chosen.connect(self._on_model_chosen)
-        self.slot("graph-breaks").when_built(lambda view: view.sig_graph_requested.connect(self._on_graph_requested))
-        self.slot("time-breakdown").when_built(
-            lambda view: view.source_lines.sig_graph_requested.connect(self._on_graph_requested)
-        )
+        self.model_panel.sig_model_chosen.connect(lambda source: form_sync.model_chosen(self, source))
         self.model_panel.sig_recent_chosen.connect(lambda path: self.open_model_file(path))
         self.model_panel.batch.valueChanged.connect(self._save_form)
         self.model_panel.image.valueChanged.connect(self._save_form)
         self.model_panel.sweep.toggled.connect(self._save_form)
         self.config_panel.sig_config_edited.connect(self._save_form)
-        self.config_panel.sig_config_edited.connect(self._refresh_suggestion)
+        self.config_panel.sig_config_edited.connect(lambda *_: form_sync.refresh_suggestion(self))
         # the header says when the next run would measure another workload than the results shown
         mp = self.model_panel
         for changed in (mp.batch.valueChanged, mp.image.valueChanged, mp.seq_len.valueChanged):
-            changed.connect(self._refresh_next_workload)
-        mp.hf_config.textChanged.connect(self._refresh_next_workload)
-        mp.task.currentIndexChanged.connect(self._refresh_next_workload)
-        self.config_panel.device.currentIndexChanged.connect(self._refresh_next_workload)
+            changed.connect(lambda *_: form_sync.refresh_next_workload(self))
+        mp.hf_config.textChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
+        mp.task.currentIndexChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
+        self.config_panel.device.currentIndexChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
 
     # ================================================================ public API
     def set_model(self, source: str, trusted: bool = False) -> None:
@@ -210,7 +193,7 @@ class MainWindow(QMainWindow):
                 self._trusted_paths.add(path)
             self.recent.add(path)
         self.model_panel.set_source(source)
-        self._on_model_chosen(source)
+        form_sync.model_chosen(self, source)
 
     def open_model_file(self, path: str | None = None) -> bool:
         """Open a model file (asks for one when `path` is None). True when it was chosen."""
@@ -318,7 +301,7 @@ class MainWindow(QMainWindow):
         """Make a reopened report's model (one the user knows: see report_opening) the next run's."""
         self.model_panel.set_source(source)
         self.model_panel.sweep.setChecked(sweep)
-        self._on_model_chosen(source)
+        form_sync.model_chosen(self, source)
 
     def show_results_from_report(
         self, results, options: dict, path: str, warnings, header: dict | None = None
@@ -326,16 +309,11 @@ class MainWindow(QMainWindow):
         """Put a report's results on screen (with the sections of its `header` the tabs show:
         `localization`); the exception a value of it raised in a panel (nothing printed), or None."""
         self.report_localization[path] = (header or {}).get("localization")
-        self._reset_error = None
-        self._loading_report = True
-        try:
-            self.session.load(results, options, path, warnings)
-        finally:
-            self._loading_report = False
-        if self._reset_error is None and (header or {}).get("tune") is not None:
+        error = self.run_display.load_report(results, options, path, warnings)
+        if error is None and (header or {}).get("tune") is not None:
             self.session_sections["tune"] = header["tune"]
         self.show_tune_notes()
-        return self._reset_error
+        return error
 
     def show_tune_notes(self) -> None:
         """The Decision tab: what the budget did to the candidates of the results on screen."""
@@ -386,25 +364,6 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         file_actions.about_box(self, self.torch_info)
 
-    # ================================================================ slots: runner and session
-    def _work_before_end(self, event):
-        """What the controller has done off the GUI thread before a job's end reaches the session
-        (gui.run.worker): the job's speedup interval, which the Summary's final row, the Decision
-        tab, the results header's grade and the time verdict all read then (JobResult keeps it
-        per sample count); on the GUI thread it held it ~0.8 s at a 100,000-call job's end."""
-        result = None if self._closed else self.session.result(event.job_id)
-        return result.summary_speedup if result is not None and result.speedup_interval_owed() else None
-
-    def _on_event_received(self, event) -> None:
-        if self._closed:
-            # a closed window's run (its cancelled job's end): folded, so its results say how it
-            # ended, but no view is drawn again: with the window hidden each refreshed at once
-            # (the Decision tab's bootstrap of a 100,000-call job held the close 0.7-0.8 s)
-            with QSignalBlocker(self.session):
-                self.session.apply(event)
-            return
-        self.session.apply(event)  # drops events of jobs this session does not know
-
     def _on_status_changed(self, status) -> None:
         self._update_buttons()
 
@@ -419,119 +378,13 @@ class MainWindow(QMainWindow):
             action.setEnabled(not busy)
         self.actions.save_bug_report.setEnabled(not self.bug_report.busy and bool(report_folder(self)))
 
+    def update_title(self) -> None:
+        """The window names the model whose results it shows, else the one chosen to run."""
+        form_sync.update_title(self)
+
     def update_actions(self) -> None:
         """Enable the actions for the state now (a helper started or ended)."""
         self._update_buttons()
-
-    def _on_run_finished(self) -> None:
-        """The runner is done: the run's end is shown in a turn of its own, after the last
-        job's end (gui.widgets.turns), unless another run or a report came in between."""
-        self._phase_since = NO_PHASE
-        one_per_turn(self, lambda serial=self._results_serial: self._finish_run(serial))
-
-    def _finish_run(self, serial: int) -> None:
-        if serial != self._results_serial:
-            return  # a new run or a report was shown meanwhile: its own end is shown
-        if self._closed:  # nothing is drawn again (_on_event_received); the run's end is said
-            self.sig_run_finished.emit()
-            return
-        self.summary_panel.model.make_owed_rows()
-        self._update_buttons()
-        results = self.session.results
-        for view in self.views:
-            view.request_refresh(results, "", ended=True)  # a tab not shown: when it is next shown
-        self.progress.show_results(results)
-        self.results_header.set_quality(results)
-        failed = [r for r in results if r.status == "failed"]
-        text = "Run finished: " + self.progress.full_text()
-        if failed:
-            text += f" — {failed[0].config.label} failed: {failed[0].failure_reason}"
-        self.status_label.setText(text)
-        self.sig_run_finished.emit()
-
-    def _on_session_reset(self) -> None:
-        self._results_serial += 1
-        self._phase_since = NO_PHASE  # a cancelled job's compile is not the new run's
-        self.session_sections = {}
-        if not self._loading_report:
-            self._show_session()
-            return
-        try:  # a report's value no panel can show: open_session puts the previous results back
-            self._show_session()
-        except Exception as exc:  # noqa: BLE001 - any bad value in a report must not end the app
-            self._reset_error = exc
-
-    def _show_session(self) -> None:
-        results = self.session.results
-        self.results_header.set_results(results, self.session.origin)
-        self.results_header.set_warnings(self.session.warnings)
-        self.results_header.set_quality(results)
-        self._update_title()
-        self._update_buttons()
-        self.summary_panel.set_localization(self.report_localization.get(self.session.origin))
-        serial = self._results_serial
-        # Run was clicked: the views take the new run's results one per turn after it, those in
-        # sight first (10 views in the click's turn held the GUI thread ~12 ms, and the paint of
-        # them all came in the next: 26-34 ms in all); a later reset (another run, a report)
-        # makes these pieces moot
-        if self.run_starting:
-            for view in sorted(self.views, key=lambda v: not v.isVisible()):
-                one_per_turn(self, functools.partial(self._show_later, view, serial))
-        else:
-            for view in self.views:
-                view.show_results(results)
-        self.progress.show_results(results)
-        # A sweep times each shape apart (in VariantResult), not per iteration: with only sweeps the
-        # latency charts would stay empty, so the tabs (the Shape sweep tab) get their room.
-        self.charts_splitter.setVisible(
-            not results or not all(r.spec.sweep_shapes or r.spec.sweep_batch for r in results)
-        )
-        queue = self.config_panel.queue
-        for r in results:
-            if r.config in queue.configs:
-                queue.set_status(r.config, r.status, r.failure_reason, r.failure_detail)
-
-    def _show_later(self, view, serial: int) -> None:
-        if serial == self._results_serial and not self._closed:
-            view.show_results(self.session.results)
-
-    def _on_progress(self, *args) -> None:
-        self.progress.show_results(self.session.results, soon=True)  # with every batch of samples
-
-    def _on_phase_changed(self, job_id: str, phase: str, detail: str) -> None:
-        result = self.session.result(job_id)
-        self.progress.show_results(self.session.results)
-        self.status_label.setText(f"{result.config.label}: {detail or phase}")
-        self.config_panel.queue.set_status(result.config, phase)
-        self._phase_since = (time.monotonic(), phase, f"{result.config.label}: {detail or phase}", False)
-
-    def _check_compile_stall(self, job_id: str, sample) -> None:
-        """While a config compiles (resource samples arrive at 5 Hz): when no compile stage has
-        changed for STALL_S, the status bar says so once, naming the stage and the frame."""
-        from core.capture.compile_watch import STALL_S, stalled_text
-
-        since, phase, text, said = self._phase_since
-        if phase != "compile" or said or time.monotonic() - since < STALL_S:
-            return
-        self._phase_since = (since, phase, text, True)
-        self.status_label.setText(
-            stalled_text(text, time.monotonic() - since, "the Graphs tab's Compile log… shows torch's log")
-        )
-
-    def _on_graph_requested(self, label: str, graph: str) -> None:
-        """A graph-break row asked for the graph on one side of it: show it in the Graphs tab."""
-        if self.view("graphs").show_graph(label, graph):
-            self.show_tab("graphs")
-        else:
-            self.status_label.setText(f"Graph {graph} of {label} is not among the recorded graphs.")
-
-    def _on_job_ended(self, job_id: str) -> None:
-        result = self.session.result(job_id)
-        self._phase_since = NO_PHASE  # its compile, ended or cancelled, stalls nothing further
-        self.progress.show_results(self.session.results, soon=True)  # the bar repaints: not in this turn
-        # the grade reads the speedup's interval: after the Summary's final row has made it
-        one_per_turn(self, lambda: self.results_header.set_quality(self.session.results))
-        self.config_panel.queue.set_status(result.config, result.status, result.failure_reason, result.failure_detail)
 
     def _on_launch_step(self, *args) -> None:
         """Once torch's offer is in and the charts are built, what the launch made lives as long
@@ -539,77 +392,7 @@ class MainWindow(QMainWindow):
         if self.torch_info is not None and all(slot.built for slot in self.views):
             qt_compat.freeze_long_lived()
 
-    # ================================================================ slots: torch info, model
-    def _on_torch_info_loaded(self, info) -> None:
-        self.torch_info = info
-        self.model_panel.set_models(info.models)
-        if info.backends:
-            self.config_panel.set_torch_info(
-                info.backends, info.modes, info.cuda_available, info.dynamo_defaults, info.all_backends
-            )
-        for view in self.views:
-            view.set_torch_info(info)
-        self.controller.set_gpu_monitor(info.gpu_monitor)
-        self._update_buttons()
-        if info.error and not info.backends:
-            self.show_error("torch could not be loaded", info.error.splitlines()[0])
-        else:
-            torch_version = info.versions.get("torch", "?")
-            self.status_label.setText(
-                f"Ready: torch {torch_version}, {len(info.models)} torchvision models"
-                + (f" ({info.error})" if info.error else "")
-            )
-        self.sig_torch_info_loaded.emit(info)
-
-    def _on_model_chosen(self, source: str) -> None:
-        self.results_header.set_chosen_model(source)
-        self._refresh_next_workload()
-        self._update_title()
-        self.settings.setValue("form/model", source)
-        self._refresh_suggestion()
-
-    def _refresh_next_workload(self, *_) -> None:
-        mp = self.model_panel
-        source = mp.source()
-        if not source:
-            self.results_header.set_next_workload({})
-            return
-        model = ModelSpec(
-            source,
-            batch_size=mp.batch.value(),
-            image_size=mp.image.value(),
-            seq_len=mp.seq_len.value(),
-            hf_config=mp.hf_overrides() if source.startswith("hf:") else (),
-        )
-        self.results_header.set_next_workload(
-            workload_settings(model, mp.task_value(), self.config_panel.device.currentText())
-        )
-
-    def _update_title(self) -> None:
-        """The window names the model whose results it shows, else the one chosen to run."""
-        results = self.session.results
-        if results:
-            name = ", ".join(model_name(m) for m in results_models(results))
-            if self.session.origin:
-                name += f" ({os.path.basename(self.session.origin)})"
-        else:
-            source = self.model_panel.source()
-            name = model_name(source) if source else ""
-        # the platform adds " — compile-profiler" (the app's display name, gui.app): "compile-profiler
-        # — resnet18" read "compile-profiler — resnet18 — compile-profiler" in the title bar
-        self.setWindowTitle(name)
-
-    def _refresh_suggestion(self) -> None:
-        """Offer a dynamo setting the chosen model needs to compile at all (an LSTM:
-        allow_rnn=True). What a run's measurements suggest (torch's hints included) is in the
-        Decision tab, from core.decide.suggestions, with its apply-and-re-run button."""
-        panel = self.config_panel
-        needed = needed_dynamo_config(self.model_panel.source())
-        if needed and not panel.has_override(needed[0], needed[1]):
-            panel.show_suggestion(*needed)
-        else:
-            panel.clear_suggestion()
-
+    # ================================================================ trust
     def is_trusted(self, path: str) -> bool:
         """No notice for files named on the command line and the bundled examples."""
         return path in self._trusted_paths or is_bundled(path)
@@ -625,7 +408,7 @@ class MainWindow(QMainWindow):
             window_settings.restore(self)
         finally:
             self._restoring = False
-        self._on_model_chosen(self.model_panel.source())
+        form_sync.model_chosen(self, self.model_panel.source())
         self.recent.refresh()
 
     def save_window_settings(self) -> None:
@@ -687,7 +470,7 @@ class MainWindow(QMainWindow):
             )
             return
         self._close_confirmed = False
-        self._closed = True
+        self.closed = True
         self.save_window_settings()
         self.torch_info_loader.stop()
         self.bug_report.stop()

@@ -10,7 +10,6 @@ GUI thread only.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog
@@ -18,12 +17,10 @@ from PySide6.QtWidgets import QDialog, QFileDialog
 from core.models import is_file_source, split_factory
 from core.models.examples import is_bundled
 from core.report.files import ReportError, load_report
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 
-def open_report(window: MainWindow, path: str | None) -> bool:
+def open_report(window: AppWindow, path: str | None) -> bool:
     """Show a report.json in `window` (asks for one when `path` is None); True when shown."""
     loaded = read_report(window, path, window.folders.get("report"))
     if loaded is None:
@@ -78,7 +75,7 @@ def _kept(parent, sep: str = "\n") -> str:
     return f"{sep}What was on screen stays as it was." if session is not None and session.results else ""
 
 
-def may_adopt(window: MainWindow, source: str) -> bool:
+def may_adopt(window: AppWindow, source: str) -> bool:
     """Whether a report's model may become the next run's: a torchvision name, a bundled
     example or a file this user opened before (never a path only the report names)."""
     if not is_file_source(source):
@@ -164,7 +161,7 @@ TABLE_ROLES = (
 )
 
 
-def check_tables(window: MainWindow, max_rows: int = 5000):
+def check_tables(window: AppWindow, max_rows: int = 5000):
     """Ask every table of `window` for every cell it may paint (and the graph-break details):
     the exception a report's wrong-typed value raises, or None. Run right after a report is
     shown, so such a value is refused up front instead of failing at every repaint."""

@@ -7,18 +7,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from typing import TYPE_CHECKING
 
 from core.models import is_file_source, split_factory
 from core.vocab.config import ModelSpec, make_jobs
 from core.vocab.limits import ConfigError, check_limits
 from gui.form import trust
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 
-def start_run(window: MainWindow, arrange=None, keep=(), applied: dict | None = None) -> bool:
+def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = None) -> bool:
     """Start profiling the chosen model with the run's configs; False (with the reason
     shown) when it cannot start. `arrange(specs)` may replace the form's jobs and wrap the
     runner's listener: returns (specs, wrap) (Find best settings, gui.window.decide).
@@ -127,7 +124,7 @@ def start_run(window: MainWindow, arrange=None, keep=(), applied: dict | None = 
     return True
 
 
-def new_run_folder(window: MainWindow, keep=()) -> str:
+def new_run_folder(window: AppWindow, keep=()) -> str:
     """A fresh folder for the next run's files; the previous run's goes (saved or
     exported reports hold their own copy), after the files of the results in `keep`
     (shown on beside the new run) are copied into the new one."""

@@ -8,7 +8,6 @@ writes, so the command line can `--resume` it. GUI thread only.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
@@ -28,9 +27,7 @@ from core.vocab.config import ModelSpec, make_jobs
 from core.vocab.limits import ConfigError, check_limits
 from gui.widgets.folder_dialog import ask_folder
 from gui.widgets.safe_text import plain
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 
 class PickModel(QAbstractListModel):
@@ -85,7 +82,7 @@ class PickModel(QAbstractListModel):
         return [s for s, _ in self._items if s in self._checked]
 
 
-def model_choices(window: MainWindow) -> list[tuple[str, str]]:
+def model_choices(window: AppWindow) -> list[tuple[str, str]]:
     """What may be swept: the model chosen in the main window, the bundled examples, and
     torchvision's models (a file only when the main window already has it: no new code runs
     unasked)."""
@@ -193,7 +190,7 @@ def zoo_configs(configs: list) -> tuple[list, list[str]]:
     return out, dropped
 
 
-def build_sweep(window: MainWindow, models: list[str], folder: str):
+def build_sweep(window: AppWindow, models: list[str], folder: str):
     """(ZooSweep, its jobs) for `models` under the main window's queued configs and run
     settings, folders claimed; ConfigError or ReportError says why not."""
     from core.models import ModelLoadError, check_source, source_kind
@@ -247,7 +244,7 @@ def build_sweep(window: MainWindow, models: list[str], folder: str):
     return sweep, sweep.prepare()
 
 
-def run_zoo(window: MainWindow, models: list[str] | None = None, folder: str | None = None):
+def run_zoo(window: AppWindow, models: list[str] | None = None, folder: str | None = None):
     """File → Run a zoo…: ask (unless `models` and `folder` are given), start the sweep and
     open its Zoo window following it; the window, or None when nothing started."""
     from gui.window.zoo_window import ZooWindow, keep

@@ -8,7 +8,6 @@ running on the command line or a cluster fills in live. GUI thread only.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
@@ -20,9 +19,7 @@ from core.zoo.files import load_zoo
 from core.zoo.results import Zoo
 from gui.panels.zoo import ZooPanel
 from gui.widgets.actions import make_action
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.app_window import AppWindow
 
 RELOAD_MS = 2000
 
@@ -205,7 +202,7 @@ def ask_zoo(parent: QWidget, folder: str) -> str:
     return path
 
 
-def open_zoo(window: MainWindow, path: str | None = None) -> ZooWindow | None:
+def open_zoo(window: AppWindow, path: str | None = None) -> ZooWindow | None:
     """File → Open zoo report…: a Zoo window over `path` (asks for the zoo.json when None).
     The zoo window is kept by the main window (`window.zoo_windows`) while it is open."""
     if path is None:
@@ -221,7 +218,7 @@ def open_zoo(window: MainWindow, path: str | None = None) -> ZooWindow | None:
     return zoo_window
 
 
-def keep(window: MainWindow, zoo_window: ZooWindow) -> ZooWindow:
+def keep(window: AppWindow, zoo_window: ZooWindow) -> ZooWindow:
     """Keep `zoo_window` alive while it is open (in `window.zoo_windows`); it is deleted on close."""
     zoo_window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     windows = window.zoo_windows

@@ -21,12 +21,13 @@ MAIN = os.path.join(ROOT, "main.py")
 
 @pytest.fixture
 def automation(qtbot, window):
-    """Drive `gui.app.Automation` on the test's window; returns a function(argv) that sets
+    """Drive `gui.automation.Automation` on the test's window; returns a function(argv) that sets
     it up and delivers the (already loaded) catalog, as the app does once torch's offer is
     in, and waits for the command line's check (a helper process, as in the app)."""
     from PySide6.QtWidgets import QApplication
 
-    from gui.app import Automation, build_parser
+    from gui.app import build_parser
+    from gui.automation import Automation
 
     made = []
 

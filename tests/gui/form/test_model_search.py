@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gui.form.model_panel import ModelPanel, match_rank
+from gui.form.model_lists import match_rank
+from gui.form.model_panel import ModelPanel
 
 # Names in the catalog's order (torchvision first, then timm and Hugging Face), as the app lists them.
 NAMES = (

@@ -19,7 +19,8 @@ def _checked(job_id, backend, accuracy):
 
 
 def test_summary_shows_accuracy_and_a_failing_config_stands_out(qtbot, qtmodeltester):
-    from gui.panels.summary import ACCURACY_COLUMN, COLUMNS, SummaryPanel
+    from gui.panels.summary import SummaryPanel
+    from gui.panels.summary_columns import ACCURACY_COLUMN, COLUMNS
 
     fail = rec.AccuracyResult(
         "fail", "output 0: max abs error 0.5 > tolerance 0.0001", max_abs_error=0.5, max_rel_error=0.25, cosine=0.97
@@ -118,7 +119,8 @@ def test_summary_grades_each_timing_and_the_header_says_when_any_is_not_quiet(qt
     from PySide6.QtGui import QColor
 
     from gui.panels.results_header import ResultsHeader
-    from gui.panels.summary import TIMING_COLUMN, SummaryPanel
+    from gui.panels.summary import SummaryPanel
+    from gui.panels.summary_columns import TIMING_COLUMN
     from gui.widgets.theme import error_color
 
     quiet = measured("aot_eager", compiled_ms=9.0, seed=2)

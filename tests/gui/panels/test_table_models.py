@@ -11,7 +11,8 @@ from core.vocab.config import CompileConfig
 from gui.form.config_panel import QueueModel
 from gui.panels.compile import CompileBreakdownModel, RecompileModel
 from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html
-from gui.panels.summary import COLUMNS, SummaryModel, SummaryPanel
+from gui.panels.summary import SummaryModel, SummaryPanel
+from gui.panels.summary_columns import COLUMNS
 from tests.gui.helpers import fake_result
 
 
@@ -172,7 +173,7 @@ def test_the_summary_columns_fit_again_only_when_a_text_grows(qtbot):
     its text gets longer than its longest at the last fit, that column only; every column at
     every new set."""
     from core.analysis.results import JobResult
-    from gui.panels.summary import COLUMNS
+    from gui.panels.summary_columns import COLUMNS
     from tests.gui.helpers import fake_events, fake_spec
 
     panel = SummaryPanel()

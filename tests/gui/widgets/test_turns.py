@@ -75,7 +75,7 @@ def test_a_jobs_final_row_and_the_runs_end_come_in_turns_of_their_own(qtbot, win
     assert model._rows[0]["status"] != "completed"  # the final row is owed to the next turn...
     finished = []
     window.sig_run_finished.connect(lambda: finished.append(model._rows[0]["status"]))
-    window._on_run_finished()
+    window.run_display.on_run_finished()
     assert finished == []  # ...and the run's end comes after it, in its own turn
     qtbot.waitUntil(lambda: bool(finished), timeout=5000)
     assert finished == ["completed"] and job.ended
@@ -93,7 +93,7 @@ def test_a_run_end_owed_to_a_set_of_results_replaced_meanwhile_is_dropped(qtbot,
     window.session.start([fake_spec("a")])
     finished = []
     window.sig_run_finished.connect(lambda: finished.append(True))
-    window._on_run_finished()
+    window.run_display.on_run_finished()
     window.session.load([fake_result("b")], {})  # a report opened before the run's end was shown
     qtbot.waitUntil(lambda: turns.pending() == 0, timeout=5000)
     assert finished == [] and not window.status_label.text().startswith("Run finished")

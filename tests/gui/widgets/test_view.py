@@ -110,7 +110,7 @@ def test_the_time_breakdown_tab_opened_after_a_run_shows_the_run(window, qtbot):
     window.session.start([result.spec])
     for event in (ev.JobStarted(result.job_id, pid=1), ev.JobCompleted(result.job_id, wall_time_s=1.0)):
         window.session.apply(event)
-    window._on_run_finished()
+    window.run_display.on_run_finished()
     assert "comes after the benchmark" in panel.verdict.text()  # not refreshed while hidden
     window.show_tab("time-breakdown")
     assert panel.verdict.text().startswith("No op profile for this config: the job ended before it")

@@ -13,15 +13,15 @@ def test_a_compile_whose_stage_does_not_change_is_said_once(window, monkeypatch)
 
     monkeypatch.setattr(compile_watch, "STALL_S", 30.0)
     text = "inductor: compiling forward (m.py:10) [0/0]: inductor lowering; 1 graph, 0 graph breaks found so far"
-    window._phase_since = (time.monotonic() - 31.0, "compile", text, False)
-    window._check_compile_stall("job", None)
+    window.run_display.phase_since = (time.monotonic() - 31.0, "compile", text, False)
+    window.run_display.check_compile_stall("job", None)
     said = window.status_label.text()
     assert said.startswith("no compile stage has changed for 31 s, still inductor: compiling forward (m.py:10) [0/0]")
     window.status_label.setText("other")
-    window._check_compile_stall("job", None)
+    window.run_display.check_compile_stall("job", None)
     assert window.status_label.text() == "other"  # said once
-    window._phase_since = (time.monotonic() - 31.0, "benchmark", "inductor: 5 calls", False)
-    window._check_compile_stall("job", None)
+    window.run_display.phase_since = (time.monotonic() - 31.0, "benchmark", "inductor: 5 calls", False)
+    window.run_display.check_compile_stall("job", None)
     assert window.status_label.text() == "other"  # only while compiling
 
 
@@ -35,13 +35,13 @@ def test_a_cancelled_jobs_compile_is_not_said_stalled_in_the_next_run(window, mo
     spec = JobSpec("first", ModelSpec("resnet18"), CompileConfig("inductor"))
     window.session.start([spec])
     assert window.session.apply(ev.PhaseChanged("first", "compile", "compiling forward"))
-    window._phase_since = (time.monotonic() - 89.0, *window._phase_since[1:])  # it compiled 89 s
+    window.run_display.phase_since = (time.monotonic() - 89.0, *window.run_display.phase_since[1:])  # it compiled 89 s
     assert window.session.apply(ev.JobCancelled("first"))
     window.status_label.setText("cancelled")
-    window._check_compile_stall("first", None)
+    window.run_display.check_compile_stall("first", None)
     assert window.status_label.text() == "cancelled"
     for reset in (window.controller.sig_run_finished.emit, lambda: window.session.start([spec])):
-        window._phase_since = (time.monotonic() - 89.0, "compile", "inductor: compiling forward", False)
+        window.run_display.phase_since = (time.monotonic() - 89.0, "compile", "inductor: compiling forward", False)
         reset()
-        window._check_compile_stall("next", None)
+        window.run_display.check_compile_stall("next", None)
         assert window.status_label.text() == "cancelled"

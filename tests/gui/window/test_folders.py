@@ -52,7 +52,7 @@ def test_typing_a_new_folder_name_makes_it(qtbot, tmp_path):
 
 
 def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, settings, tmp_path):
-    from gui.window.settings import REPORTS_FOLDER_NAME, LastFolders
+    from gui.window.remembered import REPORTS_FOLDER_NAME, LastFolders
 
     folders = LastFolders(settings)
     reports = home / REPORTS_FOLDER_NAME
@@ -79,7 +79,7 @@ def test_last_folder_per_kind_defaults_to_a_reports_folder_in_home(home, setting
 
 def test_dialogs_start_in_the_remembered_folder_and_say_what_they_ask(window, home, tmp_path, monkeypatch):
     from gui.window.compare_dialog import compare_with_report
-    from gui.window.settings import REPORTS_FOLDER_NAME
+    from gui.window.remembered import REPORTS_FOLDER_NAME
     from gui.window.zoo_run_dialog import ZooRunDialog
 
     reports = home / REPORTS_FOLDER_NAME

@@ -22,7 +22,7 @@ def test_the_charts_keep_a_readable_height(window, qtbot, size):
 
 def test_summary_shows_memory_and_accuracy_without_scrolling_sideways(window, qtbot):
     """Issue 19 item 9: peak memory and accuracy needed sideways scrolling at 1400x900."""
-    from gui.panels.summary import ACCURACY_COLUMN, COLUMNS
+    from gui.panels.summary_columns import ACCURACY_COLUMN, COLUMNS
     from tests.gui.helpers import fake_result
 
     window.resize(1400, 900)
