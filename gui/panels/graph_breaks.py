@@ -349,6 +349,20 @@ class GraphBreaksPanel(QWidget, ResultsView):
         layout.addWidget(self.splitter, 1)
         self.build_unless_staged(staged)
 
+    def show_functions(self) -> None:
+        """Rows that are a script's compiled functions, not configs (gui.panels.script_view): the
+        first columns say so, and what a script run has no figure for is hidden (a break's cost
+        comes from the op profile; the compile breakdown per config from a job's compile record),
+        the recompiles in sight."""
+        function = ("Function", "The compiled function (and the script's line that compiled it)")
+        self.model.HEADERS = (function, *self.model.HEADERS[1:])
+        self.compile_panel.recompile_model.HEADERS = (function, *self.compile_panel.recompile_model.HEADERS[1:])
+        self.header.setToolTip("Per compiled function: graph-break sites (distinct places where the graph broke)")
+        self.table.setColumnHidden(COST_COLUMN, True)
+        tabs = self.compile_panel.tabs
+        tabs.setTabVisible(0, False)
+        tabs.setCurrentIndex(1)
+
     def construction_steps(self) -> list:
         """The selected break's detail, then the compile tables, each a step of its own: built
         in one turn, the panel held the GUI thread 15-24 ms at launch."""

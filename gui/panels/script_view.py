@@ -1,5 +1,7 @@
 """A script profiled (`gui.window.script_window`): its compiled functions live as they are called,
-then compiled against eager; each function's calls on a chart; the finding; the script's output.
+then compiled against eager; each function's calls on a chart; the finding; the graph breaks and
+recompiles in the main window's own view (gui.panels.graph_breaks, each function a row:
+core.analysis.script_breaks); the script's output.
 
 While the script runs, each run's events fold into a core.analysis.script_results.LiveFold and
 the table and chart are redrawn at REDRAW_MS from it (data is never dropped, only redraws are
@@ -13,15 +15,27 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from core.analysis.script_breaks import function_breaks
 from core.analysis.script_results import LiveFold, ScriptResult, summary_lines
 from core.vocab.formatting import fmt_ms
+from gui.panels.graph_breaks import GraphBreaksPanel
 from gui.widgets.safe_text import plain
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
 
 REDRAW_MS = 250
+CHART_MIN_HEIGHT = 180  # px: the calls chart's axes, ticks and legend readable
 OUTPUT_LINES = 5000  # of the script's output kept on screen (the report keeps its own tail)
 CHART_POINTS = 20_000  # a function's calls drawn at most (the last ones), each run
 
@@ -148,13 +162,23 @@ class ScriptView(QWidget):
         fixed.setStyleHint(QFont.StyleHint.TypeWriter)
         for text in (self.summary, self.output):
             text.setFont(fixed)
+        # the main window's own Graph breaks & compile view, its rows the script's functions
+        self.breaks = GraphBreaksPanel()
+        self.breaks.show_functions()
+        self._breaks_shown: tuple = ()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.summary, "Finding")
+        breaks_page = QScrollArea()  # its own minimum height scrolls, never squeezing the chart above
+        breaks_page.setWidget(self.breaks)
+        breaks_page.setWidgetResizable(True)
+        breaks_page.setFrameShape(QFrame.Shape.NoFrame)
+        self.tabs.addTab(breaks_page, "Graph breaks && recompiles")
         self.tabs.addTab(self.output, "Script output")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.chart)
         split.addWidget(self.tabs)
+        self.chart.setMinimumHeight(CHART_MIN_HEIGHT)
         split.setSizes([160, 220, 220])
         layout = QVBoxLayout(self)
         layout.addWidget(self.headline)
@@ -174,6 +198,7 @@ class ScriptView(QWidget):
         self._curves = {}
         self.summary.clear()
         self.output.clear()
+        self._show_breaks([], ended=False)
         self.tabs.setCurrentWidget(self.output)
         self._timer.start()
 
@@ -215,10 +240,19 @@ class ScriptView(QWidget):
         self.model.set_rows(result_rows(result))
         self.model.set_tooltips([{4: f.verdict_line(), 5: f.payback_line()} for f in result.functions])
         self.summary.setPlainText("\n".join(summary_lines(result)))
+        self._show_breaks([f.compiled for f in result.functions], ended=True)
         self.headline.setText(result.headline())
         self.tabs.setCurrentWidget(self.summary)
 
     # ---- drawing
+    def _show_breaks(self, entries, ended: bool) -> None:
+        """The Graph breaks & recompiles tab, redrawn only when what it shows changed (a redraw
+        resets its table: at every live redraw it lost the row the user was reading)."""
+        shown = (ended, tuple((e.key, len(e.graph_breaks), len(e.recompiles)) for e in entries))
+        if shown != self._breaks_shown:
+            self._breaks_shown = shown
+            self.breaks.set_results(function_breaks(entries, ended=ended))
+
     def _redraw(self) -> None:
         if not self._dirty:
             return
@@ -228,6 +262,7 @@ class ScriptView(QWidget):
             return
         if self.result is None:
             self.model.set_rows(live_rows(compiled, self.folds.get("eager")))
+            self._show_breaks(list(compiled.run.entries.values()), ended=False)
         keys = list(compiled.run.entries)
         for side, fold in self.folds.items():
             for key, entry in fold.run.entries.items():

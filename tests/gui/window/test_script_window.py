@@ -66,6 +66,51 @@ def test_a_trusted_script_runs_twice_and_its_function_is_compared_then_saved(qtb
     assert os.path.exists(tmp_path / "report" / "functions.csv")
 
 
+BREAKING = """\
+import torch
+
+
+def preprocess(x):
+    x = x * 2
+    print("side effect")
+    return x.relu()
+
+
+step = torch.compile(preprocess, backend="eager")
+for i in range(12):
+    step(torch.randn(8 + i % 2, 4))
+"""
+
+
+def test_the_graph_breaks_tab_is_the_main_windows_view_with_a_row_per_function(
+    qtbot, script_window, settings, tmp_path
+):
+    """The script's breaks and recompiles fill the same Graph breaks view the main window shows for
+    configs: each function a row, torch's reason at the script's own line, its source in the details."""
+    from gui.panels.graph_breaks import COST_COLUMN, GraphBreaksPanel
+
+    w = script_window
+    path = write(tmp_path, BREAKING, "breaking.py")
+    trust.remember(settings, path)
+    w.set_script(path)
+    w.baseline.setChecked(False)
+    with qtbot.waitSignal(w.sig_finished, timeout=180_000) as finished:
+        assert w.run()
+    (f,) = finished.args[0].functions
+    panel = w.view.breaks
+    assert isinstance(panel, GraphBreaksPanel)
+    model = panel.model
+    assert model.headerData(0, Qt.Orientation.Horizontal) == "Function" and panel.table.isColumnHidden(COST_COLUMN)
+    assert model.rowCount() == len(f.compiled.graph_breaks) == 1
+    gb = model.graph_break(0)
+    assert model.config_label(0) == "preprocess (breaking.py:10)"
+    assert gb.line == 6 and gb.file.endswith("breaking.py") and "print" in (gb.explanation + gb.reason)
+    assert panel.select_row(0) and 'print("side effect")' in panel.detail.toPlainText()
+    recompiles = panel.compile_panel.recompile_model
+    assert recompiles.rowCount() == len(f.compiled.recompiles) >= 1
+    assert recompiles.headerData(0, Qt.Orientation.Horizontal) == "Function"
+
+
 def test_the_form_is_remembered_per_script(qtbot, settings, tmp_path):
     from gui.window.script_window import ScriptWindow
 
