@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +98,23 @@ class EntryCalls:
         return int(sum(1 for f in self.flags if f & FLAG_NEW_SHAPE))
 
 
+@dataclass(frozen=True)
+class CompileStage:
+    """What torch compiles now in a script run: the compiled function whose call compiles (""
+    when the frame belongs to none of them), the frame, its compile id and the stage."""
+
+    function: str
+    frame: str
+    compile_id: str
+    stage: str
+    since: float = field(default_factory=time.monotonic)
+
+    def text(self) -> str:
+        where = f"{self.frame} [{self.compile_id}]" if self.frame else f"[{self.compile_id}]"
+        owner = f" (a call of {self.function})" if self.function and not self.frame.startswith(self.function) else ""
+        return f"compiling {where}{owner}: {self.stage}"
+
+
 @dataclass
 class ScriptRun:
     """One run of the script folded: how it ended and its entry points."""
@@ -119,6 +137,7 @@ class ScriptRun:
     torch_version: str = ""
     pid: int = 0  # the script's process (its start event)
     finished: bool = False  # the child wrote its end event
+    compiling: CompileStage | None = None  # what the compiler does now (None: no compile going on)
 
     @property
     def compile_s(self) -> float:
@@ -196,6 +215,15 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
         entry = by_index[int(e["id"])]
         for frame in e["frames"]:
             entry.frames.append({**dict(frame), "call": int(e["call"])})
+        run.compiling = None  # the call that compiled has returned
+    elif kind == "stage":
+        entry = by_index.get(int(e["id"]))
+        stage = str(e.get("stage") or "")
+        run.compiling = (
+            CompileStage(entry.name if entry else "", str(e.get("frame") or ""), str(e.get("compile_id") or ""), stage)
+            if stage
+            else None
+        )
     elif kind == "break":
         entry = by_index.get(int(e["id"]))
         gb = GraphBreak.from_dict(e["gb"])
@@ -213,6 +241,7 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
         run.notes.append(str(e["text"]))
     elif kind == "end":
         run.finished = True
+        run.compiling = None
         run.exit_code = int(e["exit"]) if run.ended == "" else run.exit_code
         run.error = str(e.get("error") or "")
         run.wall_s = float(e["wall_s"])

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 
+from core.capture.compile_watch import STALL_S, stalled_text
 from core.cli.output import CancelOnInterrupt
 from core.cli.prologue import run_command
 from core.report.safety import terminal_text
@@ -145,6 +146,8 @@ class LiveLines:
         self.names: dict[int, str] = {}
         self.calls: dict[int, int] = {}
         self.places: set = set()
+        self.compiles: set = set()  # the compile ids said
+        self.stage: tuple[str, float] | None = None  # what the compiler does now, and since when
         self.last = time.monotonic()
         self.started = self.last
         self.lock = threading.Lock()
@@ -162,7 +165,10 @@ class LiveLines:
                 self.say(f"torch.compile: {self.names[e['id']]}")
             elif kind == "calls":
                 self.calls[e["id"]] = int(e["first"]) + len(e["ms"])
+            elif kind == "stage":
+                self._on_stage(e)
             elif kind == "compile" and self.side == "compiled":
+                self.stage = None
                 secs = sum(float(f.get("compile_s") or 0) for f in e["frames"])
                 self.say(
                     f"{self.names.get(e['id'], '?')} call {e['call'] + 1}: compiled {len(e['frames'])} frame(s) in {secs:.2f} s"
@@ -181,9 +187,30 @@ class LiveLines:
                     f"recompile of {rc.get('function')} ({rc.get('location')}): {'; '.join(rc.get('reasons') or ())[:200]}"
                 )
 
+    def _on_stage(self, e: dict) -> None:
+        """A frame compile is said once, as it starts; its stages go to the heartbeat."""
+        stage = str(e.get("stage") or "")
+        if not stage:
+            self.stage = None
+            return
+        where = f"{e.get('frame') or '?'} [{e.get('compile_id') or '?'}]"
+        text = f"compiling {where}: {stage}"
+        if e.get("compile_id") not in self.compiles:
+            self.compiles.add(e.get("compile_id"))
+            owner = self.names.get(e.get("id"), "")
+            frame = str(e.get("frame") or "")
+            call = f", in a call of {owner}" if owner and not frame.startswith(owner.split(" (")[0]) else ""
+            self.say(f"compiling {where}{call}…")
+        self.stage = (text, time.monotonic() if self.stage is None or self.stage[0] != text else self.stage[1])
+
     def heartbeat(self) -> None:
         with self.lock:
             if time.monotonic() - self.last < HEARTBEAT_S:
+                return
+            if self.stage is not None:
+                text, since = self.stage
+                took = time.monotonic() - since
+                self.say(stalled_text(text, took) if took >= STALL_S else f"{text} ({took:.0f} s)")
                 return
             calls = (
                 ", ".join(f"{self.names.get(i, '?')} {n:,}" for i, n in self.calls.items()) or "no compiled call yet"

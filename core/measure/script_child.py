@@ -131,6 +131,7 @@ class ScriptProfiler:
         self._done = threading.Event()
         self.torch = None
         self.capture = None
+        self.watch = None  # the compiler at work (core.capture.compile_watch), once installed
         self.original_compile = None
 
     # ---- set-up
@@ -143,6 +144,7 @@ class ScriptProfiler:
         for key, value in self.job.dynamo_config:
             setattr(torch._dynamo.config, key, value)
         self.capture = live.install(self._on_break, self._on_recompile)
+        self._watch_compiles()
         if not os.environ.get("TORCH_LOGS"):
             self._quiet_torch_logs()
         self.original_compile = torch.compile
@@ -151,6 +153,32 @@ class ScriptProfiler:
             torch.compiler.set_stance(STANCE_EAGER)
         self._one_rank()
         threading.Thread(target=self._flush_loop, name="script-events", daemon=True).start()
+
+    def _watch_compiles(self) -> None:
+        """The compiler at work, live (core.capture.compile_watch on torch's trace records): a
+        `stage` event each time the frame being compiled enters another stage, so a front end
+        says what a minutes-long first call is doing."""
+        import logging
+
+        from torch._logging._internal import trace_log
+
+        from core.capture.compile_watch import CompileWatch
+
+        self.watch = CompileWatch(self._on_stage)
+        trace_log.setLevel(logging.DEBUG)
+        trace_log.addHandler(self.watch)
+
+    def _on_stage(self, _text: str) -> None:
+        watch = self.watch
+        self.writer.write(
+            {
+                "t": "stage",
+                "id": self._current(),
+                "frame": watch.frame,
+                "compile_id": watch.compile_id,
+                "stage": watch.stage,
+            }
+        )
 
     @staticmethod
     def _quiet_torch_logs() -> None:

@@ -11,6 +11,8 @@ verdict, pay-back, breaks and recompiles, every sentence core's. GUI thread only
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.analysis.script_breaks import function_breaks
 from core.analysis.script_results import LiveFold, ScriptResult, summary_lines
+from core.capture.compile_watch import STALL_S, stalled_text
 from core.vocab.formatting import fmt_ms
 from gui.panels.graph_breaks import GraphBreaksPanel
 from gui.widgets.safe_text import plain
@@ -35,6 +38,10 @@ from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
 
 REDRAW_MS = 250
+RUNNING = {
+    "compiled": "Running the script as written…",
+    "eager": "Running the script again under set_stance('force_eager'), the eager baseline…",
+}
 CHART_MIN_HEIGHT = 180  # px: the calls chart's axes, ticks and legend readable
 OUTPUT_LINES = 5000  # of the script's output kept on screen (the report keeps its own tail)
 CHART_POINTS = 20_000  # a function's calls drawn at most (the last ones), each run
@@ -140,6 +147,7 @@ class ScriptView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.folds: dict[str, LiveFold] = {}
+        self._side = ""  # the run going on ("compiled" or "eager"), "" before the first
         self.result: ScriptResult | None = None
         self._dirty = False
         self.model = FunctionsModel(self)
@@ -212,11 +220,8 @@ class ScriptView(QWidget):
             "",
             f"───── the {'compiled run (as written)' if side == 'compiled' else 'eager run (force_eager)'} ─────\n",
         )
-        self.headline.setText(
-            "Running the script as written…"
-            if side == "compiled"
-            else "Running the script again under set_stance('force_eager'), the eager baseline…"
-        )
+        self._side = side
+        self._show_running()
 
     def add_event(self, side: str, event) -> None:
         fold = self.folds.get(side)
@@ -231,6 +236,7 @@ class ScriptView(QWidget):
     def finish(self, result: ScriptResult | None, error: str = "") -> None:
         """The end: core's comparison shown (or why there is none)."""
         self._timer.stop()
+        self._side = ""
         self.result = result
         if result is None:
             self.headline.setText(f"The script could not be profiled: {error}")
@@ -253,7 +259,21 @@ class ScriptView(QWidget):
             self._breaks_shown = shown
             self.breaks.set_results(function_breaks(entries, ended=ended))
 
+    def _show_running(self) -> None:
+        """The headline while a run goes on: which run, and what the compiler does now, for how
+        long (a stage unchanged for STALL_S is said to be so, naming the stage and the frame)."""
+        fold = self.folds.get(self._side)
+        text = RUNNING[self._side]
+        stage = fold.run.compiling if fold is not None else None
+        if stage is not None:
+            took = time.monotonic() - stage.since
+            now = stage.text()
+            text += " " + (stalled_text(now, took) if took >= STALL_S else f"{now} ({took:.0f} s)")
+        self.headline.setText(text)
+
     def _redraw(self) -> None:
+        if self.result is None and self._side:
+            self._show_running()  # every tick: the stage's seconds go on while nothing arrives
         if not self._dirty:
             return
         self._dirty = False

@@ -144,6 +144,13 @@ def test_two_compiled_functions_are_timed_against_their_eager_run_and_match_torc
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.count("batches 30 (9, 4)") == 4  # the script's own output, two pairs of runs
     assert "run: [compiled] torch.compile: preprocess (infer.py:14)" in proc.stderr  # live
+    # the compiler at work: each frame compile said as it starts (torch's compile ids, its own frames)
+    assert "run: [compiled] compiling preprocess (infer.py:14) [0/0]…" in proc.stderr, proc.stderr[-3000:]
+    assert (
+        "compiling torch_dynamo_resume_in_preprocess_at_17 (infer.py:17) [1/0], in a call of preprocess (infer.py:14)…"
+        in proc.stderr
+    )
+    assert ", in a call of Sequential (infer.py:22)…" in proc.stderr  # a frame of torch's own, named by the call
     functions = {r["function"]: r for r in rows(out, "functions.csv")}
     assert set(functions) == {"preprocess", "Sequential"}
     pre, seq = functions["preprocess"], functions["Sequential"]

@@ -176,3 +176,29 @@ def test_closing_the_window_stops_the_script(qtbot, script_window, settings, tmp
     assert not script_window.controller.busy
     qtbot.waitUntil(lambda: script_window.result is not None, timeout=10_000)  # its end is shown
     assert "stopped (Ctrl+C or Cancel)" in "\n".join(script_window.view.summary.toPlainText().splitlines())
+
+
+def test_the_headline_says_what_the_compiler_does_while_a_call_compiles(qtbot, monkeypatch):
+    """A first call that compiles for minutes shows its frame and stage, the seconds going on, and
+    past STALL_S that the stage has not changed (core.capture.compile_watch's words)."""
+    from gui.panels import script_view
+
+    view = script_view.ScriptView()
+    qtbot.addWidget(view)
+    view.start()
+    view.run_started("compiled")
+    view.add_event("compiled", {"t": "entry", "id": 0, "name": "step", "file": "/w/t.py", "line": 9})
+    view.add_event(
+        "compiled",
+        {"t": "stage", "id": 0, "frame": "step (t.py:9)", "compile_id": "0/0", "stage": "inductor lowering"},
+    )
+    view._redraw()
+    text = view.headline.text()
+    assert text.startswith("Running the script as written… compiling step (t.py:9) [0/0]: inductor lowering (")
+    since = view.folds["compiled"].run.compiling.since
+    monkeypatch.setattr(script_view.time, "monotonic", lambda: since + script_view.STALL_S + 5)
+    view._redraw()
+    assert "no compile stage has changed for 65 s, still compiling step (t.py:9) [0/0]" in view.headline.text()
+    view.add_event("compiled", {"t": "compile", "id": 0, "call": 0, "frames": []})
+    view._redraw()
+    assert view.headline.text() == "Running the script as written…"
