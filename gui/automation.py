@@ -268,11 +268,11 @@ class Automation:
         Automation.exit_code = 2
         QTimer.singleShot(0, self.window.close_now)
 
-    def _on_torch_info_loaded(self, catalog) -> None:
+    def _on_torch_info_loaded(self, torch_info) -> None:
         if Automation.exit_code is not None or self.checked:
             return  # already refused (a session that cannot be opened), or already on its way
         named = self.named()
-        if catalog.backends and any(v not in (None, False, []) for v in named.values()):
+        if torch_info.backends and any(v not in (None, False, []) for v in named.values()):
             self._check_command_line()
             return
         self._on_command_line_checked("")
@@ -284,7 +284,7 @@ class Automation:
             print(f"error: {problem}", file=sys.stderr)
             self._refuse()
             return
-        if a.device:  # the catalog replaced the device list; keep the asked-for device
+        if a.device:  # torch's offer replaced the device list; keep the asked-for device
             if w.config_panel.device.findText(a.device) < 0:
                 w.config_panel.device.addItem(a.device)
             w.config_panel.device.setCurrentText(a.device)

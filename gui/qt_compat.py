@@ -168,10 +168,10 @@ def freeze_long_lived() -> bool:
 
 def collect_garbage_on_gui_thread():
     """Python's cyclic garbage collector runs in whichever thread happens to allocate. Run in a
-    background thread (the catalog loader importing torch, the run worker unpickling events),
+    background thread (the torch info loader importing torch, the run worker unpickling events),
     it destroyed Qt objects of the GUI thread (a closed window's) and deadlocked in shiboken's
     GIL handling: GUI test runs hung in QObject::~QObject called from gc_collect_main in the
-    catalog loader's thread. So automatic collection is off in the app, and `GarbageCollector`
+    torch info loader's thread. So automatic collection is off in the app, and `GarbageCollector`
     collects on a GUI-thread timer instead. Call on the GUI thread once a QApplication exists;
     idempotent."""
     global _collector

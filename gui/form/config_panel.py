@@ -95,7 +95,7 @@ class ConfigPanel(QGroupBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Compile configs", parent)
         self.torch_info_loaded = False
-        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from the catalog
+        self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from torch's offer
         self._offer: dict = {}  # what torch offers here, for validate_config (set_torch_info)
         self._suggestion: tuple[str, str] | None = None
         self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
@@ -261,7 +261,7 @@ class ConfigPanel(QGroupBox):
         self.compile_optimizer.toggled.connect(self._on_edited)
         self.dynamo_config.textChanged.connect(self._on_edited)
 
-    # ---------------------------------------------------------------- catalog
+    # ---------------------------------------------------------------- torch info
     def set_torch_info(
         self, backends, modes, cuda_available: bool, dynamo_defaults: dict | None = None, all_backends=()
     ) -> None:
@@ -316,7 +316,7 @@ class ConfigPanel(QGroupBox):
     def set_config(self, config: CompileConfig) -> None:
         for box, value in ((self.backend, config.backend), (self.mode, config.mode), (self.dynamic, config.dynamic)):
             if box.findText(value) < 0:
-                box.addItem(value)  # catalog not loaded yet: validation will judge it
+                box.addItem(value)  # torch's offer not loaded yet: validation will judge it
             box.setCurrentText(value)
         self.fullgraph.setChecked(config.fullgraph)
         self.compile_optimizer.setChecked(config.compile_optimizer)

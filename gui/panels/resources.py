@@ -183,8 +183,8 @@ class ResourcePanel(QWidget, ResultsView):
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         self.update_memory(results)
 
-    def set_torch_info(self, catalog) -> None:
-        self.set_gpu(bool(getattr(catalog.gpu_monitor, "available", False)), catalog.gpu_reason)
+    def set_torch_info(self, torch_info) -> None:
+        self.set_gpu(bool(getattr(torch_info.gpu_monitor, "available", False)), torch_info.gpu_reason)
 
     def reset(self, results) -> None:
         self._memory_key = None

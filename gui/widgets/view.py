@@ -75,7 +75,7 @@ class ResultsView:
     def refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         """Job `job_id`'s figures changed (`ended`: it reached its terminal event)."""
 
-    def set_torch_info(self, catalog: "TorchInfo") -> None:
+    def set_torch_info(self, torch_info: "TorchInfo") -> None:
         """What torch offers here arrived (GPU readings, dynamo defaults); most views ignore it."""
 
 

@@ -181,16 +181,16 @@ def save_session(
     return path
 
 
-def about_box(parent: QWidget, catalog) -> None:
+def about_box(parent: QWidget, torch_info) -> None:
     import pyqtgraph
     import PySide6
 
-    versions = dict(catalog.versions) if catalog is not None else {}
+    versions = dict(torch_info.versions) if torch_info is not None else {}
     rows = [
         ("torch", versions.get("torch", "loading…")),
-        ("torchvision", versions.get("torchvision", "loading…" if catalog is None else "not installed")),
+        ("torchvision", versions.get("torchvision", "loading…" if torch_info is None else "not installed")),
         ("CUDA (torch build)", versions.get("cuda", "loading…")),
-        ("GPU", versions.get("gpu") or (catalog.gpu_reason if catalog is not None else "loading…")),
+        ("GPU", versions.get("gpu") or (torch_info.gpu_reason if torch_info is not None else "loading…")),
         ("Python", platform.python_version()),
         ("PySide6 / Qt", PySide6.__version__),
         ("pyqtgraph", pyqtgraph.__version__),

@@ -19,7 +19,7 @@ SPLITTERS = ("main_splitter", "left_splitter", "right_splitter", "charts_splitte
 
 def save_form(window: AppWindow) -> None:
     """Remember the form's fields; the compile settings only once torch has accepted them
-    (catalog loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
+    (torch's offer loaded, nothing refused), so a rejected value (a mistyped --dynamo-config, an
     unknown backend) never comes back at the next launch: the last accepted ones stay."""
     s, p, m = window.settings, window.config_panel, window.model_panel
     c = p.current_config()

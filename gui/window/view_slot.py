@@ -222,10 +222,10 @@ class ViewSlot(QWidget):
             return
         self._view.request_refresh(results, job_id, ended)
 
-    def set_torch_info(self, catalog) -> None:
-        self._torch_info = catalog
+    def set_torch_info(self, torch_info) -> None:
+        self._torch_info = torch_info
         if self._view is not None:
-            self._view.set_torch_info(catalog)
+            self._view.set_torch_info(torch_info)
 
 
 class ChartsBuilder(QObject):
