@@ -179,7 +179,7 @@ def _generate(args: argparse.Namespace, argv: list[str]) -> int:
     from core.models import ModelLoadError
     from core.report.files import OutputFolder, ReportError
     from core.report.generation_report import write_generation_report
-    from core.run.generation import GenerationProfile
+    from core.run.generation import GenerationSeries
 
     folder = OutputFolder(args.out, overwrite=args.overwrite)
     try:
@@ -199,38 +199,33 @@ def _generate(args: argparse.Namespace, argv: list[str]) -> int:
     except BaseException:
         folder.abandon()
         raise
-    results = []
-    current: list = []
-    interrupt = CancelOnInterrupt(lambda: current and current[-1].cancel(), "what was measured is kept")
+    pairs = list(itertools.product(specs, configs))
 
     def say(text: str) -> None:
         if not args.quiet:
             print(f"generate: {terminal_text(text)}", file=sys.stderr, flush=True)
 
+    started = [time.monotonic()]
+
+    def on_config(index: int, label: str) -> None:
+        started[0] = time.monotonic()
+        say(f"[{index + 1}/{len(pairs)}] {label}: generating (as written, then eager)")
+
+    series = GenerationSeries(
+        pairs,
+        checked,
+        baseline=not args.no_baseline,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        on_config=on_config,
+        on_event=lambda key, e: _live(say, key[1], e),
+        on_result=lambda r: say(f"{r.label}: done in {time.monotonic() - started[0]:.0f} s"),
+    )
+    interrupt = CancelOnInterrupt(series.cancel, "what was measured is kept")
+    results: list = []
     try:
         with interrupt:
-            for spec, config in itertools.product(specs, configs):
-                if interrupt.interrupted:
-                    break
-                profile = GenerationProfile(
-                    spec,
-                    config,
-                    checked,
-                    baseline=not args.no_baseline,
-                    repeat=args.repeat,
-                    timeout_s=args.timeout,
-                    on_run=lambda side, p=None: None,
-                    on_event=lambda side, e: _live(say, side, e),
-                )
-                current.append(profile)
-                started = time.monotonic()
-                say(
-                    f"[{len(results) + 1}/{len(specs) * len(configs)}] {profile.label}: generating (as written, then eager)"
-                )
-                result = profile.run()
-                result.script_text = profile.script_text
-                results.append(result)
-                say(f"{profile.label}: done in {time.monotonic() - started:.0f} s")
+            results = series.run()
         write_generation_report(folder, results, {"argv": argv})
     finally:
         folder.release()

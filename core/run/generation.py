@@ -96,3 +96,61 @@ class GenerationProfile:
             return fold_generation(self.spec, self.label, script, read_records(results), name)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+class GenerationSeries:
+    """Several generation configs profiled one after another (each cache with each compile
+    config). Callbacks name the config: `on_config(index, label)` as one starts,
+    `on_run((label, side))`, `on_event((label, side), event)`, `on_output((label, side), stream,
+    text)`, `on_result(result)` as one ends. `run()` returns the results of the configs that ran
+    (a cancel keeps those and the cancelled one's). No Qt; `cancel` from any thread."""
+
+    def __init__(
+        self,
+        pairs: list[tuple[GenerationSpec, CompileConfig]],
+        checked: dict,
+        baseline: bool = True,
+        repeat: int = 1,
+        timeout_s: float = 3600.0,
+        on_config=None,
+        on_run=None,
+        on_event=None,
+        on_output=None,
+        on_result=None,
+    ):
+        self.pairs, self.checked = list(pairs), checked
+        self.baseline, self.repeat, self.timeout_s = baseline, repeat, timeout_s
+        self.on_config, self.on_run, self.on_event = on_config, on_run, on_event
+        self.on_output, self.on_result = on_output, on_result
+        self.current: GenerationProfile | None = None
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        current = self.current
+        if current is not None:
+            current.cancel()
+
+    def run(self) -> list:
+        results = []
+        for index, (spec, config) in enumerate(self.pairs):
+            if self.cancelled.is_set():
+                break
+            profile = GenerationProfile(spec, config, self.checked, self.baseline, self.repeat, self.timeout_s)
+            label = profile.label
+            profile.on_run = self.on_run and (lambda side, label=label: self.on_run((label, side)))
+            profile.on_event = self.on_event and (lambda side, e, label=label: self.on_event((label, side), e))
+            profile.on_output = self.on_output and (
+                lambda side, stream, text, label=label: self.on_output((label, side), stream, text)
+            )
+            self.current = profile
+            if self.cancelled.is_set():
+                profile.cancel()
+            if self.on_config is not None:
+                self.on_config(index, label)
+            result = profile.run()
+            result.script_text = profile.script_text
+            results.append(result)
+            if self.on_result is not None:
+                self.on_result(result)
+        return results

@@ -39,7 +39,7 @@ from core.vocab.limits import LIMITS, ConfigError
 from core.vocab.script_job import ScriptJobError, make_script_job
 from gui.form import trust
 from gui.panels.script_view import ScriptView
-from gui.run.script_run import ScriptRunController
+from gui.run.profile_run import ProfileRunController, script_profile
 
 SETTINGS_PREFIX = "scripts/"
 AS_WRITTEN = "as written"
@@ -59,7 +59,7 @@ class ScriptWindow(QMainWindow):
     def __init__(self, settings: QSettings, backends=(), parent: QWidget | None = None):
         super().__init__(parent)
         self.settings = settings
-        self.controller = ScriptRunController(self)
+        self.controller = ProfileRunController(self)
         self.result = None
         self.closing_with_main = False  # the main window closes: the script is stopped, no question
         self.script = QLineEdit()
@@ -208,7 +208,7 @@ class ScriptWindow(QMainWindow):
         self._remember(job.target)
         self.result = None
         self.view.start()
-        self.controller.start(job, self.baseline.isChecked(), self.repeat.value())
+        self.controller.start(script_profile(job, self.baseline.isChecked(), self.repeat.value()))
         self.statusBar().showMessage(f"Profiling {os.path.basename(job.target)}…")
         self._update_buttons()
         return True
