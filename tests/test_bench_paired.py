@@ -1,4 +1,4 @@
-"""The fidelity bench's verdict (tests/bench_paired.py), with its rounds' processes replaced by
+"""The fidelity bench's verdict (tests/bench/paired.py), with its rounds' processes replaced by
 figures made here: rounds stop once both sides are decided, a reference outside ±3% reads "no",
 and a round's ratio is each segment's engine median against the Timer readings around it."""
 
@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-import tests.bench_paired as paired
+import tests.bench.paired as paired
 
 
 def _rounds(eager_ratio: float, compiled_ratio: float, drift: float = 1.0):

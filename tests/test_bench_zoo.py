@@ -1,4 +1,4 @@
-"""The zoo bench's parts (tests/bench_zoo.py): which lines end a job on either executor, the
+"""The zoo bench's parts (tests/bench/zoo.py): which lines end a job on either executor, the
 per-job figure, and whose CPU counts as other processes' load."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from tests.bench_zoo import OthersSampler, job_ends, per_job_s
+from tests.bench.zoo import OthersSampler, job_ends, per_job_s
 
 LOCAL = [
     (4.0, "[1/3] /m/a.py · eager: started"),

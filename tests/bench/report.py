@@ -2,7 +2,7 @@
 
 `python -m tests.bench report` calls `run()`. For a synthetic JobResult of N timed samples in
 total (N/2 per side, alternating in blocks of 25, as a run of `--iters N/2` makes them) it
-measures, each in a fresh process (`python -m tests.bench_report STEP N FOLDER [--tracemalloc]`):
+measures, each in a fresh process (`python -m tests.bench.report STEP N FOLDER [--tracemalloc]`):
 
   summary    `result.summary()` with the bootstrap CI
   write      `core.report.files.write_report([result], folder)` (the summary's bootstrap included,
@@ -45,7 +45,7 @@ import time
 
 from tests.scratch import remove_scratch, scratch_dir
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SIZES = (1_000_000, 2_000_000)
 STEPS = ("summary", "write", "load", "gui")
 MB = 1024 * 1024
@@ -290,7 +290,7 @@ def child_main(argv: list[str]) -> int:
 
 
 def _child(step: str, total: int, folder: str, use_tracemalloc: bool = False, timeout: float = 900) -> dict:
-    cmd = [sys.executable, "-m", "tests.bench_report", step, str(total), folder]
+    cmd = [sys.executable, "-m", "tests.bench.report", step, str(total), folder]
     if use_tracemalloc:
         cmd.append("--tracemalloc")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
@@ -491,6 +491,15 @@ def run(args: list[str] = ()) -> None:
     measure_reports(repeats, steps, sizes, cli="--no-cli" not in args)
     if "--no-profile" not in args:
         measure_profile(int(float(opt("--profile-iters", 1_000_000))))
+
+
+def bench_report(args: list[str] = ()) -> None:
+    run(args)
+
+
+def bench_stats(args: list[str] = ()) -> None:
+    """`result.summary()` (statistics and the bootstrap CI) at 10^6 and 2×10^6 samples only."""
+    run(["--steps", "summary", "--no-profile", *args])
 
 
 if __name__ == "__main__":

@@ -2,12 +2,12 @@
 
 The question the fidelity bench answers is whether the engine's way of timing a model reads
 what torch.utils.benchmark.Timer reads for the same model. Run in separate fresh processes
-(`--pairing processes`, tests.bench.bench_fidelity), the two members also measure two different
+(`--pairing processes`, tests.bench.fidelity.bench_fidelity), the two members also measure two different
 processes, and on this VM one fresh process runs resnet18 3-41% faster or slower than another
 for its whole life (BENCHMARKS.md): that spread is the process's, not either method's, and it
 left every verdict "undecided" after 75 minutes of rounds.
 
-Here one round is one fresh process (`python -m tests.bench_paired CHILD ...`) that runs the
+Here one round is one fresh process (`python -m tests.bench.paired CHILD ...`) that runs the
 engine's own job code (`core.measure.job.Job`: load, eager warm-up, compile, compiled warm-up,
 the timed alternating blocks, the accuracy check), with Timer.blocked_autorange run on the very
 same eager model and compiled callable just before the job's timed blocks and again just after
@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def child(argv: list[str]) -> None:
@@ -151,7 +151,7 @@ def _round(
         [
             sys.executable,
             "-m",
-            "tests.bench_paired",
+            "tests.bench.paired",
             "child",
             str(threads),
             str(iters),
@@ -194,18 +194,8 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
     rounds of engine / Timer with a distribution-free 95% interval; the verdict rests on the graded
     rounds (other processes under QUIET_OTHERS_CORES during the round and both members' compiled
     calls in one allocator mode), and rounds stop once both sides are decided."""
-    from tests.bench import (
-        ALLOCATORS,
-        FIDELITY_MIN_RUN_S,
-        QUIET_OTHERS_CORES,
-        WARMUP,
-        _decided,
-        _mode,
-        _opt,
-        graded,
-        say,
-        say_subsets,
-    )
+    from tests.bench import ALLOCATORS, FIDELITY_MIN_RUN_S, QUIET_OTHERS_CORES, WARMUP, _mode, _opt, say
+    from tests.bench.fidelity import _decided, graded, say_subsets
 
     rounds = int(_opt(args, "--rounds", 40))
     iters = int(_opt(args, "--iters", 50))  # a side, per segment
@@ -213,7 +203,7 @@ def bench_fidelity_paired(args: list[str] = ()) -> None:  # noqa: C901 - one lin
     min_run = float(_opt(args, "--min-run-time", FIDELITY_MIN_RUN_S))
     min_rounds = min(rounds, int(_opt(args, "--min-rounds", 10)))
     budget_s = float(_opt(args, "--budget-s", 20 * 60))
-    threads = int(_opt(args, "--threads", 1))  # why one: tests.bench.bench_fidelity
+    threads = int(_opt(args, "--threads", 1))  # why one: tests.bench.fidelity.bench_fidelity
     # --device cuda: Timer synchronizes the GPU itself, the engine after each call (core.measure.job)
     device = str(_opt(args, "--device", "cpu"))
     batch = int(_opt(args, "--batch", 1))
@@ -298,5 +288,5 @@ if __name__ == "__main__":
         child(sys.argv[2:])
     else:
         sys.exit(
-            "python -m tests.bench_paired child THREADS ITERS WARMUP MIN_RUN FIRST (started by tests.bench fidelity)"
+            "python -m tests.bench.paired child THREADS ITERS WARMUP MIN_RUN FIRST (started by tests.bench fidelity)"
         )

@@ -164,7 +164,7 @@ def run_zoo(models: list[str], executor: str, out: str) -> dict:
 
 def bench_zoo(args: list[str] = ()) -> None:
     from tests.bench import _opt, say
-    from tests.bench_trust import burners, stop
+    from tests.bench.trust import burners, stop
     from tests.core.helpers import MLP_MODEL
 
     rounds, n_jobs, load = int(_opt(args, "--rounds", 6)), int(_opt(args, "--jobs", 8)), int(_opt(args, "--load", 0))
