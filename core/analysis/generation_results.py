@@ -7,7 +7,7 @@ user waits for them, generate()'s own work included). The warm-up generations ar
 first one pays the compile); the timed ones give the medians, p90 and the speedups with their
 95% bootstrap intervals (core.analysis.stats.speedup), graded with the script timing's limits
 (core.analysis.script_results.grade_timing). What torch compiled, and at which call, comes from
-the profiled forward's calls (core.analysis.script_results): each generation makes `new_tokens`
+the profiled forward's calls (core.analysis.script_runs): each generation makes `new_tokens`
 forward calls, the first being the prefill, so a compile at call k of a generation is "during
 prefill" (k = 0) or "at decode step k". No torch, no Qt.
 """
@@ -27,10 +27,10 @@ from core.analysis.script_results import (
     NOT_TIMED,
     SLOWER,
     ScriptResult,
-    ScriptRun,
     TimingGrade,
     grade_timing,
 )
+from core.analysis.script_runs import ScriptRun
 from core.analysis.stats import Speedup, speedup
 from core.vocab.formatting import fmt_ms, seconds, speedup_interval
 from core.vocab.generation import GenerationSpec

@@ -3,7 +3,7 @@ results: each function's graph breaks (torch's reason, GB code, hints, the scrip
 recompiles (their guard failures), labelled by the function and the line that compiled it.
 
 The view shows a model's configs from `JobResult`; a script's functions carry the same records
-(core.vocab.records.GraphBreak and Recompile, folded by core.analysis.script_results) but no op
+(core.vocab.records.GraphBreak and Recompile, folded by core.analysis.script_runs) but no op
 profile, so nothing here claims one: no break has a measured cost, its per-call count is torch's
 count from the compile alone, and no CUDA-graph state is said. `FunctionBreaks` answers exactly
 the members the view reads (`BreaksSource`), which `JobResult` answers too.

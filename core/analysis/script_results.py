@@ -1,8 +1,7 @@
 """What a script run under the profiler found: each compiled entry point, compiled against its
 own eager run, and the whole run's figures, defined once (the CLI, the report and the app say these).
 
-A run's events (core.vocab.script_job) fold into a `ScriptRun`: its entry points with their
-calls, compiles, graph breaks and recompiles. Two runs, as written and under
+A run's events fold into a `ScriptRun` (core.analysis.script_runs). Two runs, as written and under
 `set_stance("force_eager")`, pair into `FunctionResult`s, matched by the entry point's name and
 the line that compiled it:
 
@@ -25,235 +24,22 @@ No torch, no Qt.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from core.analysis import quality as q
-from core.analysis.results import fold_graph_break
+from core.analysis.script_runs import EntryCalls, ScriptRun
 from core.analysis.stats import Speedup, speedup
 from core.vocab.formatting import fmt_ms, seconds, speedup_interval
-from core.vocab.records import GraphBreak, Recompile
-from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_EAGER, ScriptEvents
+from core.vocab.records import GraphBreak
+from core.vocab.script_job import STANCE_EAGER
 
 MIN_STEADY_CALLS = q.MIN_CALLS  # steady calls a side needed for a speedup
 RECOMPILE_STORM = 8  # recompiles of one entry point past which the run names a recompile storm
 
 FASTER, SLOWER, CANNOT_TELL, NOT_TIMED = "faster", "slower", "cannot tell", "not timed"
-
-
-@dataclass
-class EntryCalls:
-    """One compiled entry point in one run."""
-
-    index: int
-    name: str
-    file: str
-    line: int
-    kind: str = "function"
-    settings: dict = field(default_factory=dict)
-    ms: list[float] = field(default_factory=list)
-    flags: list[int] = field(default_factory=list)
-    calls: int = 0  # every call, those past core.vocab.script_job.CALLS_KEPT included
-    total_ms: float = 0.0
-    frames: list[dict] = field(default_factory=list)  # compiled frames, each with the call it came in
-    graph_breaks: list[GraphBreak] = field(default_factory=list)
-    recompiles: list[Recompile] = field(default_factory=list)
-    _by_compile: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.name, self.file, self.line)
-
-    @property
-    def where(self) -> str:
-        import os
-
-        return f"{os.path.basename(self.file)}:{self.line}" if self.file else "?"
-
-    def steady(self) -> np.ndarray:
-        ms = np.asarray(self.ms, dtype=float)
-        flags = np.asarray(self.flags, dtype=int)
-        if ms.size == 0:
-            return ms
-        return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0]
-
-    def first_calls(self) -> np.ndarray:
-        ms = np.asarray(self.ms, dtype=float)
-        flags = np.asarray(self.flags, dtype=int)
-        if ms.size == 0:
-            return ms
-        return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) != 0]
-
-    @property
-    def compile_s(self) -> float:
-        """torch's figure: the frames compiled during this entry point's calls."""
-        return sum(float(f.get("compile_s") or 0.0) for f in self.frames)
-
-    @property
-    def shapes(self) -> int:
-        return int(sum(1 for f in self.flags if f & FLAG_NEW_SHAPE))
-
-
-@dataclass(frozen=True)
-class CompileStage:
-    """What torch compiles now in a script run: the compiled function whose call compiles (""
-    when the frame belongs to none of them), the frame, its compile id and the stage."""
-
-    function: str
-    frame: str
-    compile_id: str
-    stage: str
-    since: float = field(default_factory=time.monotonic)
-
-    def text(self) -> str:
-        where = f"{self.frame} [{self.compile_id}]" if self.frame else f"[{self.compile_id}]"
-        owner = f" (a call of {self.function})" if self.function and not self.frame.startswith(self.function) else ""
-        return f"compiling {where}{owner}: {self.stage}"
-
-
-@dataclass
-class ScriptRun:
-    """One run of the script folded: how it ended and its entry points."""
-
-    stance: str
-    entries: dict[tuple, EntryCalls] = field(default_factory=dict)
-    exit_code: int | None = None
-    error: str = ""
-    ended: str = ""  # "", "timeout" or "cancelled" (the runner ended it)
-    wall_s: float | None = None  # the script's own time (from its first line to its end)
-    process_s: float = 0.0  # the process's, interpreter and imports included
-    peak_rss_mb: float | None = None
-    cuda_peak_mb: float | None = None
-    notes: list[str] = field(default_factory=list)
-    others_cores: list[float] = field(default_factory=list)
-    dropped: int = 0
-    unreadable: int = 0
-    stdout_tail: str = ""
-    stderr_tail: str = ""
-    torch_version: str = ""
-    pid: int = 0  # the script's process (its start event)
-    finished: bool = False  # the child wrote its end event
-    compiling: CompileStage | None = None  # what the compiler does now (None: no compile going on)
-
-    @property
-    def compile_s(self) -> float:
-        return sum(e.compile_s for e in self.entries.values())
-
-    @property
-    def others_median(self) -> float | None:
-        return float(np.median(self.others_cores)) if self.others_cores else None
-
-    def how_it_ended(self) -> str:
-        """One sentence: the script's ending, as a user reads it."""
-        if self.ended == "timeout":
-            return "stopped at the timeout (--timeout); what it had done until then is kept"
-        if self.ended == "cancelled":
-            return "stopped (Ctrl+C or Cancel); what it had done until then is kept"
-        if not self.finished:
-            return f"the process ended without a word (exit code {self.exit_code}): it crashed or was killed; calls of its last half second may be missing"
-        if self.exit_code == 0:
-            return "ran to its end (exit code 0)"
-        if self.error:
-            return f"raised an error (exit code {self.exit_code}): {self.error.strip().splitlines()[-1]}"
-        return f"exited with code {self.exit_code}"
-
-
-class LiveFold:
-    """A run folded as its events come: the app's live view, and fold_run."""
-
-    def __init__(self, stance: str):
-        self.run = ScriptRun(stance=stance)
-        self._by_index: dict[int, EntryCalls] = {}
-
-    def add(self, event: dict) -> None:
-        """Fold one event; one of an unknown kind or shape is counted in `unreadable`."""
-        try:
-            _fold_event(self.run, self._by_index, event)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            self.run.unreadable += 1
-
-
-def fold_run(raw: ScriptEvents, stance: str) -> ScriptRun:
-    """A run's events, folded. Events of unknown kinds or shapes are skipped (a report from
-    another version, or a damaged line), counted in `unreadable`."""
-    fold = LiveFold(stance)
-    run = fold.run
-    run.ended, run.exit_code, run.process_s = raw.ended, raw.exit_code, raw.wall_s
-    run.others_cores = list(raw.others_cores)
-    run.unreadable = raw.unreadable
-    run.stdout_tail, run.stderr_tail = raw.stdout_tail, raw.stderr_tail
-    for e in raw.events:
-        fold.add(e)
-    return run
-
-
-def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> None:
-    kind = e["t"]
-    if kind == "start":
-        run.torch_version = str(e.get("torch", ""))
-        run.pid = int(e.get("pid") or 0)
-    elif kind == "entry":
-        entry = EntryCalls(
-            int(e["id"]), str(e["name"]), str(e.get("file", "")), int(e.get("line", 0)), str(e.get("kind", ""))
-        )
-        entry.settings = dict(e.get("settings") or {})
-        by_index[entry.index] = entry
-        run.entries.setdefault(entry.key, entry)
-    elif kind == "calls":
-        entry = by_index[int(e["id"])]
-        ms = [float(x) for x in e["ms"]]
-        flags = [int(x) for x in e["flags"]]
-        if len(ms) != len(flags):
-            raise ValueError("calls and flags differ in length")
-        entry.ms += ms
-        entry.flags += flags
-    elif kind == "compile":
-        entry = by_index[int(e["id"])]
-        for frame in e["frames"]:
-            entry.frames.append({**dict(frame), "call": int(e["call"])})
-        run.compiling = None  # the call that compiled has returned
-    elif kind == "stage":
-        entry = by_index.get(int(e["id"]))
-        stage = str(e.get("stage") or "")
-        run.compiling = (
-            CompileStage(entry.name if entry else "", str(e.get("frame") or ""), str(e.get("compile_id") or ""), stage)
-            if stage
-            else None
-        )
-    elif kind == "break":
-        entry = by_index.get(int(e["id"]))
-        gb = GraphBreak.from_dict(e["gb"])
-        if entry is not None:
-            fold_graph_break(entry.graph_breaks, entry._by_compile, gb)
-    elif kind == "recompile":
-        entry = by_index.get(int(e["id"]))
-        d = dict(e["rc"])
-        rc = Recompile(
-            str(d["function"]), str(d["location"]), tuple(d.get("reasons") or ()), str(d.get("compile_id", ""))
-        )
-        if entry is not None:
-            entry.recompiles.append(rc)
-    elif kind == "note":
-        run.notes.append(str(e["text"]))
-    elif kind == "end":
-        run.finished = True
-        run.compiling = None
-        run.exit_code = int(e["exit"]) if run.ended == "" else run.exit_code
-        run.error = str(e.get("error") or "")
-        run.wall_s = float(e["wall_s"])
-        run.peak_rss_mb = e.get("peak_rss_mb")
-        run.cuda_peak_mb = e.get("cuda_peak_mb")
-        run.dropped = int(e.get("dropped") or 0)
-        for index, (calls, total) in (e.get("totals") or {}).items():
-            entry = by_index.get(int(index))
-            if entry is not None:
-                entry.calls, entry.total_ms = int(calls), float(total)
-    else:
-        raise ValueError(f"unknown event {kind!r}")
 
 
 @dataclass
@@ -614,53 +400,6 @@ def result_from_runs(
     result = ScriptResult(target, tuple(args), module, cwd, tuple(overrides), compiled, eager, list(repeats))
     result.compare()
     return result
-
-
-def entry_to_dict(e: EntryCalls) -> dict:
-    d = dataclasses.asdict(e)
-    d.pop("_by_compile", None)
-    return d
-
-
-def entry_from_dict(d: dict) -> EntryCalls:
-    """An entry point as a report holds it, every field checked for its type (a report can come
-    from anyone: a wrong one raises TypeError or ValueError here, never later in a sentence)."""
-    ms = [float(x) for x in d.get("ms") or ()]
-    flags = [int(x) for x in d.get("flags") or ()]
-    if len(ms) != len(flags):
-        raise ValueError("an entry point's calls and flags differ in length")
-    frames = [dict(f) for f in d.get("frames") or ()]
-    for f in frames:
-        f["call"] = int(f.get("call", 0))
-        f["compile_s"] = float(f.get("compile_s") or 0.0)
-    settings = d.get("settings") or {}
-    if not isinstance(settings, dict):
-        raise TypeError("an entry point's settings are not a table")
-    return EntryCalls(
-        index=int(d.get("index", 0)),
-        name=str(d["name"]),
-        file=str(d.get("file", "")),
-        line=int(d.get("line", 0)),
-        kind=str(d.get("kind", "")),
-        settings={
-            str(k): v if isinstance(v, (bool, int, float, str, type(None))) else str(v) for k, v in settings.items()
-        },
-        ms=ms,
-        flags=flags,
-        calls=int(d.get("calls", len(ms))),
-        total_ms=float(d.get("total_ms", 0.0)),
-        frames=frames,
-        graph_breaks=[GraphBreak.from_dict(g) for g in d.get("graph_breaks") or ()],
-        recompiles=[
-            Recompile(
-                str(r["function"]),
-                str(r["location"]),
-                tuple(str(x) for x in (r.get("reasons") or ())),
-                str(r.get("compile_id", "")),
-            )
-            for r in d.get("recompiles") or ()
-        ],
-    )
 
 
 def function_lines(f: FunctionResult) -> list[str]:

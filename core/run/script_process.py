@@ -291,7 +291,7 @@ class ScriptProfile:
     def _run_side(self, side: str):
         import dataclasses
 
-        from core.analysis.script_results import fold_run
+        from core.analysis.script_runs import fold_run
         from core.vocab.script_job import STANCE_COMPILED, STANCE_EAGER
 
         stance = STANCE_EAGER if side == "eager" else STANCE_COMPILED

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.analysis.script_breaks import function_breaks
-from core.analysis.script_results import LiveFold, ScriptResult, summary_lines
+from core.analysis.script_results import ScriptResult, summary_lines
+from core.analysis.script_runs import LiveFold
 from core.capture.compile_watch import STALL_S, stalled_text
 from core.vocab.formatting import fmt_ms
 from gui.panels.graph_breaks import GraphBreaksPanel

@@ -5,7 +5,7 @@ cost or CUDA-graph state claimed (a script run has no op profile)."""
 from __future__ import annotations
 
 from core.analysis.script_breaks import function_breaks
-from core.analysis.script_results import EntryCalls
+from core.analysis.script_runs import EntryCalls
 from core.vocab.records import GraphBreak, JobStatus, Recompile
 
 

@@ -12,10 +12,10 @@ from core.analysis.script_results import (
     FASTER,
     NOT_TIMED,
     SLOWER,
-    fold_run,
     result_from_runs,
     summary_lines,
 )
+from core.analysis.script_runs import fold_run
 from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, STANCE_COMPILED, STANCE_EAGER, ScriptEvents
 
 

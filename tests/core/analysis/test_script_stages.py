@@ -4,7 +4,7 @@ when that call returns or the run ends."""
 
 from __future__ import annotations
 
-from core.analysis.script_results import LiveFold
+from core.analysis.script_runs import LiveFold
 
 ENTRY = {"t": "entry", "id": 0, "name": "Net", "file": "/w/train.py", "line": 22, "kind": "module"}
 

@@ -10,7 +10,8 @@ import sys
 import numpy as np
 
 from core import PROJECT_ROOT
-from core.analysis.script_results import fold_run, result_from_runs
+from core.analysis.script_results import result_from_runs
+from core.analysis.script_runs import fold_run
 from core.decide.script_compare import CANNOT_TELL, IMPROVED, MISSING, REGRESSION, SAME, compare_scripts
 from core.report.files import OutputFolder
 from core.report.script_report import load_script_report, write_script_report
