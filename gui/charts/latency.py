@@ -12,24 +12,36 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPalette
-from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from core.vocab.records import SIDES
 from core.vocab.samples import SampleStore
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import GrowingSeries, nice_bound, round_out, suggests_log
+from gui.charts.compile_markers import (
+    CROWDED_CONFIGS,
+    CompileMarkers,
+    compile_text,
+    legend_names,
+    legend_rows,
+    marker_label_positions,
+    more_compiles_text,
+    more_configs_text,
+    text_backdrop,
+)
 from gui.charts.live_range import LiveRange
 from gui.charts.plot_parts import PlotParts
 from gui.widgets.fitting_label import FittingLabel
-from gui.widgets.safe_text import legend_text, line_label
-from gui.widgets.theme import config_color, config_text_color, over_chart_background
+from gui.widgets.safe_text import legend_text
+from gui.widgets.theme import config_color, over_chart_background
 from gui.widgets.turns import piece_timer
 from gui.widgets.view import ResultsView
 
 REDRAW_INTERVAL_MS = 66  # ~15 Hz
 PEAK_BINS_PER_PIXEL = 1.0  # pyqtgraph's autoDownsampleFactor for the peak downsampling
+# the compile markers' words, also read from here (tests)
+__all__ = ["LatencyChart", "CROWDED_CONFIGS", "marker_label_positions", "more_compiles_text", "more_configs_text"]
 
 
 class _Series:
@@ -37,57 +49,6 @@ class _Series:
         self.data = GrowingSeries()
         self.curve = curve
         self.dirty = False
-
-
-MARKER_LABEL_CHARS = 36
-CROWDED_CONFIGS = 3  # past this many configs the legend and compile labels get a backdrop
-MARKER_Z = 5  # the compile markers and their labels: above the curves
-MARKER_LABEL_TOP = 0.92  # the first compile marker's label, as a fraction of the view's height
-MARKER_LABEL_STEP = 0.07  # the least step between labels, as a fraction of the view's height
-
-
-def marker_label_positions(count: int, view_px: float, line_px: float) -> tuple[list[float | None], float | None]:
-    """Where `count` compile markers' labels sit up each line (fractions of the view's height,
-    the first highest), a text line and 2 px apart at least: at 0.07 of a 150 px view five
-    labels overlapped (a banner above the chart leaves it that short). When they do not all fit
-    in the view's height, the last line that fits says how many more there are (the second
-    value: its place) and the rest have no label (None): wrapped to the top again, eleven
-    labels overwrote each other there. Returns (each marker's place or None, the place of the
-    "more" line or None)."""
-    step = max(MARKER_LABEL_STEP, (line_px + 2) / view_px) if view_px > 0 else MARKER_LABEL_STEP
-    lines = max(1, int((MARKER_LABEL_TOP - 0.02) / step) + 1)
-    places = [MARKER_LABEL_TOP - step * k for k in range(min(count, lines))]
-    if count <= lines:
-        return places, None
-    shown = lines - 1
-    return places[:shown] + [None] * (count - shown), places[shown]
-
-
-LEGEND_ROW_PX = 20  # a legend entry's height: pyqtgraph's sample is 20 px square
-
-
-def legend_rows(view_px: float) -> int:
-    """How many legend entries fit one above the other in a view `view_px` tall (its offset
-    from the top and a margin left free)."""
-    return max(1, int((view_px - 30) // LEGEND_ROW_PX)) if view_px > 0 else 8
-
-
-def text_backdrop() -> QColor:
-    """Behind the chart's text (legend, compile labels): the charts' background, mostly opaque,
-    so text stays readable over the curves and the curves show faintly through."""
-    back = QColor(QApplication.palette().color(QPalette.ColorRole.Base))
-    back.setAlpha(215)
-    return back
-
-
-def more_configs_text(hidden: int) -> str:
-    """The latency chart legend's line for the configs it has no room for."""
-    return f"+{hidden} more (colours: Summary tab)"
-
-
-def more_compiles_text(hidden: int) -> str:
-    """The latency chart's line for the compile markers whose labels did not fit."""
-    return f"+{hidden} more compile{'s' if hidden != 1 else ''} (times: Graph breaks & compile tab)"
 
 
 class LatencyChart(QWidget, ResultsView):
@@ -137,9 +98,7 @@ class LatencyChart(QWidget, ResultsView):
         self._specs: dict[str, object] = {}
         self._offsets: dict[tuple, int] = {}  # (job, side, process) → where its calls start on the x axis
         self._timed: dict[tuple, int] = {}  # (job, side) → timed calls drawn so far
-        self._markers: dict[str, pg.InfiniteLine] = {}
-        self._marker_texts: dict[str, str] = {}  # job → its marker's text: the same is not redrawn
-        self._more: pg.InfiniteLine | None = None  # "+N more compiles", when not all labels fit
+        self._compiles: CompileMarkers | None = None  # the compile markers (gui.charts.compile_markers)
         # The legend (_fit_legend): one entry a config, and a curve-less item for the line that
         # counts the configs it has no room for.
         self._legend_key: tuple = ((), 0)  # (the names shown, how many more): what the legend holds
@@ -180,8 +139,8 @@ class LatencyChart(QWidget, ResultsView):
         # (py-spy, issue 22). Not for a whole set of results (a report): pyqtgraph's auto-range
         # fits it exactly. At a run's end the held view stays.
         self._range = LiveRange(self.plot)
-        self.plot.getViewBox().sigResized.connect(self._place_marker_labels)
         self.plot.getViewBox().sigResized.connect(self._fit_legend)
+        self._compiles = CompileMarkers(self.plot, self.legend)  # placed after the legend fits
         self._layout.replaceWidget(self._plot_place, self.plot_widget)
         self._plot_place.deleteLater()
 
@@ -207,15 +166,10 @@ class LatencyChart(QWidget, ResultsView):
         self._redraw.stop()
         for series in self._series.values():
             self.plot.removeItem(series.curve)
-        for marker in self._markers.values():
-            self.plot.removeItem(marker)
+        self._compiles.clear()
         self.legend.clear()
         self._legend_key = ((), 0)
         self._series.clear()
-        self._markers.clear()
-        self._marker_texts.clear()
-        if self._more is not None:
-            self._more.hide()
         self._specs.clear()
         self._offsets.clear()
         self._timed.clear()
@@ -244,6 +198,7 @@ class LatencyChart(QWidget, ResultsView):
     def add_job(self, spec, index: int) -> None:
         """Create the two curves of a job (eager, compiled) in the job's colour."""
         self._specs[spec.job_id] = spec
+        self._compiles.order.append(spec.job_id)
         color = config_color(index)
         eager_color = QColor(color)
         eager_color.setAlpha(110)
@@ -305,107 +260,36 @@ class LatencyChart(QWidget, ResultsView):
         if not self._redraw.isActive():
             self._redraw.start()
 
+    @property
+    def _markers(self) -> dict[str, pg.InfiniteLine]:
+        """Job → its compile marker (gui.charts.compile_markers)."""
+        return self._compiles.lines
+
+    @property
+    def _more(self) -> pg.InfiniteLine | None:
+        """The line that counts the compile labels with no room."""
+        return self._compiles.more
+
     def mark_compile(self, job_id: str, compile_result) -> None:
         """Mark a job's compile (its first compiled call) with its wall time and cache state."""
         spec = self._specs.get(job_id)
         if spec is None or compile_result is None:
             return
-        cache = compile_result.cache_state
-        label = spec.config.label  # shortened: the legend beside it has the whole label
-        if len(label) > MARKER_LABEL_CHARS:
-            label = label[: MARKER_LABEL_CHARS - 1] + "…"
-        text = f"compile {label}: {compile_result.compile_time_s:.2f} s"
-        if cache and cache != "n/a":
-            text += f" (cache {cache})"
-        if job_id in self._markers and self._marker_texts.get(job_id) == text:
-            return  # a job's later changes and its end: the same marker (~3 ms to make again)
-        old = self._markers.pop(job_id, None)
-        if old is not None:
-            self.plot.removeItem(old)
         index = list(self._specs).index(job_id)
-        color = config_color(index)
         x = -spec.warmup_calls("compiled") - 1 + 0.15 * index
-        line = pg.InfiniteLine(
-            pos=x,
-            angle=90,
-            movable=False,
-            pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-            label=line_label(text),
-            labelOpts={
-                "position": MARKER_LABEL_TOP,  # placed beside the others' (_place_marker_labels)
-                "color": config_text_color(index),  # readable as text (the line: its own colour)
-                "anchors": [(0, 0.5), (0, 0.5)],
-                "rotateAxis": None,
-            },
-        )
-        # In the view's bounds: a marker left of the first warm-up call sat outside the view and
-        # its label was cut at the left edge ("ompile inductor…").
-        self.plot.addItem(line, ignoreBounds=False)
-        line.setZValue(MARKER_Z)  # its label above every curve, the later jobs' too
-        self._markers[job_id] = line
-        self._marker_texts[job_id] = text
-        self._place_marker_labels()
-
-    def _place_marker_labels(self, *args) -> None:
-        """Each compile marker's label a text line apart from the next, in the jobs' order; those
-        that do not fit in the view's height hidden behind one line that counts them."""
-        if not self._markers:
-            if self._more is not None:
-                self._more.hide()
-            return
-        order = [job_id for job_id in self._specs if job_id in self._markers]
-        line_px = QFontMetricsF(self._markers[order[0]].label.textItem.font()).height()
-        view_px = self.plot.getViewBox().height()
-        places, more_place = marker_label_positions(len(order), view_px, line_px)
-        fill = self._backdrop()
-        for job_id, position in zip(order, places):
-            label = self._markers[job_id].label
-            if label.fill.style() != fill.style():
-                label.fill = fill
-                label.update()
-            if position is None:
-                if label.isVisible():
-                    label.setVisible(False)
-                continue
-            if not label.isVisible():
-                label.setVisible(True)
-            if label.orthoPos != position:
-                label.setPosition(position)
-        if more_place is None:
-            if self._more is not None:
-                self._more.hide()
-            return
-        text = line_label(more_compiles_text(places.count(None)))
-        if self._more is None:
-            self._more = pg.InfiniteLine(
-                angle=90,
-                movable=False,
-                pen=pg.mkPen(None),
-                label=text,
-                labelOpts={
-                    "position": more_place,
-                    "color": QApplication.palette().color(QPalette.ColorRole.Text),
-                    "fill": text_backdrop(),
-                    "anchors": [(0, 0.5), (0, 0.5)],
-                },
-            )
-            self.plot.addItem(self._more, ignoreBounds=True)
-            self._more.setZValue(MARKER_Z)
-        self._more.setValue(self._markers[order[0]].value())
-        self._more.show()
-        if self._more.label.format != text:
-            self._more.label.setFormat(text)
-        if self._more.label.orthoPos != more_place:
-            self._more.label.setPosition(more_place)
+        self._compiles.mark(job_id, index, x, compile_text(spec.config.label, compile_result))
+        self._compiles.lines[job_id].setVisible(self.warmup_box.isChecked())
 
     def _fit_legend(self, *args) -> None:
         """The legend: each config's compiled curve, as many as fit one above the other in the
         view's height; past that, the last line counts the rest (more columns covered the
         curves of a short chart, eleven entries in one ran below it)."""
+        labels = [spec.config.label for spec in self._specs.values()]
+        names = legend_names(labels, self.plot.getViewBox().width())  # shortened to the view's width
         entries = [
-            (self._series[(job_id, "compiled")].curve, legend_text(spec.config.label))
-            for job_id, spec in self._specs.items()
+            (self._series[(job_id, "compiled")].curve, legend_text(name)) for job_id, name in zip(self._specs, names)
         ]
+        self.legend.setToolTip("\n".join(labels) if names != labels else "")  # the whole labels
         rows = legend_rows(self.plot.getViewBox().height())
         shown = entries if len(entries) <= rows else entries[: rows - 1]
         hidden = len(entries) - len(shown)
@@ -426,6 +310,7 @@ class LatencyChart(QWidget, ResultsView):
         if hidden:
             self.legend.addItem(self._more_configs, more_configs_text(hidden))
         self.legend.setBrush(self._backdrop())
+        self._compiles.set_fill(self._backdrop())  # and placed clear of the legend as it is now
 
     def _backdrop(self) -> QBrush:
         """What the legend and the compile labels are drawn on: nothing while a few configs
@@ -473,7 +358,10 @@ class LatencyChart(QWidget, ResultsView):
         if not self._live or not drawn:
             return
         x_high = max(float(np.max(c.xData)) for c in drawn)
-        x_low = min(float(np.min(c.xData)) for c in drawn)
+        # the compile markers too (left of the warm-up calls): outside the view, a line was
+        # not drawn and its label had nowhere to be
+        shown = [m.value() for m in self._markers.values() if m.isVisible()]
+        x_low = min([float(np.min(c.xData)) for c in drawn] + shown)
         y_low = min(float(np.min(c.yData)) for c in drawn)
         y_high = max(float(np.max(c.yData)) for c in drawn)
         log = self.log_box.isChecked()
@@ -505,8 +393,7 @@ class LatencyChart(QWidget, ResultsView):
 
     def _on_warmup_toggled(self, on: bool) -> None:
         self._warmup_region.setVisible(on and bool(self._specs))
-        for marker in self._markers.values():
-            marker.setVisible(on)
+        self._compiles.set_visible(on)
         for series in self._series.values():
             series.dirty = True
         self._on_redraw()
