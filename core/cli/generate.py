@@ -22,9 +22,8 @@ from core.vocab.generation import (
     DEFAULT_GENERATIONS,
     DEFAULT_NEW_TOKENS,
     DEFAULT_WARMUP,
-    MAX_GENERATIONS,
-    MAX_NEW_TOKENS,
     GenerationSpec,
+    make_specs,
 )
 from core.vocab.limits import LIMITS, ConfigError, check_limits
 
@@ -138,32 +137,19 @@ def _configs(args: argparse.Namespace) -> list:
     ]
 
 
-def make_spec(args: argparse.Namespace, cache: str) -> GenerationSpec:
-    if not args.model.startswith("hf:"):
-        raise ConfigError(
-            f"--task generate profiles a Hugging Face causal language model (hf:TYPE, e.g. hf:gpt2, or hf:FOLDER), not {args.model}."
-        )
+def make_specs_of(args: argparse.Namespace) -> list[GenerationSpec]:
+    """The generation specs the command line asks for (one per --cache), checked."""
     if args.seq_len is not None and args.prompt_lens:
         raise ConfigError("give --seq-len or --prompt-lens, not both.")
+    check_limits(script_repeat=args.repeat, script_timeout=args.timeout)
     prompts = args.prompt_lens or ((args.seq_len,) if args.seq_len is not None else (16,))
-    for n in prompts:
-        check_limits(seq_len=n)
-    check_limits(batch_size=args.batch_size, script_repeat=args.repeat, script_timeout=args.timeout)
-    for what, value, high in (
-        ("--new-tokens", args.new_tokens, MAX_NEW_TOKENS),
-        ("--generations", args.generations, MAX_GENERATIONS),
-        ("--warmup", args.warmup, MAX_GENERATIONS),
-    ):
-        low = 0 if what == "--warmup" else 1
-        if not low <= value <= high:
-            raise ConfigError(f"{what} must be between {low} and {high:,}, not {value:,}.")
-    return GenerationSpec(
+    return make_specs(
         args.model,
         tuple(args.hf_config),
         args.batch_size,
         tuple(prompts),
         args.new_tokens,
-        cache,
+        tuple(args.cache or ["static"]),
         args.generations,
         args.warmup,
         args.device,
@@ -188,7 +174,7 @@ def _generate(args: argparse.Namespace, argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        specs = [make_spec(args, cache) for cache in (args.cache or ["static"])]
+        specs = make_specs_of(args)
         configs = _configs(args)
         checked = __import__("core.models.generation", fromlist=["check"]).check(specs[0])
         folder.claim()

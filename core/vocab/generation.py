@@ -52,3 +52,53 @@ class GenerationSpec:
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, batch: int, tokens: int, bytes_per_value: int = 4) -> int:
     """The key/value cache of `tokens` positions: a key and a value per layer, head and position."""
     return 2 * layers * kv_heads * head_dim * batch * tokens * bytes_per_value
+
+
+def make_specs(
+    source: str,
+    hf_config: tuple[str, ...] = (),
+    batch_size: int = 1,
+    prompt_lens: tuple[int, ...] = (16,),
+    new_tokens: int = DEFAULT_NEW_TOKENS,
+    caches: tuple[str, ...] = ("static",),
+    generations: int = DEFAULT_GENERATIONS,
+    warmup: int = DEFAULT_WARMUP,
+    device: str = "cpu",
+    names: dict[str, str] | None = None,
+) -> list[GenerationSpec]:
+    """One GenerationSpec per cache, every figure checked against the one table of limits
+    (core.vocab.limits) and this module's; a ConfigError names the setting as `names` calls it
+    (the command line's flags by default, or the app's fields)."""
+    from core.vocab.limits import ConfigError, check_limits
+
+    said = {"new_tokens": "--new-tokens", "generations": "--generations", "warmup": "--warmup", "cache": "--cache"}
+    said.update(names or {})
+    if not source.startswith("hf:"):
+        raise ConfigError(
+            "generation profiles a Hugging Face causal language model (hf:TYPE, e.g. hf:gpt2, or hf:FOLDER), "
+            f"not {source}."
+        )
+    if not prompt_lens:
+        raise ConfigError("give at least one prompt length.")
+    for n in prompt_lens:
+        check_limits(seq_len=n)
+    check_limits(batch_size=batch_size)
+    for key, value, high in (
+        ("new_tokens", new_tokens, MAX_NEW_TOKENS),
+        ("generations", generations, MAX_GENERATIONS),
+        ("warmup", warmup, MAX_GENERATIONS),
+    ):
+        low = 0 if key == "warmup" else 1
+        if not low <= value <= high:
+            raise ConfigError(f"{said[key]} must be between {low} and {high:,}, not {value:,}.")
+    if not caches:
+        raise ConfigError(f"choose at least one cache ({said['cache']}: {' or '.join(CACHES)}).")
+    for cache in caches:
+        if cache not in CACHES:
+            raise ConfigError(f"{said['cache']} must be one of {', '.join(CACHES)}, not {cache!r}.")
+    return [
+        GenerationSpec(
+            source, tuple(hf_config), batch_size, tuple(prompt_lens), new_tokens, cache, generations, warmup, device
+        )
+        for cache in dict.fromkeys(caches)
+    ]

@@ -232,9 +232,12 @@ class ModelPanel(QGroupBox):
         self.task = QComboBox()
         self.task.addItem("Inference", "inference")
         self.task.addItem("Training step", "training")
+        self.task.addItem("Generate (causal LM)", "generate")
         self.task.setToolTip(
             "Inference: one call is a forward. Training step: forward, loss, backward and an "
-            "optimizer step, eager against compiled from the same weights and optimizer state"
+            "optimizer step, eager against compiled from the same weights and optimizer state. "
+            "Generate: a Hugging Face causal language model generating text (time to first token, "
+            "per-token decode, tokens/s, recompiles), in a window of its own"
         )
         self.optimizer = QComboBox()
         self.optimizer.addItems(["sgd", "adamw"])

@@ -93,6 +93,16 @@ class FunctionsModel(RowTableModel):
         return None
 
 
+def compile_progress(stage) -> str:
+    """ " compiling FRAME [ID]: STAGE (12 s)" for a run's CompileStage (core.analysis.script_results),
+    past STALL_S the stalled notice naming the stage and the frame; "" when nothing compiles."""
+    if stage is None:
+        return ""
+    took = time.monotonic() - stage.since
+    now = stage.text()
+    return " " + (stalled_text(now, took) if took >= STALL_S else f"{now} ({took:.0f} s)")
+
+
 def _median(values: np.ndarray) -> str:
     return fmt_ms(float(np.median(values))) if values.size else "–"
 
@@ -266,11 +276,7 @@ class ScriptView(QWidget):
         fold = self.folds.get(self._side)
         text = RUNNING[self._side]
         stage = fold.run.compiling if fold is not None else None
-        if stage is not None:
-            took = time.monotonic() - stage.since
-            now = stage.text()
-            text += " " + (stalled_text(now, took) if took >= STALL_S else f"{now} ({took:.0f} s)")
-        self.headline.setText(text)
+        self.headline.setText(text + compile_progress(stage))
 
     def _redraw(self) -> None:
         if self.result is None and self._side:

@@ -108,6 +108,7 @@ class AppWindow(Protocol):
     session_sections: dict[str, Any]  # report.json's further sections the results came with
     zoo_windows: list[QWidget]  # the zoo windows this window opened
     script_window: QWidget | None  # File → Profile a script…, made when first asked
+    generation_window: QWidget | None  # Task → Generate, made when first asked
     closed: bool  # the window was closed: a run's last events draw nothing
     views: list[ViewSlot]  # the charts' slots and the tabs' (gui.window.view_slot)
     charts_splitter: QSplitter

@@ -29,6 +29,8 @@ def running_work(window: AppWindow) -> list[str]:
         work.append(f"{what} ({done} of {len(results)} configs done)")
     if window.script_window is not None and window.script_window.controller.busy:
         work.append("a script being profiled")
+    if window.generation_window is not None and window.generation_window.controller.busy:
+        work.append("a generation being profiled")
     for zoo_window in window.zoo_windows:
         if zoo_window.running:
             work.append(f"a zoo run ({zoo_window.progress.value()} of {zoo_window.progress.maximum()} jobs done)")

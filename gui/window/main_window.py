@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.status_label = plain(QLabel("Loading torch…"))  # quotes paths, configs, failure reasons
         self.zoo_windows: list = []  # the zoo windows this window opened (gui.window.zoo_window.keep)
         self.script_window = None  # File → Profile a script… (gui.window.script_window), made when first asked
+        self.generation_window = None  # Task → Generate (gui.window.generation_window), made when first asked
         self.tune_run = None  # a Find best settings run going on (core.decide.tune.TuneRun)
         # the last Compare with report… dialog shown (gui.window.compare_dialog), kept so it stays open
         self.compare_dialog = None
@@ -234,19 +235,10 @@ class MainWindow(QMainWindow):
         return True
 
     def open_script_window(self, path: str | None = None):
-        """File → Profile a script…: the script window, made on first use and shown (`path`: the
-        script to put in its form)."""
-        from gui.window.script_window import ScriptWindow
+        """File → Profile a script… (gui.window.script_window), `path` in its form."""
+        from gui.window.script_window import open_script_window
 
-        if self.script_window is None:
-            backends = self.torch_info.backends if self.torch_info is not None else ()
-            self.script_window = ScriptWindow(self.settings, backends)
-        if path:
-            self.script_window.set_script(path)
-        self.script_window.show()
-        self.script_window.raise_()
-        self.script_window.activateWindow()
-        return self.script_window
+        return open_script_window(self, path)
 
     def open_hf_folder(self) -> bool:
         """Ask for a Hugging Face checkpoint folder and choose it (hf:FOLDER)."""
@@ -477,7 +469,8 @@ class MainWindow(QMainWindow):
         self.localizer.stop()
         for zoo_window in self.zoo_windows:
             zoo_window.closing_with_main = True
-        closing.close_owned_windows(self, self.zoo_windows + ([self.script_window] if self.script_window else []))
+        owned = [w for w in (self.script_window, self.generation_window) if w is not None]
+        closing.close_owned_windows(self, self.zoo_windows + owned)
         self.controller.shutdown()
         if self.run_folder is not None:
             self.run_folder.cleanup()

@@ -27,6 +27,17 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
     if not source:
         window.show_error("No model chosen", "Choose a torchvision model in the list or open a model file first.")
         return False
+    if window.model_panel.task_value() == "generate":  # a window of its own (gui.window.generation_window)
+        from gui.window.generation_window import open_generation
+
+        if not source.startswith("hf:"):
+            window.show_error(
+                "Generate needs a Hugging Face model",
+                f"Task Generate profiles a Hugging Face causal language model (hf:gpt2, hf:llama, or a "
+                f"checkpoint folder), not {source}. Choose one, or another task.",
+            )
+            return False
+        return open_generation(window).controller.busy
     configs = window.config_panel.run_configs()
     problem = window.config_panel.validate(configs)
     if problem:

@@ -40,6 +40,7 @@ from core.vocab.script_job import ScriptJobError, make_script_job
 from gui.form import trust
 from gui.panels.script_view import ScriptView
 from gui.run.profile_run import ProfileRunController, script_profile
+from gui.window.app_window import AppWindow
 
 SETTINGS_PREFIX = "scripts/"
 AS_WRITTEN = "as written"
@@ -268,6 +269,20 @@ class ScriptWindow(QMainWindow):
         if self.controller.busy:
             self.controller.wait()
         super().closeEvent(event)
+
+
+def open_script_window(window: AppWindow, path: str | None = None) -> ScriptWindow:
+    """The main window's script window, made on first use and shown (`path`: the script to put in
+    its form)."""
+    if window.script_window is None:
+        backends = window.torch_info.backends if window.torch_info is not None else ()
+        window.script_window = ScriptWindow(window.settings, backends)
+    if path:
+        window.script_window.set_script(path)
+    window.script_window.show()
+    window.script_window.raise_()
+    window.script_window.activateWindow()
+    return window.script_window
 
 
 def _row(*widgets) -> QWidget:
