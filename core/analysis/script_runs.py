@@ -72,7 +72,7 @@ class EntryCalls:
 
 
 @dataclass(frozen=True)
-class CompileStage:
+class CompilingNow:
     """What torch compiles now in a script run: the compiled function whose call compiles (""
     when the frame belongs to none of them), the frame, its compile id and the stage."""
 
@@ -110,7 +110,7 @@ class ScriptRun:
     torch_version: str = ""
     pid: int = 0  # the script's process (its start event)
     finished: bool = False  # the child wrote its end event
-    compiling: CompileStage | None = None  # what the compiler does now (None: no compile going on)
+    compiling: CompilingNow | None = None  # what the compiler does now (None: no compile going on)
 
     @property
     def compile_s(self) -> float:
@@ -193,7 +193,7 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
         entry = by_index.get(int(e["id"]))
         stage = str(e.get("stage") or "")
         run.compiling = (
-            CompileStage(entry.name if entry else "", str(e.get("frame") or ""), str(e.get("compile_id") or ""), stage)
+            CompilingNow(entry.name if entry else "", str(e.get("frame") or ""), str(e.get("compile_id") or ""), stage)
             if stage
             else None
         )

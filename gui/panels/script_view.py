@@ -94,7 +94,7 @@ class FunctionsModel(RowTableModel):
 
 
 def compile_progress(stage) -> str:
-    """ " compiling FRAME [ID]: STAGE (12 s)" for a run's CompileStage (core.analysis.script_results),
+    """ " compiling FRAME [ID]: STAGE (12 s)" for a run's CompilingNow (core.analysis.script_runs),
     past STALL_S the stalled notice naming the stage and the frame; "" when nothing compiles."""
     if stage is None:
         return ""
