@@ -279,7 +279,10 @@ def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> l
     for config in order:
         mine = [r for r in rows if r.config == config]
         passed = [r for r in mine if r.passed]
-        reference = bool(mine) and all(r.reference for r in mine if r.backend)
+        # a reference once its backend is known to be one: a job not ended yet names no backend,
+        # and before any had ended every config (inductor too) was called a debugging reference
+        named = [r for r in mine if r.backend]
+        reference = bool(named) and all(r.reference for r in named)
         counted = passed if reference else [r for r in passed if r.counts]
         compiles = [r.compile_time_s for r in mine if r.completed and r.compile_time_s is not None]
         found.append(
