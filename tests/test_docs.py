@@ -73,6 +73,12 @@ def test_the_readme_is_the_front_door():
     assert len(text) < 9000 and "python3 main.py test" in text and "## Quick start" in text
 
 
+def test_the_benchmarks_page_holds_the_current_figures_only():
+    """docs/BENCHMARKS.md keeps each benchmark's newest figures, not a log of sessions (their
+    history is in git): at most 40 kB."""
+    assert os.path.getsize(os.path.join(ROOT, "docs", "BENCHMARKS.md")) <= 40_960
+
+
 def test_a_broken_link_is_seen(tmp_path):
     doc = tmp_path / "x.md"
     doc.write_text("# Title\n[a](missing.md) [b](#title) [c](#nowhere) `core/nowhere.py` core.nowhere.x\n")
