@@ -11,12 +11,12 @@ goes, what each graph break costs; after everything timed). Every timed call is 
 on CUDA. Peak memory is taken per phase from the kernel's RSS high-water mark, reset between
 phases. From the compile on, torch's compile log and structured trace are recorded
 (core.capture.graphs.JobRecording): each compiled graph is reported and its files written under
-`spec.artifacts_dir` as it is made.
+`spec.artifacts_dir` as it is made. The timed call, samples, memory and events are
+core.measure.job_instruments'; the checks after the benchmark core.measure.job_checks'.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 import traceback
@@ -24,8 +24,10 @@ from typing import Callable
 
 from core.capture import compile_metrics
 from core.capture import live as capture
-from core.measure.environment import environment, peak_rss_mb, reset_peak_rss
+from core.measure.environment import environment
 from core.measure.failures import failure_reason
+from core.measure.job_checks import check_accuracy, localize_modules, profile_ops
+from core.measure.job_instruments import Emit, JobCancelledError, JobInstruments
 from core.measure.sweep import run_sweep
 from core.measure.timing import time_blocks, time_throughput, time_until_precise
 from core.models import LoadedModel, ModelLoadError, check_forward, describe_inputs, load_model
@@ -33,151 +35,25 @@ from core.vocab import events as ev
 from core.vocab import op_records as oprec
 from core.vocab import records as rec
 from core.vocab.config import JobSpec
-from core.vocab.formatting import MB
 from core.vocab.samples import SampleLog
 
-Emit = Callable[[ev.Event], None]
-FLUSH_INTERVAL_S = 0.1
-L2_FLUSH_BYTES = 256 * MB
 
+class Job(JobInstruments):
+    """One job's phases, in order (run), each timed and reported with the instruments it inherits
+    (core.measure.job_instruments)."""
 
-class JobCancelledError(Exception):
-    pass
-
-
-# ------------------------------------------------------------------ the job
-
-
-class Job:
     def __init__(self, spec: JobSpec, emit: Emit, should_stop: Callable[[], bool], sample_log: SampleLog):
-        import torch
-
-        self.torch = torch
-        self.spec, self._emit, self._should_stop = spec, emit, should_stop
-        self.phase = ""
-        self._pending: list[rec.LatencySample] = []
-        self._log = sample_log
+        super().__init__(spec, emit, should_stop, sample_log)
         self.steps = None  # core.measure.training.TrainingSteps for --task training (set when loading)
-        self._last_flush = time.perf_counter()
+        self.compiled_module = None  # --task training: the module compiled (the step around it stays Python)
         self.last_compile_s = 0.0
         self.last_compile_metrics: list = []  # the metrics of the first compiled call (sweep reads them)
-        self.cuda = spec.device == "cuda"
-        self._flush_buffer = None  # --flush-cache: the buffer cleared before each timed call (CUDA)
         self.recording = None  # compile log and structured trace (core.capture.graphs.JobRecording)
-        self.capture = None  # what torch reports while compiling (core.capture.live), from the compile on
         self.break_at: dict[str, tuple] = {}  # compile id → the graph break logged in it (op profile)
         self.last_call: tuple[float, list] = (0.0, [])  # (seconds, metrics) of the last call that may compile
         self.first_compile: tuple[float, list] | None = None  # the same of the first compiled call
         self.profile: oprec.OpProfile | None = None  # the op profile, once measured
         self.accuracy: rec.AccuracyResult | None = None  # the accuracy check, once made
-
-    def emit(self, event_type, **fields) -> None:
-        self._emit(event_type(self.spec.job_id, **fields))
-
-    @property
-    def process_note(self) -> str:
-        """ "process 2 of 3: " for the processes after the first (JobSpec.processes)."""
-        spec = self.spec
-        if spec.repeat >= spec.timed_processes():  # added by the runner (core.run.runner.JobRunner.run)
-            return f"process {spec.repeat + 1} (added: the processes disagree): "
-        return f"process {spec.repeat + 1} of {spec.timed_processes()}: " if spec.repeat else ""
-
-    def enter(self, phase: str, detail: str = "", step: int = 0, steps: int = 0) -> None:
-        self.flush()
-        self.poll_capture()
-        self.phase = phase
-        self.emit(
-            ev.PhaseChanged,
-            phase=phase,
-            detail=self.process_note + detail,
-            step=step,
-            steps=steps,
-            process=self.spec.repeat,
-        )
-
-    def poll_capture(self) -> None:
-        """What torch recorded since the capture last looked (compiles and CUDA-graph skips of
-        a recompile in the middle of a phase), reported at each phase and at the end."""
-        if self.capture is not None:
-            self.capture.poll()
-
-    # ---- latency samples: written to the sample log at once (survives a crash), sent as
-    # events in batches so sending never sits inside a timed call
-    def record(self, sample: rec.LatencySample) -> None:
-        if self.spec.repeat:
-            sample = rec.LatencySample(
-                sample.side, sample.iteration, sample.latency_ms, sample.warmup, self.spec.repeat
-            )
-        self._log.write(sample)
-        self._pending.append(sample)
-        if time.perf_counter() - self._last_flush >= FLUSH_INTERVAL_S:
-            self.flush()
-        if self._should_stop():
-            raise JobCancelledError()
-
-    def flush(self) -> None:
-        if self._pending:
-            self.emit(ev.LatencyMeasured, samples=tuple(self._pending))
-            self._pending = []
-        self._last_flush = time.perf_counter()
-
-    # ---- memory per phase
-    def start_memory_phase(self) -> None:
-        reset_peak_rss()
-        if self.cuda:
-            self.torch.cuda.reset_peak_memory_stats()
-
-    def end_memory_phase(self, phase: str) -> None:
-        alloc = reserved = None
-        if self.cuda:
-            alloc = self.torch.cuda.max_memory_allocated() / MB
-            reserved = self.torch.cuda.max_memory_reserved() / MB
-        self.emit(ev.MemoryMeasured, peak=rec.MemoryPeak(phase, round(peak_rss_mb(), 2), alloc, reserved))
-
-    def timed(self, fn, inputs, before=None) -> float:
-        """Milliseconds for one call: on CUDA between a pair of CUDA events (the GPU's own clock,
-        as triton's do_bench), the L2 cache flushed first with --flush-cache; on the CPU by the
-        host clock."""
-        if before is not None:
-            before()
-        if self.cuda:
-            return self._cuda_timed(fn, inputs, 1)
-        t0 = time.perf_counter()
-        fn(*inputs)
-        return (time.perf_counter() - t0) * 1000.0
-
-    def timed_block(self, fn, inputs, before, calls: int) -> float:
-        """Milliseconds a call over `calls` calls back to back, one synchronisation for the block
-        (the throughput method; core.measure.timing.time_throughput)."""
-        if self.cuda:
-            return self._cuda_timed(fn, inputs, calls, before)
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            if before is not None:
-                before()
-            fn(*inputs)
-        return (time.perf_counter() - t0) * 1000.0 / calls
-
-    def _cuda_timed(self, fn, inputs, calls: int, before=None) -> float:
-        torch = self.torch
-        if self.spec.flush_cache:
-            self._l2_flush().zero_()  # outside the events: the flush is not timed
-        torch.cuda.synchronize()  # what came before is not timed
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            if before is not None and calls > 1:
-                before()
-            fn(*inputs)
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / calls
-
-    def _l2_flush(self):
-        """A 256 MB buffer whose clearing evicts the GPU's L2 cache (triton's do_bench does the same)."""
-        if self._flush_buffer is None:
-            self._flush_buffer = self.torch.empty(L2_FLUSH_BYTES // 4, dtype=self.torch.int32, device="cuda")
-        return self._flush_buffer
 
     # ---- phases
     def run(self) -> None:
@@ -203,20 +79,20 @@ class Job:
                         rec.AccuracyStatus.NOT_CHECKED.value, f"nothing was compiled: {loaded.note}"
                     ),
                 )
-                self.op_profile(loaded, None)
+                profile_ops(self, loaded, None)
                 return
             # patch() rather than setattr: restored afterwards when run in-process (tests)
             with torch._dynamo.config.patch(dict(spec.config.dynamo_config)), self.provenance_tracking():
                 if spec.sweep_shapes or spec.sweep_batch:
                     compiled, first_inputs = run_sweep(self, loaded)
-                    self.check_accuracy(loaded, compiled, first_inputs)
+                    check_accuracy(self, loaded, compiled, first_inputs)
                     return
                 compiled = self.compile(loaded)
                 self.run_compiled_warmup(compiled, loaded)
                 self.benchmark(loaded, compiled)
-                self.check_accuracy(loaded, compiled, loaded.inputs)
-                self.op_profile(loaded, compiled)
-                self.localize_modules(loaded)
+                check_accuracy(self, loaded, compiled, loaded.inputs)
+                profile_ops(self, loaded, compiled)
+                localize_modules(self, loaded)
         self.flush()
 
     def autocast(self):
@@ -505,113 +381,6 @@ class Job:
             time_blocks(self, loaded, calls)
         if spec.timing == "both":
             time_throughput(self, loaded, calls, as_samples=False)
-
-    def check_accuracy(self, loaded: LoadedModel, compiled, inputs) -> None:
-        """Compiled outputs against eager's on the same inputs (core.measure.accuracy). After the
-        timed benchmark, so nothing it does (a float64 copy of the model) touches the figures;
-        a check that cannot run ends as "not checked" with its reason, never fails the job."""
-        from core.measure import accuracy
-
-        self.enter("accuracy", "comparing compiled outputs with eager on the same inputs")
-        self.check_stop()
-        try:
-            if self.steps is not None:  # training: the loss and every gradient, from the same start state
-                eager_step = self.steps.checked(self.steps.module, "eager")
-                compiled_step = self.steps.checked(self.compiled_module, "compiled")
-                result = accuracy.check(eager_step, compiled_step, inputs, self.step_marker())
-                self.emit(ev.AccuracyChecked, accuracy=result)
-                return
-            result = accuracy.check(
-                loaded.model,
-                compiled,
-                inputs,
-                self.step_marker(),
-                lambda: accuracy.float64_reference(loaded.model, inputs, accuracy.free_bytes(self.cuda)),
-            )
-        except Exception as exc:  # noqa: BLE001 - the check must never cost the job its figures
-            first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            result = rec.AccuracyResult(
-                rec.AccuracyStatus.NOT_CHECKED.value,
-                f"the check could not run the model: {type(exc).__name__}: {first}",
-            )
-        self.accuracy = result
-        self.emit(ev.AccuracyChecked, accuracy=result)
-
-    def localize_modules(self, loaded: LoadedModel) -> None:
-        """A failed accuracy check with `spec.localize`: the submodule whose compiled outputs
-        diverge (core.measure.localize_modules), added to the accuracy result. Last of all: it
-        resets dynamo's caches. Never costs the job what it measured."""
-        result = self.accuracy
-        if not self.spec.localize or result is None or result.status != rec.AccuracyStatus.FAIL.value:
-            return
-        if self.steps is not None or not isinstance(loaded.model, self.torch.nn.Module):
-            return
-        from core.measure.localize_modules import localize
-
-        self.enter("localize", "compiling the submodules one at a time to find the one that diverges")
-        kwargs = self.spec.config.compile_kwargs()
-        try:
-            found = localize(loaded.model, loaded.inputs, lambda m: self.torch.compile(m, **kwargs), self.check_stop)
-            fields = {
-                "module": found.module,
-                "module_kind": found.kind,
-                "module_reason": found.reason,
-                "modules_checked": found.checked,
-                "module_rel_error": found.max_rel_error,
-            }
-        except JobCancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            fields = {"module_reason": f"the submodules could not be compared: {type(exc).__name__}: {first}"}
-        self.accuracy = dataclasses.replace(result, **fields)
-        self.emit(ev.AccuracyChecked, accuracy=self.accuracy)
-
-    def op_profile(self, loaded: LoadedModel, compiled) -> None:
-        """Where the time goes (core.measure.op_profile): eager and compiled calls under the profiler,
-        after everything timed. A profile that cannot run says why; the job still completes."""
-        calls = self.spec.op_profile_calls
-        if calls <= 0:
-            return
-        from core.measure import op_profile
-        from core.vocab.artifacts import JobArtifacts
-
-        self.enter(
-            "op_profile",
-            f"op-level profile of {calls} eager and {calls} compiled calls"
-            if compiled is not None
-            else f"op-level profile of {calls} eager calls",
-        )
-        self.check_stop()
-        try:
-            profile = op_profile.run_op_profile(
-                loaded.model,
-                compiled,
-                loaded.inputs,
-                calls,
-                self.step_marker(),
-                self.cuda,
-                self.spec.artifacts_dir,
-                JobArtifacts.for_label(self.spec.config.label),
-                self.break_at,
-                self.recording.trace.capture.provenance if self.recording is not None else None,
-            )
-        except Exception as exc:  # noqa: BLE001 - the profile must never cost the job its figures
-            first = next((t for t in str(exc).splitlines() if t.strip()), "")
-            profile = oprec.OpProfile(calls=calls, note=f"the op profile could not run: {type(exc).__name__}: {first}")
-        self.profile = profile
-        self.emit(ev.OpProfileMeasured, profile=profile)
-
-    def check_stop(self) -> None:
-        if self._should_stop():
-            raise JobCancelledError()
-
-    def to_device(self, inputs: tuple) -> tuple:
-        if not self.cuda:
-            return inputs
-        from core.models.values import to_device
-
-        return tuple(to_device(x, "cuda") for x in inputs)  # nested too: a detection model's list of images
 
     def run_eager_only_benchmark(self, loaded: LoadedModel) -> None:
         spec = self.spec
