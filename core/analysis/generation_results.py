@@ -111,6 +111,30 @@ class GenerationResult:
         return [c for c in self.compiles if c.recompile_reason]
 
 
+@dataclass(frozen=True)
+class GenerationChange:
+    """A change that removes a config's recompiles while it generates, to apply and re-run: the
+    cache to use instead, or the `dynamic` setting (CompileConfig.dynamic); "" keeps it."""
+
+    name: str  # for a button: "static cache"
+    flag: str  # the command line's way: "--cache static"
+    cache: str = ""
+    dynamic: str = ""
+
+
+def recompile_changes(r: GenerationResult) -> list[GenerationChange]:
+    """What removes the recompiles of a dynamic cache (it grows with every token, and each new
+    length failed a guard): the static cache, or compiling with dynamic shapes from the start.
+    Nothing for a config without recompiles, or for the static cache's one recompile between the
+    prefill and the first decode step (a different call signature, not a growing shape)."""
+    if not r.recompiles or r.spec.cache != "dynamic":
+        return []
+    changes = [GenerationChange("static cache (cache_implementation='static')", "--cache static", cache="static")]
+    if "dynamic=true" not in r.label:
+        changes.append(GenerationChange("dynamic=True", "--dynamic true", dynamic="true"))
+    return changes
+
+
 def _side(records: list[dict], prompt_len: int, new_tokens: int, batch: int = 1) -> SideFigures:
     fig = SideFigures()
     mine = [r for r in records if r.get("prompt_len") == prompt_len]
@@ -276,10 +300,13 @@ def result_lines(r: GenerationResult) -> list[str]:
         lines.append(f"  recompile {m.where()} ({seconds(m.seconds)}): {m.recompile_reason[:200]}")
     if len(r.recompiles) > 10:
         lines.append(f"  ... {len(r.recompiles) - 10} more recompiles (recompiles.csv)")
-    if r.recompiles and s.cache == "dynamic":
+    changes = recompile_changes(r)
+    if changes:
         lines.append(
-            "  advice: the dynamic cache grows with every token and recompiles the decode step; try --cache static "
-            "(cache_implementation='static'), or --dynamic true"
+            "  advice: the dynamic cache grows with every token and recompiles the decode step; try "
+            + ", or ".join(
+                f"{c.flag} (cache_implementation='static')" if c.cache == "static" else c.flag for c in changes
+            )
         )
     if not r.placed and r.compiles:
         lines.append("  (the forward's calls did not divide into the generations: compiles are placed by call only)")

@@ -153,17 +153,17 @@ class GenerationView(QWidget):
         self._timer.timeout.connect(self._redraw)
 
     # ---- a run
-    def start(self, new_tokens: int, labels: list[str]) -> None:
-        """A new profile of the configs `labels`, each generate() making `new_tokens` calls."""
+    def start(self, new_tokens: int, labels: list[str], keep=()) -> None:
+        """A new profile of the configs `labels`, each generate() making `new_tokens` calls;
+        `keep`: results of an earlier profile shown on beside the new ones (not charted)."""
         self.new_tokens = max(1, new_tokens)
         self._labels = list(labels)
-        self.folds, self.results, self._items = {}, [], {}
+        self.folds, self.results, self._items = {}, list(keep), {}
         self.chart.clear()
         self.chart.addLegend(offset=(-10, 10), brush=pg.mkBrush(0, 0, 0, 170))  # the curves show through
-        self.model.set_rows([])
         self.summary.clear()
         self.output.clear()
-        self.breaks.set_results([])
+        self._show_results()
         self.headline.setText(f"Starting: {len(labels)} config(s), {new_tokens} new tokens each generation…")
         self.tabs.setCurrentWidget(self.output)
         self._timer.start()
@@ -207,13 +207,15 @@ class GenerationView(QWidget):
         self._running = None
         self._dirty = True
         self._redraw()
-        if results is not None:
-            self.results = list(results)
+        if results is not None:  # every new config's (those that ended were added as they did)
+            done = {id(r) for r in self.results}
+            self.results += [r for r in results if id(r) not in done]
         self._show_results()
         if error and not self.results:
             self.headline.setText(f"Generation could not be profiled: {error}")
             return
-        ended = f"{len(self.results)} of {len(self._labels)} config(s) profiled"
+        new = sum(1 for r in self.results if r.label in self._labels)
+        ended = f"{new} of {len(self._labels)} config(s) profiled"
         self.headline.setText(ended + (f"; then: {error}" if error else "."))
         self.tabs.setCurrentWidget(self.summary)
 

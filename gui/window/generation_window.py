@@ -14,6 +14,7 @@ GUI thread only.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.analysis.generation_results import GenerationChange, recompile_changes
 from core.report.files import OutputFolder, ReportError
 from core.vocab.config import CompileConfig
 from core.vocab.generation import (
@@ -53,17 +55,17 @@ from gui.window.app_window import AppWindow
 FIELDS = {"new_tokens": "New tokens", "generations": "Generations", "warmup": "Warm-up", "cache": "Caches"}
 
 
-def generation_profile(specs: list[GenerationSpec], configs: list[CompileConfig], baseline: bool):
+def generation_profile(pairs: list[tuple[GenerationSpec, CompileConfig]], baseline: bool):
     """The worker's profile: the model checked (it may import transformers: never on the GUI
-    thread), then every cache with every config."""
+    thread), then each (cache, config) pair."""
 
     def make(on_run, on_event, on_output, on_result):
         from core.models.generation import check
         from core.run.generation import GenerationSeries
 
-        checked = check(specs[0])
+        checked = check(pairs[0][0])
         return GenerationSeries(
-            list(itertools.product(specs, configs)),
+            list(pairs),
             checked,
             baseline=baseline,
             on_run=on_run,
@@ -107,6 +109,12 @@ class GenerationWindow(QMainWindow):
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button = QPushButton("Save report…")
         self.save_button.clicked.connect(lambda: self.save_report())
+        # what removes a config's recompiles, each a button that re-runs that config changed
+        self.advice_box = QWidget()
+        self.advice = QHBoxLayout(self.advice_box)
+        self.advice.setContentsMargins(0, 0, 0, 0)
+        self.advice_box.hide()
+        self.pairs: dict[str, tuple[GenerationSpec, CompileConfig]] = {}  # label → what made it
         form = QFormLayout()
         form.addRow("Model", self.workload)
         form.addRow("Prompt lengths", self.prompt_lens)
@@ -123,6 +131,7 @@ class GenerationWindow(QMainWindow):
         layout = QVBoxLayout(body)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        layout.addWidget(self.advice_box)
         layout.addWidget(self.view, 1)
         self.setCentralWidget(body)
         self.controller.sig_run_started.connect(self.view.run_started)
@@ -170,23 +179,59 @@ class GenerationWindow(QMainWindow):
             names=FIELDS,
         )
 
-    def run(self) -> bool:
-        """Check the form and start; True when it started."""
+    def run(self, pairs: list[tuple[GenerationSpec, CompileConfig]] | None = None, keep=()) -> bool:
+        """Check the form and start (`pairs`: these configs instead of the form's; `keep`: results
+        shown on beside the new ones); True when it started."""
         if self.controller.busy:
             return False
-        if not self.configs:
-            return self._refuse("No compile config: add one in the main window's form.")
-        try:
-            specs = self.specs()
-        except ConfigError as exc:
-            return self._refuse(str(exc))
+        if pairs is None:
+            if not self.configs:
+                return self._refuse("No compile config: add one in the main window's form.")
+            try:
+                pairs = list(itertools.product(self.specs(), self.configs))
+            except ConfigError as exc:
+                return self._refuse(str(exc))
         self.results = None
-        labels = [f"{spec.cache} cache/{config.label}" for spec, config in itertools.product(specs, self.configs)]
-        self.view.start(self.new_tokens.value(), labels)
-        self.controller.start(generation_profile(specs, self.configs, self.baseline.isChecked()))
-        self.statusBar().showMessage(f"Profiling generation: {len(labels)} config(s)…")
+        made = {f"{spec.cache} cache/{config.label}": (spec, config) for spec, config in pairs}
+        self.pairs = {**self.pairs, **made} if keep else made
+        self._show_advice([])
+        self.view.start(pairs[0][0].new_tokens, list(made), keep)
+        self.controller.start(generation_profile(pairs, self.baseline.isChecked()))
+        self.statusBar().showMessage(f"Profiling generation: {len(pairs)} config(s)…")
         self._update_buttons()
         return True
+
+    def apply_and_rerun(self, label: str, change: GenerationChange) -> bool:
+        """Re-run the config `label` with `change` (another cache, or dynamic shapes), the other
+        results kept on screen beside it."""
+        spec, config = self.pairs[label]
+        if change.cache:
+            spec = dataclasses.replace(spec, cache=change.cache)
+        if change.dynamic:
+            config = dataclasses.replace(config, dynamic=change.dynamic)
+        keep = [r for r in self.view.results if r.label != f"{spec.cache} cache/{config.label}"]
+        return self.run([(spec, config)], keep)
+
+    def _show_advice(self, results) -> None:
+        while self.advice.count():
+            item = self.advice.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        changes = [(r.label, c) for r in results if r.label in self.pairs for c in recompile_changes(r)]
+        if changes:
+            self.advice.addWidget(QLabel("Remove the recompiles:"))
+        for label, change in changes:
+            button = QPushButton(f"Apply and re-run: {label} with {change.name}")
+            button.setToolTip(
+                f"Profile {label} again with {change.name} (the command line's {change.flag}); "
+                "the other results stay on screen"
+            )
+            button.clicked.connect(
+                lambda checked=False, label=label, change=change: self.apply_and_rerun(label, change)
+            )
+            self.advice.addWidget(button)
+        self.advice.addStretch(1)
+        self.advice_box.setVisible(bool(changes))
 
     def cancel(self) -> None:
         if self.controller.busy:
@@ -205,6 +250,8 @@ class GenerationWindow(QMainWindow):
     def _on_finished(self, results, error: str) -> None:
         self.results = list(results) if results is not None else (self.view.results or None)
         self.view.finish(results, error)
+        self.results = self.view.results or None  # those kept on screen and the new ones
+        self._show_advice(self.view.results)
         if error and not self.results:
             self._refuse(f"Generation could not be profiled: {error}")
         self.statusBar().showMessage(self.view.headline.text())

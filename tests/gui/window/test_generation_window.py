@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from core.vocab.config import CompileConfig
 
@@ -53,6 +53,17 @@ def test_a_tiny_gpt2_generates_live_then_its_figures_and_report(qtbot, tmp_path)
     doc = json.load(open(tmp_path / "report" / "report.json"))
     assert doc["kind"] == "generation" and doc["configs"][0]["label"] == "dynamic cache/eager"
     assert os.path.exists(tmp_path / "report" / "latency.csv")
+    # the recompiles' advice, each a button that re-runs the config changed, the other results kept
+    assert w.advice_box.isVisibleTo(w)
+    buttons = [b for b in w.advice_box.findChildren(QPushButton) if "static cache" in b.text()]
+    assert [b.text() for b in buttons] == [
+        "Apply and re-run: dynamic cache/eager with static cache (cache_implementation='static')"
+    ]
+    with qtbot.waitSignal(w.sig_finished, timeout=300_000) as again:
+        buttons[0].click()
+    assert [r.label for r in again.args[0]] == ["dynamic cache/eager", "static cache/eager"]
+    assert view.model.rowCount() == 2 and view.model.data(view.model.index(1, 0)) == "static cache/eager"
+    assert ("static cache/eager", "compiled") in view.folds and ("dynamic cache/eager", "compiled") not in view.folds
     w.close()
 
 
