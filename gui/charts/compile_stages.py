@@ -128,6 +128,8 @@ class CompileStagesChart(QWidget):
             painter.setPen(config_text_color(row.index))
             name = metrics.elidedText(row.label, Qt.TextElideMode.ElideMiddle, label_width)
             painter.drawText(QRectF(4, y, label_width, ROW_HEIGHT - 4), Qt.AlignmentFlag.AlignVCenter, name)
+            if name != row.label:  # shortened: the whole label on hover
+                self._segments.append((QRectF(4, y, label_width, ROW_HEIGHT - 4), row.label))
             left = float(bar_left)
             for stage in row.stages:
                 width = bar_width * stage.seconds / longest
@@ -150,15 +152,12 @@ class CompileStagesChart(QWidget):
         if self._untimed:
             y = LEGEND_HEIGHT + len(self._rows) * ROW_HEIGHT + 2
             painter.setPen(QColor("#808080"))
-            painter.drawText(
-                QRectF(4, y, self.width() - 8, ROW_HEIGHT - 4),
-                Qt.AlignmentFlag.AlignVCenter,
-                metrics.elidedText(
-                    "No stages timed by torch for: " + ", ".join(self._untimed),
-                    Qt.TextElideMode.ElideRight,
-                    self.width() - 8,
-                ),
-            )
+            whole = "No stages timed by torch for: " + ", ".join(self._untimed)
+            rect = QRectF(4, y, self.width() - 8, ROW_HEIGHT - 4)
+            shown = metrics.elidedText(whole, Qt.TextElideMode.ElideRight, self.width() - 8)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, shown)
+            if shown != whole:  # shortened: the whole list on hover
+                self._segments.append((rect, whole))
 
     def mouseMoveEvent(self, event) -> None:
         pos = event.position()

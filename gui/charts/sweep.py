@@ -21,6 +21,7 @@ from core.vocab.records import VariantOutcome
 from gui.charts.axes import LogAxis
 from gui.charts.buffers import suggests_log
 from gui.charts.plot_parts import PlotParts
+from gui.widgets.fitting_label import FittingLabel
 from gui.widgets.safe_text import legend_text, line_label, markup
 from gui.widgets.theme import config_color, config_text_color, error_color, readable
 
@@ -116,14 +117,20 @@ class SweepChart(QWidget):
         self.log_box.toggled.connect(self._on_log_toggled)
         self._log_chosen = False
         self.log_box.clicked.connect(self._on_log_clicked)
-        title = QLabel(
-            "Latency against input shape <span style='font-weight:normal'>(dashed: eager, solid: "
-            "compiled; ○ recompiled, ★ recompile limit hit, × ran eagerly)</span>"
+        # One line, whatever the width (as the latency chart's): not wrapped, its whole text
+        # kept the chart from narrowing and was cut at the window's edge; it drops its key
+        # instead (whole on hover).
+        self.title = FittingLabel(
+            [
+                "<b>Latency against input shape</b> (dashed: eager, solid: compiled; ○ recompiled, "
+                "★ recompile limit hit, × ran eagerly)",
+                "<b>Latency against input shape</b> (dashed: eager, solid: compiled)",
+                "<b>Latency against input shape</b>",
+                "<b>Latency</b>",
+            ]
         )
-        title.setStyleSheet("font-weight: bold")
         bar = QHBoxLayout()
-        bar.addWidget(title)
-        bar.addStretch(1)
+        bar.addWidget(self.title, 1)  # all the room the box leaves
         bar.addWidget(self.log_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

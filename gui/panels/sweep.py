@@ -48,6 +48,8 @@ COLUMNS = (  # header, tooltip
     ("Compiled ms", "Median compiled latency for this shape"),
 )
 
+WHOLE_ON_HOVER = (0, 2, 3)  # config, input shapes, outcome: texts of any length, shown whole on hover
+
 
 class SweepModel(RowTableModel):
     """Rows: (config index, config label, VariantResult) for every variant of every sweep
@@ -93,6 +95,8 @@ class SweepModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and v.recompile_reasons:
                 return tooltip("\n".join(v.recompile_reasons))
+            if column in WHOLE_ON_HOVER:  # a cell its column may cut ("…"): its whole text first
+                return tooltip(f"{self.data(index)}\n\n{COLUMNS[column][1]}")
             return COLUMNS[column][1]
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == 0:

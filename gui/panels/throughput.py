@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 from core.analysis.variants import best_batch, throughput_rows
 from core.vocab.formatting import cell
 from gui.charts.plot_parts import PlotParts
-from gui.widgets.safe_text import markup
+from gui.widgets.safe_text import markup, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color
 from gui.widgets.view import ResultsView
@@ -69,7 +69,13 @@ class ThroughputModel(RowTableModel):
         self.endResetModel()
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            # the config and what torch did (an out-of-memory error) may be cut ("…"): whole here
+            text = self.data(index) if index.column() in (0, len(COLUMNS) - 1) else ""
+            return tooltip("\n\n".join(t for t in (text, COLUMNS[index.column()][1]) if t))
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         label, row = self._rows[index.row()]
         col = index.column()

@@ -19,6 +19,7 @@ from core.zoo.files import load_zoo
 from core.zoo.results import Zoo
 from gui.panels.zoo import ZooPanel
 from gui.widgets.actions import make_action
+from gui.widgets.fitting_label import ElidedLabel
 from gui.window.app_window import AppWindow
 
 RELOAD_MS = 2000
@@ -52,8 +53,15 @@ class ZooWindow(QMainWindow):
         self.controller = None  # a gui.run.zoo_run.ZooRunController while a run from here goes on
         self.closing_with_main = False  # the main window is closing: no question, the run is cancelled
         self._close_confirmed = False
+        # What the window says (a running job's whole detail, say): a line of the status bar
+        # shortened to the room the progress bar leaves, whole on hover; the status bar's own
+        # message was cut at the progress bar ("...inductor: compiling forw"), issue 44.
+        self.status_line = ElidedLabel()
+        self.statusBar().addWidget(self.status_line, 1)
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m jobs")
+        # its words whole beside the status line, which takes the rest of the room
+        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance("9999 of 9999 jobs") + 40)
         self.cancel_button = QPushButton("Cancel run")
         self.cancel_button.setToolTip("Stop the running job and the queued ones; what was measured is kept")
         for widget in (self.progress, self.cancel_button):
@@ -84,11 +92,15 @@ class ZooWindow(QMainWindow):
         self._mtime = self._zoo_mtime()
         self.panel.show_zoo(zoo)
         self.setWindowTitle(f"zoo {os.path.basename(zoo.path) or zoo.path}")
-        self.statusBar().showMessage("Click a cell to open that model's report in the main window.")
+        self.say("Click a cell to open that model's report in the main window.")
         if zoo.finished:
             self._timer.stop()
         else:
             self._timer.start()
+
+    def say(self, text: str) -> None:
+        """Say `text` in the status bar (shortened to its room, whole on hover)."""
+        self.status_line.setText(text)
 
     def reload(self, force: bool = False) -> None:
         """Re-read the zoo when its zoo.json changed (or always, `force`)."""
@@ -97,7 +109,7 @@ class ZooWindow(QMainWindow):
         try:
             self.show_zoo(load_zoo(self.path))
         except ReportError as exc:
-            self.statusBar().showMessage(f"Could not re-read the zoo: {exc}")
+            self.say(f"Could not re-read the zoo: {exc}")
 
     def _zoo_mtime(self) -> float:
         try:
@@ -108,7 +120,7 @@ class ZooWindow(QMainWindow):
     def _on_job_chosen(self, folder: str, config: str) -> None:
         report = os.path.join(folder, "report.json")
         if not os.path.exists(report):
-            self.statusBar().showMessage(f"{folder} holds no report yet (its jobs have not run).")
+            self.say(f"{folder} holds no report yet (its jobs have not run).")
             return
         if self.main.open_session(report):
             self.main.raise_()
@@ -137,13 +149,13 @@ class ZooWindow(QMainWindow):
 
     def _on_zoo_job_started(self, job, node: str) -> None:
         self.panel.model.set_running(job.model, job.spec.config.label)
-        self.statusBar().showMessage(f"Running {job.label}" + (f" on {node}" if node else ""))
+        self.say(f"Running {job.label}" + (f" on {node}" if node else ""))
 
     def _on_zoo_phase_changed(self, job, phase: str, detail: str) -> None:
         """The running cell says the phase (while it compiles: the compiler's stage), the status
         bar the whole detail."""
         self.panel.model.set_running_phase(stage_in(detail) or phase, detail)
-        self.statusBar().showMessage(f"Running {job.label}: {detail or phase}")
+        self.say(f"Running {job.label}: {detail or phase}")
 
     def _on_zoo_job_ended(self, job, zoo) -> None:
         self.panel.model.set_running(None, None)
@@ -160,12 +172,12 @@ class ZooWindow(QMainWindow):
         if error:
             self.main.show_error("The zoo run stopped", error)
         else:
-            self.statusBar().showMessage(f"Zoo written to {zoo.path}. Click a cell to open that model's report.")
+            self.say(f"Zoo written to {zoo.path}. Click a cell to open that model's report.")
 
     def _on_cancel_clicked(self) -> None:
         if self.controller is not None and self.controller.busy:
             self.cancel_button.setEnabled(False)
-            self.statusBar().showMessage("Cancelling…")
+            self.say("Cancelling…")
             self.controller.cancel()
 
     @property
