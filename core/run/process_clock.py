@@ -5,7 +5,7 @@ seconds) plus the process's start in ticks since boot. On this project's virtual
 wall clock and the boot clock drift apart: `time.time() - create_time()` read 0.38-1.08 s more
 than the time from `Popen` to the process's first line, and the excess changed within minutes,
 so the app's launch time swung between 0.7 and 1.3 s with the same code (docs/BENCHMARKS.md,
-thirteenth session). On Linux both ends are taken from the boot clock instead: the start in
+"The app's start, memory and exit"). On Linux both ends are taken from the boot clock instead: the start in
 /proc/self/stat (clock ticks since boot, 10 ms here) against CLOCK_BOOTTIME.
 """
 
