@@ -119,6 +119,11 @@ class DistributionChart(QWidget, ResultsView):
         self._curves.clear()
         self._drawn.clear()
         self._sorted.clear()
+        # nothing held of the last run's view: its bins' range and tallest count had stayed, and
+        # the next run's histograms were drawn on them (and an empty chart showed its axes)
+        self._held_bins.clear()
+        self._held_top = 0.0
+        self._range.forget()
         self._on_redraw()
 
     def set_baseline(self, results, name: str = "baseline") -> None:

@@ -174,7 +174,7 @@ class LatencyChart(QWidget, ResultsView):
         self._offsets.clear()
         self._timed.clear()
         self._live = False
-        self._range.release()
+        self._range.forget((-1, 10))  # nothing of the last run's view (a zoom included) stays
         self._warmup_region.hide()
         if not self._log_chosen:
             self.log_box.setChecked(False)

@@ -66,6 +66,14 @@ class LiveRange:
         self.changes += 1
         self._plot.setRange(xRange=target[0], yRange=target[1])  # turns auto-range off
 
+    def forget(self, x: tuple[float, float] = (0.0, 1.0), y: tuple[float, float] = (0.0, 1.0)) -> None:
+        """Another run or results: nothing held, nothing the user chose of the last one's view,
+        which shows `x` and `y` until there is data (pyqtgraph keeps the last range over an
+        empty plot: a new run's empty chart showed the previous run's axes) and then fits it."""
+        self.managing, self._applied, self._user_moved = False, None, False
+        self._plot.setRange(xRange=x, yRange=y, padding=0)
+        self._plot.enableAutoRange()
+
     def release(self) -> None:
         """Auto-range from now on (not over a view the user chose)."""
         if not self.managing:

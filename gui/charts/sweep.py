@@ -150,6 +150,12 @@ class SweepChart(QWidget):
         self._ticks = []
         self.plot.setLabel("bottom", "variant")
         self.plot.getAxis("bottom").setTicks(None)
+        if not self._log_chosen:  # the new results choose (update_job), not the last ones
+            self.log_box.setChecked(False)
+        # no item: pyqtgraph keeps the last range, and a new sweep's empty chart showed the
+        # previous one's axes; the new variants are fitted as they come
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.plot.enableAutoRange()
         key = []
         for index, result in enumerate(results):
             if result.spec.sweep_shapes:
