@@ -259,6 +259,8 @@ class JobResult:
             "recompile_count": len(self.recompiles),
             # graphs torch did not record as CUDA graphs (None: the config records none)
             "cudagraph_skips": len(self.cudagraph_skips) if self.config.records_cudagraphs and c else None,
+            # the compiled calls' GPU time in CUDA-graph replays (0-1), from the op profile on a GPU
+            "cudagraph_coverage": self.cudagraph_coverage(),
             "frames_skipped": c.frames_skipped if c else None,
             "coverage": c.coverage if c else (self.model_info.note if self.model_info else None),
             # the verdict from these figures when they are the ones it uses (its interval
@@ -276,6 +278,15 @@ class JobResult:
             **self._call_cost_columns(),
         }
 
+    def cudagraph_coverage(self) -> float | None:
+        """The share of the compiled calls' GPU time that ran in CUDA-graph replays (the op
+        profile's, core.analysis.cudagraph_coverage); None on a CPU, without an op profile, or
+        for a config that records no CUDA graphs."""
+        p = self.op_profile
+        if not self.config.records_cudagraphs or p is None or p.cudagraphs is None:
+            return None
+        return p.cudagraphs.share
+
     def cudagraph_state(self) -> tuple[str, str]:
         """CUDA graphs of this job: (a word for tables, the whole story: torch's reasons and
         where they point). ("", "") when the config records none."""
@@ -287,16 +298,20 @@ class JobResult:
                 "CUDA graphs exist on a GPU only; this ran on the CPU"
                 + (f" (torch counted {n} skip{'s' if n != 1 else ''})." if n else ".")
             )
+        cov = self.op_profile.cudagraphs if self.op_profile is not None else None
+        share = cov.share if cov is not None else None
+        covered = f"{share:.0%} in graphs" if share is not None else ""
+        measured = (cov.text() + ".\n") if cov is not None else "Not profiled: no coverage measured.\n"
         if not n:
-            return "no skip reported", (
+            return covered or "no skip reported", measured + (
                 "torch reported no CUDA-graph skip for this config (with graph partitioning, "
                 "torch's default, some graphs are left out of CUDA graphs without a report)."
             )
-        lines = [f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
+        lines = [measured + f"torch skipped CUDA graphs {n} time{'s' if n != 1 else ''}:"]
         for k in self.cudagraph_skips:
             where = f" ({display_path(k.file)}:{k.line})" if k.file else ""
             lines.append(f"- {k.reason or UNLOGGED_CUDAGRAPH_SKIP}{where}")
-        return f"{n} skipped", "\n".join(lines)
+        return (f"{covered}, " if covered else "") + f"{n} skipped", "\n".join(lines)
 
     # ----------------------------------------------------------------- where the time goes
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 
 from core.analysis import time_breakdown as tb
+from core.analysis.cudagraph_coverage import ProfiledEvent, coverage
 from core.capture.graphs import cpu_kernel_names
 from core.vocab.artifacts import JobArtifacts, make_dirs
 from core.vocab.op_records import BreakPasses, OpProfile
@@ -135,6 +136,16 @@ def profile_calls(fn, inputs, calls: int, before=None, cuda: bool = False):
                 torch.cuda.synchronize()
             prof.step()
     return prof
+
+
+def _profiled_events(prof):
+    """What CUDA-graph coverage reads of each profiler event (core.analysis.cudagraph_coverage)."""
+    from torch.autograd import DeviceType
+
+    for e in prof.events():
+        yield ProfiledEvent(
+            e.name, e.device_type != DeviceType.CPU, int(e.id), float(e.time_range.end - e.time_range.start)
+        )
 
 
 def call_nodes(prof) -> list[tb.Node]:
@@ -280,6 +291,7 @@ def run_op_profile(
             "per line holds only the eager code between graphs."
         )
     compiled_trace = _export(prof, root, artifacts.trace("compiled"))
+    cudagraphs = coverage(_profiled_events(prof), calls) if cuda else None
     note = ""
     if side.graphs_per_call == 0 and marks.graphs:
         note = "no compiled graph ran in the profiled calls"
@@ -301,4 +313,5 @@ def run_op_profile(
         eager_trace=eager_trace,
         compiled_trace=compiled_trace,
         note=note,
+        cudagraphs=cudagraphs,
     )

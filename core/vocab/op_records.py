@@ -178,6 +178,29 @@ class GraphTime:
 
 
 @dataclass(frozen=True)
+class CudagraphCoverage:
+    """Per compiled call, from the op profile (core.analysis.cudagraph_coverage): GPU time in
+    CUDA-graph replays and in all, in ms, the replays, and their share."""
+
+    graph_ms_per_call: float
+    device_ms_per_call: float
+    launches_per_call: float
+
+    @property
+    def share(self) -> float | None:
+        return self.graph_ms_per_call / self.device_ms_per_call if self.device_ms_per_call > 0 else None
+
+    def text(self) -> str:
+        if self.share is None:
+            return "no GPU time in the profiled calls"
+        return (
+            f"{self.share:.0%} of the compiled call's GPU time ran in CUDA-graph replays "
+            f"({self.graph_ms_per_call:.3f} of {self.device_ms_per_call:.3f} ms a call, "
+            f"{self.launches_per_call:g} replay{'s' if self.launches_per_call != 1 else ''} a call)"
+        )
+
+
+@dataclass(frozen=True)
 class OpProfile:
     """The op-level profile of a job (core.measure.op_profile), taken after the timed benchmark
     with torch.profiler over `calls` calls per side.
@@ -209,6 +232,7 @@ class OpProfile:
     eager_trace: str = ""
     compiled_trace: str = ""
     note: str = ""
+    cudagraphs: CudagraphCoverage | None = None  # on a GPU: the compiled calls' GPU time in graph replays
 
     @property
     def between_graphs_ms(self) -> float:

@@ -237,3 +237,22 @@ def test_rule_stays_quiet_where_it_does_not_apply():
     recorded = fake_result(CompileConfig("inductor", mode="reduce-overhead"), device="cuda")
     assert suggestions([cuda_default, recorded], "cudagraphs_skipped") == []
     assert recorded.summary()["cudagraph_skips"] == 0 and cuda_default.summary()["cudagraph_skips"] is None
+
+
+def test_coverage_measured_on_a_gpu_is_in_the_summary_the_state_and_the_report(skipped_on_a_gpu):
+    """The op profile's CUDA-graph coverage (core.analysis.cudagraph_coverage) beside torch's
+    skips: a share in summary.csv, the table's word and the whole story, kept through report.json;
+    none on the CPU, where there are no graphs to cover."""
+    from core.vocab.op_records import CudagraphCoverage, OpProfile
+
+    r, _ = skipped_on_a_gpu
+    assert r.summary()["cudagraph_coverage"] is None  # a CPU run: no GPU time, no share
+    profile = OpProfile(calls=5, cudagraphs=CudagraphCoverage(0.8, 1.0, 2.0))
+    on_gpu = dataclasses.replace(r, spec=dataclasses.replace(r.spec, device="cuda"), op_profile=profile)
+    assert on_gpu.summary()["cudagraph_coverage"] == 0.8
+    word, story = on_gpu.cudagraph_state()
+    assert word == "80% in graphs, 1 skipped"
+    assert story.startswith("80% of the compiled call's GPU time ran in CUDA-graph replays (0.800 of 1.000 ms a call")
+    assert "torch skipped CUDA graphs 1 time:" in story
+    again = result_from_dict(result_to_dict(on_gpu))
+    assert again.op_profile.cudagraphs == CudagraphCoverage(0.8, 1.0, 2.0)

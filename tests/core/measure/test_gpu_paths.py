@@ -133,3 +133,18 @@ def test_cudagraphs_through_options_mark_each_step_too():
     assert job.step_marker() is torch.compiler.cudagraph_mark_step_begin and spec.warmup_calls("compiled") >= 3
     off = CompileConfig(inductor_options=(("triton.cudagraphs", False),))
     assert not off.records_cudagraphs and not CompileConfig("aot_eager", mode="reduce-overhead").records_cudagraphs
+
+
+def test_cudagraph_coverage_reads_the_real_profilers_events_and_says_nothing_on_a_cpu():
+    """The op profile's coverage path on torch's own FunctionEvents: every event read (a name, a
+    correlation id, a duration), no device time on a CPU, so no coverage rather than 0%."""
+    import torch
+
+    from core.analysis.cudagraph_coverage import coverage
+    from core.measure.op_profile import _profiled_events, profile_calls
+
+    prof = profile_calls(lambda x: (x @ x).relu(), (torch.randn(16, 16),), calls=3)
+    events = list(_profiled_events(prof))
+    assert events and all(not e.on_device and e.us >= 0 and isinstance(e.correlation, int) for e in events)
+    assert any(e.name == "aten::mm" for e in events)
+    assert coverage(events, calls=3) is None
