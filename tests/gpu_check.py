@@ -99,7 +99,10 @@ def check_cudagraph_skip() -> int:
         say("skip_reason", f"{k.reason!r} at {k.file}:{k.line}")
     found = [s for s in suggest([r]) if s.rule == "cudagraphs_skipped"]
     say("skip_suggestion", found[0].title if found else "none")
-    return int(r.status != "completed" or not r.cudagraph_skips or not found)
+    coverage = r.summary()["cudagraph_coverage"]  # the skipped graph's kernels ran outside: below 1
+    say("skip_cudagraph_coverage", coverage)
+    say("skip_cudagraph_state", " | ".join(r.cudagraph_state()))
+    return int(r.status != "completed" or not r.cudagraph_skips or not found or coverage is None or coverage >= 0.99)
 
 
 def check_generation() -> int:
@@ -235,6 +238,7 @@ def main() -> int:
             "memory_ratio",
             "cuda_eager_max_allocated_mb",
             "cuda_compiled_max_allocated_mb",
+            "cudagraph_coverage",
         ):
             say(f"{tag}_{key}", s[key])
         for phase, peak in r.memory.items():
@@ -247,6 +251,9 @@ def main() -> int:
             say(f"{tag}_nvml_util_max_percent", max(utils))
             say(f"{tag}_nvml_mem_max_mb", max(mems) if mems else -1.0)
         failures += not utils
+        if mode == "reduce-overhead" and r.status == "completed":  # every graph replays: near all of it
+            say(f"{tag}_cudagraph_state", " | ".join(r.cudagraph_state()))
+            failures += not (s["cudagraph_coverage"] or 0) > 0.9
         if mode == "default" and r.status == "completed":
             import torchvision
             from torch.utils.benchmark import Timer
