@@ -390,7 +390,7 @@ class GraphsPanel(QWidget, ResultsView):
         self._show_texts(self.model.graph(self.proxy.mapToSource(current).row()) if current.isValid() else None)
 
     def _show_texts(self, g) -> None:
-        result = self.picker.current() if hasattr(self, "picker") else None
+        result = self.picker.current()
         if g is None or result is None:
             self.info.setText(NO_GRAPH)
             texts = GraphTexts()

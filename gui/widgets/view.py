@@ -47,6 +47,9 @@ class ResultsView:
     """Defer `refresh` while hidden in a shown window (see the module docstring); a view that
     sets it and is asked for something while hidden calls `make_owed_refreshes` first."""
 
+    _refresh_when_shown: "_RefreshWhenShown | None" = None
+    """The refreshes owed while hidden, once the view follows a session (`bind`)."""
+
     def bind(self, session: Session) -> None:
         """Follow `session`: a job's change or end refreshes this view (`request_refresh`)."""
         self._refresh_when_shown = _RefreshWhenShown(self, session)
@@ -56,7 +59,7 @@ class ResultsView:
     def request_refresh(self, results: list, job_id: str = "", ended: bool = False) -> None:
         """`refresh` now, or, when this view is hidden in a shown window (a tab not shown),
         when it is next shown, with the session's results then. GUI thread only."""
-        deferred = getattr(self, "_refresh_when_shown", None)
+        deferred = self._refresh_when_shown
         if self.refresh_when_shown and deferred is not None and self.window().isVisible() and not self.isVisible():
             deferred.add(job_id, ended)
             return
@@ -64,7 +67,7 @@ class ResultsView:
 
     def make_owed_refreshes(self) -> None:
         """Make now the refreshes deferred while this view was hidden. GUI thread only."""
-        deferred = getattr(self, "_refresh_when_shown", None)
+        deferred = self._refresh_when_shown
         if deferred is not None:
             deferred.flush()
 
