@@ -277,7 +277,7 @@ class ZooSweep(ZooListener):
                 rows.append(
                     ZooRow.from_result(model, self.folders[model], result)
                     if result is not None
-                    else ZooRow(model, self.folders[model], spec.config.label, "pending")
+                    else ZooRow(model, self.folders[model], spec.config.label, "pending", backend=spec.config.backend)
                 )
         configs = list(dict.fromkeys(s.config.label for specs in self.specs_by_model.values() for s in specs))
         return Zoo(dict(self.folders), configs, rows, self.options, finished, self.out_dir)
