@@ -165,7 +165,7 @@ def check_tables(window: AppWindow, max_rows: int = 5000):
     """Ask every table of `window` for every cell it may paint (and the graph-break details):
     the exception a report's wrong-typed value raises, or None. Run right after a report is
     shown, so such a value is refused up front instead of failing at every repaint."""
-    from gui.panels.graph_breaks import detail_html
+    from gui.panels.break_detail import detail_html
 
     models = (
         window.summary_panel.model,

@@ -9,8 +9,9 @@ from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig
 from gui.form.config_panel import QueueModel
+from gui.panels.break_detail import detail_html
 from gui.panels.compile import CompileBreakdownModel, RecompileModel
-from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts, detail_html
+from gui.panels.graph_breaks import PER_CALL_COLUMN, GraphBreakModel, GraphBreaksPanel, break_counts
 from gui.panels.summary import SummaryModel, SummaryPanel
 from gui.panels.summary_columns import COLUMNS
 from tests.gui.helpers import fake_result
