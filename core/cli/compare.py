@@ -22,7 +22,8 @@ from core.vocab.terminal import terminal_text
 
 
 def main(argv: list[str]) -> int:
-    from core.report.files import ReportError, atomic_write, csv_text, load_report
+    from core.report.csv_cells import csv_text
+    from core.report.files import ReportError, atomic_write, load_report
 
     p = argparse.ArgumentParser(
         prog="main.py compare",

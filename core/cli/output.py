@@ -359,7 +359,7 @@ def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = say) ->
 def print_decision(results: list[JobResult], calls: int) -> None:
     """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
     from core.decide.suggestions import held_back_note, suggestions_heading
-    from core.report.files import decision
+    from core.report.report_contents import decision
 
     rec, suggestions = decision(results, calls)
     say(f"\nRecommendation for {rec.calls:,} calls ({rec.how_sure}):")

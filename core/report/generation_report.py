@@ -90,7 +90,8 @@ def write_generation_report(folder, results: list, options: dict) -> None:
     recompiles.csv, graph_breaks.csv, each config's generation script, output.txt, summary.txt
     and report.json (`kind: "generation"`)."""
     from core.analysis.generation_results import result_lines
-    from core.report.files import atomic_write, csv_text
+    from core.report.csv_cells import csv_text
+    from core.report.files import atomic_write
     from core.report.script_report import _run_to_dict
 
     root = folder.path

@@ -23,7 +23,8 @@ import os
 
 from core.analysis.script_results import ScriptResult, result_from_runs, summary_lines
 from core.analysis.script_runs import ScriptRun, entry_from_dict, entry_to_dict
-from core.report.files import ReportError, atomic_write, csv_text, read_json_file
+from core.report.csv_cells import csv_text
+from core.report.files import ReportError, atomic_write, read_json_file
 from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE
 
 REPORT_KIND = "script"

@@ -45,7 +45,7 @@ def folder_names(models: list[str], taken: dict[str, str] | None = None) -> dict
 
 
 def _cell(value):
-    from core.report.files import safe_cell
+    from core.report.csv_cells import safe_cell
 
     if isinstance(value, float):
         return round(value, 6)
@@ -53,7 +53,7 @@ def _cell(value):
 
 
 def _csv(columns: list[str], rows: list[dict]) -> str:
-    from core.report.files import csv_text
+    from core.report.csv_cells import csv_text
 
     return csv_text(columns, rows, _cell)
 

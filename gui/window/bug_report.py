@@ -22,7 +22,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core.report.bundle import BundleError, choose_result, plan_bundle
-from core.report.files import atomic_write, report_json
+from core.report.files import atomic_write
+from core.report.report_contents import report_json
 from core.vocab.artifacts import artifact_name
 from gui.run.helper_process import HelperProcess
 from gui.window.app_window import AppWindow

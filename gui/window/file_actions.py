@@ -19,9 +19,9 @@ from core.report.files import (
     OutputFolder,
     ReportError,
     atomic_write,
-    report_json,
     write_report,
 )
+from core.report.report_contents import report_json
 from core.vocab.artifacts import copy_artifacts
 from gui.widgets.folder_dialog import ask_folder
 from gui.widgets.safe_text import markup

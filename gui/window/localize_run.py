@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from core import PROJECT_ROOT
 from core.decide.localize import needs_localizing
-from core.report.files import ReportError, atomic_write, load_report, report_json
+from core.report.files import ReportError, atomic_write, load_report
+from core.report.report_contents import report_json
 from core.report.safety import ReportGate, describe_config, report_gate
 from gui.form.trust import CANCEL, RUN_WITHOUT, confirm_config_from_file, confirm_python_file
 from gui.run.helper_process import HelperProcess

@@ -7,17 +7,10 @@ import os
 import pytest
 
 from core.analysis.result_json import result_to_dict
-from core.analysis.results import BREAK_EVEN_UNKNOWN, JobResult
-from core.report.files import (
-    GRAPH_BREAK_COLUMNS,
-    LATENCY_COLUMNS,
-    RESOURCE_COLUMNS,
-    SUMMARY_COLUMNS,
-    ReportError,
-    load_report,
-    safe_cell,
-    write_report,
-)
+from core.analysis.results import BREAK_EVEN_UNKNOWN, SUMMARY_COLUMNS, JobResult
+from core.report.csv_cells import safe_cell
+from core.report.files import ReportError, load_report, write_report
+from core.report.report_contents import GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS
 from core.vocab import events as ev
 from core.vocab import records as rec
 from core.vocab.config import CompileConfig, JobSpec, ModelSpec

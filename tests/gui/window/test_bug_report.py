@@ -13,7 +13,7 @@ import zipfile
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from core.report.files import report_json
+from core.report.report_contents import report_json
 from gui.window import bug_report
 from tests.core.helpers import SCALED_WHEN_COMPILED, profile_command
 from tests.gui.helpers import fake_result

@@ -10,7 +10,8 @@ import os
 
 from PySide6.QtWidgets import QMessageBox
 
-from core.report.files import ReportError, report_json
+from core.report.files import ReportError
+from core.report.report_contents import report_json
 from core.vocab import records as rec
 from tests.gui.helpers import GRAPH_BREAK_MODEL, fake_result
 

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QLabel
 
-from core.report.files import report_json
+from core.report.report_contents import report_json
 from core.vocab import events as ev
 from tests.gui.helpers import fake_result
 
@@ -131,7 +131,7 @@ def test_crafted_report_shows_its_text_as_text_and_reads_no_file(qtbot, window, 
 
 
 def test_detail_links_only_pytorch_documentation(qtbot):
-    from gui.panels.graph_breaks import detail_html
+    from gui.panels.break_detail import detail_html
 
     gb = fake_result().graph_breaks[0]
     assert f"<a href='{DOC}'>" in detail_html(gb)
