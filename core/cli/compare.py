@@ -53,6 +53,13 @@ def main(argv: list[str]) -> int:
         help="judge the compiled side against the eager side of its own run (the speedup), so a slower "
         "or busier machine as a whole is not a regression (for shared CI runners)",
     )
+    p.add_argument(
+        "--require-cudagraphs",
+        action="store_true",
+        help="also fail a config that records CUDA graphs (reduce-overhead, max-autotune) when the share of its "
+        "GPU time in graph replays dropped, or torch skipped more graphs than in the baseline; a report without "
+        "a measured coverage (a CPU run) cannot pass",
+    )
     p.add_argument("--out", metavar="DIR", help="write compare.csv into DIR (created if needed)")
     args = p.parse_args(argv)
     if not 0 <= args.threshold <= 1000:
@@ -74,7 +81,9 @@ def main(argv: list[str]) -> int:
     if mismatch:
         print(terminal_text(f"error: {mismatch}"), file=sys.stderr)
         return 2
-    result = compare_reports(base, base_header, new, new_header, args.threshold, args.relative)
+    result = compare_reports(
+        base, base_header, new, new_header, args.threshold, args.relative, require_cudagraphs=args.require_cudagraphs
+    )
     # reports come from anyone: what they hold is printed with its control characters escaped
     for w in result.warnings:
         print(f"warning: {terminal_text(w)}", file=sys.stderr)

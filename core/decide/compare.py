@@ -43,6 +43,7 @@ from core.analysis.quality import (
 )
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
+from core.decide.cudagraph_gate import judge_cudagraphs
 from core.models import is_file_source
 from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS
 from core.vocab.records import SIDES, JobStatus
@@ -336,10 +337,12 @@ def compare_config(
     relative: bool = False,
     pending: bool = False,
     fields: RerunFields = CLI_FIELDS,
+    require_cudagraphs: bool = False,
 ) -> ConfigComparison:
     """One config of both reports; `pending`: the new run has it queued or running (the app
     compares while a run goes on), so its absence is no regression; `fields`: how re-run advice
-    names the settings (the command line's flags, or the app's form fields)."""
+    names the settings (the command line's flags, or the app's form fields); `require_cudagraphs`:
+    CUDA-graph coverage is gated too (core.decide.cudagraph_gate)."""
     if new is None and pending:
         return ConfigComparison(label, base, new, verdict="not finished yet in the new run: nothing to compare")
     if new is None and base is not None and base.status == JobStatus.COMPLETED:  # a gate must not pass it
@@ -382,6 +385,8 @@ def compare_config(
         notes.append(f"completes now ({base.status} in the baseline, so only the new report timed it)")
     if len(new.recompiles) != len(base.recompiles):
         notes.append(f"recompiles {len(base.recompiles)} → {len(new.recompiles)}")
+    if require_cudagraphs:
+        judge_cudagraphs(base, new, problems, notes, unknown)
     if problems:
         verdict = "REGRESSION: " + "; ".join(problems + unknown + notes)
     elif unknown:
@@ -568,12 +573,22 @@ def compare_reports(
     relative: bool = False,
     pending: frozenset[str] = frozenset(),
     fields: RerunFields = CLI_FIELDS,
+    require_cudagraphs: bool = False,
 ) -> Comparison:
     by_base = {r.config.label: r for r in base}
     by_new = {r.config.label: r for r in new}
     labels = list(dict.fromkeys([*by_base, *by_new]))
     configs = tuple(
-        compare_config(label, by_base.get(label), by_new.get(label), threshold_pct, relative, label in pending, fields)
+        compare_config(
+            label,
+            by_base.get(label),
+            by_new.get(label),
+            threshold_pct,
+            relative,
+            label in pending,
+            fields,
+            require_cudagraphs,
+        )
         for label in labels
     )
     warnings = environment_warnings(base_header.get("environment") or {}, new_header.get("environment") or {})
