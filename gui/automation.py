@@ -112,7 +112,8 @@ def torch_problem(named: dict, chosen_model: str) -> str:
     none. May import torch (the checks answer from the cached offer where they can, not for
     everything): the app runs it in a helper process (`python -m gui.app
     --check-command-line JSON`). No Qt."""
-    from core.cli.args import build_parser, build_specs
+    from core.cli.args import build_parser
+    from core.cli.job_specs import build_specs
     from core.vocab.limits import ConfigError
 
     model = named.get("model") or chosen_model

@@ -1,16 +1,11 @@
 """The command lines of `profile`, `tune`, `zoo` and the desktop app, defined once
-(`build_parser(command)`), and their checks: every value is validated against the installed
-torch and the accepted ranges before any work starts (`build_specs`)."""
+(`build_parser(command)`); the jobs they ask for are checked and built by
+core.cli.job_specs.build_specs."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import os
-import sys
 
-from core.capture.compile_log import CompileLogError
-from core.capture.compile_log import parse_settings as parse_compile_log
 from core.measure.training import OPTIMIZERS, TASKS
 from core.vocab.config import (
     AUTOCASTS,
@@ -19,17 +14,8 @@ from core.vocab.config import (
     DTYPES,
     DYNAMIC_CHOICES,
     TIMINGS,
-    JobSpec,
-    ModelSpec,
-    dynamo_config_defaults,
-    expand_configs,
-    inductor_config_defaults,
-    make_jobs,
-    parse_dim_marks,
-    parse_key_values,
-    validate_config,
 )
-from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS, ConfigError, check_limits, iteration_fields
+from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS, ConfigError, check_limits
 
 DESCRIPTIONS = {
     "profile": "Profile a model eager against torch.compile'd, for every combination of the given "
@@ -108,6 +94,47 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
     decision option and chooses the compile settings itself: no --backend/--mode/--dynamic/
     --fullgraph/--inductor-option/--sweep-shapes, and a --budget; or of `zoo`, which takes
     many models and the compile options but no --sweep-shapes, and adds its own in core.zoo.results)."""
+    p = _new_parser(command)
+    add = _option_adder(p, command)
+    if command == "zoo":
+        p.add_argument("models", metavar="MODEL", nargs="*", help=f"models to profile, each {SOURCE_HELP}")
+    elif command == "app":
+        p.add_argument("model", metavar="MODEL", nargs="?", help=f"the model to preselect: {SOURCE_HELP}")
+    else:
+        p.add_argument("model", metavar="MODEL", help=SOURCE_HELP)
+    _add_compile_options(add, command)
+    _add_timing_options(add, command)
+    _add_model_options(add)
+    _add_run_options(add, command)
+    _add_report_options(add, command)
+    if command != "app":
+        add_decision_arguments(p)
+    if command == "profile":
+        add(
+            "--bundle",
+            metavar="FILE.zip",
+            help="after the run, save a bug report: a zip with repro.py (rebuilds the model, compiles it "
+            "as the run did, shows the first problem found), the model file or its inputs, report.json, "
+            "torch's structured trace and compile log of that config, and the environment "
+            "(see docs/cli.md, 'A reproducer to hand over')",
+        )
+    if command == "tune":
+        from core.decide.tune import DEFAULT_BUDGET_MIN
+
+        add(
+            "--budget",
+            type=float,
+            default=DEFAULT_BUDGET_MIN,
+            metavar="MINUTES",
+            help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
+            "whose estimated time no longer fits is not started, one still running when the "
+            "budget ends is cancelled; the report says which the budget cut",
+        )
+        p.set_defaults(backend=None, mode=None, dynamic=None, fullgraph=False, inductor_option=[], sweep_shapes=False)
+    return p
+
+
+def _new_parser(command: str) -> argparse.ArgumentParser:
     if command == "app":  # the desktop app's command line: the options its form has, nothing preset
         p = argparse.ArgumentParser(
             prog="main.py",
@@ -117,7 +144,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         )
     else:
         p = argparse.ArgumentParser(prog=f"main.py {command}", description=DESCRIPTIONS[command])
-    full = p
+    return p
+
+
+def _option_adder(parser: argparse.ArgumentParser, command: str):
+    """`add(*flags, **kwargs)` for `command`'s parser."""
 
     def add(*flags, **kwargs):
         """Define an option once for every command; the app takes only APP_OPTIONS, with no
@@ -128,14 +159,13 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
             kwargs.pop("required", None)
             if kwargs.get("action") not in ("store_true", "append"):
                 kwargs["default"] = None
-        full.add_argument(*flags, **kwargs)
+        parser.add_argument(*flags, **kwargs)
 
-    if command == "zoo":
-        p.add_argument("models", metavar="MODEL", nargs="*", help=f"models to profile, each {SOURCE_HELP}")
-    elif command == "app":
-        p.add_argument("model", metavar="MODEL", nargs="?", help=f"the model to preselect: {SOURCE_HELP}")
-    else:
-        p.add_argument("model", metavar="MODEL", help=SOURCE_HELP)
+    return add
+
+
+def _add_compile_options(add, command: str) -> None:
+    """What torch.compile is given: backend, mode, dynamic shapes, fullgraph, config overrides, marks."""
     if command in COMPILE_OPTION_COMMANDS + ("app",):
         add("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
         add("--mode", action="append", help="inductor mode (repeatable; default 'default')")
@@ -179,6 +209,10 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="torch._inductor.config option passed as torch.compile(options=...) (repeatable)",
         )
+
+
+def _add_timing_options(add, command: str) -> None:
+    """How many calls are timed, and how: warm-up, --iters, precision, time limit, processes, blocks."""
     d = {key: lim.default for key, lim in LIMITS.items()}
     add("--warmup", type=int, default=d["warmup"], help=f"warm-up calls per side (default {d['warmup']})")
     add(
@@ -233,6 +267,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         "alternation as in PyTorch's runner, which biases CPU results by 10-20%%, "
         "see docs/BENCHMARKS.md)",
     )
+
+
+def _add_model_options(add) -> None:
+    """The model's inputs and weights: batch and image size, sequence length, Hugging Face class and config."""
+    d = {key: lim.default for key, lim in LIMITS.items()}
     add(
         "--batch-size",
         type=int,
@@ -268,6 +307,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override a field of an hf: model's config, typed like it, e.g. num_hidden_layers=2 (repeatable)",
     )
+
+
+def _add_run_options(add, command: str) -> None:
+    """How each job runs: device, threads, timeout, sweeps, task, dtype, timing method, cache flush, autocast."""
+    d = {key: lim.default for key, lim in LIMITS.items()}
     add("--device", choices=DEVICE_CHOICES, default="cpu", help="cpu or cuda (default cpu)")
     add("--threads", type=int, help="torch thread count (default: torch's choice, recorded)")
     add(
@@ -335,6 +379,11 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
             action="store_true",
             help="training: compile the optimizer step too (torch.compile(optimizer.step))",
         )
+
+
+def _add_report_options(add, command: str) -> None:
+    """Where the report goes and what it records beside the timings: op profile, compile log, tlparse."""
+    d = {key: lim.default for key, lim in LIMITS.items()}
     add(
         "--out",
         required=True,
@@ -375,31 +424,6 @@ def build_parser(command: str = "profile") -> argparse.ArgumentParser:
         help="run tlparse (pip package tlparse) on each config's structured trace (torch_trace/) "
         "into tlparse/<config>/index.html",
     )
-    if command != "app":
-        add_decision_arguments(p)
-    if command == "profile":
-        add(
-            "--bundle",
-            metavar="FILE.zip",
-            help="after the run, save a bug report: a zip with repro.py (rebuilds the model, compiles it "
-            "as the run did, shows the first problem found), the model file or its inputs, report.json, "
-            "torch's structured trace and compile log of that config, and the environment "
-            "(see docs/cli.md, 'A reproducer to hand over')",
-        )
-    if command == "tune":
-        from core.decide.tune import DEFAULT_BUDGET_MIN
-
-        add(
-            "--budget",
-            type=float,
-            default=DEFAULT_BUDGET_MIN,
-            metavar="MINUTES",
-            help=f"wall-clock budget for all candidates (default {DEFAULT_BUDGET_MIN:g} min): a candidate "
-            "whose estimated time no longer fits is not started, one still running when the "
-            "budget ends is cancelled; the report says which the budget cut",
-        )
-        p.set_defaults(backend=None, mode=None, dynamic=None, fullgraph=False, inductor_option=[], sweep_shapes=False)
-    return p
 
 
 AUTO = "auto"
@@ -413,11 +437,6 @@ def parse_iters(text: str) -> int | str:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--iters takes a whole number or auto, not {text!r}") from None
-
-
-def iteration_settings(args: argparse.Namespace) -> dict:
-    """The JobSpec fields of --iters/--precision/--max-time/--processes, checked."""
-    return iteration_fields(None if args.iters == AUTO else args.iters, args.precision, args.max_time, args.processes)
 
 
 def parse_batch_sizes(text: str) -> tuple[int, ...]:
@@ -455,184 +474,3 @@ def add_decision_arguments(p: argparse.ArgumentParser) -> None:
         choices=["accuracy"],
         help="exit non-zero when a config fails the accuracy check (compiled outputs differ from eager's)",
     )
-
-
-def build_specs(args: argparse.Namespace, configs: list | None = None, device_here: bool = True) -> list[JobSpec]:
-    """Validate everything and build the jobs (one per config: `configs`, or every
-    combination of the command line's); raises ConfigError before any work. `device_here`
-    False: the jobs run on other machines (zoo on a Ray cluster), so --device cuda and a
-    model's memory fit are not checked against this one."""
-    device = args.device if device_here else "cpu"
-    from core.models import ModelLoadError, check_source, defines_variants, normalize_source, source_kind
-
-    check_limits(
-        warmup=args.warmup,
-        block=args.block,
-        batch_size=args.batch_size,
-        image_size=args.image_size,
-        threads=args.threads,
-        timeout=args.timeout,
-        seq_len=args.seq_len,
-    )
-    iterations = iteration_settings(args)
-    _check_source_options(args, source_kind(args.model))
-    if args.sweep_shapes and not defines_variants(args.model):
-        raise ConfigError(
-            f"--sweep-shapes needs a Python model file that defines get_input_variants(); {args.model} does not."
-        )
-    task = getattr(args, "task", "inference")
-    sweep_batch = tuple(getattr(args, "sweep_batch", None) or ())
-    if sweep_batch and args.sweep_shapes:
-        raise ConfigError("--sweep-batch and --sweep-shapes are two different sweeps; give one.")
-    if task == "training" and args.sweep_shapes:
-        raise ConfigError("--sweep-shapes measures inference; it does not combine with --task training.")
-    if task != "training" and (getattr(args, "compile_optimizer", False) or getattr(args, "optimizer", "sgd") != "sgd"):
-        raise ConfigError("--optimizer and --compile-optimizer apply only to --task training.")
-    if getattr(args, "flush_cache", False) and device != "cuda":
-        raise ConfigError("--flush-cache clears a GPU's L2 cache between calls; it applies to --device cuda only.")
-    if getattr(args, "timing", "latency") != "latency" and (args.sweep_shapes or sweep_batch):
-        raise ConfigError("--timing throughput/both times the example inputs; a sweep times each shape by latency.")
-    if args.weights and not os.path.exists(args.weights):
-        raise ConfigError(f"weights file {args.weights} not found.")
-    check_limits(op_profile=args.op_profile)
-    check_limits(calls=args.calls)
-    # The compile settings before the model, against torch's offer as the app keeps it
-    # (core.run.torch_info's cache for this install) when there is one: a wrong --mode or
-    # --backend is then refused without importing torch and torchvision first (seconds).
-    offer = cached_offer()
-    dynamo = parse_key_values(
-        args.dynamo_config, _dynamo_defaults(offer) if args.dynamo_config else {}, "torch._dynamo.config"
-    )
-    inductor = parse_key_values(
-        args.inductor_option, inductor_config_defaults() if args.inductor_option else {}, "torch._inductor.config"
-    )
-    if configs is None:
-        configs = expand_configs(
-            args.backend or ["inductor"],
-            args.mode or ["default"],
-            args.dynamic or ["auto"],
-            args.fullgraph,
-            dynamo,
-            inductor,
-        )
-        if getattr(args, "compile_optimizer", False):
-            configs = [dataclasses.replace(c, compile_optimizer=True) for c in configs]
-    else:
-        configs = [
-            dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))
-            for c in configs
-        ]
-    marks = parse_dim_marks(getattr(args, "mark_dynamic", None) or [])
-    if marks:
-        configs = [dataclasses.replace(c, mark_dynamic=marks) for c in configs]
-    # what the cache holds answers; the rest is asked of torch (None), a GPU the cache found
-    # missing too (one may have come back since)
-    known = {}
-    if offer is not None:
-        known = {"backends": offer.all_backends, "modes": offer.modes, "cuda_available": offer.cuda_available or None}
-    for cfg in configs:
-        validate_config(cfg, device, **known)
-    try:
-        model = ModelSpec(
-            normalize_source(args.model),
-            args.batch_size,
-            args.image_size,
-            args.weights,
-            seq_len=args.seq_len,
-            hf_class=args.hf_class,
-            hf_config=tuple(args.hf_config),
-        )
-        # unknown names, missing packages, configs too big: before any work
-        check_source(model, device, torchvision_names=offer.models if offer is not None else None)
-    except ModelLoadError as exc:
-        raise ConfigError(str(exc)) from None
-    try:  # imports torch (its log registry)
-        parse_compile_log(args.compile_log)
-    except CompileLogError as exc:
-        raise ConfigError(str(exc)) from None
-    return make_jobs(
-        model,
-        configs,
-        warmup=args.warmup,
-        **iterations,
-        device=args.device,
-        threads=args.threads,
-        inference_mode=not args.no_inference_mode,
-        timeout_s=args.timeout,
-        sweep_shapes=args.sweep_shapes,
-        block_size=args.block,
-        op_profile_calls=args.op_profile,
-        compile_log=args.compile_log,
-        task=task,
-        optimizer=getattr(args, "optimizer", "sgd"),
-        sweep_batch=sweep_batch,
-        dtype=getattr(args, "dtype", None) or "float32",
-        autocast=getattr(args, "autocast", None) or "",
-        timing=getattr(args, "timing", None) or "latency",
-        flush_cache=bool(getattr(args, "flush_cache", False)),
-    )
-
-
-def cached_offer():
-    """torch's offer (core.run.torch_info.TorchInfo) from the cache the app and earlier commands
-    keep for this install, or None: no cache yet, or one that says loading failed or lacks a list
-    the checks need. Reads a small file; imports neither torch nor torchvision."""
-    from core.run.torch_info import cached_torch_info
-
-    offer = cached_torch_info()
-    if offer is None or offer.error or not (offer.all_backends and offer.modes and offer.models):
-        return None
-    return offer
-
-
-def remember_offer() -> None:
-    """Keep torch's offer in the cache `cached_offer` reads when there is none and this command
-    imported torch and torchvision anyway (a torchvision model's checks): the next refusal then
-    needs neither. Called once a command's jobs are done (`core.cli.profile.run_and_report`):
-    reading the offer asks torch about the GPU, which no measurement should share. A Hugging
-    Face or file model leaves it to the app (no torchvision import for it). Never raises."""
-    if "torchvision" not in sys.modules:
-        return
-    from core.run.torch_info import cached_torch_info, load_and_cache_torch_info
-
-    if cached_torch_info() is None:
-        load_and_cache_torch_info()  # never raises: a failed load is not kept
-
-
-def _dynamo_defaults(offer) -> dict:
-    """torch._dynamo.config's settings with their defaults: the cached offer's (each value's type
-    kept where JSON holds it, as the checks of an override need), else torch's own."""
-    if offer is not None and offer.dynamo_defaults:
-        return dict(offer.dynamo_defaults)
-    return dynamo_config_defaults()
-
-
-def _check_source_options(args: argparse.Namespace, kind: str) -> None:
-    """Refuse options the model source would ignore, rather than ignore them silently."""
-    image_default = LIMITS["image_size"].default
-    if kind != "hf":
-        given = [
-            flag
-            for flag, value in (
-                ("--hf-class", args.hf_class),
-                ("--hf-config", args.hf_config),
-                ("--seq-len", args.seq_len != LIMITS["seq_len"].default),
-            )
-            if value
-        ]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to Hugging Face "
-                f"models (hf:TYPE or hf:FOLDER), not {args.model}."
-            )
-    else:
-        if args.image_size != image_default:
-            raise ConfigError(
-                "--image-size does not apply to hf: models: their image size comes from the config; "
-                "set it with --hf-config image_size=N."
-            )
-        if args.weights:
-            raise ConfigError(
-                "--weights does not apply to hf: models; give a folder saved with save_pretrained "
-                "(hf:./folder) to profile trained weights."
-            )

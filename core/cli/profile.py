@@ -1,7 +1,7 @@
 """`python main.py profile MODEL ...`: the headless front end of the engine.
 
 Every combination of the repeated --backend/--mode/--dynamic values becomes one job; all
-settings are validated before any work starts (core.cli.args); progress goes to stderr and
+settings are validated before any work starts (core.cli.job_specs); progress goes to stderr and
 the figures to stdout (core.cli.output); the report goes to --out DIR even when a job fails
 or the run is interrupted (Ctrl+C cancels cleanly).
 """
@@ -13,7 +13,8 @@ import dataclasses
 import sys
 
 from core.analysis.results import JobResult
-from core.cli.args import build_parser, build_specs, remember_offer
+from core.cli.args import build_parser
+from core.cli.job_specs import build_specs, remember_offer
 from core.cli.output import CancelOnInterrupt, Progress, print_decision, print_summary, say
 from core.cli.prologue import run_command
 from core.report.files import OutputFolder, ReportError, write_report

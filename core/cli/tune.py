@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
 
 
 def _tune(args, argv: list[str]) -> int:
-    from core.cli.args import build_specs
+    from core.cli.job_specs import build_specs
     from core.cli.output import Progress, say
     from core.cli.profile import run_and_report
 

@@ -2,7 +2,7 @@
 [--ray-address ADDRESS] [--parallel N] [--resume] --out DIR`.
 
 The options are profile's (core.cli.args.build_parser("zoo"): one definition for profile, tune
-and zoo) and are checked for every model as profile checks them (core.cli.args.build_specs)
+and zoo) and are checked for every model as profile checks them (core.cli.job_specs.build_specs)
 before any work. The sweep itself is core.zoo.sweep; the Ray executor (core.zoo.ray_executor) is
 imported only when asked for.
 """
@@ -93,7 +93,7 @@ def read_models(args: argparse.Namespace) -> list[str]:
 
 def build_zoo_specs(args: argparse.Namespace, models: list[str], device_here: bool = True) -> dict[str, list[JobSpec]]:
     """Every model's jobs, checked as `profile` checks one model's; a refusal names the model."""
-    from core.cli.args import build_specs
+    from core.cli.job_specs import build_specs
 
     specs = {}
     for model in models:

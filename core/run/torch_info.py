@@ -334,7 +334,7 @@ def more_models_command() -> list[str]:
 
 def load_and_cache_torch_info() -> TorchInfo:
     """`load_torch_info`, kept for the next start (`write_torch_info_cache`): the helper's work,
-    and a command line's that imported torch anyway (core.cli.args.remember_offer)."""
+    and a command line's that imported torch anyway (core.cli.job_specs.remember_offer)."""
     info = load_torch_info()
     write_torch_info_cache(info)
     return info

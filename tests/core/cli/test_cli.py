@@ -15,7 +15,7 @@ from tests.core.helpers import profile_command as profile
 @pytest.fixture
 def offer_cache(tmp_path, monkeypatch):
     """A cache folder holding torch's offer as the app keeps it (core.run.torch_info)."""
-    from core.cli.args import cached_offer
+    from core.cli.job_specs import cached_offer
     from core.run.torch_info import cached_torch_info, load_torch_info, write_torch_info_cache
 
     folder = tmp_path / "cache"

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from core.cli.args import build_parser, build_specs
+from core.cli.args import build_parser
+from core.cli.job_specs import build_specs
 from core.vocab.limits import ConfigError
 from tests.core.helpers import profile_command as profile
 

@@ -5,7 +5,8 @@ import dataclasses
 import pytest
 
 from core.analysis.variants import best_batch, throughput_rows
-from core.cli.args import build_parser, build_specs
+from core.cli.args import build_parser
+from core.cli.job_specs import build_specs
 from core.vocab import records as rec
 from core.vocab.limits import ConfigError
 from tests.core.helpers import MLP_MODEL, make_spec
