@@ -66,7 +66,7 @@ BOOTSTRAP_SORT_MAX_N = 500
 vectorized sort), larger ones from np.median's partition: the same values, and for 30 values
 a row ~6x faster here (1.4 against 8.7 ms a 500,000-value chunk; 500 values 5.3 against 7.0,
 1,000 values 7.4 against 6.9). A 3-process x 30-call speedup's interval is the Summary's final
-row at a job's end, on the GUI thread (issue 22)."""
+row at a job's end, computed on the GUI thread, where every millisecond delays the window."""
 
 
 def speedup(eager_ms, compiled_ms, resamples: int = 2000, seed: int = 0) -> Speedup | None:

@@ -51,7 +51,9 @@ from core.vocab.source_paths import display_path
 
 DEFAULT_THRESHOLD_PCT = 5.0
 CANNOT_TELL_EXIT = 3  # no regression found, but some config's speed could not be judged
-ENVIRONMENT_KEYS = (
+# the environment fields whose difference between two reports makes their timings hard to
+# compare, each with its name in the warning (environment_warnings)
+TIMING_ENVIRONMENT_KEYS = (
     ("torch", "torch version"),
     ("device", "device"),
     ("device_name", "device model"),
@@ -537,7 +539,7 @@ def change_effect(before: JobResult, after: JobResult, what: str) -> str:
 def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
     """One sentence per difference that makes timings hard to compare."""
     out = []
-    for key, name in ENVIRONMENT_KEYS:
+    for key, name in TIMING_ENVIRONMENT_KEYS:
         b, n = base_env.get(key), new_env.get(key)
         if b != n and (b is not None or n is not None):
             out.append(f"the reports differ in {name}: baseline {b}, new {n}; timings may not be comparable")

@@ -29,7 +29,7 @@ Only `--executor ray` imports this module, so a local sweep never loads Ray.
   actor; the driver waits on the first of a task's end and the actor's next batch of items
   (no polling: progress lines show as they happen and a job's node is not woken 5 times a
   second), and drops an item that arrives after its job's end.
-- What costs time besides the job itself (issue 22.4, docs/BENCHMARKS.md): the task's files are
+- What costs time besides the job itself is kept small (docs/BENCHMARKS.md): the task's files are
   packed at gzip level 1 (level 9 took 2.2 s for a 27 MB report folder of traces, level 1
   0.11 s at 1.3 times the size), and NVML is started once per Ray worker, as the local
   executor's runner keeps one GPU monitor for all its jobs.
