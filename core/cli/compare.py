@@ -68,9 +68,10 @@ def main(argv: list[str]) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):  # said before any work
         print(f"error: --out {args.out} is a file; name a folder for compare.csv.", file=sys.stderr)
         return 2
-    scripts = _script_reports(args)
-    if scripts is not None:
-        return scripts
+    for other_kind in (_generation_reports, _script_reports):
+        code = other_kind(args)
+        if code is not None:
+            return code
     try:
         base, base_header = load_report(args.baseline)
         new, new_header = load_report(args.new)
@@ -138,6 +139,34 @@ def main(argv: list[str]) -> int:
     for line in said:
         print(terminal_text(line), file=sys.stderr)
     return code
+
+
+def _generation_reports(args: argparse.Namespace) -> int | None:
+    """Two reports of `profile --task generate` compared config by config and prompt length
+    (core.decide.generation_compare): the exit code; None when neither is a generation report."""
+    from core.decide.generation_compare import compare_generations
+    from core.report.files import ReportError
+    from core.report.generation_report import generation_rows_or_none
+
+    try:
+        base, new = generation_rows_or_none(args.baseline), generation_rows_or_none(args.new)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if base is None and new is None:
+        return None
+    if base is None or new is None:
+        generation = args.new if base is None else args.baseline
+        print(
+            f"error: {generation} is the report of a generation profile (--task generate) and the other one is "
+            "not; compare it with another generation report.",
+            file=sys.stderr,
+        )
+        return 2
+    result = compare_generations(base, new, args.threshold)
+    for line in result.lines():
+        print(terminal_text(line))
+    return result.exit_code
 
 
 def _script_reports(args: argparse.Namespace) -> int | None:

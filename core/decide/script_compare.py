@@ -44,8 +44,11 @@ class FunctionComparison:
 
 @dataclass
 class ScriptComparison:
+    """The rows compared (a script's functions, or a generation report's configs: `noun`)."""
+
     functions: list[FunctionComparison] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    noun: str = "function"
 
     @property
     def failed(self) -> bool:
@@ -62,12 +65,12 @@ class ScriptComparison:
         out = [f"{f.name}: {f.status}" + (f" ({f.detail})" if f.detail else "") for f in self.functions]
         n = {s: sum(1 for f in self.functions if f.status == s) for s in (REGRESSION, MISSING, CANNOT_TELL)}
         if self.failed:
-            out.append(f"FAILED: {n[REGRESSION]} regression(s), {n[MISSING]} missing function(s)")
+            out.append(f"FAILED: {n[REGRESSION]} regression(s), {n[MISSING]} missing {self.noun}(s)")
         elif self.exit_code == 3:
-            out.append("cannot tell: no function's speed could be judged on both sides")
+            out.append(f"cannot tell: no {self.noun}'s speed could be judged on both sides")
         else:
             out.append(
-                "ok: no function regressed" + (f"; {n[CANNOT_TELL]} could not be judged" if n[CANNOT_TELL] else "")
+                f"ok: no {self.noun} regressed" + (f"; {n[CANNOT_TELL]} could not be judged" if n[CANNOT_TELL] else "")
             )
         return out
 

@@ -186,3 +186,40 @@ def write_generation_report(folder, results: list, options: dict) -> None:
     }
     put("report.json", json.dumps(doc, indent=1, default=str))
     folder.write_manifest()
+
+
+ROW_NUMBERS = (
+    "prompt_len",
+    "decode_speedup",
+    "decode_speedup_ci_low",
+    "decode_speedup_ci_high",
+    "ttft_speedup",
+    "ttft_speedup_ci_low",
+    "ttft_speedup_ci_high",
+    "decode_ms_per_token_compiled",
+    "recompiles",
+    "graph_breaks",
+)
+
+
+def generation_rows_or_none(path: str) -> list[dict] | None:
+    """The summary rows (a config and prompt length each: summary.csv's) of the generation report
+    at `path`; None when it is a report of another kind; ReportError when it cannot be read, or a
+    row's figure is not a number."""
+    from core.report.files import ReportError, read_json_file
+
+    doc, where = read_json_file(path, "report.json")
+    if not (isinstance(doc, dict) and doc.get("kind") == "generation"):
+        return None
+    rows = []
+    try:
+        for config in doc["configs"]:
+            for row in config["rows"]:
+                for key in ROW_NUMBERS:
+                    value = row.get(key)
+                    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                        raise ValueError(f"{key} is {str(value)[:40]!r}, not a number")
+                rows.append({**row, "config": str(row["config"]), "timing_grade": str(row.get("timing_grade", ""))})
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ReportError(f"{where} is not a generation report this version can read ({exc}).") from None
+    return rows
