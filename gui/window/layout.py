@@ -214,6 +214,7 @@ def build_actions(w: AppWindow) -> WindowActions:
 DOCUMENTS = (
     ("Documentation: the app", "app.md"),
     ("Documentation: profiling a script", "scripts.md"),
+    ("Documentation: text generation", "generation.md"),
     ("Documentation: the command lines", "cli.md"),
     ("Documentation: model sources", "model-sources.md"),
     ("Documentation: deciding what to ship", "deciding.md"),
