@@ -59,11 +59,14 @@ print(json.dumps(out))
 
 def fidelity(args: list[str] = ()) -> None:
     """`--pairing process` (the default): both members in one fresh process a round
-    (tests.bench.paired); `--pairing processes`: each member its own fresh processes
-    (bench_fidelity)."""
+    (tests.bench.paired), the engine timed with `--timing latency|throughput|both` (the default
+    both); `--pairing processes`: each member its own fresh processes (bench_fidelity), the
+    engine's latency method only."""
     pairing = str(_opt(args, "--pairing", "process"))
     if pairing == "processes" and ("--device" in args or "--batch" in args):
         raise SystemExit("--device and --batch: with --pairing process only (the default)")
+    if pairing == "processes" and str(_opt(args, "--timing", "latency")) != "latency":
+        raise SystemExit("--timing throughput or both: with --pairing process only (the default)")
     if pairing == "processes":
         bench_fidelity(args)
     elif pairing == "process":
@@ -310,9 +313,10 @@ def _within_3pct(low: float, high: float, coverage: float) -> str:
 
 
 def _decided(ratios: dict[str, list[float]], others: list[float], same_mode: list[bool]) -> bool:
-    """Both sides' graded rounds give a 95% interval that is inside ±3% or outside it."""
-    for side in ("eager", "compiled"):
-        v = graded(ratios[side], others, same_mode)
+    """Every figure's graded rounds (each side's; in tests.bench.paired each side×timing method's)
+    give a 95% interval that is inside ±3% or outside it."""
+    for values in ratios.values():
+        v = graded(values, others, same_mode)
         if not v:
             return False
         verdict = _within_3pct(*median_interval(v))
