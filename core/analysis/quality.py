@@ -251,10 +251,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
     leaves the interval's precision out (it needs the bootstrap)."""
     spec = result.spec
     sweep = bool(result.variants)
-    eager_by, compiled_by = result.samples.by_process("eager"), result.samples.by_process("compiled")
-    if sweep:
-        eager_by = {0: np.concatenate([np.asarray(v.eager_ms, float) for v in result.variants] or [np.empty(0)])}
-        compiled_by = {0: np.concatenate([np.asarray(v.compiled_ms, float) for v in result.variants] or [np.empty(0)])}
+    eager_by, compiled_by = _timed_calls(result)
     n_e = int(sum(len(v) for v in eager_by.values()))
     n_c = int(sum(len(v) for v in compiled_by.values()))
     cores = result.environment.get("cpu_count")
@@ -274,84 +271,18 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         precision = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
     target = spec.precision_pct if spec.auto_iters else None
 
-    problems: list[tuple[str, str]] = []  # (grade, reason)
-    direction_only = False
-    if others_median is not None:
-        cores_text = f" of {cores}" if cores else ""
-        what = f"other processes used {others_median:.1f}{cores_text} cores while calls were timed"
-        if others_median >= OTHERS_UNUSABLE_CORES:
-            problems.append((UNUSABLE, what))
-        elif others_median >= OTHERS_NOISY_CORES:
-            problems.append((NOISY, what))
+    problems = _load_problems(others_median, cores)  # (grade, reason)
     for side, figures in (("eager", eager), ("compiled", compiled)):
-        if figures is None:
-            continue
-        if figures.p90_ratio >= P90_UNUSABLE:
-            problems.append((UNUSABLE, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
-        elif figures.p90_ratio >= P90_NOISY:
-            problems.append((NOISY, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
-        if figures.iqr_ratio >= IQR_UNUSABLE:
-            problems.append(
-                (
-                    UNUSABLE,
-                    f"{side} calls spread widely (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)",
-                )
-            )
-        elif figures.iqr_ratio >= IQR_NOISY:
-            problems.append(
-                (NOISY, f"{side} calls spread (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)")
-            )
-        if figures.outlier_share >= OUTLIERS_NOISY:
-            problems.append((NOISY, f"{figures.outliers} {side} calls far slower than the rest ({OUTLIER_RULE})"))
-        if abs(figures.drift) >= DRIFT_UNUSABLE:
-            problems.append(
-                (
-                    UNUSABLE,
-                    f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last",
-                )
-            )
-        elif abs(figures.drift) >= DRIFT_NOISY:
-            problems.append(
-                (NOISY, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last")
-            )
+        if figures is not None:
+            problems += _spread_problems(side, figures)
     if spread is not None:
-        listed = ", ".join(f"{s:.2f}x" for s in speeds)
-        why = faults_between_processes(result)
-        if spread >= PROCESS_SPREAD_UNUSABLE:
-            problems.append(
-                (
-                    UNUSABLE,
-                    f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
-                    f"depends on the process, so one run cannot tell{why}",
-                )
-            )
-        elif spread >= PROCESS_SPREAD_NOISY:
-            problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed}){why}"))
+        problems += _process_problems(result, speeds, spread)
     if target is not None and precision is not None and precision > target:
-        # a job stopped by Ctrl+C or Cancel ended its benchmark early: --max-time did not run out
-        stopped = result.status == "cancelled"
-        cause = "the run was stopped before it got there" if stopped else "--max-time ran out"
-        problems.append(
-            (
-                NOISY,
-                f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked for ({cause})",
-            )
-        )
+        problems.append(_precision_problem(result, precision, target))
     notes = [process_note(p) for p in result.processes_ended if p.status != "completed"]
     if others_median is None and result.resources:
         notes.append("the machine's load was not recorded (a report from before it was)")
-    if min(n_e, n_c) < MIN_CALLS:
-        level = UNKNOWN
-        reasons = (f"too few timed calls to judge ({n_e} eager, {n_c} compiled)",)
-    else:
-        problems.sort(key=lambda p: -_ORDER[p[0]])
-        level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
-        reasons = tuple(r for _, r in problems)
-        held = direction_held(speeds, sp)
-        # forgiven only on a machine known to be quiet (a load not recorded is not known quiet)
-        quiet_machine = others_median is not None and others_median < OTHERS_NOISY_CORES
-        if level == UNUSABLE and held and quiet_machine:
-            level, reasons, direction_only = NOISY, (held, *reasons), True
+    level, reasons, direction_only = _verdict(problems, (n_e, n_c), speeds, sp, others_median)
     return MeasurementQuality(
         level,
         reasons,
@@ -369,6 +300,109 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         notes=tuple(notes),
         direction_only=direction_only,
     )
+
+
+def _timed_calls(result) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """(eager, compiled) timed calls by process; a sweep's variants pooled as one process."""
+    if not result.variants:
+        return result.samples.by_process("eager"), result.samples.by_process("compiled")
+    eager = np.concatenate([np.asarray(v.eager_ms, float) for v in result.variants] or [np.empty(0)])
+    compiled = np.concatenate([np.asarray(v.compiled_ms, float) for v in result.variants] or [np.empty(0)])
+    return {0: eager}, {0: compiled}
+
+
+def _load_problems(others_median: float | None, cores) -> list[tuple[str, str]]:
+    """The machine's other load while calls were timed, graded."""
+    if others_median is None:
+        return []
+    cores_text = f" of {cores}" if cores else ""
+    what = f"other processes used {others_median:.1f}{cores_text} cores while calls were timed"
+    if others_median >= OTHERS_UNUSABLE_CORES:
+        return [(UNUSABLE, what)]
+    if others_median >= OTHERS_NOISY_CORES:
+        return [(NOISY, what)]
+    return []
+
+
+def _spread_problems(side: str, figures: SideSpread) -> list[tuple[str, str]]:
+    """One side's calls graded: their tail, their spread, their outliers and their drift."""
+    problems = []
+    if figures.p90_ratio >= P90_UNUSABLE:
+        problems.append((UNUSABLE, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
+    elif figures.p90_ratio >= P90_NOISY:
+        problems.append((NOISY, f"{side} p90 is {figures.p90_ratio:.1f}x its median"))
+    if figures.iqr_ratio >= IQR_UNUSABLE:
+        problems.append(
+            (
+                UNUSABLE,
+                f"{side} calls spread widely (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)",
+            )
+        )
+    elif figures.iqr_ratio >= IQR_NOISY:
+        problems.append(
+            (NOISY, f"{side} calls spread (interquartile range {100 * figures.iqr_ratio:.0f}% of the median)")
+        )
+    if figures.outlier_share >= OUTLIERS_NOISY:
+        problems.append((NOISY, f"{figures.outliers} {side} calls far slower than the rest ({OUTLIER_RULE})"))
+    if abs(figures.drift) >= DRIFT_UNUSABLE:
+        problems.append(
+            (
+                UNUSABLE,
+                f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last",
+            )
+        )
+    elif abs(figures.drift) >= DRIFT_NOISY:
+        problems.append(
+            (NOISY, f"{side} calls drifted {100 * figures.drift:+.0f}% from the first third of the run to the last")
+        )
+    return problems
+
+
+def _process_problems(result, speeds: list[float], spread: float) -> list[tuple[str, str]]:
+    """The processes' speedups graded by how far they disagree (with the page faults that may explain it)."""
+    problems = []
+    listed = ", ".join(f"{s:.2f}x" for s in speeds)
+    why = faults_between_processes(result)
+    if spread >= PROCESS_SPREAD_UNUSABLE:
+        problems.append(
+            (
+                UNUSABLE,
+                f"the {len(speeds)} processes disagree (speedups {listed}): the speed "
+                f"depends on the process, so one run cannot tell{why}",
+            )
+        )
+    elif spread >= PROCESS_SPREAD_NOISY:
+        problems.append((NOISY, f"the {len(speeds)} processes disagree (speedups {listed}){why}"))
+    return problems
+
+
+def _precision_problem(result, precision: float, target: float) -> tuple[str, str]:
+    """--iters auto ended with the speedup's interval wider than asked for: why it did."""
+    # a job stopped by Ctrl+C or Cancel ended its benchmark early: --max-time did not run out
+    stopped = result.status == "cancelled"
+    cause = "the run was stopped before it got there" if stopped else "--max-time ran out"
+    return (NOISY, f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked for ({cause})")
+
+
+def _verdict(problems: list[tuple[str, str]], calls: tuple[int, int], speeds, sp, others_median: float | None):
+    """(grade, reasons, direction_only): the worst problem's grade, every reason worst first;
+    too few calls cannot be graded, and an unusable timing whose processes all put the same side
+    ahead on a machine known to be quiet is only noisy."""
+    n_e, n_c = calls
+    direction_only = False
+    if min(n_e, n_c) < MIN_CALLS:
+        level = UNKNOWN
+        reasons = (f"too few timed calls to judge ({n_e} eager, {n_c} compiled)",)
+    else:
+        problems.sort(key=lambda p: -_ORDER[p[0]])
+        level = max((g for g, _ in problems), key=_ORDER.get, default=QUIET)
+        reasons = tuple(r for _, r in problems)
+        held = direction_held(speeds, sp)
+        # forgiven only on a machine known to be quiet (a load not recorded is not known quiet)
+        quiet_machine = others_median is not None and others_median < OTHERS_NOISY_CORES
+        if level == UNUSABLE and held and quiet_machine:
+            level, reasons, direction_only = NOISY, (held, *reasons), True
+    return level, reasons, direction_only
 
 
 def direction_held(speeds, sp) -> str:
@@ -431,102 +465,7 @@ def process_speedups_of(eager_by: dict, compiled_by: dict) -> list[float]:
     return list(process_speedups(eager_by, compiled_by).values())
 
 
-def machine_was_busy(quality: MeasurementQuality | None) -> bool:
-    """Other programs used the CPU while the calls were timed (noisy or worse on that count)."""
-    return quality is not None and quality.others_cores is not None and quality.others_cores >= OTHERS_NOISY_CORES
-
-
-@dataclass(frozen=True)
-class RerunFields:
-    """How re-run advice names the settings it asks to change: the command line's flags
-    (`CLI_FIELDS`) or the app's form fields (`FORM_FIELDS`), which has no --precision or
-    --max-time: advice quoting them sent the user after fields that are not there."""
-
-    more_auto: str  # more of what, for a timing that ran until its precision (--iters auto)
-    more_fixed: str  # ...and for a fixed number of timed calls
-    longer_tune: str  # what measures an inductor config when only references ran
-    processes: str  # the setting that times more fresh processes
-    iters: str  # ...more calls: "more {iters} (or {iters} auto)"
-    max_time: str  # ...a longer timing under --iters auto ("" where there is no such setting)
-
-
-CLI_FIELDS = RerunFields(
-    "more --processes or a tighter --precision and a longer --max-time",
-    "more --processes and more --iters (or --iters auto, which times calls until the speedup is precise)",
-    "tune: a longer --budget",
-    "--processes",
-    "--iters",
-    "--max-time",
-)
-FORM_FIELDS = RerunFields(
-    "more Processes",
-    "more Processes and more Iterations (or Iterations auto, which times calls until the speedup is precise)",
-    "Find best settings: a longer Budget",
-    "Processes",
-    "Iterations",
-    "",
-)
-
-
-def rerun_advice(qualities, fields: RerunFields = CLI_FIELDS) -> str:
-    """What a re-run should change, from the timings' own figures: a quieter machine only where
-    other programs used the CPU while calls were timed (a sub-millisecond model's calls spread
-    on an idle machine too, and "close other programs" then sent the user after nothing).
-    `fields`: how the settings are named (the command line's flags, or the app's fields)."""
-    qualities = [q for q in qualities if q is not None]
-    busy = [q.others_cores for q in qualities if machine_was_busy(q)]
-    more = fields.more_auto
-    if any(q.precision_target_pct is None for q in qualities):  # a fixed --iters: those two do nothing
-        more = fields.more_fixed
-    if busy:
-        return (
-            f"re-run on a quiet machine, with {more}: other programs used up to {max(busy):.1f} cores "
-            "while calls were timed"
-        )
-    if qualities and all(q.others_cores is not None for q in qualities):
-        return (
-            f"re-run with {more} (the machine was quiet while calls were timed: closing other programs will not help)"
-        )
-    return f"re-run with {more}"
-
-
 def worst(qualities) -> MeasurementQuality | None:
     """The worst grade among several (None for none)."""
     qualities = [q for q in qualities if q is not None]
     return max(qualities, key=lambda q: _ORDER[q.grade], default=None)
-
-
-BANNER_REASONS = 2  # configs a brief banner gives a noisy timing's reason for; past that, only unusable ones
-
-
-def banner(results, brief: bool = False, fields: RerunFields = CLI_FIELDS) -> str:
-    """What the app says above results whose timing is not quiet ("" when all are quiet or
-    ungraded): each such config with its grade and first reason, and what follows. `brief`:
-    past BANNER_REASONS such configs, a noisy one's reason is left to its Timing cell (five
-    configs' reasons made a six-line banner that squeezed the chart to 100 px). `fields`: how
-    the re-run advice names the settings (rerun_advice)."""
-    shown, unusable, graded = [], [], []
-    rule = f" ({OUTLIER_RULE})"  # said once at the end, not after every config it applies to
-    for r in results:
-        if not r.ended:
-            continue
-        q = r.quality()
-        if q.grade in (NOISY, UNUSABLE):
-            shown.append((f"{r.config.label} {q.grade}", f" ({q.reasons[0].replace(rule, '')})", q.grade))
-            graded.append(q)
-            if q.grade == UNUSABLE:
-                unusable.append(r.config.label)
-    if not shown:
-        return ""
-    terse = brief and len(shown) > BANNER_REASONS
-    said = [name + (why if not terse or grade == UNUSABLE else "") for name, why, grade in shown]
-    advice = rerun_advice(graded, fields)
-    if unusable:  # the others' figures still carry what verdict there is
-        which = "that timing" if len(unusable) == 1 else "those timings"
-        tail = f"no verdict is drawn from {which} ({', '.join(unusable)}): {advice}"
-    else:
-        tail = f"its figures stand with their intervals (to narrow them, {advice})"
-    ruled = any(rule in q.reasons[0] for q in graded if not terse or q.grade == UNUSABLE)  # a reason shown
-    far_out = f" Far slower: {OUTLIER_RULE}." if ruled else ""
-    why = " Each config's Timing cell says why." if terse else ""
-    return f"Timing not quiet: {'; '.join(said)}. {tail[0].upper() + tail[1:]}.{far_out}{why}"

@@ -32,15 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from core.analysis.quality import (
-    CLI_FIELDS,
-    NOISY,
-    UNUSABLE,
-    MeasurementQuality,
-    RerunFields,
-    machine_was_busy,
-    rerun_advice,
-)
+from core.analysis.quality import NOISY, UNUSABLE, MeasurementQuality
+from core.analysis.quality_advice import CLI_FIELDS, RerunFields, machine_was_busy, rerun_advice
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
 from core.decide.cudagraph_gate import judge_cudagraphs

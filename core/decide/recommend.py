@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from core.analysis.quality import CLI_FIELDS, UNUSABLE, RerunFields, rerun_advice
+from core.analysis.quality import UNUSABLE
+from core.analysis.quality_advice import CLI_FIELDS, RerunFields, rerun_advice
 from core.decide.codegen import compile_code, eager_code
 from core.vocab.config import CompileConfig
 from core.vocab.formatting import duration, fmt_ms

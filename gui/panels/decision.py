@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.analysis.quality import FORM_FIELDS
+from core.analysis.quality_advice import FORM_FIELDS
 from core.decide.recommend import DEFAULT_CALLS, recommend
 from core.decide.suggestions import SUGGESTIONS_HEADING, held_back_note, suggest, suggestions_heading
 from core.decide.tune import DEFAULT_BUDGET_MIN

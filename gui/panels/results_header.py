@@ -12,7 +12,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.analysis.quality import FORM_FIELDS, banner
+from core.analysis.quality_advice import FORM_FIELDS, banner
 from core.models import is_file_source, split_factory, workload_differences, workload_settings
 from gui.widgets.safe_text import markup, plain, tooltip
 from gui.widgets.theme import error_color, warning_color

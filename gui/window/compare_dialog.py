@@ -18,7 +18,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QDialog, QLabel, QVBoxLayout
 
-from core.analysis.quality import FORM_FIELDS
+from core.analysis.quality_advice import FORM_FIELDS
 from core.decide.compare import (
     BETTER,
     DEFAULT_THRESHOLD_PCT,

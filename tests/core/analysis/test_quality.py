@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, banner, grade, side_spread
+from core.analysis.quality import NOISY, QUIET, UNKNOWN, UNUSABLE, grade, side_spread
+from core.analysis.quality_advice import banner
 from core.analysis.results import JobResult
 from core.analysis.stats import speedup_over_processes
 from core.report.files import load_report, write_report
@@ -208,7 +209,7 @@ def test_the_banner_names_the_timings_without_a_verdict_and_the_advice_fits_the_
     """The banner said "no verdict is drawn from an unusable timing: re-run on a quiet machine"
     beside a clear recommendation (only a reference config was unusable), and told a user whose
     machine was idle (0.05 cores) to close other programs."""
-    from core.analysis.quality import rerun_advice
+    from core.analysis.quality_advice import rerun_advice
 
     tail = np.concatenate([normal(1.0, 0.01, n=170), np.full(30, 6.0)])  # a long tail, one process
     unusable = made(normal(2, 0.01), np.random.default_rng(3).permutation(tail), others=0.05)
@@ -271,7 +272,7 @@ def test_the_cli_line_says_whether_the_precision_asked_was_reached_in_words():
 def test_the_rerun_advice_names_the_options_that_act_on_the_run_it_judges():
     """Runs with --iters 30 were told to use "a tighter --precision and a longer --max-time",
     which act only with --iters auto."""
-    from core.analysis.quality import rerun_advice
+    from core.analysis.quality_advice import rerun_advice
 
     fixed = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6))
     auto = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6, precision=2.0))
@@ -303,7 +304,7 @@ def test_a_brief_banner_of_many_configs_keeps_only_the_unusable_ones_reasons():
 
 def test_the_rerun_advice_can_name_the_apps_fields_not_flags_the_form_lacks():
     """Issue 44: the app quoted `--precision` and `--max-time`, which its form does not have."""
-    from core.analysis.quality import FORM_FIELDS, rerun_advice
+    from core.analysis.quality_advice import FORM_FIELDS, rerun_advice
 
     fixed = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6))
     auto = grade(made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6, precision=2.0))

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from core import PROJECT_ROOT as ROOT
-from core.analysis.quality import FORM_FIELDS
+from core.analysis.quality_advice import FORM_FIELDS
 from core.analysis.stats import median_interval
 from core.decide.compare import compare_reports
 from core.report.files import load_report, write_report
