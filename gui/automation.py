@@ -108,7 +108,7 @@ CHECK_COMMAND = "--check-command-line"
 def torch_problem(named: dict, chosen_model: str) -> str:
     """What torch refuses in the command line's model and settings (`named`: NAMED_KEYS of
     the app's arguments), '' if nothing, by the `profile` command's own checks
-    (`core.cli.args.build_specs`); the model is `chosen_model` when the command line named
+    (`core.cli.job_specs.build_specs`); the model is `chosen_model` when the command line named
     none. May import torch (the checks answer from the cached offer where they can, not for
     everything): the app runs it in a helper process (`python -m gui.app
     --check-command-line JSON`). No Qt."""

@@ -5,7 +5,7 @@ finding; the graph breaks and recompiles in the main window's own view; the scri
 
 The live chart reads the compiled forward's calls from the generation script's events (each
 generate() makes exactly `new_tokens` forward calls: the first is the prefill), folded per config
-and run by core.analysis.script_results.LiveFold; redrawn at REDRAW_MS (no data dropped, only
+and run by core.analysis.script_runs.LiveFold; redrawn at REDRAW_MS (no data dropped, only
 redraws throttled). GUI thread only.
 """
 

@@ -49,7 +49,7 @@ class ResultsHeader(QFrame):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.quality = plain(QLabel(""))  # core.analysis.quality.banner: config labels and reasons as text
+        self.quality = plain(QLabel(""))  # core.analysis.quality_advice.banner: config labels and reasons as text
         self.quality.setWordWrap(True)
         self.quality.setObjectName("timing_banner")
         self.quality.setToolTip(
@@ -127,7 +127,7 @@ class ResultsHeader(QFrame):
         return workload_differences(dict(shown.pop()), self._next_workload)
 
     def set_quality(self, results) -> None:
-        """The banner when any ended result's timing is not quiet (core.analysis.quality.banner)."""
+        """The banner when any ended result's timing is not quiet (core.analysis.quality_advice.banner)."""
         text = banner(results, brief=True, fields=FORM_FIELDS)  # every reason in the tooltip
         self.quality.setText(text)
         self.quality.setToolTip(tooltip(banner(results, fields=FORM_FIELDS)) if text else "")

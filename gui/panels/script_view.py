@@ -3,7 +3,7 @@ then compiled against eager; each function's calls on a chart; the finding; the 
 recompiles in the main window's own view (gui.panels.graph_breaks, each function a row:
 core.analysis.script_breaks); the script's output.
 
-While the script runs, each run's events fold into a core.analysis.script_results.LiveFold and
+While the script runs, each run's events fold into a core.analysis.script_runs.LiveFold and
 the table and chart are redrawn at REDRAW_MS from it (data is never dropped, only redraws are
 throttled). At the end the table shows core's FunctionResult rows: speedup with its interval,
 verdict, pay-back, breaks and recompiles, every sentence core's. GUI thread only.

@@ -54,6 +54,7 @@ RUN_MODULES = (
     "core.capture.compile_watch",
     "core.decide.compare",
     "core.cli.args",
+    "core.cli.job_specs",
     "core.cli.output",  # the Summary's details at a job's end (5 ms of imports on the GUI thread)
     "core.measure.training",
     "core.measure.output_match",
