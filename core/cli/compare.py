@@ -16,8 +16,8 @@ from core.decide.compare import (
     COMPARE_COLUMNS,
     DEFAULT_THRESHOLD_PCT,
     compare_reports,
-    model_mismatch,
 )
+from core.decide.report_match import model_mismatch
 from core.vocab.terminal import terminal_text
 
 

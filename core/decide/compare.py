@@ -19,7 +19,7 @@ speed of some config could not be judged (a report with no timed calls, or a tim
 unusable by core.analysis.quality, or neither report timed it: the verdict says CANNOT TELL), or
 when no config is in both reports (whatever went missing); a noisy timing is warned about. Reports from a different torch
 version, device, machine or thread count are still compared, with a warning naming the
-difference. Reports that profile no model in common are not compared at all (`model_mismatch`:
+difference. Reports that profile no model in common are not compared at all (report_match.model_mismatch:
 configs matched by label would set one model's against another's). No Qt; `compare_reports` is
 what the app calls.
 """
@@ -30,29 +30,18 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from core.analysis.quality import NOISY, UNUSABLE, MeasurementQuality
-from core.analysis.quality_advice import CLI_FIELDS, RerunFields, machine_was_busy, rerun_advice
+from core.analysis.quality import NOISY
+from core.analysis.quality_advice import CLI_FIELDS, RerunFields
 from core.analysis.results import JobResult
 from core.analysis.stats import median_interval
+from core.decide.compare_timing import timing_problem
 from core.decide.cudagraph_gate import judge_cudagraphs
-from core.models import is_file_source
-from core.vocab.limits import AUTO_PROCESSES_CAP, LIMITS
-from core.vocab.records import SIDES, JobStatus
+from core.decide.report_match import environment_warnings
+from core.vocab.records import JobStatus
 from core.vocab.source_paths import display_path
 
 DEFAULT_THRESHOLD_PCT = 5.0
 CANNOT_TELL_EXIT = 3  # no regression found, but some config's speed could not be judged
-# the environment fields whose difference between two reports makes their timings hard to
-# compare, each with its name in the warning (environment_warnings)
-TIMING_ENVIRONMENT_KEYS = (
-    ("torch", "torch version"),
-    ("device", "device"),
-    ("device_name", "device model"),
-    ("threads", "thread count"),
-    ("cuda_version", "CUDA version"),
-)
 COMPARE_COLUMNS = [
     "config",
     "verdict",
@@ -257,7 +246,7 @@ def _median_change(base: JobResult, new: JobResult, side: str) -> MedianChange |
         return None
     bm, bl, bh = median_interval(b)
     nm, nl, nh = median_interval(n)
-    if not bm > 0:  # no change relative to 0 ms (_timing_problem says why)
+    if not bm > 0:  # no change relative to 0 ms (timing_problem says why)
         return None
     return MedianChange(bm, nm, (bl, bh), (nl, nh))
 
@@ -356,7 +345,7 @@ def compare_config(
     acc_b, acc_n = base.accuracy_verdict(), new.accuracy_verdict()
     if acc_n is not None and acc_n.status == "fail" and (acc_b is None or acc_b.status != "fail"):
         problems.append(f"accuracy fails now: {acc_n.reason}")
-    timing = _timing_problem(base, new, fields)  # a busy machine or no calls: the speed is not judged
+    timing = timing_problem(base, new, fields)  # a busy machine or no calls: the speed is not judged
     if timing:
         unknown.append(timing)
     judged = not timing and relative and _judge_relative(base, new, threshold, problems, notes)
@@ -403,95 +392,6 @@ def compare_config(
     )
 
 
-def _timing_problem(base: JobResult, new: JobResult, fields: RerunFields = CLI_FIELDS) -> str:
-    """Why the speed of a config cannot be compared ("" when it can): a report with no timed
-    calls on a side, or a timing graded unusable or giving the direction only
-    (core.analysis.quality); the first such report with its reason, the other named when its
-    timing is so too, and what a re-run of the config should change (_rerun_it)."""
-    graded = []  # (report, result, quality, what its timing does)
-    for name, r in (("the baseline", base), ("the new report", new)):
-        no_calls = not len(r.latencies("eager")) or not len(r.latencies("compiled"))
-        if r.status == JobStatus.COMPLETED and not r.variants and no_calls:
-            return f"{name} has no timed calls for it, so its speed is not compared"
-        zero = [side for side in SIDES if len(r.latencies(side)) and not np.median(r.latencies(side)) > 0]
-        if zero:
-            return (
-                f"{name} gives 0 ms as the {zero[0]} median, which no change can be measured against, so its "
-                "speed is not compared; re-run the config to measure it (a timer too coarse for the call, or an "
-                "edited report?)"
-            )
-        quality = r.quality()
-        if quality.direction_only:  # which side is faster is known, not a figure to set against another's
-            graded.append((name, r, quality, "gives the direction only"))
-        elif quality.grade == UNUSABLE:
-            graded.append((name, r, quality, "was unusable"))
-    if graded:
-        name, _, quality, what = graded[0]
-        also = ""
-        if len(graded) > 1:
-            other, _, _, other_what = graded[1]
-            also = f", and that of {other} {'too' if other_what == what else other_what}"
-        return f"the timing of {name} {what} ({quality.reasons[0]}){also}, so its speed is not compared; " + _rerun_it(
-            [(n, r, q) for n, r, q, _ in graded], fields
-        )
-    if not _timed(base) and not _timed(new):  # both failed, say: nothing measured to pass a gate on
-        return (
-            f"neither report has timed calls for it (baseline {base.status}, new {new.status}), "
-            "so nothing about it is compared"
-        )
-    return ""
-
-
-def _rerun_it(graded: list[tuple[str, JobResult, MeasurementQuality]], fields: RerunFields = CLI_FIELDS) -> str:
-    """What a re-run of this config should change, from what the runs graded (report, result,
-    quality) already did: on a busy machine core.analysis.quality's advice (a quiet machine
-    first); else more processes than they timed (with --iters auto the runner may already have
-    added processes, up to AUTO_PROCESSES_CAP, so "more --processes" names a number above
-    those) and, where the speedup's precision was not reached, a longer --max-time (more --iters
-    for a fixed number of calls)."""
-    qualities = [q for _, _, q in graded]
-    if any(machine_was_busy(q) or r.spec.sweep_shapes or r.spec.sweep_batch for _, r, q in graded):
-        return rerun_advice(qualities, fields).replace("re-run", "re-run it", 1)  # a sweep runs in one process
-    changes, said = [], []
-    ran = max(q.processes for q in qualities)
-    if ran < LIMITS["processes"].high:
-        changes.append(f"{fields.processes} above {ran}")
-    timed = {}  # what each report's run did: {said: reports}
-    for name, r, q in graded:
-        asked = r.spec.timed_processes()
-        did = f"timed {q.processes} process{'es' if q.processes != 1 else ''}"
-        if q.processes > asked:
-            did += f": {asked} asked for, {q.processes - asked} added while they disagreed" + (
-                f", the most {fields.iters} auto adds ({AUTO_PROCESSES_CAP} in all)"
-                if q.processes >= AUTO_PROCESSES_CAP
-                else ""
-            )
-        timed.setdefault(did, []).append(name)
-    for did, names in timed.items():
-        who = "it" if len(graded) == 1 else "both reports" if len(names) > 1 else names[0]
-        said.append(f"{who} {did}")
-    if any(not r.spec.auto_iters for _, r, _ in graded):
-        changes.append(f"more {fields.iters} (or {fields.iters} auto)")
-    else:
-        short = [(r.spec, q) for _, r, q in graded if q.precision_reached is False]
-        if short:
-            spec, q = short[0]
-            if fields.max_time:
-                changes.append(f"a {fields.max_time} above {max(spec.max_time_s for spec, _ in short):g} s")
-                said.append(
-                    f"{fields.max_time} {spec.max_time_s:g} s ran out before the ±{q.precision_target_pct:g}% asked for"
-                )
-            else:
-                said.append(f"the timing ran out of time before the ±{q.precision_target_pct:g}% asked for")
-    if not changes:  # every setting at its end: nothing a re-run here would change
-        return f"a re-run with the same settings may not tell either ({'; '.join(said)})"
-    return f"re-run it with {' and '.join(changes)} ({'; '.join(said)})"
-
-
-def _timed(r: JobResult) -> bool:
-    return bool(len(r.latencies("eager")) or len(r.latencies("compiled")) or r.variants)
-
-
 def change_effect(before: JobResult, after: JobResult, what: str) -> str:
     """The measured effect of an applied change (`what`, e.g. "freezing"), "before" and
     "after" being two jobs of this machine: the compiled median and the speedup, each change
@@ -501,7 +401,7 @@ def change_effect(before: JobResult, after: JobResult, what: str) -> str:
     if after.status != JobStatus.COMPLETED:
         return f"{head}: the new config did not complete ({after.failure_reason or after.status})."
     timing = (
-        _timing_problem(before, after)
+        timing_problem(before, after)
         .replace("the baseline", "the earlier run")
         .replace("the new report", "the new run")
         .replace("both reports", "both runs")
@@ -527,36 +427,6 @@ def change_effect(before: JobResult, after: JobResult, what: str) -> str:
     if cb is not None and cn is not None:
         parts.append(f"compile {cb:.1f} s → {cn:.1f} s")
     return f"{head}: " + "; ".join(parts) + "."
-
-
-def environment_warnings(base_env: dict, new_env: dict) -> list[str]:
-    """One sentence per difference that makes timings hard to compare."""
-    out = []
-    for key, name in TIMING_ENVIRONMENT_KEYS:
-        b, n = base_env.get(key), new_env.get(key)
-        if b != n and (b is not None or n is not None):
-            out.append(f"the reports differ in {name}: baseline {b}, new {n}; timings may not be comparable")
-    return out
-
-
-def _model_name(source: str) -> str:
-    """A model's name across machines: a model file by its file name (the baseline may have
-    been made from another folder's copy), any other source as written."""
-    return os.path.basename(source) if is_file_source(source) else source
-
-
-def model_mismatch(base: list[JobResult], new: list[JobResult]) -> str | None:
-    """Why two reports cannot be compared at all: they profile no model in common (configs are
-    matched by their label, so resnet18's inductor would be set against mobilenet's). None
-    when they share a model, or either report is empty (compare says it then compared nothing)."""
-    b = sorted({_model_name(r.spec.model.source) for r in base})
-    n = sorted({_model_name(r.spec.model.source) for r in new})
-    if not b or not n or set(b) & set(n):
-        return None
-    return (
-        f"The baseline profiles {', '.join(b)} and the new report {', '.join(n)}: no model is in both, "
-        "so no config can be set against its own. Compare a report with a baseline of the same model."
-    )
 
 
 def compare_reports(

@@ -26,9 +26,9 @@ from core.decide.compare import (
     WORSE,
     Comparison,
     compare_reports,
-    model_mismatch,
     trends,
 )
+from core.decide.report_match import model_mismatch
 from core.vocab.formatting import cell
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table

@@ -359,7 +359,7 @@ def test_reports_of_different_models_are_refused_not_set_against_each_other(tmp_
     assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
     assert "The baseline profiles resnet18 and the new report mobilenet_v2: no model is in both" in proc.stderr
     # a model file is known by its file name: a copy in another folder is the same model
-    from core.decide.compare import model_mismatch
+    from core.decide.report_match import model_mismatch
 
     here = [fake_result("inductor", model=str(tmp_path / "a" / "net.py"))]
     there = [fake_result("inductor", model=str(tmp_path / "b" / "net.py"))]

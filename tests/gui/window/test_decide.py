@@ -177,7 +177,7 @@ def test_compare_with_report_flags_an_injected_regression(qtbot, window, tmp_pat
 
 
 def test_compare_with_a_report_of_another_model_says_so_and_compares_nothing(qtbot, window, tmp_path):
-    from core.decide.compare import model_mismatch
+    from core.decide.report_match import model_mismatch
     from gui.window.compare_dialog import compare_with_report
 
     base = [measured("inductor", compiled_ms=5.0, seed=1, model="mobilenet_v2")]
