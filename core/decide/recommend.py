@@ -16,7 +16,6 @@ No Qt; any thread. `recommend(results, calls)` is what the CLI and the app call.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy as np
 from core.analysis.quality import UNUSABLE
 from core.analysis.quality_advice import CLI_FIELDS, RerunFields, rerun_advice
 from core.decide.codegen import compile_code, eager_code
+from core.decide.per_call import per_call
 from core.vocab.config import CompileConfig
 from core.vocab.formatting import duration, fmt_ms
 from core.vocab.records import AccuracyStatus, JobStatus
@@ -165,39 +165,6 @@ class Recommendation:
         return "\n".join(lines) + "\n"
 
 
-def _per_call(result) -> tuple[float, float, float, float, float] | None:
-    """(eager ms, compiled ms, speedup, CI low, CI high) of a job, from its summary; a shape
-    sweep's from its variants (a call cycles through them)."""
-    s = result.summary()
-    if result.variants:
-        return _sweep_per_call(result.variants)
-    if s["eager_median_ms"] is None or s["compiled_median_ms"] is None or not s["speedup"]:
-        return None
-    low, high = s["speedup_ci_low"], s["speedup_ci_high"]
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        low = high = s["speedup"]
-    return s["eager_median_ms"], s["compiled_median_ms"], s["speedup"], low, high
-
-
-def _sweep_per_call(variants, resamples: int = 1000) -> tuple[float, float, float, float, float] | None:
-    """A sweep's call is one call per variant in turn: the sum of the variants' medians,
-    with a bootstrap of that sum's ratio."""
-    from core.analysis.stats import bootstrap_medians
-
-    pairs = [(np.asarray(v.eager_ms, float), np.asarray(v.compiled_ms, float)) for v in variants]
-    pairs = [(e, c) for e, c in pairs if e.size and c.size]
-    if not pairs:
-        return None
-    rng = np.random.default_rng(0)
-    eager = sum(float(np.median(e)) for e, _ in pairs)
-    compiled = sum(float(np.median(c)) for _, c in pairs)
-    e_boot = sum(bootstrap_medians(e, float(np.median(e)), resamples, rng) for e, _ in pairs)
-    c_boot = sum(bootstrap_medians(c, float(np.median(c)), resamples, rng) for _, c in pairs)
-    low, high = np.percentile(e_boot / c_boot, [2.5, 97.5])
-    n = len(pairs)
-    return eager / n, compiled / n, eager / compiled, float(low), float(high)
-
-
 NOTHING_COMPILED = "nothing was compiled (dynamo skipped every frame, so it ran eagerly)"
 
 
@@ -229,7 +196,7 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
     """Every costed option: not compiling first, then each config with a per-call time.
     Shape sweeps and ordinary runs measure different workloads: when a run holds both, the
     sweeps are costed apart (not eligible)."""
-    measured = [(r, pc) for r in results if (pc := _per_call(r)) is not None]
+    measured = [(r, pc) for r in results if (pc := per_call(r)) is not None]
     if not measured:
         return []
     kinds = {bool(r.variants) for r, _ in measured}
