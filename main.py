@@ -10,7 +10,7 @@
     python3 main.py bundle REPORT [--config LABEL] [--out FILE.zip]        a reproducer to hand over
     python3 main.py localize REPORT [--config LABEL]                       where outputs diverge
     python3 main.py test [pytest arguments]                                the test suite
-    python3 main.py bench [gui]                                            the benchmarks
+    python3 main.py bench [NAME] [options]                                 the benchmarks (python -m tests.bench)
 
 On first use this creates a virtual environment in .venv/ next to this file, installs the
 dependencies from pyproject.toml into it, and re-runs itself with that interpreter.
@@ -76,6 +76,7 @@ HEADLESS_COMMANDS = {
     "compare": "core.cli.compare",
     "bundle": "core.cli.bundle",
     "localize": "core.cli.localize",
+    "bench": "tests.bench.__main__",  # the benchmarks, as `python -m tests.bench ARGS` runs them
 }
 
 
@@ -83,8 +84,6 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["test"]:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         return subprocess.call([sys.executable, "-m", "pytest", *argv[1:]], cwd=ROOT)
-    if argv[:1] == ["bench"]:
-        return subprocess.call([sys.executable, "-m", "tests.bench", *argv[1:]], cwd=ROOT)
     if argv[:1] and argv[0] in HEADLESS_COMMANDS:
         import importlib
 

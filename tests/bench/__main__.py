@@ -49,6 +49,9 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               wait for a CPU and the app's other threads' (the "accounted" worst: the most of a
               gap the app can be blamed for); --attribute: also the GUI thread's events of
               1 ms or more in those gaps (slows the GUI thread: not for the figures)
+  verdicts    (not in core) are the verdicts right? (tests/bench/verdicts.py, issue 45) per model the
+              default profile's recommendation against the truth of every tune candidate timed in
+              more processes (options --models, --candidates, --truth-processes, --out, --resume)
   launch      (not in core) process start to a visible window: the app against a bare Qt window
               (QApplication and an empty QMainWindow), alternating rounds with cached bytecode
               (option --rounds, 8): medians, ranges and the app's own part (app - bare a round)
@@ -82,6 +85,7 @@ def main(argv: list[str]) -> int:
     from tests.bench.report import bench_report, bench_stats
     from tests.bench.script import bench_script, bench_script_logs
     from tests.bench.trust import BENCHES as TRUST
+    from tests.bench.verdicts import bench_verdicts
     from tests.bench.zoo import bench_zoo
 
     benches = {
@@ -99,6 +103,7 @@ def main(argv: list[str]) -> int:
         "script": bench_script,
         "script-logs": bench_script_logs,
         "generation": bench_generation,
+        "verdicts": bench_verdicts,
         **TRUST,
     }
     groups = {"core": ["overhead", "fidelity", "wall"], "all": ["overhead", "fidelity", "wall", "gui"]}
