@@ -72,12 +72,17 @@ def test_not_compiling_wins_when_every_compiled_config_is_slower():
     assert truth["ties"] == [v.NOT_COMPILED, FREEZING]  # freezing's interval reaches 1
 
 
-def test_the_truth_leaves_out_failed_unusable_and_reference_configs():
-    rows = [row("inductor", None), row(FREEZING, 2.0, 1.9, 2.1, timing="unusable"), ref("eager", 1.0)]
-    truth = v.truth_verdict(rows)
+def test_the_truth_leaves_out_failed_busy_and_reference_configs():
+    busy = {**row(FREEZING, 2.0, 1.9, 2.1, timing="unusable"), "others_cores": 1.2}
+    truth = v.truth_verdict([row("inductor", None), busy, ref("eager", 1.0)])
     assert not truth["measured"] and truth["best"] == v.NOT_COMPILED
     assert set(truth["left_out"]) == {"inductor", FREEZING, "eager"}
-    assert truth["left_out"][FREEZING].startswith("timing unusable: other processes")
+    assert truth["left_out"][FREEZING] == "the machine was busy: other processes used 1.20 cores"
+
+
+def test_processes_that_disagree_stay_in_the_truth_with_their_wide_interval():
+    truth = v.truth_verdict([row("inductor", 0.75, 0.55, 1.02, timing="unusable")])
+    assert truth["measured"] and not truth["decided"] and truth["ties"] == [v.NOT_COMPILED, "inductor"]
 
 
 # ------------------------------------------------------------------ agreement
@@ -290,6 +295,16 @@ def test_the_summary_and_the_table():
     assert table[3].startswith("| b | - (cannot tell) | not compiled | - | product cannot tell; timing: ")
     assert table[4] == "| c | - | - | - | product: profile timed out after 3600 s |"
     assert any("suggestion_hit_rate: 1/2" in line for line in v.summary_lines(s))
+    records["a"]["suggestion"].update(
+        top="[freezing] freeze", applied="[freezing] freeze: freezing=True", before=row("inductor", 0.8, 0.75, 0.85)
+    )
+    records["a"]["suggestion"]["after"] = row("inductor", 1.1, 1.0, 1.2)
+    records["b"]["suggestion"] = {"lost": True, "top": "", "effect": "", "why": "no suggestion with a change"}
+    assert v.suggestion_lines(records) == [
+        "verdicts_suggestion[a]: top [freezing] freeze; applied [freezing] freeze: freezing=True; "
+        "inductor 0.80x [0.75-0.85] -> inductor 1.10x [1.00-1.20]: faster beyond the noise",
+        "verdicts_suggestion[b]: top none; nothing applied: no suggestion with a change",
+    ]
 
 
 def test_models_named_take_the_default_lists_arguments():

@@ -13,7 +13,7 @@ and three small model files: compiled slower than eager on a CPU, graph breaks, 
    speedup interval overlaps no other's; options whose intervals overlap the fastest's are a tie
    set ("cannot tell" which), not a single winner. Reference backends (eager, aot_eager) and
    configs whose outputs differ from eager are measured but never a contender, as in the product;
-   nor is a timing graded unusable;
+   nor is a config timed on a busy machine (others using 0.75 cores or more);
 3. agreement (`agreement`): the pick equals the truth's best or lies in its tie set; a disagreement
    says why (`cause`): "timing" (the default's figures differ from the truth's for the same config,
    or were too noisy to separate what the truth separates), "rule" (its figures agree with the
@@ -59,6 +59,11 @@ RESULT_FILE = "verdicts.json"
 NOT_COMPILED = "not compiled"  # core.decide.recommend.NOT_COMPILED, the option of not compiling
 FIRM = ("clear", "indistinguishable", "only option")
 UNUSABLE = "unusable"
+# A truth config timed while other programs used this many cores or more says more about the machine
+# than the model (core.analysis.quality.OTHERS_UNUSABLE_CORES): left out of the truth. Any other
+# grade stands: the truth's interval (Student's t over its processes) already widens with their
+# spread, where the product's grade would call processes that disagree unusable.
+BUSY_CORES = 0.75
 
 _TINY_BERT = ("--hf-config", "num_hidden_layers=2", "--seq-len", "64")
 _TINY_GPT2 = ("--hf-config", "n_layer=2", "--seq-len", "64")
@@ -159,8 +164,8 @@ def said_cannot_tell(product: dict) -> bool:
 # --------------------------------------------------------------------------- pure: the truth
 def contenders(rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
     """The options the truth may choose from (not compiling first, at exactly 1x) and, by label,
-    why each other row is left out (a reference backend, outputs that differ, a failed job, an
-    unusable timing)."""
+    why each other row is left out (a reference backend, outputs that differ, a failed job, a
+    timing on a busy machine)."""
     out = [{"label": NOT_COMPILED, "speedup": 1.0, "low": 1.0, "high": 1.0}]
     left_out = {}
     for r in rows:
@@ -168,8 +173,8 @@ def contenders(rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
             left_out[r["label"]] = f"no speedup measured ({r.get('failure') or r.get('status')})"
         elif not r.get("eligible"):
             left_out[r["label"]] = r.get("why_not") or "not eligible"
-        elif r.get("timing") == UNUSABLE:
-            left_out[r["label"]] = f"timing unusable: {(r.get('timing_reason') or '').split('; ')[0]}"
+        elif (r.get("others_cores") or 0.0) >= BUSY_CORES:
+            left_out[r["label"]] = f"the machine was busy: other processes used {r['others_cores']:.2f} cores"
         else:
             out.append(r)
     return out, left_out
@@ -179,7 +184,7 @@ def truth_verdict(rows: list[dict]) -> dict:
     """The truth from its rows (one per candidate config): the fastest option by its speedup, the
     options whose intervals overlap it (`ties`, the best included; one when `decided`), the
     ranking, and what was left out and why. `measured` is False when no compiled config could be
-    weighed (every one failed, unusable, or a reference): then the truth knows nothing."""
+    weighed (every one failed, timed on a busy machine, or a reference): the truth knows nothing."""
     options, left_out = contenders(rows)
     best = max(options, key=lambda o: o["speedup"])
     ties = [best["label"]] + [o["label"] for o in options if o is not best and overlap(o, best)]
@@ -189,7 +194,8 @@ def truth_verdict(rows: list[dict]) -> dict:
         "decided": len(ties) == 1,
         "measured": len(options) > 1,
         "ranking": [
-            {k: o[k] for k in ("label", "speedup", "low", "high")} for o in sorted(options, key=lambda o: -o["speedup"])
+            {"timing": "", **{k: o.get(k) for k in ("label", "speedup", "low", "high", "timing")}}
+            for o in sorted(options, key=lambda o: -o["speedup"])
         ],
         "left_out": left_out,
     }
@@ -429,6 +435,23 @@ def table_lines(records: dict) -> list[str]:
             why = f"{v['outcome']}; {why}" if why != v["outcome"] else why
         lines.append(f"| {name} | {pick} | {truth_text(v['truth'])} | {agree} | {why.replace('|', '/')} |")
     return lines
+
+
+def suggestion_lines(records: dict) -> list[str]:
+    """Per model where compiled lost: the top suggestion, the one applied and what it did."""
+    out = []
+    for name, r in records.items():
+        sug = r.get("suggestion") or {}
+        if not sug.get("lost"):
+            continue
+        top = sug.get("top") or "none"
+        if sug.get("effect"):
+            before, after = sug["before"], sug.get("after")
+            moved = f"{_fmt_row(before)} -> {_fmt_row(after) if after else 'failed'}: {sug['effect']}"
+            out.append(f"verdicts_suggestion[{name}]: top {top}; applied {sug['applied']}; {moved}")
+        else:
+            out.append(f"verdicts_suggestion[{name}]: top {top}; nothing applied: {sug.get('why', '')}")
+    return out
 
 
 def summary_lines(summary: dict) -> list[str]:
@@ -737,7 +760,7 @@ def verdicts(argv: list[str]) -> int:
     print(f"# {command}")
     for line in table_lines(records):
         print(line)
-    for line in summary_lines(doc["summary"]):
+    for line in suggestion_lines(records) + summary_lines(doc["summary"]):
         print(line)
     print(
         f"verdicts_machine: {doc['machine']['cores']} cores, python loop {doc['machine']['python_loop_s']} s, "
