@@ -20,7 +20,6 @@ and runs the runner with `collect=False`.
 
 from __future__ import annotations
 
-import collections
 import enum
 import itertools
 import os
@@ -31,10 +30,8 @@ import traceback
 from dataclasses import dataclass, replace
 from typing import Callable
 
-import numpy as np
-
 from core.analysis.results import JobResult
-from core.analysis.stats import between_process_precision
+from core.run.job_endings import TIMEOUT_GUESSES, FinishReason, event_problem, reason_of, unreadable_event_reason
 from core.run.job_process import (
     ChildProcess,
     cap_log,
@@ -47,10 +44,11 @@ from core.run.job_process import (
     remove_file,
     rotate_logs,
 )
+from core.run.job_watch import JobWatch
 from core.run.sampling import GpuMonitor, ProcessSampler
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
-from core.vocab.limits import AUTO_PROCESSES_CAP
+from core.vocab.records import JobStatus
 from core.vocab.samples import read_sample_log
 
 EventCallback = Callable[[ev.Event], None]
@@ -66,7 +64,9 @@ class RunnerState(str, enum.Enum):
 @dataclass(frozen=True)
 class RunnerStatus:
     """A snapshot of the runner, safe to read from any thread. `index` counts jobs of the
-    current batch from 1; `total` is the batch size (1 for a single `run`)."""
+    current batch from 1; `total` is the batch size (1 for a single `run`). `finish_reason`
+    says how the last job ended (core.run.job_endings.FinishReason), as the runner decided
+    it; None from a job's start until its end."""
 
     state: RunnerState
     job_id: str = ""
@@ -74,6 +74,7 @@ class RunnerStatus:
     index: int = 0
     total: int = 0
     cancelling: bool = False
+    finish_reason: FinishReason | None = None
 
 
 class RunListener:
@@ -93,125 +94,9 @@ class RunListener:
         """The runner's status changed."""
 
 
-# What a job that ran out of time was probably doing, by the phase it was in (records.PHASES):
-# only the compile phases are the compiler's; a hang while the calls are timed is the model's.
-TIMEOUT_GUESSES = {
-    "": "the job process did not get going: a slow import of torch or a busy machine?",
-    "load": "a hung or very slow model build or load?",
-    "eager": "a hung or very slow eager call?",
-    "compile": "a hung or very slow compile?",
-    "compiled": "a hung or very slow compile of the first compiled calls, or a recompile?",
-    "benchmark": "a hung or very slow timed call: the model itself, or too many calls for the timeout?",
-    "sweep": "a hung or very slow call or recompile at one of the swept shapes?",
-    "accuracy": "a hung or very slow accuracy check?",
-    "op_profile": "a hung or very slow op profile?",
-    "localize": "a hung or very slow compile of one stage or submodule?",
-}
-
-
-def unreadable_event_reason(problem: str) -> str:
-    """Why a job ended when its process sent something that is not one of its events."""
-    return (
-        f"the job process sent a message on its event pipe that is not an event of this job ({problem}): "
-        "the job was ended there, and what it had measured is kept. Does the model, or a library it "
-        "uses, write to file descriptors it did not open?"
-    )
-
-
-def event_problem(event, job_id: str) -> str:
-    """What is wrong with a message read from a job's pipe as an event of job `job_id` ("" if nothing)."""
-    if not isinstance(event, ev.Event):
-        return f"a {type(event).__name__}"
-    if event.job_id != job_id:
-        return f"a {event.kind} of another job"
-    return ""
-
-
 class _EventListener(RunListener):
     def __init__(self, on_event: EventCallback):
         self.on_event = on_event
-
-
-class _Watch:
-    """What the runner itself needs to know of a running job: its phase, how many timed
-    samples arrived (to recover the rest from the sample log) and its recent memory."""
-
-    def __init__(self, spec: JobSpec, result: JobResult | None):
-        self.spec, self.result = spec, result
-        self.phase = ""
-        self.samples = 0  # timed samples received from the current process
-        self.recent_rss: collections.deque = collections.deque(maxlen=15)  # 3 s at 5 Hz
-        # --iters auto over several processes: each one's speedup and the benchmark seconds
-        # spent, so that the runner can tell whether another process would narrow the interval.
-        self.process_speedups: list[float] = []
-        self.benchmark_s = 0.0  # the benchmark seconds of the processes asked for
-        self.further_walls: list[float] = []  # the whole time of each process after the first
-        self.added_s = 0.0  # the whole time of the processes the runner added
-        self._since: float | None = None  # when the current process entered its benchmark phase
-        self._times: dict[str, list[float]] = {"eager": [], "compiled": []}
-
-    def see(self, event: ev.Event) -> None:
-        if isinstance(event, ev.PhaseChanged):
-            if event.phase == "benchmark" and self._since is None:
-                self._since = time.monotonic()
-            elif event.phase != "benchmark":
-                self._benchmark_ended()
-            self.phase = event.phase
-        elif isinstance(event, ev.LatencyMeasured):
-            self.samples += len(event.samples)
-            if self.spec.auto_iters:
-                for s in event.samples:
-                    if not s.warmup and s.side in self._times:
-                        self._times[s.side].append(s.latency_ms)
-        elif isinstance(event, ev.ResourceSampled) and event.sample is not None:
-            self.recent_rss.append(event.sample.rss_mb)
-        if self.result is not None:
-            self.result.apply(event)
-
-    def _benchmark_ended(self) -> None:
-        if self._since is not None:
-            self.benchmark_s += time.monotonic() - self._since
-            self._since = None
-
-    def process_ended(self, wall_s: float | None = None, added: bool = False) -> None:
-        """The current process is over (`wall_s`: its whole time, for those after the first;
-        `added`: one the runner added): keep its speedup and its time, drop its calls."""
-        since = self._since
-        self._benchmark_ended()
-        if added and since is not None:
-            self.benchmark_s -= time.monotonic() - since  # an added process counts whole, below
-        if wall_s is not None:
-            self.further_walls.append(wall_s)
-            if added:
-                self.added_s += wall_s
-        eager, compiled = self._times["eager"], self._times["compiled"]
-        if eager and compiled:
-            c = float(np.median(compiled))
-            if c > 0:
-                self.process_speedups.append(float(np.median(eager)) / c)
-        self._times = {"eager": [], "compiled": []}
-        self.phase = ""
-
-    def another_process(self, k: int) -> float | None:
-        """--iters auto: the budget (seconds of benchmark) for process k beyond those asked for,
-        or None when it would not help or may not run: the precision over the processes is
-        reached, AUTO_PROCESSES_CAP processes ran, or max_time_s would be exceeded. The
-        processes asked for count their benchmark; an added one counts whole (its start and
-        compile too: time the user did not ask for), and is expected to take as long as the
-        further processes so far took on average."""
-        spec = self.spec
-        if not spec.auto_iters or spec.timed_processes() < 2 or k >= AUTO_PROCESSES_CAP:
-            return None
-        if len(self.process_speedups) < k:  # a process failed or measured nothing: do not add more
-            return None
-        precision = between_process_precision(self.process_speedups)
-        if precision is None or precision <= spec.precision_pct:
-            return None
-        left = spec.max_time_s - self.benchmark_s - self.added_s
-        cost = float(np.mean(self.further_walls)) if self.further_walls else self.benchmark_s / k
-        if left < max(cost, 1.0):
-            return None
-        return min(left, spec.max_time_s / spec.timed_processes())
 
 
 class JobRunner:
@@ -311,17 +196,19 @@ class JobRunner:
         sample resources, honour cancel and timeout) → finish (end the child and everything
         it started, recover timed samples that never arrived as events, keep the log only
         when it explains a failure) → the terminal event, always exactly one."""
-        watch = _Watch(spec, JobResult(spec) if self._collect else None)
+        watch = JobWatch(spec, JobResult(spec) if self._collect else None)
         self._listener.on_job_started(index, total, spec)
-        self._set_status(state=RunnerState.STARTING, job_id=spec.job_id, phase="", index=index, total=total)
+        self._set_status(
+            state=RunnerState.STARTING, job_id=spec.job_id, phase="", index=index, total=total, finish_reason=None
+        )
         terminal: ev.Event | None = None
-        stopped = False  # a cancel ended it after its first process: it keeps the processes it has
+        reason = FinishReason.CANCELLED  # should the runner itself be interrupted
         try:
             if self._cancel_requested():  # cancelled before it could start: never spawn it
                 terminal = ev.JobCancelled(spec.job_id, phase="queue")
                 return watch.result
             started = time.monotonic()
-            terminal = self._run_process(spec, watch, started)
+            terminal, reason = self._run_process(spec, watch, started)
             watch.process_ended()
             # One process is one draw: the further processes of the job time it again, fresh;
             # with --iters auto, more than asked while they disagree beyond the precision asked
@@ -334,12 +221,12 @@ class JobRunner:
                     if budget is None:
                         break
                 if self._cancel_requested():  # stopped between two processes: the job keeps those it has
-                    stopped = True
+                    reason = FinishReason.STOPPED
                     break
                 watch.samples, watch.phase = 0, ""
                 t0 = time.monotonic()
                 repeat = replace(spec, repeat=k, artifacts_dir=None, op_profile_calls=0, process_budget_s=budget)
-                ended = self._run_process(repeat, watch, started, t0)
+                ended, _ = self._run_process(repeat, watch, started, t0)
                 wall = time.monotonic() - t0
                 watch.process_ended(wall, added=budget is not None)
                 if isinstance(ended, ev.JobCancelled):
@@ -347,27 +234,26 @@ class JobRunner:
                     # before it are whole (the first compiled, checked accuracy and profiled), so the
                     # job keeps them as its result, and says this one was stopped. It read
                     # "cancelled during start-up" and left the verdict, all measured.
-                    stopped = True
+                    reason = FinishReason.STOPPED
                     self._emit(
                         watch,
                         ev.ProcessEnded(
                             spec.job_id,
                             process=k,
-                            status="cancelled",
+                            status=JobStatus.CANCELLED,
                             reason=f"stopped during its {ended.phase or 'start-up'}",
                             wall_time_s=round(wall, 3),
                         ),
                     )
                     terminal = ev.JobCompleted(spec.job_id, wall_time_s=terminal.wall_time_s + wall)
                     break
-                reason = ended.reason if isinstance(ended, ev.JobFailed) else ""
                 self._emit(
                     watch,
                     ev.ProcessEnded(
                         spec.job_id,
                         process=k,
-                        status=("completed" if isinstance(ended, ev.JobCompleted) else "failed"),
-                        reason=reason,
+                        status=(JobStatus.COMPLETED if isinstance(ended, ev.JobCompleted) else JobStatus.FAILED),
+                        reason=ended.reason if isinstance(ended, ev.JobFailed) else "",
                         wall_time_s=round(wall, 3),
                     ),
                 )
@@ -378,47 +264,55 @@ class JobRunner:
             if terminal is not None:
                 self._emit(watch, terminal)
                 self._listener.on_job_ended(index, total, spec, terminal)
-                if isinstance(terminal, ev.JobCancelled) or stopped:
+                if reason.cancelled:
                     self._cancel_honoured()
-            self._set_status(state=RunnerState.IDLE, job_id="", phase="")
+            self._set_status(
+                state=RunnerState.IDLE, job_id="", phase="", finish_reason=reason if terminal is not None else None
+            )
 
-    def _run_process(self, spec: JobSpec, watch: _Watch, t_zero: float, started: float | None = None) -> ev.Event:
+    def _run_process(
+        self, spec: JobSpec, watch: JobWatch, t_zero: float, started: float | None = None
+    ) -> tuple[ev.Event, FinishReason]:
         """One process of a job (the first, or a further one when spec.repeat): start it,
-        watch it, finish it; returns its terminal event. `t_zero` is the job's start (the
-        resource readings' clock), `started` this process's (its timeout's)."""
+        watch it, finish it; returns its terminal event and why it ended. `t_zero` is the
+        job's start (the resource readings' clock), `started` this process's (its timeout's)."""
         started = t_zero if started is None else started
         try:
             child = self._take_child()
             child.send(spec)
         except OSError as exc:
-            return ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
+            failed = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
+            return failed, FinishReason.FAILED
         sampler = None
         try:
             sampler = ProcessSampler(child.proc.pid, self._gpu, t0=t_zero, process=spec.repeat)
         except Exception:
             pass  # the child may already be gone; its exit is reported below
-        terminal = None
+        terminal, reason = None, FinishReason.CANCELLED  # the watch loop itself raised (e.g. KeyboardInterrupt)
         try:
-            terminal = self._watch(spec, child, sampler, watch, started)
+            terminal, reason = self._watch(spec, child, sampler, watch, started)
         finally:
             terminal = self._finish(spec, child, sampler, watch, terminal)
-        return terminal
+        return terminal, reason
 
     # What a further process of a job reports (the first has told everything else already).
     REPEAT_EVENTS = (ev.PhaseChanged, ev.LatencyMeasured, ev.ResourceSampled, ev.CallCostsMeasured)
 
-    def _watch(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, started: float) -> ev.Event:
-        """Forward the child's events until its terminal event, a cancel, a timeout or its end."""
+    def _watch(
+        self, spec: JobSpec, child: ChildProcess, sampler, watch: JobWatch, started: float
+    ) -> tuple[ev.Event, FinishReason]:
+        """Forward the child's events until its terminal event, a cancel, a timeout or its end;
+        returns the terminal event and the finish reason decided here."""
         proc, reader = child.proc, child.reader
         next_sample = started
         while True:
             now = time.monotonic()
             if self._cancel_requested():
                 child.stop()
-                return ev.JobCancelled(spec.job_id, phase=watch.phase)
+                return ev.JobCancelled(spec.job_id, phase=watch.phase), FinishReason.CANCELLED
             if now - started > spec.timeout_s:
                 child.stop()
-                return ev.JobFailed(
+                timed_out = ev.JobFailed(
                     spec.job_id,
                     reason=f"timed out after {spec.timeout_s:g} s during the {watch.phase or 'start-up'} phase "
                     f"({TIMEOUT_GUESSES.get(watch.phase, 'a hung or very slow step?')}); raise the timeout to "
@@ -426,6 +320,7 @@ class JobRunner:
                     detail=log_tail(child.log_path),
                     phase=watch.phase,
                 )
+                return timed_out, FinishReason.TIMEOUT
             if now >= next_sample and sampler is not None:
                 sample = sampler.sample(watch.phase or "load")
                 if sample is not None:
@@ -445,19 +340,20 @@ class JobRunner:
                     proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
-                return ev.JobFailed(
+                died = ev.JobFailed(
                     spec.job_id,
                     reason=describe_exit(proc.poll(), memory_was_tight(watch.recent_rss)),
                     detail=log_tail(child.log_path),
                     phase=watch.phase,
                 )
+                return died, FinishReason.CRASHED
             except Exception as exc:  # not a pickle, or one of something this process cannot make
-                return self._unreadable(spec, child, watch, f"{type(exc).__name__}: {exc}", exc)
+                return self._unreadable(spec, child, watch, f"{type(exc).__name__}: {exc}", exc), FinishReason.CRASHED
             problem = event_problem(event, spec.job_id)
             if problem:
-                return self._unreadable(spec, child, watch, problem)
+                return self._unreadable(spec, child, watch, problem), FinishReason.CRASHED
             if isinstance(event, ev.TERMINAL_EVENTS):
-                return event
+                return event, reason_of(event)
             if isinstance(event, ev.JobStarted):
                 self._set_status(state=RunnerState.RUNNING)
             if isinstance(event, ev.PhaseChanged):
@@ -467,9 +363,10 @@ class JobRunner:
             try:
                 self._emit(watch, event)
             except Exception as exc:  # an event whose fields are not what its kind declares
-                return self._unreadable(spec, child, watch, f"a {event.kind} that cannot be used: {exc}", exc)
+                unusable = f"a {event.kind} that cannot be used: {exc}"
+                return self._unreadable(spec, child, watch, unusable, exc), FinishReason.CRASHED
 
-    def _unreadable(self, spec: JobSpec, child: ChildProcess, watch: _Watch, problem: str, exc=None) -> ev.JobFailed:
+    def _unreadable(self, spec: JobSpec, child: ChildProcess, watch: JobWatch, problem: str, exc=None) -> ev.JobFailed:
         child.stop()
         detail = "".join(traceback.format_exception(exc)) if exc is not None else ""
         return ev.JobFailed(
@@ -479,7 +376,7 @@ class JobRunner:
             phase=watch.phase,
         )
 
-    def _finish(self, spec: JobSpec, child: ChildProcess, sampler, watch: _Watch, terminal) -> ev.Event:
+    def _finish(self, spec: JobSpec, child: ChildProcess, sampler, watch: JobWatch, terminal) -> ev.Event:
         """End the child and all it started; recover lost samples; decide the log's fate."""
         self._set_status(state=RunnerState.FINISHING)
         child.reader.close()
@@ -510,7 +407,7 @@ class JobRunner:
             remove_file(child.log_path)  # kept only when it can explain a failure
         return terminal
 
-    def _emit(self, watch: _Watch, event: ev.Event) -> None:
+    def _emit(self, watch: JobWatch, event: ev.Event) -> None:
         watch.see(event)
         self._listener.on_event(event)
 

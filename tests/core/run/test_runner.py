@@ -6,8 +6,9 @@ import psutil
 import pytest
 
 from core import PROJECT_ROOT as ROOT
+from core.run.job_endings import TIMEOUT_GUESSES, FinishReason, reason_of
 from core.run.job_process import describe_exit
-from core.run.runner import TIMEOUT_GUESSES, JobRunner, RunnerState
+from core.run.runner import JobRunner, RunListener, RunnerState
 from core.vocab import events as ev
 from core.vocab import records as rec
 from tests.core.helpers import MLP_MODEL, make_spec
@@ -47,6 +48,23 @@ def get_example_inputs():
 """
 
 
+class _Reasons(RunListener):
+    """Forwards events to `on_event` and keeps each job's finish reason, as the runner's status said it."""
+
+    def __init__(self, on_event=None):
+        self.forward, self.reasons, self.statuses = on_event, [], []
+
+    def on_event(self, event):
+        if self.forward is not None:
+            self.forward(event)
+
+    def on_status(self, status):
+        ended = status.state == RunnerState.IDLE and (not self.statuses or self.statuses[-1].state != RunnerState.IDLE)
+        self.statuses.append(status)
+        if ended:  # a job ended (the batch's end may push the idle status again, not cancelling)
+            self.reasons.append(status.finish_reason)
+
+
 def test_completed_job_streams_every_event_kind(write_model):
     events = []
     runner = JobRunner(on_event=events.append, sample_interval_s=0.1)
@@ -68,6 +86,7 @@ def test_completed_job_streams_every_event_kind(write_model):
     assert result.resources and all(s.rss_mb >= 0 for s in result.resources)
     assert {s.phase for s in result.resources} & {"load", "eager"}
     assert runner.status.state == RunnerState.IDLE
+    assert runner.status.finish_reason == FinishReason.COMPLETED
 
 
 def test_child_abort_fails_the_job_and_keeps_partial_results(write_model):
@@ -76,6 +95,7 @@ def test_child_abort_fails_the_job_and_keeps_partial_results(write_model):
     result = runner.run(make_spec(path, warmup=2))
     assert result.status == "failed"
     assert "aborted (SIGABRT)" in result.failure_reason
+    assert runner.status.finish_reason == FinishReason.CRASHED
     assert len(result.latencies("eager", include_warmup=True)) == 2  # eager warm-up survived
     assert result.compile is not None  # the compile finished before the crash
 
@@ -87,6 +107,7 @@ def test_hung_job_times_out_and_keeps_partial_results(write_model):
     result = runner.run(make_spec(path, warmup=2, timeout_s=15))
     assert result.status == "failed"
     assert "timed out after 15 s during the compile phase" in result.failure_reason
+    assert runner.status.finish_reason == FinishReason.TIMEOUT
     assert len(result.latencies("eager", include_warmup=True)) == 2
     assert pids and not _running(pids[0])  # the hung child was ended, not left behind
 
@@ -107,6 +128,7 @@ def test_hung_benchmark_times_out_naming_the_timed_calls(write_model):
     assert result.status == "failed" and phases[-1] == "benchmark", (phases, result.failure_reason)
     assert "timed out after 15 s during the benchmark phase (a hung or very slow timed call" in result.failure_reason
     assert "compile?" not in result.failure_reason
+    assert runner.status.finish_reason == FinishReason.TIMEOUT
 
 
 def _running(pid: int) -> bool:
@@ -127,7 +149,8 @@ def test_cancel_mid_run_ends_child_and_queue(write_model):
         if isinstance(event, ev.LatencyMeasured) and any(not s.warmup and s.side == "compiled" for s in event.samples):
             runner.cancel()  # from inside the callback, as a GUI button would from another thread
 
-    runner = JobRunner(on_event=on_event)
+    reasons = _Reasons(on_event)
+    runner = JobRunner(listener=reasons)
     results = runner.run_all([make_spec(path, iters=1_000_000), make_spec(path)])
     first, second = results
     assert first.status == "cancelled" and "benchmark" in first.failure_reason
@@ -135,6 +158,7 @@ def test_cancel_mid_run_ends_child_and_queue(write_model):
     assert second.status == "cancelled" and not second.samples
     assert pids and not _running(pids[0])
     assert runner.status.state == RunnerState.IDLE
+    assert reasons.reasons == [FinishReason.CANCELLED, FinishReason.CANCELLED]
 
 
 def test_a_cancel_in_a_further_process_keeps_the_processes_before_it(write_model):
@@ -149,7 +173,8 @@ def test_a_cancel_in_a_further_process_keeps_the_processes_before_it(write_model
         if isinstance(event, ev.PhaseChanged) and event.process == 2:  # the third process began
             runner.cancel()
 
-    runner = JobRunner(on_event=on_event)
+    reasons = _Reasons(on_event)
+    runner = JobRunner(listener=reasons)
     try:
         first, second = runner.run_all([make_spec(path, iters=20, processes=3), make_spec(path)])
     finally:
@@ -163,6 +188,7 @@ def test_a_cancel_in_a_further_process_keeps_the_processes_before_it(write_model
     assert "process 3 was stopped (stopped during its" in " ".join(first.quality().notes)
     assert second.status == rec.JobStatus.CANCELLED and second.failure_reason == "cancelled before it started"
     assert runner.status.state == RunnerState.IDLE
+    assert reasons.reasons == [FinishReason.STOPPED, FinishReason.CANCELLED]  # the first completed, stopped
 
 
 def test_describe_exit():
@@ -175,9 +201,32 @@ def test_describe_exit():
 
 def test_sigkill_from_outside_is_named_as_such(write_model):
     path = write_model(MISBEHAVING_MODEL.format(at_call=4, action="os.kill(os.getpid(), 9)"), "killed.py")
-    result = JobRunner().run(make_spec(path, warmup=2))
+    runner = JobRunner()
+    result = runner.run(make_spec(path, warmup=2))
     assert result.status == "failed"
     assert "killed (SIGKILL)" in result.failure_reason and "memory" not in result.failure_reason
+    assert runner.status.finish_reason == FinishReason.CRASHED
+
+
+def test_a_job_that_fails_by_itself_is_failed_not_crashed(write_model):
+    """The job process reported its own failure (the model raised): the runner says "failed",
+    and keeps "crashed" for a process that died or sent what is not an event."""
+    path = write_model(MISBEHAVING_MODEL.format(at_call=1, action="raise RuntimeError('boom')"), "raises.py")
+    reasons = _Reasons()
+    runner = JobRunner(listener=reasons)
+    result = runner.run(make_spec(path, warmup=1))
+    assert result.status == "failed" and "boom" in result.failure_reason + result.failure_detail
+    assert runner.status.finish_reason == FinishReason.FAILED and reasons.reasons == [FinishReason.FAILED]
+    assert all(s.finish_reason is None for s in reasons.statuses[:-1])  # none while it runs
+    assert reasons.statuses[0].state == RunnerState.STARTING
+
+
+def test_the_finish_reasons():
+    assert reason_of(ev.JobCompleted("j")) == FinishReason.COMPLETED
+    assert reason_of(ev.JobFailed("j", reason="x")) == FinishReason.FAILED
+    assert reason_of(ev.JobCancelled("j")) == FinishReason.CANCELLED
+    assert {r for r in FinishReason if r.cancelled} == {FinishReason.CANCELLED, FinishReason.STOPPED}
+    assert str(FinishReason.TIMEOUT) == "timeout" and FinishReason.CRASHED == "crashed"
 
 
 # With warmup=2 the benchmark starts at model call 7; blocks of 25 (100 iterations): calls
@@ -217,8 +266,9 @@ def test_a_message_that_is_not_an_event_ends_the_job_and_keeps_what_was_measured
         "from core.vocab.events import PhaseChanged\n",
     )
     path = write_model(source, "sender.py")
-    result = JobRunner().run(make_spec(path, warmup=2, iters=100, timeout_s=120))
-    assert result.status == "failed"
+    runner = JobRunner()
+    result = runner.run(make_spec(path, warmup=2, iters=100, timeout_s=120))
+    assert result.status == "failed" and runner.status.finish_reason == FinishReason.CRASHED
     assert result.failure_reason.startswith("the job process sent a message on its event pipe that is not an event")
     assert problem in result.failure_reason and "what it had measured is kept" in result.failure_reason
     assert len(result.latencies("eager")) == 25 and len(result.latencies("compiled")) == 5
@@ -322,12 +372,12 @@ def test_events_unpickle_without_importing_torch(write_model):
 
 
 def _watch_after(speedups, bench_s, precision=2.0, max_time=60.0, processes=3):
-    """A _Watch that saw `speedups` (one process each, its benchmark taking bench_s / n seconds)."""
-    from core.run.runner import _Watch
+    """A JobWatch that saw `speedups` (one process each, its benchmark taking bench_s / n seconds)."""
+    from core.run.job_watch import JobWatch
     from core.vocab import records as rec
 
     spec = make_spec("m.py", precision_pct=precision, max_time_s=max_time, processes=processes)
-    watch = _Watch(spec, None)
+    watch = JobWatch(spec, None)
     for p, s in enumerate(speedups):
         watch.see(ev.PhaseChanged("j", phase="benchmark", process=p))
         batch = [rec.LatencySample("eager", i, 10.0 * s, process=p) for i in range(10)]
