@@ -11,14 +11,22 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.analysis.graph_break_rows import fold_graph_break, is_ordinary
 from core.analysis.stats import (
     LatencyStats,
     break_even_iterations,
-    median_or_none,
     process_speedups,
-    speedup,
     speedup_over_processes,
     summarize,
+)
+from core.analysis.summary_columns import (
+    accuracy_columns,
+    batch_columns,
+    break_even_column,
+    call_cost_columns,
+    memory_ratio,
+    stats_columns,
+    throughput_columns,
 )
 from core.vocab import events as ev
 from core.vocab import op_records as oprec
@@ -27,8 +35,6 @@ from core.vocab.config import CompileConfig, JobSpec, ModelSpec
 from core.vocab.records import JobStatus
 from core.vocab.samples import SampleStore
 from core.vocab.source_paths import display_path
-
-BREAK_EVEN_UNKNOWN = "cannot tell"  # summary.csv break_even_iters: the speedup is within the noise or unjudged
 
 
 @dataclass
@@ -184,17 +190,6 @@ class JobResult:
     def stats(self, side: str) -> LatencyStats | None:
         return summarize(self.latencies(side))
 
-    def _batch_columns(self) -> dict[str, Any]:
-        """A batch sweep's headline: the batch size with the best compiled throughput."""
-        from core.analysis.variants import best_batch
-
-        best = best_batch(self.variants)
-        return {
-            "best_batch_size": best and best["batch_size"],
-            "best_batch_items_per_s": best and best["compiled_items_per_s"],
-            "best_batch_speedup": best and best["speedup"],
-        }
-
     def summary(self, ci: bool = True) -> dict[str, Any]:
         """One row of summary.csv: the figures every front end shows for this config.
 
@@ -223,15 +218,15 @@ class JobResult:
             "autocast": self.spec.autocast,
             "status": self.status,
             "failure_reason": self.failure_reason,
-            **_stats_columns("eager", es),
-            **_stats_columns("compiled", cs),
+            **stats_columns("eager", es),
+            **stats_columns("compiled", cs),
             "speedup": sp and sp.value,
             "speedup_ci_low": sp.ci_low if sp and ci else None,
             "speedup_ci_high": sp.ci_high if sp and ci else None,
             "timing_method": self.spec.timing,
-            **self._throughput_columns(ci),
+            **throughput_columns(self, ci),
             **self.quality(ci).columns(),
-            **self._accuracy_columns(),
+            **accuracy_columns(self),
             "compile_time_s": compile_s,
             "cache_state": c.cache_state if c else None,
             "dynamo_s": c.dynamo_s if c else None,
@@ -241,7 +236,7 @@ class JobResult:
             "task": self.spec.task,
             "forward_compile_s": c.forward_compile_s if c else None,
             "backward_compile_s": c.backward_compile_s if c else None,
-            **self._batch_columns(),
+            **batch_columns(self),
             # every graph compiled over the job (graphs.csv); before the compile's figures
             # arrive (a crash, a timeout), the graphs received
             "graph_count": c.graph_count if c else (len(self.graphs) if self.graphs else None),
@@ -269,13 +264,13 @@ class JobResult:
             "eager_peak_mb": eager_peak,
             "compile_peak_mb": mem["compile"].peak_rss_mb if "compile" in mem else None,
             "compiled_peak_mb": compiled_peak,
-            "memory_ratio": self._memory_ratio(),
+            "memory_ratio": memory_ratio(self),
             "cuda_eager_max_allocated_mb": mem["eager"].cuda_max_allocated_mb if "eager" in mem else None,
             "cuda_compiled_max_allocated_mb": mem["compiled"].cuda_max_allocated_mb if "compiled" in mem else None,
-            "break_even_iters": self._break_even_column(be, sp if ci else None, bool(es and cs and c)),
+            "break_even_iters": break_even_column(self, be, sp if ci else None, bool(es and cs and c)),
             "iterations": len(compiled),
             "threads": self.environment.get("threads"),
-            **self._call_cost_columns(),
+            **call_cost_columns(self),
         }
 
     def cudagraph_coverage(self) -> float | None:
@@ -403,19 +398,6 @@ class JobResult:
             mine[0].process if process is not None else -1,
         )
 
-    def _call_cost_columns(self) -> dict[str, Any]:
-        out = {}
-        for side in rec.SIDES:
-            c = self.call_cost(side)
-            for key, field_name in (
-                ("faults_per_call", "minor_faults"),
-                ("user_ms_per_call", "user_ms"),
-                ("sys_ms_per_call", "sys_ms"),
-            ):
-                value = c.per_call(field_name) if c else None
-                out[f"{side}_{key}"] = None if value is None else round(value, 3)
-        return out
-
     def _op_profile_columns(self, timed: tuple | None = None) -> dict[str, Any]:
         p = self.op_profile
         e, c = (p.eager, p.compiled) if p else (None, None)
@@ -440,16 +422,6 @@ class JobResult:
         else:
             why = f"the job ended before the check ({self.failure_reason or self.status})"
         return rec.AccuracyResult(rec.AccuracyStatus.NOT_CHECKED.value, why)
-
-    def _accuracy_columns(self) -> dict[str, Any]:
-        a = self.accuracy_verdict()
-        return {
-            "accuracy": a and a.status,
-            "accuracy_reason": a and a.reason,
-            "max_abs_error": a and a.max_abs_error,
-            "max_rel_error": a and a.max_rel_error,
-            "cosine": a and a.cosine,
-        }
 
     def _speedup(self, eager, compiled, ci: bool):
         """The speedup over the job's processes (core.analysis.stats.speedup_over_processes; one process:
@@ -476,41 +448,12 @@ class JobResult:
         cached = self._speedup_cache
         return bool(len(eager) and len(compiled)) and (cached is None or cached[0] != (len(eager), len(compiled)))
 
-    def _throughput_columns(self, ci: bool) -> dict[str, Any]:
-        """--timing both: the throughput phase's medians a call and its speedup with its interval."""
-        eager = [x.latency_ms for x in self.throughput if x.side == "eager"]
-        compiled = [x.latency_ms for x in self.throughput if x.side == "compiled"]
-        sp = speedup(eager, compiled, resamples=2000 if ci else 0) if eager and compiled else None
-        return {
-            "throughput_eager_ms": median_or_none(eager),
-            "throughput_compiled_ms": median_or_none(compiled),
-            "throughput_speedup": sp and sp.value,
-            "throughput_speedup_ci_low": sp.ci_low if sp and ci else None,
-            "throughput_speedup_ci_high": sp.ci_high if sp and ci else None,
-        }
-
     def summary_speedup(self, ci: bool = True):
         """The speedup with its 95% interval (None without calls on both sides)."""
         eager, compiled = self.latencies("eager"), self.latencies("compiled")
         if not len(eager) or not len(compiled):
             return None
         return self._speedup(eager, compiled, ci)
-
-    def _break_even_column(self, calls: float | None, sp, timed: bool):
-        """The calls after which the compile has paid for itself, only from a speedup measurably
-        above 1 in a timing that can carry a verdict; "never" when compiled is measurably no faster;
-        BREAK_EVEN_UNKNOWN when the interval spans 1 or the timing is unusable (a 25,809 came from
-        a 1.01x [0.89-1.29] on a busy machine). `sp` None (a live row, no interval yet): from
-        the medians."""
-        if not timed:
-            return None
-        if sp is not None and sp.ci_low is not None and sp.ci_high is not None:
-            if not self.quality().trusted:
-                return BREAK_EVEN_UNKNOWN
-            if sp.ci_low > 1.0:
-                return calls if calls is not None else BREAK_EVEN_UNKNOWN
-            return "never" if sp.ci_high < 1.0 else BREAK_EVEN_UNKNOWN
-        return calls if calls is not None else "never"
 
     def quality(self, ci: bool = True):
         """How far the timing can be trusted (core.analysis.quality.MeasurementQuality); `ci=False`
@@ -522,22 +465,6 @@ class JobResult:
             self._quality_cache = (key, grade(self, ci))
         return self._quality_cache[1]
 
-    def _memory_ratio(self) -> float | None:
-        """eager peak / compiled peak: the allocator's on CUDA (as PyTorch's runner reports
-        it), the process RSS high-water mark on the CPU."""
-        eager, compiled = self.memory.get("eager"), self.memory.get("compiled")
-        if not eager or not compiled:
-            return None
-        if eager.cuda_max_allocated_mb and compiled.cuda_max_allocated_mb:
-            return eager.cuda_max_allocated_mb / compiled.cuda_max_allocated_mb
-        return eager.peak_rss_mb / compiled.peak_rss_mb if compiled.peak_rss_mb else None
-
-
-def is_ordinary(gb: rec.GraphBreak) -> bool:
-    """A graph break the compiled code passes: not a skipped frame (ran eagerly), not a compile
-    that made torch raise."""
-    return not gb.frame_skipped and not gb.compile_failed
-
 
 # A skip torch counted without logging why (see core.capture.live).
 UNLOGGED_CUDAGRAPH_SKIP = (
@@ -545,57 +472,5 @@ UNLOGGED_CUDAGRAPH_SKIP = (
     "and replays a cached compile's counts)"
 )
 
-STAT_FIELDS = ("median", "mean", "p90", "p99", "min", "max", "std")
-
-
-def _stats_columns(phase: str, stats: LatencyStats | None) -> dict[str, float | None]:
-    return {f"{phase}_{name}_ms": (getattr(stats, name) if stats else None) for name in STAT_FIELDS}
-
-
 SUMMARY_COLUMNS = list(JobResult(JobSpec("", ModelSpec(""))).summary(ci=False))
 """summary.csv's columns, in order: the keys of JobResult.summary(), defined there alone."""
-
-
-def fold_graph_break(rows: list[rec.GraphBreak], by_compile: dict, gb: rec.GraphBreak) -> None:
-    """Fold one graph-break event into `rows` (a job's table, or a script entry point's), counting
-    nothing twice.
-
-    An ordinary break is one row per place (reason, file, line): `logged` and `per_call`
-    are summed. A skipped frame is one row per place and function that ran eagerly, a
-    compile that made torch raise (compile_failed) one row per place.
-    A skipped frame with a compile id is torch saying the frame it compiled under that id
-    was given up (the job reports it once the compilation metrics show it): the ordinary
-    breaks received with that compile id belonged to it, so their counts are taken out of
-    their rows (a row left with nothing is removed) before the skipped row is added; so
-    for a failed compile. Which breaks came with which compile id is kept for that while
-    events arrive (a report holds folded rows, and no follow-up comes after it). Once the
-    op profile has counted the passes, per_call is its figure (see _count_passes)."""
-    if (gb.frame_skipped or gb.compile_failed) and gb.compile_id:
-        for key, logged, per_call in by_compile.pop(gb.compile_id, ()):
-            for i, known in enumerate(rows):
-                if not is_ordinary(known) or known.key != key:
-                    continue
-                if known.logged - logged <= 0:
-                    del rows[i]
-                else:
-                    others = [cid for cid, entries in by_compile.items() if any(r[0] == key for r in entries)]
-                    rows[i] = dataclasses.replace(
-                        known,
-                        logged=known.logged - logged,
-                        per_call=max(0, known.per_call - per_call),
-                        compile_id=others[0] if others else known.compile_id,
-                    )
-                break
-    elif gb.compile_id:
-        by_compile.setdefault(gb.compile_id, []).append((gb.key, gb.logged, gb.per_call))
-    for i, known in enumerate(rows):
-        if (
-            known.key == gb.key
-            and known.frame_skipped == gb.frame_skipped
-            and known.compile_failed == gb.compile_failed
-            and (not gb.frame_skipped or known.eager_function == gb.eager_function)
-        ):
-            rows[i] = dataclasses.replace(known, logged=known.logged + gb.logged, per_call=known.per_call + gb.per_call)
-            break
-    else:
-        rows.append(gb)

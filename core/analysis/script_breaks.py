@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.analysis.results import is_ordinary
+from core.analysis.graph_break_rows import is_ordinary
 from core.vocab.records import GraphBreak, JobStatus, Recompile
 
 

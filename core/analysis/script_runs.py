@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.analysis.results import fold_graph_break
+from core.analysis.graph_break_rows import fold_graph_break
 from core.vocab.records import GraphBreak, Recompile
 from core.vocab.script_job import FLAG_COMPILED, FLAG_NEW_SHAPE, ScriptEvents
 

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from core.analysis.result_json import result_to_dict
-from core.analysis.results import BREAK_EVEN_UNKNOWN, SUMMARY_COLUMNS, JobResult
+from core.analysis.results import SUMMARY_COLUMNS, JobResult
+from core.analysis.summary_columns import BREAK_EVEN_UNKNOWN
 from core.report.csv_cells import safe_cell
 from core.report.files import ReportError, load_report, write_report
 from core.report.report_contents import GRAPH_BREAK_COLUMNS, LATENCY_COLUMNS, RESOURCE_COLUMNS
