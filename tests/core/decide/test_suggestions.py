@@ -46,11 +46,11 @@ def inductor_reduce_overhead_on_cpu(tmp_path_factory):
 
 
 def test_inductor_on_cpu_triggers_freezing_cudagraphs_and_cache_rules(inductor_reduce_overhead_on_cpu, monkeypatch):
-    from core.decide import suggestions
+    from core.decide import speed_rules
 
     # the premise under test is the compile's; whether this machine was busy meanwhile (the
     # timing gate, tested with fakes below) is not
-    monkeypatch.setattr(suggestions, "timing_trusted", lambda result: True)
+    monkeypatch.setattr(speed_rules, "timing_trusted", lambda result: True)
     r = inductor_reduce_overhead_on_cpu
     s = only([r], "freezing")
     assert "freezing" in s.title.lower() and "only a re-run here measures it" in s.evidence
