@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import re
 import subprocess
@@ -440,21 +439,3 @@ def bundle_report(report_dir: str, out_path: str, label: str | None = None) -> t
     results, _ = load_report(report_dir)
     plan = plan_bundle(choose_result(results, label), report_dir)
     return plan, write_bundle(plan, out_path)
-
-
-def main(argv: list[str]) -> int:
-    """`python -m core.report.bundle REPORT_DIR OUT.zip [LABEL]`: for the app, which builds
-    bundles in a child process (the model is built for inputs.pt). Prints a JSON line."""
-    from core.report.files import ReportError
-
-    try:
-        plan, names = bundle_report(argv[0], argv[1], argv[2] if len(argv) > 2 else None)
-    except (BundleError, ReportError, OSError) as exc:
-        print(json.dumps({"error": str(exc)}))
-        return 1
-    print(json.dumps({"finding": plan.finding.sentence, "names": names, "left_out": plan.left_out}))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -3,10 +3,10 @@ GPU monitor, the dynamo config's settings), read in one call that imports torch.
 
 The app never imports torch itself: it needs these names and settings, not the library
 (torch and torchvision cost ~700 MB of its memory and seconds of its exit). It reads them
-from a helper process (`python -m core.run.torch_info torch-info`, see `torch_info_command`),
+from a helper process (`python -m core.cli.helpers torch-info`, see `torch_info_command`),
 cached per installed versions and GPU driver (`cached_torch_info`), and opens its GPU
 monitor itself (NVML, no torch). The timm and Hugging Face names come from a second helper
-(`python -m core.run.torch_info more-models`, see `more_models_command`), cached the same way
+(`python -m core.cli.helpers more-models`, see `more_models_command`), cached the same way
 (`cached_more_models`): importing those libraries in the app's process held the GIL for
 hundreds of milliseconds at a time and cost hundreds of MB. No Qt; any thread.
 """
@@ -323,13 +323,13 @@ def _write_cache(path: str, value, prefix: str) -> None:
 def torch_info_command() -> list[str]:
     """The helper process that prints torch's offer as JSON (and caches it); run with the
     project root as the working directory."""
-    return [sys.executable, "-m", "core.run.torch_info", "torch-info"]
+    return [sys.executable, "-m", "core.cli.helpers", "torch-info"]
 
 
 def more_models_command() -> list[str]:
     """The helper process that prints the timm and Hugging Face names as a JSON list (and
     caches them); run with the project root as the working directory."""
-    return [sys.executable, "-m", "core.run.torch_info", "more-models"]
+    return [sys.executable, "-m", "core.cli.helpers", "more-models"]
 
 
 def load_and_cache_torch_info() -> TorchInfo:
@@ -338,20 +338,3 @@ def load_and_cache_torch_info() -> TorchInfo:
     info = load_torch_info()
     write_torch_info_cache(info)
     return info
-
-
-def main(argv: list[str]) -> int:
-    if argv == ["torch-info"]:
-        print(json.dumps(torch_info_to_json(load_and_cache_torch_info())))
-        return 0
-    if argv != ["more-models"]:
-        print("usage: python -m core.run.torch_info torch-info|more-models", file=sys.stderr)
-        return 2
-    names = load_more_models()
-    write_more_models_cache(names)
-    print(json.dumps(list(names)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -5,7 +5,7 @@ a finished run of this window (its run folder holds the jobs' traces; the run's 
 written there first, a folder the app owns). What goes in is said first
 (`BundlePlan.notice`, with the config and its finding: the selected row of the Summary table,
 else `choose_result`'s); the user then chooses where (starting in the last folder used, else
-home), and the bundle is built by `python -m core.report.bundle REPORT OUT LABEL` in a
+home), and the bundle is built by `python -m core.cli.helpers bundle REPORT OUT LABEL` in a
 QProcess: the app's process never imports torch, and the GUI thread never waits. An existing
 file is replaced only when the user says so, and only once the new zip is whole. A failure
 (the helper's own message) is shown; nothing on screen is lost. GUI thread only.
@@ -34,7 +34,7 @@ FOLDER_SETTING = "bug_report/folder"
 
 def bundle_command(report_dir: str, out: str, label: str) -> list[str]:
     """The helper's command line (core.report.bundle's __main__: a JSON line, exit 1 on error)."""
-    return [sys.executable, "-m", "core.report.bundle", report_dir, out, label]
+    return [sys.executable, "-m", "core.cli.helpers", "bundle", report_dir, out, label]
 
 
 def report_folder(window: AppWindow) -> str:

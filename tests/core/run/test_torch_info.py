@@ -1,4 +1,4 @@
-"""torch's offer read in a helper process (python -m core.run.torch_info torch-info) and cached
+"""torch's offer read in a helper process (python -m core.cli.helpers torch-info) and cached
 per installation, so the app never imports torch: the JSON round trip, the cache, the real
 helper."""
 

@@ -107,7 +107,7 @@ def test_stop_ends_a_helper_still_running(qtbot, monkeypatch):
 
 
 def test_the_names_are_listed_and_cached_by_a_real_helper_process(tmp_path, monkeypatch):
-    """python -m core.run.torch_info more-models: what the app runs; timm and transformers are imported
+    """python -m core.cli.helpers more-models: what the app runs; timm and transformers are imported
     there, and the cache it writes is what the next start reads."""
     import json
     import subprocess
