@@ -226,13 +226,13 @@ def _zoo(args: argparse.Namespace, argv: list[str]) -> int:
             from core.cli.profile import run_tlparse_all
 
             for model, mine in sweep.results.items():
-                run_tlparse_all(list(mine.values()), os.path.join(sweep.out_dir, sweep.folders[model]))
+                run_tlparse_all(list(mine.values()), os.path.join(sweep.zoo_dir, sweep.folders[model]))
         zoo = sweep.finish()
     print_zoo(zoo)
     for message in sweep.write_errors:
         say(f"error: {message}", file=sys.stderr)
     say(
-        f"zoo written to {sweep.out_dir} (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)",
+        f"zoo written to {sweep.zoo_dir} (zoo.csv, zoo_summary.csv, zoo.json; a report folder per model)",
         file=sys.stderr,
     )
     failed = [r for r in zoo.rows if r.ended and not r.completed]

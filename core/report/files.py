@@ -303,14 +303,14 @@ class OutputFolder:
 
 def write_report(
     results: list[JobResult],
-    out_dir: str,
+    report_dir: str,
     options: dict | None = None,
     overwrite: bool = False,
     folder: OutputFolder | None = None,
     calls: int | None = None,
     sections: dict | None = None,
 ) -> list[str]:
-    """Write every report file into `out_dir` (created if needed); returns the paths.
+    """Write every report file into `report_dir` (created if needed); returns the paths.
 
     The recommendation for `calls` expected calls (default `options["calls"]`, else
     core.decide.recommend.DEFAULT_CALLS) and the suggestions go into report.json and
@@ -326,7 +326,7 @@ def write_report(
     another folder.
     """
     claimed = folder is None
-    folder = folder or OutputFolder(out_dir, overwrite).claim()
+    folder = folder or OutputFolder(report_dir, overwrite).claim()
     staged: list[tuple[str, str]] = []
     try:
         extra, texts = decision_files(results, calls or (options or {}).get("calls"))

@@ -81,13 +81,13 @@ def zoo_files(zoo: Zoo) -> dict[str, str]:
     }
 
 
-def write_zoo(zoo: Zoo, out_dir: str) -> list[str]:
-    """Write the zoo's files into `out_dir` atomically; returns their paths."""
+def write_zoo(zoo: Zoo, zoo_dir: str) -> list[str]:
+    """Write the zoo's files into `zoo_dir` atomically; returns their paths."""
     from core.report.files import atomic_write
 
     paths = []
     for name, text in zoo_files(zoo).items():
-        path = os.path.join(out_dir, name)
+        path = os.path.join(zoo_dir, name)
         atomic_write(path, text)
         paths.append(path)
     return paths

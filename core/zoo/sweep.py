@@ -118,20 +118,20 @@ def remove_config_artifacts(root: str, label: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _refuse_a_zoo_there(out_dir: str, resume: bool, overwrite: bool) -> None:
-    there = [n for n in ZOO_FILES if os.path.exists(os.path.join(out_dir, n))]
+def _refuse_a_zoo_there(zoo_dir: str, resume: bool, overwrite: bool) -> None:
+    there = [n for n in ZOO_FILES if os.path.exists(os.path.join(zoo_dir, n))]
     if there and not (resume or overwrite):
         raise ReportError(
-            f"{out_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
+            f"{zoo_dir} already holds a zoo ({', '.join(there)}); pass --resume to complete "
             "it, --overwrite to replace it, or choose a new folder."
         )
 
 
-def reserve_zoo_folder(out_dir: str, resume: bool = False, overwrite: bool = False) -> OutputFolder:
+def reserve_zoo_folder(zoo_dir: str, resume: bool = False, overwrite: bool = False) -> OutputFolder:
     """The zoo's folder, locked and checked as the sweep will claim it (core.report.files
     OutputFolder.reserve), nothing in it changed: raises ReportError naming the problem. The
     caller passes it to ZooSweep, or `abandon`s it when a setting is refused."""
-    root = OutputFolder(out_dir, report=False).reserve()
+    root = OutputFolder(zoo_dir, report=False).reserve()
     try:
         _refuse_a_zoo_there(root.path, resume, overwrite)
     except BaseException:
@@ -147,7 +147,7 @@ class ZooSweep(ZooListener):
 
     def __init__(
         self,
-        out_dir: str,
+        zoo_dir: str,
         specs_by_model: dict[str, list[JobSpec]],
         options: dict,
         overwrite: bool = False,
@@ -157,7 +157,7 @@ class ZooSweep(ZooListener):
     ):
         """`root`: the zoo's folder as `reserve_zoo_folder` reserved it (the command line checks
         --out before the settings); else it is reserved and claimed by `prepare`."""
-        self.out_dir = os.path.abspath(os.path.expanduser(out_dir))
+        self.zoo_dir = os.path.abspath(os.path.expanduser(zoo_dir))
         self._reserved = root
         self.specs_by_model = specs_by_model
         self.options = options
@@ -186,15 +186,15 @@ class ZooSweep(ZooListener):
 
     def _prepare(self) -> list[ZooJob]:
         # a folder holding a profile report is refused
-        self._root = (self._reserved or OutputFolder(self.out_dir, report=False)).claim()
-        _refuse_a_zoo_there(self.out_dir, self.resume, self.overwrite)
+        self._root = (self._reserved or OutputFolder(self.zoo_dir, report=False)).claim()
+        _refuse_a_zoo_there(self.zoo_dir, self.resume, self.overwrite)
         taken = {}
-        if self.resume and os.path.exists(os.path.join(self.out_dir, "zoo.json")):
-            taken = load_zoo(self.out_dir).models
+        if self.resume and os.path.exists(os.path.join(self.zoo_dir, "zoo.json")):
+            taken = load_zoo(self.zoo_dir).models
         self.folders = folder_names(list(self.specs_by_model), taken)
         pending: list[tuple[str, JobSpec]] = []
         for model, specs in self.specs_by_model.items():
-            path = os.path.join(self.out_dir, self.folders[model])
+            path = os.path.join(self.zoo_dir, self.folders[model])
             kept = self._kept_results(model, path, specs) if self.resume else {}
             self._claimed[model] = OutputFolder(path, overwrite=self.overwrite, extend=self.resume).claim()
             for spec in specs:
@@ -250,7 +250,7 @@ class ZooSweep(ZooListener):
             self.results[job.model][job.spec.config.label] = result
             try:
                 self._write_model(job.model)
-                write_zoo(self.zoo(finished=False), self.out_dir)
+                write_zoo(self.zoo(finished=False), self.zoo_dir)
             except OSError as exc:
                 self.write_errors.append(str(exc))
         self.inner.on_job_ended(job, result)
@@ -259,7 +259,7 @@ class ZooSweep(ZooListener):
         mine = self.results[model]
         order = [s.config.label for s in self.specs_by_model[model]]
         ordered = [mine[label] for label in order if label in mine] + [r for k, r in mine.items() if k not in order]
-        options = {**self.options, "model": model, "zoo": self.out_dir}
+        options = {**self.options, "model": model, "zoo": self.zoo_dir}
         write_report(ordered, self._claimed[model].path, options, folder=self._claimed[model])
 
     # ------------------------------------------------------------------ the zoo's tables
@@ -280,7 +280,7 @@ class ZooSweep(ZooListener):
                     else ZooRow(model, self.folders[model], spec.config.label, "pending", backend=spec.config.backend)
                 )
         configs = list(dict.fromkeys(s.config.label for specs in self.specs_by_model.values() for s in specs))
-        return Zoo(dict(self.folders), configs, rows, self.options, finished, self.out_dir)
+        return Zoo(dict(self.folders), configs, rows, self.options, finished, self.zoo_dir)
 
     def finish(self) -> Zoo:
         """Write the final tables and let go of the folders; returns the zoo."""
@@ -288,11 +288,11 @@ class ZooSweep(ZooListener):
             with self._lock:
                 for model in self.specs_by_model:
                     if self.results[model] and not os.path.exists(
-                        os.path.join(self.out_dir, self.folders[model], "report.json")
+                        os.path.join(self.zoo_dir, self.folders[model], "report.json")
                     ):
                         self._write_model(model)
                 zoo = self.zoo(finished=True)
-                write_zoo(zoo, self.out_dir)
+                write_zoo(zoo, self.zoo_dir)
             return zoo
         finally:
             self.release()
