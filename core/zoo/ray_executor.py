@@ -37,335 +37,38 @@ Only `--executor ray` imports this module, so a local sweep never loads Ray.
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-import hashlib
-import io
-import json
 import logging
 import os
-import shutil
 import signal
-import socket
-import sys
-import tarfile
-import tempfile
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING
 
 import ray
 import ray.exceptions as rex
 
-from core import CORE_DIR
-from core.analysis.result_json import result_from_dict, result_to_dict
+from core.analysis.result_json import result_from_dict
 from core.analysis.results import JobResult
 from core.vocab import events as ev
 from core.vocab.config import JobSpec
 from core.vocab.limits import ConfigError
+from core.zoo.ray_cluster import (
+    ADDRESS_HELP,
+    CONNECT_TIMEOUT_S,
+    LOCAL_START_TIMEOUT_S,
+    ConnectTimeout,
+    QuietThreadWarning,
+    exit_on_sigterm,
+    probe,
+    tasks_runtime_env,
+)
+from core.zoo.ray_task import Progress, file_sha256, files_of, run_remote_job, unpack_files
 from core.zoo.sweep import ZooJob, ZooListener, ended_without_running
-
-if TYPE_CHECKING:
-    from core.run.sampling import GpuMonitor
 
 POLL_S = 0.2  # the longest the driver waits before it looks at a cancel and the cluster's room
 TAKE_TIMEOUT_S = 10.0  # the progress actor answers in milliseconds; past this it is taken as lost
-PACK_LEVEL = 1  # gzip level of a job's files (see the module's docstring)
-CONNECT_TIMEOUT_S = 60.0  # --ray-timeout's default for joining a cluster
-# and for starting a local instance: on a loaded machine (2 cores compiling) Ray's GCS took over 60 s
-LOCAL_START_TIMEOUT_S = 300.0
-PROBE_TIMEOUT_S = 5.0  # the plain TCP connection tried first
 ROOM_EVERY_S = 2.0  # how often the cluster's room for jobs is read again while jobs run
 _RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # a task's claim → a node's resource
-_FORWARDED = (ev.JobStarted, ev.PhaseChanged)
-WORKER_NICENESS_VAR = "RAY_worker_niceness"  # Ray's setting (ray_constants.RAY_WORKER_NICENESS)
-_ADDRESS_HELP = (
-    "check the address (ray://HEAD:10001 for a cluster's Ray Client server, HEAD:6379 from a machine "
-    "inside the cluster), that the cluster is up (`ray status` on its head) and that this machine can "
-    "reach that port"
-)
-
-
-class ConnectTimeout(ConfigError):
-    """Ray did not answer within the connect timeout (its connect is still waiting on a thread)."""
-
-
-def host_and_port(address: str) -> tuple[str, int] | None:
-    """(host, port) of a --ray-address ("ray://head:10001", "head:6379", "[::1]:6379"), or None
-    for an address Ray resolves itself ("auto", "local", a bare name)."""
-    target = address[len("ray://") :] if address.startswith("ray://") else address
-    host, sep, port = target.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        return None
-    return host, int(port)
-
-
-def probe(address: str, timeout: float = PROBE_TIMEOUT_S) -> None:
-    """A plain TCP connection to the address's host and port; ConfigError naming the address and
-    what to check when it is refused, unreachable or unnamed (Ray would retry for a minute)."""
-    target = host_and_port(address)
-    if target is None:
-        return
-    try:
-        socket.create_connection(target, timeout=timeout).close()
-    except socket.timeout:
-        raise ConfigError(
-            f"--ray-address {address}: no answer from {target[0]} port {target[1]} within {timeout:g} s; "
-            f"{_ADDRESS_HELP}."
-        ) from None
-    except OSError as exc:
-        raise ConfigError(
-            f"--ray-address {address}: cannot connect to {target[0]} port {target[1]} "
-            f"({exc.strerror or exc}); {_ADDRESS_HELP}."
-        ) from None
-
-
-class _QuietThreadWarning(logging.Filter):
-    """Ray warns when ray.init runs off the main thread that it set no SIGTERM handler; the
-    executor sets the same handler itself (see RayExecutor._init)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "SIGTERM handler is not set" not in record.getMessage()
-
-
-def _exit_on_sigterm(signum, frame) -> None:
-    sys.exit(signum)  # what Ray's own handler does: atexit stops a local instance cleanly
-
-
-def node_name() -> str:
-    """This node as the zoo names it: host name and the start of Ray's node id (nodes of a
-    cluster simulated on one machine share the host name)."""
-    return f"{socket.gethostname()}/{ray.get_runtime_context().get_node_id()[:6]}"
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def files_of(spec: JobSpec) -> list[str]:
-    """The local files a job needs: its model file and its weights file."""
-    from core.models import source_kind, split_factory
-
-    found = []
-    if source_kind(spec.model.source) not in ("torchvision", "timm", "hf"):
-        found.append(split_factory(spec.model.source)[0])
-    if spec.model.weights:
-        found.append(spec.model.weights)
-    return found
-
-
-def _localize(spec: JobSpec, shipped: dict, folder: str) -> JobSpec:
-    """The spec with every file this node lacks (or holds with other content) replaced by the
-    shipped copy (`shipped`: path → (sha256, bytes)) written into `folder`."""
-    from core.models import split_factory
-
-    def place(path: str) -> str:
-        sha, data = shipped[path]
-        if os.path.isfile(path) and _sha256(path) == sha:
-            return path
-        copy = os.path.join(folder, "files", sha[:12], os.path.basename(path))
-        os.makedirs(os.path.dirname(copy), exist_ok=True)
-        with open(copy, "wb") as fh:
-            fh.write(data)
-        return copy
-
-    model = spec.model
-    path, factory = split_factory(model.source)
-    if path in shipped:
-        model = dataclasses.replace(model, source=place(path) + (f":{factory}" if model.source != path else ""))
-    if model.weights and model.weights in shipped:
-        model = dataclasses.replace(model, weights=place(model.weights))
-    return dataclasses.replace(spec, model=model)
-
-
-def tasks_runtime_env(environ=None) -> dict:
-    """The runtime_env the zoo's tasks run in: our `core` package, at the raylet's priority.
-
-    Ray starts its workers at nice 15 (RAY_worker_niceness, added to the raylet's own), so that its
-    own processes come first; a job's process inherits it, and where other work keeps every core
-    busy (in the same session, or on a kernel that does not group CPU time by session) a task at
-    nice 15 got 0.04 of a core here. A zoo's task measures, so it runs at the raylet's priority,
-    as a local job runs at the user's (Ray's job supervisor sets the same for itself). Under
-    `ray job submit`, Ray merges the job's runtime_env with this one and refuses any env var both
-    set: one the job already sets is left to the job."""
-    environ = os.environ if environ is None else environ
-    try:  # the job's runtime_env, as ray.init reads it (ray._private.runtime_env.constants)
-        job_env = json.loads(environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") or "{}").get("runtime_env") or {}
-        taken = set(job_env.get("env_vars") or {})
-    except (ValueError, AttributeError, TypeError):
-        taken = set()
-    runtime_env = {"py_modules": [CORE_DIR], "excludes": ["__pycache__", "*.pyc"]}
-    if WORKER_NICENESS_VAR not in taken:
-        runtime_env["env_vars"] = {WORKER_NICENESS_VAR: "0"}
-    return runtime_env
-
-
-class _Progress:
-    """The tasks' progress for the driver (a Ray actor claiming no CPU): tasks put items, the
-    driver takes them in batches, waiting in `take` until there is one."""
-
-    def __init__(self):
-        self._items: list = []
-        self._arrived = asyncio.Event()
-
-    # async, as every method here: they run on the actor's event loop, one at a time
-    async def put(self, item) -> None:
-        self._items.append(item)
-        self._arrived.set()
-
-    async def wake(self) -> None:
-        """Let a waiting take return now, with what there is."""
-        self._arrived.set()
-
-    async def take(self, wait: bool = True) -> list:
-        """Every item put since the last take; with `wait`, not before there is one (or a wake)."""
-        if wait:
-            await self._arrived.wait()
-        self._arrived.clear()
-        items, self._items = self._items, []
-        return items
-
-
-class _Forward:
-    """The task's RunListener: puts its phase changes on the driver's progress actor."""
-
-    def __init__(self, progress, job_id: str):
-        self.progress, self.job_id = progress, job_id
-
-    def put(self, item) -> None:
-        # Fire and forget: a task that waits in ray.get lends its CPUs to the next task until
-        # the wait ends, and that task would then time itself beside this one on the node.
-        try:
-            self.progress.put.remote(item)
-        except Exception:
-            pass  # progress is a courtesy; the result still comes back
-
-    def on_job_started(self, index, total, spec) -> None:
-        pass
-
-    def on_event(self, event) -> None:
-        if isinstance(event, _FORWARDED):
-            self.put(("event", self.job_id, event, time.time()))
-
-    def on_job_ended(self, index, total, spec, terminal) -> None:
-        pass
-
-    def on_status(self, status) -> None:
-        pass
-
-
-_GPU_MONITORS: dict[int, GpuMonitor] = {}  # this worker's, by the GPU Ray gave its task
-
-
-def gpu_monitor(gpu_ids: list) -> GpuMonitor:
-    """The NVML reader for the GPU Ray gave this task (NVML counts physical GPUs; Ray gives
-    their ids), started once per worker process: a worker runs task after task."""
-    from core.run.sampling import GpuMonitor
-
-    try:
-        index = int(gpu_ids[0]) if gpu_ids else 0
-    except (TypeError, ValueError):
-        index = 0  # GpuMonitor's default
-    if index not in _GPU_MONITORS:
-        _GPU_MONITORS[index] = GpuMonitor(index)
-    return _GPU_MONITORS[index]
-
-
-TASK_FOLDER_PREFIX = "compile-profiler-zoo-"
-
-
-def task_folder() -> tempfile.TemporaryDirectory:
-    """A task's own temporary folder, named by its worker's pid; the folders of workers that are
-    gone are removed first (`sweep_task_folders`)."""
-    sweep_task_folders()
-    return tempfile.TemporaryDirectory(prefix=f"{TASK_FOLDER_PREFIX}{os.getpid()}-")
-
-
-def sweep_task_folders(root: str | None = None) -> list[str]:
-    """Remove the task folders whose worker process is gone: a task cancelled (Ctrl+C on a zoo)
-    or a hung job's task ends with its worker killed, before its folder is removed (one was left
-    in /tmp at each such end). Only folders of this product's name with a pid that no longer
-    runs, owned by this user, never through a symbolic link; the paths removed."""
-    root = root or tempfile.gettempdir()
-    removed = []
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return removed
-    for entry in entries:
-        name = entry.name
-        if not name.startswith(TASK_FOLDER_PREFIX):
-            continue
-        pid = name[len(TASK_FOLDER_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or _process_runs(int(pid)):
-            continue
-        try:
-            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-        except OSError:
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed.append(entry.path)
-    return removed
-
-
-def _process_runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's: it runs
-        return True
-    return True
-
-
-@ray.remote(max_retries=0)
-def run_remote_job(spec: JobSpec, progress, paths: tuple, shas: tuple, *contents: bytes) -> dict:
-    """One zoo job on this node: {"result": JobResult as a dict, "artifacts": tar.gz bytes
-    or b"", "node": this node's name, "ended": its clock when the job ended}. The job's
-    files come as `paths`, their `shas` and `contents` (object refs given as arguments, so
-    Ray fetches them before the task starts: nothing here waits in ray.get)."""
-    shipped = {p: (sha, data) for p, sha, data in zip(paths, shas, contents)}
-    from core.run.runner import JobRunner
-
-    node = node_name()
-    forward = _Forward(progress, spec.job_id)
-    forward.put(("started", spec.job_id, node, time.time()))
-    gpu = gpu_monitor(ray.get_gpu_ids())
-    with task_folder() as tmp:
-        artifacts = os.path.join(tmp, "artifacts")
-        os.makedirs(artifacts)
-        local = dataclasses.replace(_localize(spec, shipped, tmp), artifacts_dir=artifacts)
-        runner = JobRunner(listener=None, on_event=forward.on_event, gpu=gpu)
-        try:
-            result = runner.run(local)
-        finally:
-            runner.close()
-        result.environment["node"] = node
-        packed = pack_files(artifacts)
-        return {"result": result_to_dict(result), "artifacts": packed, "node": node, "ended": time.time()}
-
-
-def pack_files(folder: str) -> bytes:
-    """The files a job wrote as a tar.gz at PACK_LEVEL, or b"" when it wrote none."""
-    if not any(os.scandir(folder)):
-        return b""
-    packed = io.BytesIO()
-    with tarfile.open(fileobj=packed, mode="w:gz", compresslevel=PACK_LEVEL) as tar:
-        tar.add(folder, arcname=".")
-    return packed.getvalue()
-
-
-def unpack_files(data: bytes, folder: str) -> None:
-    """What pack_files packed, into `folder` ("data" filter: nothing outside the folder)."""
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(folder, filter="data")
 
 
 def failure_reason(exc: BaseException, node: str, phase: str) -> tuple[str, str]:
@@ -404,7 +107,7 @@ class RayExecutor:
         # must then end without Python's teardown (os._exit: core.cli.zoo), which ran under that
         # thread's native code and aborted it now and then (std::bad_alloc, exit -6 for 2)
         self.connect_abandoned = False
-        self.progress = None  # the _Progress actor
+        self.progress = None  # the Progress actor
         self._refs: dict = {}
         self._cancelled = False
         self._started_ray = False
@@ -432,7 +135,7 @@ class RayExecutor:
             raise ConfigError(f"could not start or join {where}: {type(exc).__name__}: {exc}") from None
         self._started_ray = True
         self._check(specs)
-        self.progress = ray.remote(num_cpus=0)(_Progress).remote()
+        self.progress = ray.remote(num_cpus=0)(Progress).remote()
 
     def _init(self, **kwargs) -> None:
         """ray.init on a thread of its own, waited for at most `connect_timeout` seconds in
@@ -454,8 +157,8 @@ class RayExecutor:
                 release.wait()
 
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        quiet = _QuietThreadWarning()
+            signal.signal(signal.SIGTERM, exit_on_sigterm)
+        quiet = QuietThreadWarning()
         ray_log = logging.getLogger("ray._private.worker")
         ray_log.addFilter(quiet)
         thread = threading.Thread(target=connect, name="ray-connect", daemon=True)
@@ -473,7 +176,7 @@ class RayExecutor:
                 raise ConnectTimeout(
                     f"the Ray cluster at {self.address} did not answer within {self.connect_timeout:g} s "
                     f"(something there accepts connections but does not answer as Ray does, or the cluster "
-                    f"is overloaded); {_ADDRESS_HELP}. --ray-timeout S waits longer."
+                    f"is overloaded); {ADDRESS_HELP}. --ray-timeout S waits longer."
                 )
             raise ConnectTimeout(
                 f"a local Ray instance did not start within {self.connect_timeout:g} s; check the machine's "
@@ -530,7 +233,7 @@ class RayExecutor:
             for path in files_of(job.spec):
                 if path not in shipped and os.path.isfile(path):
                     with open(path, "rb") as fh:
-                        shipped[path] = (_sha256(path), ray.put(fh.read()))
+                        shipped[path] = (file_sha256(path), ray.put(fh.read()))
         by_id = {job.spec.job_id: job for job in jobs}
         phases: dict[str, str] = {}
         nodes: dict[str, str] = {}

@@ -1,4 +1,4 @@
-"""What a Ray task does with the files a job needs (core.zoo.ray_executor, no Ray started): a model
+"""What a Ray task does with the files a job needs (core.zoo.ray_task, no Ray started): a model
 file the node lacks, or holds with other content, is written from the shipped copy; one it
 holds as shipped is used where it is."""
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=
 
 
 def test_files_a_node_lacks_come_from_the_shipped_copy(tmp_path):
-    from core.zoo.ray_executor import _localize, files_of
+    from core.zoo.ray_task import _localize, files_of
 
     text = b"import torch\ndef make():\n    return torch.nn.Linear(2, 2)\n"
     sha = hashlib.sha256(text).hexdigest()

@@ -1,5 +1,5 @@
-"""The Ray executor's parts that need no Ray instance (core.zoo.ray_executor, nothing started):
-how a task packs the job's files and the driver unpacks them, the progress actor's batches,
+"""The Ray executor's parts that need no Ray instance (core.zoo.ray_task, core.zoo.ray_cluster;
+nothing started): how a task packs the job's files and the driver unpacks them, the progress actor's batches,
 and the GPU monitor a Ray worker keeps for task after task."""
 
 import asyncio
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=
 
 
 def test_a_jobs_files_pack_fast_and_come_back_whole(tmp_path):
-    from core.zoo.ray_executor import pack_files, unpack_files
+    from core.zoo.ray_task import pack_files, unpack_files
 
     folder = tmp_path / "artifacts"
     (folder / "traces").mkdir(parents=True)
@@ -35,7 +35,7 @@ def test_a_jobs_files_pack_fast_and_come_back_whole(tmp_path):
 
 
 def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path):
-    from core.zoo.ray_executor import unpack_files
+    from core.zoo.ray_task import unpack_files
 
     hostile = io.BytesIO()
     with tarfile.open(fileobj=hostile, mode="w:gz") as tar:
@@ -49,10 +49,10 @@ def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path):
 
 
 def test_the_progress_actor_hands_over_batches_in_order_and_a_waiting_take_waits():
-    from core.zoo.ray_executor import _Progress
+    from core.zoo.ray_task import Progress
 
     async def scenario():
-        progress = _Progress()
+        progress = Progress()
         assert await progress.take(wait=False) == []
         waiting = asyncio.ensure_future(progress.take())
         await asyncio.sleep(0.05)
@@ -73,7 +73,7 @@ def test_the_progress_actor_hands_over_batches_in_order_and_a_waiting_take_waits
 
 def test_a_ray_worker_starts_nvml_once_per_gpu_for_task_after_task(monkeypatch):
     import core.run.sampling as sampling
-    import core.zoo.ray_executor as rx
+    import core.zoo.ray_task as rx
 
     started = []
 
@@ -97,7 +97,7 @@ def test_the_folders_of_killed_tasks_are_swept_and_nothing_else(tmp_path):
     import subprocess
     import sys
 
-    from core.zoo.ray_executor import TASK_FOLDER_PREFIX, sweep_task_folders, task_folder
+    from core.zoo.ray_task import TASK_FOLDER_PREFIX, sweep_task_folders, task_folder
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
@@ -127,7 +127,7 @@ def test_tasks_run_at_the_raylets_priority_and_a_ray_job_s_own_setting_is_not_co
 
     from ray.runtime_env.runtime_env import _merge_runtime_env  # what ray.init does under a Ray job
 
-    from core.zoo.ray_executor import CORE_DIR, WORKER_NICENESS_VAR, tasks_runtime_env
+    from core.zoo.ray_cluster import CORE_DIR, WORKER_NICENESS_VAR, tasks_runtime_env
 
     alone = tasks_runtime_env({})
     assert alone["py_modules"] == [CORE_DIR] and alone["env_vars"] == {WORKER_NICENESS_VAR: "0"}
