@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from core.vocab.records import JobStatus
+
 QUIET, NOISY, UNUSABLE, UNKNOWN = "quiet", "noisy", "unusable", "unknown"
 GRADES = (QUIET, NOISY, UNUSABLE, UNKNOWN)
 _ORDER = {QUIET: 0, UNKNOWN: 0, NOISY: 1, UNUSABLE: 2}
@@ -279,7 +281,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         problems += _process_problems(result, speeds, spread)
     if target is not None and precision is not None and precision > target:
         problems.append(_precision_problem(result, precision, target))
-    notes = [process_note(p) for p in result.processes_ended if p.status != "completed"]
+    notes = [process_note(p) for p in result.processes_ended if p.status != JobStatus.COMPLETED]
     if others_median is None and result.resources:
         notes.append("the machine's load was not recorded (a report from before it was)")
     level, reasons, direction_only = _verdict(problems, (n_e, n_c), speeds, sp, others_median)
@@ -379,7 +381,7 @@ def _process_problems(result, speeds: list[float], spread: float) -> list[tuple[
 def _precision_problem(result, precision: float, target: float) -> tuple[str, str]:
     """--iters auto ended with the speedup's interval wider than asked for: why it did."""
     # a job stopped by Ctrl+C or Cancel ended its benchmark early: --max-time did not run out
-    stopped = result.status == "cancelled"
+    stopped = result.status == JobStatus.CANCELLED
     cause = "the run was stopped before it got there" if stopped else "--max-time ran out"
     return (NOISY, f"the speedup's interval is ±{precision:.1f}%, wider than the ±{target:g}% asked for ({cause})")
 
@@ -454,7 +456,7 @@ def faults_between_processes(result) -> str:
 def process_note(ended) -> str:
     """A further process that did not complete (a ProcessEnded): failed, or stopped by a cancel
     (the job then kept the processes before it)."""
-    if ended.status == "cancelled":
+    if ended.status == JobStatus.CANCELLED:
         return f"process {ended.process + 1} was stopped ({ended.reason}); the processes before it are kept"
     return f"process {ended.process + 1} failed: {ended.reason}"
 

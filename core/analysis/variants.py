@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from core.analysis.stats import median_or_none
-from core.vocab.records import VariantOutcome
+from core.vocab.records import JobStatus, VariantOutcome
 
 _SHAPE = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
@@ -90,7 +90,7 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
     """One line for a config's sweep: compile time, recompiles, the recompile limit."""
     variants = result.variants
     if not variants:
-        if result.status == "failed":
+        if result.status == JobStatus.FAILED:
             return f"failed: {result.failure_reason}"
         if not result.spec.sweep_shapes:
             return "not a shape sweep (profiled one input shape)"
@@ -121,7 +121,7 @@ def sweep_sentence(result, dynamo_defaults: dict | None, summary: dict | None = 
         )
     if not result.ended:
         parts.append("running…")
-    elif result.status != "completed":
+    elif result.status != JobStatus.COMPLETED:
         parts.append(f"{result.status}: {result.failure_reason}" if result.failure_reason else result.status)
     return "; ".join(parts)
 

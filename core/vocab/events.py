@@ -24,6 +24,7 @@ from core.vocab.records import (
     CompileResult,
     CudagraphSkip,
     GraphBreak,
+    JobStatus,
     LatencySample,
     MemoryPeak,
     Recompile,
@@ -169,13 +170,18 @@ class CallCostsMeasured(Event):
 @dataclass(frozen=True)
 class ProcessEnded(Event):
     """A further process of the job (JobSpec.processes; `process` counts from 1 here) ended:
-    "completed", "failed" with its reason (what the job's other processes measured stays), or
-    "cancelled" (stopped: the job ends there, completed with the processes before it)."""
+    completed, failed with its reason (what the job's other processes measured stays), or
+    cancelled (stopped: the job ends there, completed with the processes before it). `status`
+    is a JobStatus (its value in JSON); one read back from a report as text is made one again."""
 
     process: int = 0
-    status: str = ""
+    status: JobStatus = JobStatus.FAILED  # not known to have completed (a report without it reads so)
     reason: str = ""
     wall_time_s: float = 0.0
+
+    def __post_init__(self):
+        if not isinstance(self.status, JobStatus) and self.status in JobStatus._value2member_map_:
+            object.__setattr__(self, "status", JobStatus(self.status))
 
 
 @dataclass(frozen=True)
