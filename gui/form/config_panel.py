@@ -14,76 +14,39 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QComboBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSpinBox,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from core.vocab import dynamo_overrides
-from core.vocab.config import AUTOCASTS, DTYPES, DYNAMIC_CHOICES, TIMINGS, CompileConfig, validate_config
-from core.vocab.limits import LIMITS, ConfigError, iteration_fields
+from core.vocab.config import CompileConfig, validate_config
+from core.vocab.limits import ConfigError, iteration_fields
+from gui.form.config_fields import (
+    combo,
+    compile_fields,
+    count_fields,
+    dynamo_config_field,
+    precision_field,
+    queue_box,
+    queue_buttons,
+    queue_view,
+    row,
+    run_bar,
+    set_items,
+    suggestion_box,
+    timing_field,
+)
 from gui.form.config_queue import QueueEntry, QueueModel  # noqa: F401  (QueueEntry: re-exported)
 from gui.widgets.safe_text import plain
-from gui.widgets.table_model import keyboard_friendly
 from gui.widgets.theme import error_color
 
-AUTO_TEXT = "auto"  # what the iterations box shows at 0
-
-DEFAULT_BACKENDS = ("inductor", "eager", "aot_eager")  # shown until torch's own list arrives
-DEFAULT_MODES = ("default",)
 SWEEP_DYNAMICS = ("false", "auto", "true")  # specialise, torch decides, symbolic from the start
-QUEUE_ROWS = 2.5  # the queue's rows in sight at the least (half a row says there are more)
-
-
-class QueueTable(QTableView):
-    """The queue's table: as tall as its minimum unless given more (Qt's ~190 px hint took the
-    form's rows from it in the window's left column), so the form above it keeps its room."""
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(super().sizeHint().width(), self.minimumHeight())
-
-
-def _combo(items, tip: str) -> QComboBox:
-    box = QComboBox()
-    box.addItems(list(items))
-    box.setToolTip(tip)
-    return box
-
-
-def _row(*widgets) -> QHBoxLayout:
-    """Several fields on one form row (the left panel is short of height)."""
-    row = QHBoxLayout()
-    for widget in widgets:
-        row.addWidget(widget, 0 if isinstance(widget, (QLabel, QCheckBox)) else 1)
-    return row
-
-
-def _set_items(box: QComboBox, items, keep: str) -> None:
-    """Replace the choices, keeping the current one even when torch does not offer it: it is
-    never swapped silently for another; validation shows why it cannot run."""
-    items = list(items)
-    box.blockSignals(True)
-    box.clear()
-    box.addItems(items)
-    if keep and keep not in items:
-        box.addItem(keep)
-    if keep:
-        box.setCurrentText(keep)
-    box.blockSignals(False)
 
 
 class ConfigPanel(QGroupBox):
@@ -98,161 +61,57 @@ class ConfigPanel(QGroupBox):
         self.dynamo_defaults: dict | None = None  # torch._dynamo.config's settings, from torch's offer
         self._offer: dict = {}  # what torch offers here, for validate_config (set_torch_info)
         self._suggestion: tuple[str, str] | None = None
-        self.backend = _combo(DEFAULT_BACKENDS, "torch.compile backend (from torch._dynamo.list_backends())")
-        self.mode = _combo(
-            DEFAULT_MODES,
-            "Inductor mode (from torch._inductor.list_mode_options()); other backends take 'default' only",
-        )
-        self.dynamic = _combo(
-            DYNAMIC_CHOICES,
-            "dynamic=: auto (None, torch decides after a shape change), "
-            "true (symbolic shapes from the start) or false (specialise)",
-        )
-        self.fullgraph = QCheckBox("fullgraph")
-        self.fullgraph.setToolTip("fullgraph=True: fail on the first graph break instead of splitting the graph")
-        self.compile_optimizer = QCheckBox("optimizer step")
-        self.compile_optimizer.setToolTip(
-            "Training step: compile the optimizer step too (torch.compile(optimizer.step)); ignored for inference"
-        )
-        self.dynamo_config = QLineEdit()
-        self.dynamo_config.setPlaceholderText("KEY=VALUE, e.g. allow_rnn=True")
-        self.dynamo_config.setClearButtonEnabled(True)
-        self.dynamo_config.setToolTip(
-            "torch._dynamo.config overrides for the compile, KEY=VALUE separated by "
-            "commas or spaces (e.g. allow_rnn=True, recompile_limit=16); checked "
-            "against the installed torch's settings"
-        )
-        self.device = _combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
-        # The spin boxes' ranges are core's accepted ranges (LIMITS), so what a box holds is
-        # always what the command line and `profile` would accept too.
-        self.warmup = QSpinBox()
-        self.warmup.setRange(int(LIMITS["warmup"].low), int(LIMITS["warmup"].high))
-        self.warmup.setValue(5)
-        self.warmup.setToolTip("Untimed-in-statistics warm-up calls per side before the timed iterations")
-        self.iters = QSpinBox()  # 0 reads "auto": blocks until the speedup is known within the precision
-        self.iters.setRange(0, int(LIMITS["iters"].high))
-        self.iters.setSpecialValueText(AUTO_TEXT)
-        self.iters.setValue(0)
-        self.iters.setToolTip(
-            f"Timed calls per side, eager and compiled alternating in blocks; {AUTO_TEXT} (the "
-            f"default): blocks until the speedup is known within ±{LIMITS['precision'].default:g}%, "
-            f"at most {LIMITS['max_time'].default:g} s per config"
-        )
-        self.processes = QSpinBox()
-        self.processes.setRange(int(LIMITS["processes"].low), int(LIMITS["processes"].high))
-        self.processes.setValue(int(LIMITS["processes"].default))
-        self.processes.setToolTip(
-            "Time each config in this many fresh processes: one process is one draw (its "
-            "memory layout and placement can shift its speed for its whole life); the "
-            "speedup's interval includes the spread between them"
-        )
-        # how the numbers are computed and timed (core.vocab.config: DTYPES, AUTOCASTS, TIMINGS)
-        self.precision = QComboBox()
-        for dtype in DTYPES:
-            self.precision.addItem(dtype, (dtype, ""))
-        for autocast in AUTOCASTS:
-            self.precision.addItem(f"autocast {autocast}", ("float32", autocast))
-        self.precision.setToolTip(
-            "The model's parameters and floating inputs in this dtype, or float32 under torch.autocast; "
-            "eager and compiled alike. A dtype the device or model cannot run fails the job saying so"
-        )
-        self.timing = _combo(
-            TIMINGS,
-            "latency: each call alone, synchronised (what one request waits); throughput: blocks of calls back "
-            "to back, one synchronisation a block (what a stream of calls gets); both: the two side by side",
-        )
-        for box in (self.warmup, self.iters, self.processes):  # sized for usual values, not the widest allowed
-            box.setMinimumWidth(box.fontMetrics().horizontalAdvance("99999") + 24)
-        form = QFormLayout()
-        form.addRow("Backend", self.backend)
-        form.addRow("Mode", self.mode)
-        form.addRow("Dynamic", _row(self.dynamic, self.fullgraph, self.compile_optimizer))
-        form.addRow("Dynamo config", self.dynamo_config)
-        form.addRow("Device", self.device)
-        # Processes on a row of its own: the three fields side by side made the form 449 px wide,
-        # wider than its pane (the form and the queue's statuses were cut at the right).
-        form.addRow("Warm-up", _row(self.warmup, QLabel("Iterations"), self.iters))
-        form.addRow("Processes", _row(self.processes))
-        form.addRow("Precision", self.precision)  # rows of their own: side by side they cut the form
-        form.addRow("Timing", self.timing)
-
+        # how torch.compile is called
+        self.backend, self.mode, self.dynamic, self.fullgraph, self.compile_optimizer = compile_fields()
+        self.dynamo_config = dynamo_config_field()
+        self.device = combo(("cpu",), "Where the model runs; CUDA is offered only when torch sees a GPU")
+        # how calls are timed and computed
+        self.warmup, self.iters, self.processes = count_fields()
+        self.precision, self.timing = precision_field(), timing_field()
         self.error = plain(QLabel(""))  # messages quote what was typed or read: never rich text
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
-
+        # a dynamo setting the chosen model needs to compile at all, with its button
         self.suggestion = plain(QLabel(""))  # quotes torch's hint from a run or a report
-        self.suggestion.setWordWrap(True)
-        self.suggestion.setToolTip("A torch._dynamo.config setting this model needs to be compiled at all")
         self.suggestion_button = QPushButton()
+        self.suggestion_box = suggestion_box(self.suggestion, self.suggestion_button)
         self.suggestion_button.clicked.connect(self._on_suggestion_clicked)
-        self.suggestion_box = QFrame()
-        self.suggestion_box.setFrameShape(QFrame.Shape.StyledPanel)
-        box_layout = QVBoxLayout(self.suggestion_box)
-        box_layout.setContentsMargins(6, 4, 6, 4)
-        box_layout.addWidget(self.suggestion)
-        box_layout.addWidget(self.suggestion_button)
-        self.suggestion_box.hide()
-
-        self.add_button = QPushButton("Add to queue")
-        self.add_button.setToolTip("Queue this config to compare several in one run")
-        self.add_button.clicked.connect(self._on_add_clicked)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setToolTip("Remove the selected config from the queue")
-        self.remove_button.clicked.connect(self._on_remove_clicked)
-        self.dynamics_button = QPushButton("Dynamic false/auto/true")
-        self.dynamics_button.setToolTip(
-            "Queue this config three times, with dynamic=false, auto and true: the comparison a shape sweep is for"
-        )
-        self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
+        # the queue of configs and its buttons; the run bar
+        self.add_button, self.remove_button, self.dynamics_button = queue_buttons()
         self.queue = QueueModel(self)
-        self.queue_view = keyboard_friendly(QueueTable())
-        self.queue_view.setModel(self.queue)
-        self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.queue_view.verticalHeader().hide()
-        self.queue_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        # The status fits its text ("cancelled: …", "benchmark"); a failure's reason is cut short
-        # in the cell (config_queue.STATUS_CHARS), whole in its tooltip. Was 95 px, elided in the
-        # middle: "cance…hmark".
-        self.queue_view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.queue_view.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.queue_view.setWordWrap(False)
-        self.queue_view.setToolTip(
-            "Configs of the next run and the status of their last job. With an empty "
-            "queue, Run profiles the config above."
-        )
-        # the header and QUEUE_ROWS rows in sight (90 px showed the header and 1.5 rows)
-        self.queue_view.setMinimumHeight(
-            self.queue_view.horizontalHeader().sizeHint().height()
-            + int(QUEUE_ROWS * self.queue_view.verticalHeader().defaultSectionSize())
-            + 2 * self.queue_view.frameWidth()
-        )
-        # The queue with its buttons: the window keeps it in view below the (scrolling) form,
-        # above the run bar (at 1366x768 it lay below the form's last row, out of sight)
-        self.queue_box = QWidget()
-        queue_layout = QVBoxLayout(self.queue_box)
-        queue_layout.setContentsMargins(4, 2, 4, 0)
-        queue_buttons = QHBoxLayout()
-        queue_buttons.addWidget(self.add_button)
-        queue_buttons.addWidget(self.remove_button)
-        queue_buttons.addWidget(self.dynamics_button)
-        queue_layout.addLayout(queue_buttons)
-        queue_layout.addWidget(self.queue_view, 1)
-
+        self.queue_view = queue_view(self.queue)
+        self.queue_box = queue_box(self.queue_view, self.add_button, self.remove_button, self.dynamics_button)
         self.run_button = QPushButton()
         self.cancel_button = QPushButton()
-        self.run_bar = QWidget()  # the window keeps it in view below the (scrolling) panel
-        run_buttons = QHBoxLayout(self.run_bar)
-        run_buttons.setContentsMargins(4, 2, 4, 2)
-        run_buttons.addWidget(self.run_button, 2)
-        run_buttons.addWidget(self.cancel_button, 1)
+        self.run_bar = run_bar(self.run_button, self.cancel_button)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addLayout(self._form())
         layout.addWidget(self.error)
         layout.addWidget(self.suggestion_box)
         layout.addWidget(self.queue_box, 1)  # where the window does not place it apart (a panel alone)
+        self._connect()
 
+    def _form(self) -> QFormLayout:
+        form = QFormLayout()
+        form.addRow("Backend", self.backend)
+        form.addRow("Mode", self.mode)
+        form.addRow("Dynamic", row(self.dynamic, self.fullgraph, self.compile_optimizer))
+        form.addRow("Dynamo config", self.dynamo_config)
+        form.addRow("Device", self.device)
+        # Processes on a row of its own: the three fields side by side made the form 449 px wide,
+        # wider than its pane (the form and the queue's statuses were cut at the right).
+        form.addRow("Warm-up", row(self.warmup, QLabel("Iterations"), self.iters))
+        form.addRow("Processes", row(self.processes))
+        form.addRow("Precision", self.precision)  # rows of their own: side by side they cut the form
+        form.addRow("Timing", self.timing)
+        return form
+
+    def _connect(self) -> None:
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.dynamics_button.clicked.connect(self._on_dynamics_clicked)
         for box in (self.backend, self.mode, self.dynamic, self.device):
             box.currentTextChanged.connect(self._on_edited)
         for w in (self.warmup, self.iters, self.processes):
@@ -275,9 +134,9 @@ class ConfigPanel(QGroupBox):
             "modes": tuple(modes),
             "cuda_available": bool(cuda_available),
         }
-        _set_items(self.backend, backends, self.backend.currentText())
-        _set_items(self.mode, modes, self.mode.currentText())
-        _set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
+        set_items(self.backend, backends, self.backend.currentText())
+        set_items(self.mode, modes, self.mode.currentText())
+        set_items(self.device, ("cpu", "cuda") if cuda_available else ("cpu",), self.device.currentText())
         self.torch_info_loaded = True
         self.validate()
 
@@ -449,6 +308,6 @@ class ConfigPanel(QGroupBox):
 
     def _on_remove_clicked(self) -> None:
         rows = sorted({i.row() for i in self.queue_view.selectionModel().selectedRows()}, reverse=True)
-        for row in rows or [self.queue.rowCount() - 1]:
-            self.queue.remove(row)
+        for index in rows or [self.queue.rowCount() - 1]:
+            self.queue.remove(index)
         self.validate()
