@@ -76,24 +76,10 @@ class ModelPanel(QGroupBox):
         self.current.setToolTip("The model the next run profiles")
 
         self.examples = ExampleModel(examples_in(), self)
-        self.example_list = QListView()
-        self.example_list.setModel(self.examples)
-        self.example_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.example_list.setToolTip(
-            "Example models that ship with compile-profiler (resources/models); "
-            "click one to choose it, hover for what it shows"
-        )
-        rows = max(1, self.examples.rowCount())
-        self.example_list.setFixedHeight(rows * (self.example_list.sizeHintForRow(0) + 1) + 6)
+        self.example_list = _example_list(self.examples)
         self.example_list.selectionModel().currentChanged.connect(self._on_example_current_changed)
 
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search torchvision, timm: and hf: models…")
-        self.search.setClearButtonEnabled(True)
-        self.search.setToolTip(
-            "Filter the models by name: the exact name first, then names that start with it, then the rest. "
-            "Enter chooses the best match (Down/Up pick another first); typing alone changes nothing"
-        )
+        self.search = _search_field()
         self.names = QStringListModel(self)
         self.proxy = ModelMatches(self.names, self)
         self.search.textChanged.connect(self._on_search_edited)
@@ -101,49 +87,20 @@ class ModelPanel(QGroupBox):
         self._search_keys = _SearchKeys(self)
         self.search.installEventFilter(self._search_keys)
         self._highlight_moved = False  # Down/Up chose the highlighted row since the last keystroke
-        self.list = QListView()
-        self.list.setModel(self.proxy)
-        self.list.setUniformItemSizes(True)  # one name a row: no size measured per row at each change
-        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.setToolTip(
-            "torchvision models, timm:NAME (pretrained=False) and hf:TYPE (a Hugging Face model "
-            "type from its default config), all with random weights; click one to choose it"
-        )
-        self.list.setMinimumHeight(80)
+        self.list = _model_list(self.proxy)
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
         self.loading = QLabel("Loading torchvision models…")
         self.loading.setStyleSheet("color: gray")
 
         self.open_button = QToolButton()
         self.open_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.recent_button = QToolButton()
-        self.recent_button.setText("Recent")
-        self.recent_button.setToolTip("Model files opened before")
-        self.recent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.recent_menu = QMenu(self)
-        self.recent_button.setMenu(self.recent_menu)
+        self.recent_button = _recent_button(self.recent_menu)
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button, 1)
         buttons.addWidget(self.recent_button)
 
-        self.batch = QSpinBox()
-        self.batch.setRange(int(LIMITS["batch_size"].low), int(LIMITS["batch_size"].high))
-        self.batch.setToolTip("Batch size of the example input (torchvision models and TorchScript files)")
-        self.image = QSpinBox()
-        self.image.setRange(int(LIMITS["image_size"].low), int(LIMITS["image_size"].high))
-        self.image.setSingleStep(32)
-        self.image.setValue(224)
-        self.image.setToolTip(
-            "Height and width of the example images (torchvision models and TorchScript files); "
-            "Python model files make their own inputs"
-        )
-        self.sweep = QCheckBox("Sweep input shapes")
-        self.sweep.setEnabled(False)
-        self.sweep.setToolTip(
-            "Run every input of the model file's get_input_variants() against one compiled "
-            "model per config: latency per shape, recompiles and their reasons (Shape sweep "
-            "tab). Only for model files that define get_input_variants()."
-        )
+        self.batch, self.image, self.sweep = _input_fields()
         form = QFormLayout()
         sizes = QHBoxLayout()
         sizes.addWidget(self.batch, 1)
@@ -330,7 +287,7 @@ class ModelPanel(QGroupBox):
     def _on_search_edited(self, text: str) -> None:
         """Filter and rank; the chosen model stays chosen (shown selected when it matches)
         and nothing is chosen by typing: filtering removes rows, and Qt then moves the list's
-        current row to a neighbour, which used to choose that neighbour."""
+        current row to a neighbour, which must not choose that neighbour."""
         self._selecting = True
         try:
             self.proxy.set_search(text)
@@ -396,3 +353,73 @@ def _heading(text: str) -> QLabel:
     label = QLabel(f"<b>{text}</b>")
     label.setContentsMargins(0, 4, 0, 0)
     return label
+
+
+def _example_list(examples: ExampleModel) -> QListView:
+    """The bundled examples, every row in sight."""
+    view = QListView()
+    view.setModel(examples)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setToolTip(
+        "Example models that ship with compile-profiler (resources/models); "
+        "click one to choose it, hover for what it shows"
+    )
+    rows = max(1, examples.rowCount())
+    view.setFixedHeight(rows * (view.sizeHintForRow(0) + 1) + 6)
+    return view
+
+
+def _search_field() -> QLineEdit:
+    search = QLineEdit()
+    search.setPlaceholderText("Search torchvision, timm: and hf: models…")
+    search.setClearButtonEnabled(True)
+    search.setToolTip(
+        "Filter the models by name: the exact name first, then names that start with it, then the rest. "
+        "Enter chooses the best match (Down/Up pick another first); typing alone changes nothing"
+    )
+    return search
+
+
+def _model_list(proxy: ModelMatches) -> QListView:
+    view = QListView()
+    view.setModel(proxy)
+    view.setUniformItemSizes(True)  # one name a row: no size measured per row at each change
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setToolTip(
+        "torchvision models, timm:NAME (pretrained=False) and hf:TYPE (a Hugging Face model "
+        "type from its default config), all with random weights; click one to choose it"
+    )
+    view.setMinimumHeight(80)
+    return view
+
+
+def _recent_button(menu: QMenu) -> QToolButton:
+    button = QToolButton()
+    button.setText("Recent")
+    button.setToolTip("Model files opened before")
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    button.setMenu(menu)
+    return button
+
+
+def _input_fields() -> tuple[QSpinBox, QSpinBox, QCheckBox]:
+    """Batch size and image size (core's accepted ranges), and the shape sweep's switch."""
+    batch = QSpinBox()
+    batch.setRange(int(LIMITS["batch_size"].low), int(LIMITS["batch_size"].high))
+    batch.setToolTip("Batch size of the example input (torchvision models and TorchScript files)")
+    image = QSpinBox()
+    image.setRange(int(LIMITS["image_size"].low), int(LIMITS["image_size"].high))
+    image.setSingleStep(32)
+    image.setValue(224)
+    image.setToolTip(
+        "Height and width of the example images (torchvision models and TorchScript files); "
+        "Python model files make their own inputs"
+    )
+    sweep = QCheckBox("Sweep input shapes")
+    sweep.setEnabled(False)
+    sweep.setToolTip(
+        "Run every input of the model file's get_input_variants() against one compiled "
+        "model per config: latency per shape, recompiles and their reasons (Shape sweep "
+        "tab). Only for model files that define get_input_variants()."
+    )
+    return batch, image, sweep

@@ -11,6 +11,7 @@ import tempfile
 from core.models import is_file_source, split_factory
 from core.vocab.config import ModelSpec, make_jobs
 from core.vocab.limits import ConfigError, check_limits
+from core.vocab.records import JobStatus
 from gui.form import trust
 from gui.window.app_window import AppWindow
 
@@ -27,18 +28,51 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
     if not source:
         window.show_error("No model chosen", "Choose a torchvision model in the list or open a model file first.")
         return False
-    if window.model_panel.task_value() == "generate":  # a window of its own (gui.window.generation_window)
-        from gui.window.generation_window import open_generation
-
-        if not source.startswith("hf:"):
-            window.show_error(
-                "Generate needs a Hugging Face model",
-                f"Task Generate profiles a Hugging Face causal language model (hf:gpt2, hf:llama, or a "
-                f"checkpoint folder), not {source}. Choose one, or another task.",
-            )
-            return False
-        return open_generation(window).controller.busy
+    if window.model_panel.task_value() == "generate":
+        return _start_generation(window, source)
     configs = window.config_panel.run_configs()
+    if not _form_accepted(window, source, configs):
+        return False
+    try:
+        specs, options, folder = _jobs(window, source, configs, keep)
+    except (ConfigError, ValueError) as exc:  # core's accepted ranges, as `profile` checks them
+        return _refused(window, str(exc))
+    wrap = None
+    if arrange is not None:
+        specs, wrap = arrange(specs)
+        options["configs"] = [spec.config.label for spec in specs]
+    if applied:
+        specs = [dataclasses.replace(s, applied=applied[s.config]) if s.config in applied else s for s in specs]
+    _show_queued(window, [spec.config for spec in specs], options)
+    window.run_starting = True  # the views out of sight are reset in turns of their own (_show_session)
+    try:
+        window.session.start(specs, options, folder, keep=keep)
+    finally:
+        window.run_starting = False
+    if wrap is None:
+        window.controller.start(specs)
+    else:
+        window.controller.start(specs, wrap=wrap)
+    window.status_label.setText(f"Profiling {os.path.basename(source)} with {len(specs)} config(s)…")
+    return True
+
+
+def _start_generation(window: AppWindow, source: str) -> bool:
+    """Task Generate: a window of its own (gui.window.generation_window), for a Hugging Face model."""
+    from gui.window.generation_window import open_generation
+
+    if not source.startswith("hf:"):
+        window.show_error(
+            "Generate needs a Hugging Face model",
+            f"Task Generate profiles a Hugging Face causal language model (hf:gpt2, hf:llama, or a "
+            f"checkpoint folder), not {source}. Choose one, or another task.",
+        )
+        return False
+    return open_generation(window).controller.busy
+
+
+def _form_accepted(window: AppWindow, source: str, configs) -> bool:
+    """The configs pass core's checks, and a model file is there and trusted (asked once)."""
     problem = window.config_panel.validate(configs)
     if problem:
         window.status_label.setText(f"Cannot run: {problem}")
@@ -51,35 +85,29 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
             return False
         if not window.is_trusted(path) and not trust.confirm_python_file(window, window.settings, path):
             return False
-    panel = window.config_panel
-    try:  # core's accepted ranges, as `profile` checks them (the spin boxes hold no other values)
-        check_limits(
-            warmup=panel.warmup.value(),
-            batch_size=window.model_panel.batch.value(),
-            image_size=window.model_panel.image.value(),
-        )
-        iterations = panel.iteration_fields()
-    except ConfigError as exc:
-        panel.show_problem(str(exc))
-        window.status_label.setText(f"Cannot run: {exc}")
-        window.last_error = str(exc)
-        return False
-    sweep = window.model_panel.sweep_shapes()
-    mp = window.model_panel
-    try:
-        sweep_batch = mp.sweep_batch()
-    except ValueError as exc:
-        panel.show_problem(str(exc))
-        window.status_label.setText(f"Cannot run: {exc}")
-        window.last_error = str(exc)
-        return False
-    hf = source.startswith("hf:")
+    return True
+
+
+def _refused(window: AppWindow, problem: str) -> bool:
+    window.config_panel.show_problem(problem)
+    window.status_label.setText(f"Cannot run: {problem}")
+    window.last_error = problem
+    return False
+
+
+def _jobs(window: AppWindow, source: str, configs, keep) -> tuple[list, dict, str]:
+    """The run's jobs from the form, the options its report keeps, and its fresh folder;
+    ConfigError or ValueError (a sweep's batch sizes) says what the form holds that core refuses."""
+    panel, mp = window.config_panel, window.model_panel
+    check_limits(warmup=panel.warmup.value(), batch_size=mp.batch.value(), image_size=mp.image.value())
+    iterations = panel.iteration_fields()
+    sweep, sweep_batch = mp.sweep_shapes(), mp.sweep_batch()
     model = ModelSpec(
         source,
         batch_size=mp.batch.value(),
         image_size=mp.image.value(),
         seq_len=mp.seq_len.value(),
-        hf_config=mp.hf_overrides() if hf else (),
+        hf_config=mp.hf_overrides() if source.startswith("hf:") else (),
     )
     task = mp.task_value()
     folder = new_run_folder(window, keep)
@@ -96,10 +124,6 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
         optimizer=mp.optimizer.currentText() if task == "training" else "sgd",
         sweep_batch=sweep_batch,
     )
-    wrap = None
-    if arrange is not None:
-        specs, wrap = arrange(specs)
-        configs = [spec.config for spec in specs]
     options = {
         "model": source,
         "batch_size": model.batch_size,
@@ -114,25 +138,18 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
         "sweep_batch": list(sweep_batch),
         "source": "gui",
     }
-    if not panel.queue.configs:
-        panel.queue.show_last_run(configs[0])
+    return specs, options, folder
+
+
+def _show_queued(window: AppWindow, configs, options: dict) -> None:
+    """The queue says each config is pending; a sweep's own tab comes forward."""
+    queue = window.config_panel.queue
+    if not queue.configs:
+        queue.show_last_run(configs[0])
     for config in configs:
-        panel.queue.set_status(config, "pending")
-    if (sweep or sweep_batch) and window.tabs.currentIndex() == 0:
-        window.show_tab("throughput" if sweep_batch else "sweep")  # the summary has little to say about a sweep
-    if applied:
-        specs = [dataclasses.replace(s, applied=applied[s.config]) if s.config in applied else s for s in specs]
-    window.run_starting = True  # the views out of sight are reset in turns of their own (_show_session)
-    try:
-        window.session.start(specs, options, folder, keep=keep)
-    finally:
-        window.run_starting = False
-    if wrap is None:
-        window.controller.start(specs)
-    else:
-        window.controller.start(specs, wrap=wrap)
-    window.status_label.setText(f"Profiling {os.path.basename(source)} with {len(specs)} config(s)…")
-    return True
+        queue.set_status(config, JobStatus.PENDING)
+    if (options["sweep_shapes"] or options["sweep_batch"]) and window.tabs.currentIndex() == 0:
+        window.show_tab("throughput" if options["sweep_batch"] else "sweep")  # the summary says little of a sweep
 
 
 def new_run_folder(window: AppWindow, keep=()) -> str:
