@@ -32,7 +32,7 @@ from core.analysis.script_results import (
 )
 from core.analysis.script_runs import ScriptRun
 from core.analysis.stats import Speedup, speedup
-from core.vocab.formatting import fmt_ms, seconds, speedup_interval
+from core.vocab.formatting import ms_or_missing, seconds, speedup_interval
 from core.vocab.generation import GenerationSpec
 
 
@@ -239,10 +239,6 @@ def fig_median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def _ms(v: float | None) -> str:
-    return "-" if v is None else fmt_ms(v)
-
-
 def result_lines(r: GenerationResult) -> list[str]:
     """One generation config, as the command line and summary.txt say it."""
     s = r.spec
@@ -256,15 +252,15 @@ def result_lines(r: GenerationResult) -> list[str]:
     for p in r.prompts:
         c, e = p.compiled, p.eager
         lines.append(f"  prompt {p.prompt_len} tokens:")
-        ttft = f"    time to first token: {_ms(fig_median(c.ttft_ms))} compiled"
+        ttft = f"    time to first token: {ms_or_missing(fig_median(c.ttft_ms))} compiled"
         if e is not None:
-            ttft += f", {_ms(fig_median(e.ttft_ms))} eager"
+            ttft += f", {ms_or_missing(fig_median(e.ttft_ms))} eager"
             if p.ttft is not None:
                 ttft += f": {speedup_interval(p.ttft)}"
         lines.append(ttft)
-        decode = f"    decode: {_ms(fig_median(c.token_ms))} a token (p90 {_ms(p.p90(c))}) compiled"
+        decode = f"    decode: {ms_or_missing(fig_median(c.token_ms))} a token (p90 {ms_or_missing(p.p90(c))}) compiled"
         if e is not None:
-            decode += f", {_ms(fig_median(e.token_ms))} (p90 {_ms(p.p90(e))}) eager"
+            decode += f", {ms_or_missing(fig_median(e.token_ms))} (p90 {ms_or_missing(p.p90(e))}) eager"
             if p.decode is not None:
                 decode += f": {speedup_interval(p.decode)}"
         lines.append(decode)

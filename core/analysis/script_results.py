@@ -32,7 +32,7 @@ import numpy as np
 from core.analysis import quality as q
 from core.analysis.script_runs import EntryCalls, ScriptRun
 from core.analysis.stats import Speedup, speedup
-from core.vocab.formatting import fmt_ms, seconds, speedup_interval
+from core.vocab.formatting import ms_or_missing, seconds, speedup_interval
 from core.vocab.records import GraphBreak
 from core.vocab.script_job import STANCE_EAGER
 
@@ -152,7 +152,7 @@ class FunctionResult:
     def verdict_line(self) -> str:
         """The function's verdict in one line: its speedup, or why there is none."""
         if self.verdict in (FASTER, SLOWER):
-            return f"{self.verdict}: {self.speedup_text()} ({_ms(self.compiled_median_ms)} against eager's {_ms(self.eager_median_ms)} a steady call)"
+            return f"{self.verdict}: {self.speedup_text()} ({ms_or_missing(self.compiled_median_ms)} against eager's {ms_or_missing(self.eager_median_ms)} a steady call)"
         if self.speedup is not None:
             return f"cannot tell: {self.speedup_text()}; {self.why}"
         return f"{self.verdict}: {self.why}"
@@ -189,14 +189,10 @@ class FunctionResult:
         if self.verdict != FASTER or self.payback_calls is None:
             return f"pay-back: cannot tell without a measurable speedup; {cost}"
         saved = self.saved_ms_per_call or 0.0
-        cost += f"; it saves {_ms(saved)} a steady call, {_s(saved * calls / 1000.0)} over {calls:,} calls"
+        cost += f"; it saves {ms_or_missing(saved)} a steady call, {_s(saved * calls / 1000.0)} over {calls:,} calls"
         if self.payback_calls <= calls:
             return f"paid back after call {self.payback_calls:,}; this run made {calls:,} calls ({cost})"
         return f"not paid back within this run: at this speedup it would need {self.payback_calls:,} calls; this run made {calls:,} ({cost})"
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else fmt_ms(value)
 
 
 _s = seconds

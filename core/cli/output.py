@@ -98,7 +98,7 @@ class Progress(RunListener):
                 self._flush_held()
                 text = stalled_text(detail, time.monotonic() - since, "--compile-log +dynamo,inductor shows more")
                 say(f"{self._label}: {text}", file=sys.stderr, flush=True)
-        elif isinstance(event, ev.ProcessEnded) and event.status != "completed" and not self.quiet:
+        elif isinstance(event, ev.ProcessEnded) and event.status != JobStatus.COMPLETED and not self.quiet:
             say(f"{self._label}: {process_note(event)}", file=sys.stderr, flush=True)
 
     def _flush_held(self) -> None:

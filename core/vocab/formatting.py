@@ -19,6 +19,16 @@ def ms_cell(v: float | None) -> str:
     return "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.1f}")
 
 
+def ms_fixed(v: float | None) -> str:
+    """A duration in ms to three decimals for the app's op-profile tables, "–" when missing."""
+    return cell(v, ".3f", missing="–")
+
+
+def ms_or_missing(v: float | None) -> str:
+    """A duration for a sentence on the command line (fmt_ms), "-" when missing."""
+    return "-" if v is None else fmt_ms(v)
+
+
 def count(n: float, what: str) -> str:
     """A count with its noun: "1 graph", "3 kernels", "2.5 operators" (per-call averages need not
     be whole)."""

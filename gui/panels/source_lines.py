@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.report.source_view import accounted_text, got_slower, line_files, source_file
-from core.vocab.formatting import cell
+from core.vocab.formatting import ms_fixed
 from core.vocab.source_paths import display_path
 from gui.widgets.safe_text import plain, tooltip
 from gui.widgets.table_model import RowTableModel, make_table
@@ -38,10 +38,6 @@ NO_LINES = (
 )
 BREAK_MARK = "break"
 SLOWER_MARK = "slower"
-
-
-def _ms(v) -> str:
-    return cell(v, ".3f", missing="–")
 
 
 def _change(t) -> str:
@@ -104,8 +100,8 @@ class LinesModel(RowTableModel):
             return (
                 f"{display_path(t.file)}:{t.line}",
                 t.source,
-                _ms(t.eager_ms),
-                _ms(t.compiled_ms),
+                ms_fixed(t.eager_ms),
+                ms_fixed(t.compiled_ms),
                 _change(t),
                 _mark(t),
                 ", ".join(t.kernels),
@@ -159,9 +155,9 @@ class SourceModel(RowTableModel):
         t, column = r.times, index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return _ms(t.eager_ms) if t else ""
+                return ms_fixed(t.eager_ms) if t else ""
             if column == 1:
-                return (_ms(t.compiled_ms) if t.compiled_ms is not None else "–") if t else ""
+                return (ms_fixed(t.compiled_ms) if t.compiled_ms is not None else "–") if t else ""
             if column == 2:
                 return ("◆" if t.graph_break else "") + ("▲" if got_slower(t) else "") if t else ""
             return str(r.number) if column == 3 else r.text.expandtabs(4)
@@ -310,8 +306,8 @@ class SourceLinesView(QWidget):
         marks = _mark(t)
         kernels = ", ".join(t.kernels) if t.kernels else "none (no kernel of the compiled code was charged here)"
         self.detail.setText(
-            f"{display_path(t.file)}:{t.line}{' (' + marks + ')' if marks else ''}: eager {_ms(t.eager_ms)} ms, "
-            f"compiled {_ms(t.compiled_ms)} ms per call. Kernels: {kernels}."
+            f"{display_path(t.file)}:{t.line}{' (' + marks + ')' if marks else ''}: eager {ms_fixed(t.eager_ms)} ms, "
+            f"compiled {ms_fixed(t.compiled_ms)} ms per call. Kernels: {kernels}."
         )
 
     def _on_line_chosen(self, current: QModelIndex, _previous=None) -> None:

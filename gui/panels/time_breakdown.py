@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from core.report.artifact_views import trace_files, traces_folder
 from core.report.explain_tables import time_rows
-from core.vocab.formatting import cell, count, fmt_ms
+from core.vocab.formatting import count, fmt_ms, ms_fixed
 from core.vocab.op_records import TIME_CATEGORIES, TIME_CATEGORY_LABELS
 from core.vocab.records import SIDES
 from gui.charts.plot_parts import PlotParts
@@ -66,10 +66,6 @@ def legend_html() -> str:
         f"<span style='color:{CATEGORY_COLORS[c]}'>&#9632;</span>&nbsp;{markup(label)}"
         for c, label in TIME_CATEGORY_LABELS.items()
     )
-
-
-def _ms(v) -> str:
-    return cell(v, ".3f", missing="–")
 
 
 def _share(v) -> str:
@@ -112,7 +108,7 @@ class CategoryModel(RowTableModel):
             value = values[column]
             if sort or column == 0:
                 return value
-            return _ms(value) if column in (1, 3) else _share(value)
+            return ms_fixed(value) if column in (1, 3) else _share(value)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
             return QColor(CATEGORY_COLORS[category])
         if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
@@ -175,7 +171,7 @@ class OpsModel(RowTableModel):
             value = values[column]
             if column == 4:
                 return f"{value:g}"
-            return _ms(value) if column >= SELF_COLUMN else (value or ("–" if column == 3 else ""))
+            return ms_fixed(value) if column >= SELF_COLUMN else (value or ("–" if column == 3 else ""))
         if role == Qt.ItemDataRole.ToolTipRole:
             return tooltip(op.name) if column == 1 else OP_COLUMNS[column][1]
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 4:
