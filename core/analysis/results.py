@@ -372,7 +372,7 @@ class JobResult:
             eager, compiled = self.latencies("eager"), self.latencies("compiled")
             es, cs = summarize(eager), summarize(compiled)
             # The interval only once the job has ended, as the summary has it: while the further
-            # processes still time calls it was a 2,000-resample bootstrap per refresh.
+            # processes still time calls it would be a 2,000-resample bootstrap per refresh.
             sp = self._speedup(eager, compiled, ci=self.ended) if es and cs else None
         tied = bool(sp and sp.ci_low is not None and sp.ci_low <= 1.0 <= sp.ci_high)
         # an unusable timing gives no direction: no "compiled is slower"

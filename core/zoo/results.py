@@ -279,8 +279,8 @@ def summarize_configs(rows: list[ZooRow], configs: list[str] | None = None) -> l
     for config in order:
         mine = [r for r in rows if r.config == config]
         passed = [r for r in mine if r.passed]
-        # a reference once its backend is known to be one: a job not ended yet names no backend,
-        # and before any had ended every config (inductor too) was called a debugging reference
+        # a reference once its backend is known to be one: a job not ended yet may name no
+        # backend, and a config with no backend known is no reference (inductor is none)
         named = [r for r in mine if r.backend]
         reference = bool(named) and all(r.reference for r in named)
         counted = passed if reference else [r for r in passed if r.counts]

@@ -211,8 +211,8 @@ class CompileMarkers:
                 "rotateAxis": None,
             },
         )
-        # In the view's bounds: a marker left of the first warm-up call sat outside the view and
-        # its label was cut at the left edge ("ompile inductor…").
+        # In the view's bounds: a marker left of the first warm-up call would sit outside the
+        # view, its label cut at the left edge ("ompile inductor…").
         self.plot.addItem(line, ignoreBounds=False)
         line.setZValue(MARKER_Z)  # its label above every curve, the later jobs' too
         self.lines[job_id] = line

@@ -117,8 +117,8 @@ class SweepChart(QWidget):
         self.log_box.toggled.connect(self._on_log_toggled)
         self._log_chosen = False
         self.log_box.clicked.connect(self._on_log_clicked)
-        # One line, whatever the width (as the latency chart's): not wrapped, its whole text
-        # kept the chart from narrowing and was cut at the window's edge; it drops its key
+        # One line, whatever the width (as the latency chart's): its whole text, unwrapped,
+        # would keep the chart from narrowing and be cut at the window's edge; it drops its key
         # instead (whole on hover).
         self.title = FittingLabel(
             [

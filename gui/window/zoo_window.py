@@ -54,8 +54,8 @@ class ZooWindow(QMainWindow):
         self.closing_with_main = False  # the main window is closing: no question, the run is cancelled
         self._close_confirmed = False
         # What the window says (a running job's whole detail, say): a line of the status bar
-        # shortened to the room the progress bar leaves, whole on hover; the status bar's own
-        # message was cut at the progress bar ("...inductor: compiling forw"), issue 44.
+        # shortened to the room the progress bar leaves, whole on hover (the status bar's own
+        # message would be cut at the progress bar: "...inductor: compiling forw").
         self.status_line = ElidedLabel()
         self.statusBar().addWidget(self.status_line, 1)
         self.progress = QProgressBar()
