@@ -14,10 +14,12 @@ NAME is a group (core = overhead, fidelity, wall; all = core + gui) or one bench
               faults a call; the verdict rests on the graded rounds (quiet, one allocator mode)
               and rounds stop once it is decided (target: within 3%). `--pairing process` (the
               default, tests/bench/paired.py): one fresh process a round, the engine's own Job
-              and Timer on the same model objects, Timer readings before, between and after 4
-              segments of the engine's timed blocks (options --rounds, --min-rounds, --budget-s,
-              --iters a side a segment, --segments, --min-run-time, --threads, --allocator,
-              --device cuda and --batch N for a GPU, this pairing only).
+              and Timer on the same model objects, Timer readings before, between and after the
+              segments of the engine's timed blocks; --timing latency|throughput|both (default
+              both: each method its segments, alternating, each its ratios and verdict a side,
+              and a line a side comparing the two) (options --rounds, --min-rounds, --budget-s,
+              --iters a side a segment, --segments per method, --min-run-time, --threads,
+              --allocator, --device cuda and --batch N for a GPU, this pairing only).
               `--pairing processes`: each member its own fresh processes, interleaved (options
               as above and --processes per member): what the per-process spread adds
   wall        a full `main.py profile resnet18` against a bare script that only compiles and
