@@ -141,29 +141,44 @@ def main(argv: list[str]) -> int:
     return code
 
 
-def _generation_reports(args: argparse.Namespace) -> int | None:
-    """Two reports of `profile --task generate` compared config by config and prompt length
-    (core.decide.generation_compare): the exit code; None when neither is a generation report."""
-    from core.decide.generation_compare import compare_generations
+def _read_pair(args: argparse.Namespace, read, kind: str, advice: str):
+    """Both reports read by `read` (a report of one kind; None for a report of another kind):
+    (baseline, new); None when neither is of this kind (another comparison goes on); the exit
+    code 2 when one cannot be read or only one is of this kind (`kind` and `advice` say so)."""
     from core.report.files import ReportError
-    from core.report.generation_report import generation_rows_or_none
 
     try:
-        base, new = generation_rows_or_none(args.baseline), generation_rows_or_none(args.new)
+        base, new = read(args.baseline), read(args.new)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if base is None and new is None:
         return None
     if base is None or new is None:
-        generation = args.new if base is None else args.baseline
         print(
-            f"error: {generation} is the report of a generation profile (--task generate) and the other one is "
-            "not; compare it with another generation report.",
+            f"error: {args.new if base is None else args.baseline} is the report of {kind} and the other "
+            f"one is not; {advice}",
             file=sys.stderr,
         )
         return 2
-    result = compare_generations(base, new, args.threshold)
+    return base, new
+
+
+def _generation_reports(args: argparse.Namespace) -> int | None:
+    """Two reports of `profile --task generate` compared config by config and prompt length
+    (core.decide.generation_compare): the exit code; None when neither is a generation report."""
+    from core.decide.generation_compare import compare_generations
+    from core.report.generation_report import generation_rows_or_none
+
+    pair = _read_pair(
+        args,
+        generation_rows_or_none,
+        "a generation profile (--task generate)",
+        "compare it with another generation report.",
+    )
+    if not isinstance(pair, tuple):
+        return pair
+    result = compare_generations(*pair, args.threshold)
     for line in result.lines():
         print(terminal_text(line))
     return result.exit_code
@@ -173,24 +188,17 @@ def _script_reports(args: argparse.Namespace) -> int | None:
     """Two reports of `main.py run` compared function by function (core.decide.script_compare):
     the exit code; None when neither is a script report (the model comparison goes on)."""
     from core.decide.script_compare import compare_scripts
-    from core.report.files import ReportError
     from core.report.script_report import script_report_or_none
 
-    try:
-        base, new = script_report_or_none(args.baseline), script_report_or_none(args.new)
-    except ReportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if base is None and new is None:
-        return None
-    if base is None or new is None:
-        script = args.new if base is None else args.baseline
-        print(
-            f"error: {script} is the report of a script (main.py run) and the other one of a model; "
-            "compare a script's report with another report of the same script.",
-            file=sys.stderr,
-        )
-        return 2
+    pair = _read_pair(
+        args,
+        script_report_or_none,
+        "a script (main.py run)",
+        "compare a script's report with another report of the same script.",
+    )
+    if not isinstance(pair, tuple):
+        return pair
+    base, new = pair
     if os.path.basename(base.target) != os.path.basename(new.target):
         print(
             terminal_text(

@@ -14,14 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QFrame,
     QLabel,
-    QPlainTextEdit,
-    QScrollArea,
     QSplitter,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -32,7 +27,7 @@ from core.analysis.script_runs import LiveFold
 from core.vocab.formatting import fmt_ms, seconds, speedup_interval
 from core.vocab.script_job import FLAG_COMPILED
 from gui.panels.graph_breaks import GraphBreaksPanel
-from gui.panels.script_view import compile_progress
+from gui.panels.script_view import compile_progress, result_tabs, text_pane
 from gui.widgets.safe_text import plain
 from gui.widgets.table_model import RowTableModel, make_table
 from gui.widgets.theme import config_color, error_color
@@ -121,25 +116,10 @@ class GenerationView(QWidget):
         self.chart.setMinimumHeight(CHART_MIN_HEIGHT)
         self.chart.setClipToView(True)
         self._items: dict[tuple, object] = {}
-        self.summary = QPlainTextEdit()
-        self.summary.setReadOnly(True)
-        self.output = QPlainTextEdit()
-        self.output.setReadOnly(True)
-        self.output.setMaximumBlockCount(OUTPUT_LINES)
-        fixed = QFont("monospace")
-        fixed.setStyleHint(QFont.StyleHint.TypeWriter)
-        for text in (self.summary, self.output):
-            text.setFont(fixed)
+        self.summary, self.output = text_pane(), text_pane(OUTPUT_LINES)
         self.breaks = GraphBreaksPanel()
         self.breaks.show_functions()
-        breaks_page = QScrollArea()
-        breaks_page.setWidget(self.breaks)
-        breaks_page.setWidgetResizable(True)
-        breaks_page.setFrameShape(QFrame.Shape.NoFrame)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.summary, "Finding")
-        self.tabs.addTab(breaks_page, "Graph breaks && recompiles")
-        self.tabs.addTab(self.output, "Output")
+        self.tabs = result_tabs(self.summary, self.breaks, self.output, "Output")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.chart)
         split.addWidget(self.table)

@@ -93,6 +93,32 @@ class FunctionsModel(RowTableModel):
         return None
 
 
+def text_pane(max_lines: int = 0) -> QPlainTextEdit:
+    """A read-only monospace pane (a finding, a program's output: `max_lines` kept, 0: all)."""
+    pane = QPlainTextEdit()
+    pane.setReadOnly(True)
+    if max_lines:
+        pane.setMaximumBlockCount(max_lines)
+    fixed = QFont("monospace")
+    fixed.setStyleHint(QFont.StyleHint.TypeWriter)
+    pane.setFont(fixed)
+    return pane
+
+
+def result_tabs(finding: QPlainTextEdit, breaks: QWidget, output: QPlainTextEdit, output_title: str) -> QTabWidget:
+    """The finding, the graph breaks and recompiles (scrolling: their own minimum height never
+    squeezes the chart above), and the program's output, a tab each."""
+    page = QScrollArea()
+    page.setWidget(breaks)
+    page.setWidgetResizable(True)
+    page.setFrameShape(QFrame.Shape.NoFrame)
+    tabs = QTabWidget()
+    tabs.addTab(finding, "Finding")
+    tabs.addTab(page, "Graph breaks && recompiles")
+    tabs.addTab(output, output_title)
+    return tabs
+
+
 def compile_progress(stage) -> str:
     """ " compiling FRAME [ID]: STAGE (12 s)" for a run's CompilingNow (core.analysis.script_runs),
     past STALL_S the stalled notice naming the stage and the frame; "" when nothing compiles."""
@@ -172,27 +198,12 @@ class ScriptView(QWidget):
         self._curves: dict[tuple[str, tuple], pg.PlotDataItem] = {}
         self.headline = plain(QLabel("Choose a script and press Run."))
         self.headline.setWordWrap(True)
-        self.summary = QPlainTextEdit()
-        self.summary.setReadOnly(True)
-        self.output = QPlainTextEdit()
-        self.output.setReadOnly(True)
-        self.output.setMaximumBlockCount(OUTPUT_LINES)
-        fixed = QFont("monospace")
-        fixed.setStyleHint(QFont.StyleHint.TypeWriter)
-        for text in (self.summary, self.output):
-            text.setFont(fixed)
+        self.summary, self.output = text_pane(), text_pane(OUTPUT_LINES)
         # the main window's own Graph breaks & compile view, its rows the script's functions
         self.breaks = GraphBreaksPanel()
         self.breaks.show_functions()
         self._breaks_shown: tuple = ()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.summary, "Finding")
-        breaks_page = QScrollArea()  # its own minimum height scrolls, never squeezing the chart above
-        breaks_page.setWidget(self.breaks)
-        breaks_page.setWidgetResizable(True)
-        breaks_page.setFrameShape(QFrame.Shape.NoFrame)
-        self.tabs.addTab(breaks_page, "Graph breaks && recompiles")
-        self.tabs.addTab(self.output, "Script output")
+        self.tabs = result_tabs(self.summary, self.breaks, self.output, "Script output")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.chart)

@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
-    QMessageBox,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -35,7 +31,6 @@ from PySide6.QtWidgets import (
 )
 
 from core.analysis.generation_results import GenerationChange, recompile_changes
-from core.report.files import OutputFolder, ReportError
 from core.vocab.config import CompileConfig
 from core.vocab.generation import (
     DEFAULT_GENERATIONS,
@@ -48,9 +43,9 @@ from core.vocab.generation import (
 )
 from core.vocab.limits import ConfigError
 from gui.panels.generation_view import GenerationView
-from gui.run.profile_run import ProfileRunController
 from gui.widgets.safe_text import plain
 from gui.window.app_window import AppWindow
+from gui.window.profile_window import ProfileWindow
 
 FIELDS = {"new_tokens": "New tokens", "generations": "Generations", "warmup": "Warm-up", "cache": "Caches"}
 
@@ -77,15 +72,17 @@ def generation_profile(pairs: list[tuple[GenerationSpec, CompileConfig]], baseli
     return make
 
 
-class GenerationWindow(QMainWindow):
+class GenerationWindow(ProfileWindow):
     """Profile one model's generation at a time. GUI thread only."""
+
+    what = "generation"
+    refusal_name = "generation_refusal"
 
     sig_finished = Signal(object)
     """A profile ended: its GenerationResults (a list; None when nothing could run)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.controller = ProfileRunController(self)
         self.results: list | None = None
         self.source, self.hf_config, self.batch_size, self.device = "", (), 1, "cpu"
         self.configs: list[CompileConfig] = []
@@ -233,22 +230,7 @@ class GenerationWindow(QMainWindow):
         self.advice.addStretch(1)
         self.advice_box.setVisible(bool(changes))
 
-    def cancel(self) -> None:
-        if self.controller.busy:
-            self.controller.cancel()
-            self.statusBar().showMessage("Stopping (what was measured is kept)…")
-
-    def _refuse(self, text: str) -> bool:
-        self.statusBar().showMessage(text)
-        box = QMessageBox(
-            QMessageBox.Icon.Warning, "Cannot profile generation", text, QMessageBox.StandardButton.Ok, self
-        )
-        box.setObjectName("generation_refusal")
-        box.open()
-        return False
-
     def _on_finished(self, results, error: str) -> None:
-        self.results = list(results) if results is not None else (self.view.results or None)
         self.view.finish(results, error)
         self.results = self.view.results or None  # those kept on screen and the new ones
         self._show_advice(self.view.results)
@@ -270,28 +252,10 @@ class GenerationWindow(QMainWindow):
 
         if not self.results:
             return False
-        if folder is None:
-            folder = QFileDialog.getExistingDirectory(self, "Save the generation report into", os.getcwd())
-            if not folder:
-                return False
-        try:
-            out = OutputFolder(folder).claim()
-        except ReportError as exc:
-            return self._refuse(str(exc))
-        try:
-            write_generation_report(out, self.results, {"app": True, "source": self.source})
-        except (OSError, ReportError) as exc:
-            return self._refuse(f"The report could not be written into {folder}: {exc}. What is on screen stays.")
-        finally:
-            out.release()
-        self.statusBar().showMessage(f"Report written to {out.path}")
-        return True
-
-    def closeEvent(self, event) -> None:
-        """Closing stops the run (its process group); the window waits for it to end."""
-        if self.controller.busy:
-            self.controller.wait()
-        super().closeEvent(event)
+        results, options = self.results, {"app": True, "source": self.source}
+        return self._write_report(
+            folder, "Save the generation report into", lambda out: write_generation_report(out, results, options)
+        )
 
 
 def open_generation(window: AppWindow, run: bool = True) -> GenerationWindow:

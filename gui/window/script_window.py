@@ -26,21 +26,19 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QMainWindow,
-    QMessageBox,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from core.report.files import OutputFolder, ReportError
 from core.vocab.limits import LIMITS, ConfigError
 from core.vocab.script_job import ScriptJobError, make_script_job
 from gui.form import trust
 from gui.panels.script_view import ScriptView
-from gui.run.profile_run import ProfileRunController, script_profile
+from gui.run.profile_run import script_profile
 from gui.window.app_window import AppWindow
+from gui.window.profile_window import ProfileWindow
 
 SETTINGS_PREFIX = "scripts/"
 AS_WRITTEN = "as written"
@@ -50,9 +48,13 @@ def _settings_key(path: str) -> str:
     return SETTINGS_PREFIX + hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
 
 
-class ScriptWindow(QMainWindow):
+class ScriptWindow(ProfileWindow):
     """Profile one script at a time. `backends`: the backends the installed torch offers
     (the main window's torch info), for the override picker. GUI thread only."""
+
+    what = "the script"
+    refusal_name = "script_refusal"
+    stopping = "Stopping the script (what it did is kept)…"
 
     sig_finished = Signal(object)
     """A profile ended: its core.analysis.script_results.ScriptResult (None when it could not run)."""
@@ -60,7 +62,6 @@ class ScriptWindow(QMainWindow):
     def __init__(self, settings: QSettings, backends=(), parent: QWidget | None = None):
         super().__init__(parent)
         self.settings = settings
-        self.controller = ProfileRunController(self)
         self.result = None
         self.closing_with_main = False  # the main window closes: the script is stopped, no question
         self.script = QLineEdit()
@@ -214,20 +215,6 @@ class ScriptWindow(QMainWindow):
         self._update_buttons()
         return True
 
-    def cancel(self) -> None:
-        if self.controller.busy:
-            self.controller.cancel()
-            self.statusBar().showMessage("Stopping the script (what it did is kept)…")
-
-    def _refuse(self, text: str) -> bool:
-        self.statusBar().showMessage(text)
-        box = QMessageBox(
-            QMessageBox.Icon.Warning, "Cannot profile the script", text, QMessageBox.StandardButton.Ok, self
-        )
-        box.setObjectName("script_refusal")
-        box.open()
-        return False
-
     def _on_finished(self, result, error: str) -> None:
         self.result = result
         self.view.finish(result, error)
@@ -247,28 +234,8 @@ class ScriptWindow(QMainWindow):
 
         if self.result is None:
             return False
-        if folder is None:
-            folder = QFileDialog.getExistingDirectory(self, "Save the script's report into", os.getcwd())
-            if not folder:
-                return False
-        try:
-            out = OutputFolder(folder).claim()
-        except ReportError as exc:
-            return self._refuse(str(exc))
-        try:
-            write_script_report(out, self.result)
-        except (OSError, ReportError) as exc:
-            return self._refuse(f"The report could not be written into {folder}: {exc}. What is on screen stays.")
-        finally:
-            out.release()
-        self.statusBar().showMessage(f"Report written to {out.path}")
-        return True
-
-    def closeEvent(self, event) -> None:
-        """Closing stops the script (its process group); the window waits for it to end."""
-        if self.controller.busy:
-            self.controller.wait()
-        super().closeEvent(event)
+        result = self.result
+        return self._write_report(folder, "Save the script's report into", lambda out: write_script_report(out, result))
 
 
 def open_script_window(window: AppWindow, path: str | None = None) -> ScriptWindow:
