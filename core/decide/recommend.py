@@ -403,6 +403,17 @@ def _sentence(chosen: Option, tied: list[Option], eligible: list[Option], option
             why = "; ".join(f"{o.label}: {o.why_not}" for o in excluded[:3])
             return f"Do not compile: no config can be recommended ({why})." if why else "Do not compile."
         rival = min(compiled, key=lambda o: o.total_s)  # ahead of eager beyond the noise (ties cannot tell)
+        if all(o.speedup_ci_high < 1.0 for o in compiled):
+            # slower a call too: no number of calls, and no compile cache, pays the compile back
+            closest = max(compiled, key=lambda o: o.speedup)
+            tried = "the one config tried was" if len(compiled) == 1 else f"all {len(compiled)} configs tried were"
+            return (
+                f"Do not compile this model here: {tried} slower than eager on every call, beyond the noise "
+                f"(the closest, {closest.label}, {closest.speedup:.2f}x [95% CI {closest.speedup_ci_low:.2f}-"
+                f"{closest.speedup_ci_high:.2f}]: {closest.per_call_ms:.3f} ms a call against "
+                f"{eager.per_call_ms:.3f} ms); at {calls:,} calls eager takes {duration(eager.total_s)} in all, "
+                f"{closest.label} {duration(closest.total_s)} with its {closest.compile_time_s:.1f} s compile."
+            )
         return (
             f"Do not compile: {at} eager takes {duration(eager.total_s)} in all, the best compiled config, "
             f"{rival.label}, {duration(rival.total_s)} (compile {rival.compile_time_s:.1f} s + "

@@ -2,8 +2,9 @@
 them); all but `page_faults` rest on a timing that can carry advice (advice.timing_trusted):
 
 - `freezing`: inductor on the CPU for inference without `freezing=True`;
-- `compile_cache`: compile time dominates the total at the expected calls → the FX-graph and
-  AOTAutograd caches, `torch.compiler.save_cache_artifacts`;
+- `compile_cache`: compile time dominates the total at the expected calls, and compiled is not
+  slower a call beyond the noise → the FX-graph and AOTAutograd caches,
+  `torch.compiler.save_cache_artifacts`;
 - `time_outside_graphs`: compiled is measurably slower and the op profile shows most of a call
   outside compiled graphs, or a large share in guard checks;
 - `page_faults`: the compiled calls fault in many pages a call and the kernel's time shows it."""
@@ -110,6 +111,10 @@ def _compile_share(result, calls: int) -> tuple[float, float, float] | None:
     if not completed(result) or result.config.backend != "inductor" or compile_s is None or per_call is None:
         return None
     if not timing_trusted(result):
+        return None
+    if s["speedup_ci_high"] is not None and s["speedup_ci_high"] < 1.0:
+        # slower a call than eager beyond the noise: a cached compile still never pays back (the
+        # verdicts bench found it the top suggestion where only the graph break could help)
         return None
     running = calls * per_call / 1000.0
     return (compile_s, per_call, compile_s / (compile_s + running)) if compile_s > running else None

@@ -288,3 +288,22 @@ def test_an_unusable_config_added_does_not_move_the_eager_reference_of_the_other
     alone, both = recommend([inductor], calls=1000), recommend([inductor, busy], calls=1000)
     assert alone.options[0].per_call_ms == both.options[0].per_call_ms  # the eager reference
     assert (alone.choice, alone.confidence) == (both.choice, both.confidence) == (NOT_COMPILED, "clear")
+
+
+def test_every_config_slower_a_call_says_do_not_compile_here_and_names_the_closest():
+    """Compiled slower on every call (the bench's tiny MLP, 0.76x): the verdict says so plainly and
+    names the closest config, not only that the compile outweighs the calls."""
+    results = [
+        fake_result(INDUCTOR, eager_ms=1.0, compiled_ms=1.3, compile_s=2.0, seed=1),
+        fake_result(FREEZING, eager_ms=1.0, compiled_ms=1.2, compile_s=2.5, seed=2),
+    ]
+    rec = recommend(results, calls=10_000)
+    assert rec.choice == NOT_COMPILED and rec.confidence == "clear"
+    assert rec.sentence.startswith(
+        "Do not compile this model here: all 2 configs tried were slower than eager on every call"
+    )
+    assert f"the closest, {FREEZING.label}, 0.8" in rec.sentence
+    one = recommend(results[:1], calls=10_000)
+    assert "the one config tried was slower than eager on every call" in one.sentence
+    faster = recommend([fake_result(INDUCTOR, eager_ms=10.0, compiled_ms=5.0, compile_s=10.0)], calls=100)
+    assert faster.sentence.startswith("Do not compile: at 100 calls eager takes 1.0 s in all")
