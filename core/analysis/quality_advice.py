@@ -27,6 +27,7 @@ class RerunFields:
     processes: str  # the setting that times more fresh processes
     iters: str  # ...more calls: "more {iters} (or {iters} auto)"
     max_time: str  # ...a longer timing under --iters auto ("" where there is no such setting)
+    tune: str = "tune"  # what measures the other settings worth trying (tune's candidates)
 
 
 CLI_FIELDS = RerunFields(
@@ -44,6 +45,7 @@ FORM_FIELDS = RerunFields(
     "Processes",
     "Iterations",
     "",
+    "Find best settings",
 )
 
 

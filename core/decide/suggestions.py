@@ -5,6 +5,8 @@ words and, where a config change can test it, `ConfigChange`s the app offers as 
 re-run" (`change.apply(config)` gives the CompileConfig to queue). Rules:
 
 - `freezing`: inductor on the CPU for inference without `freezing=True`;
+- `autotune`: plain inductor on the CPU for inference, measurably faster than eager → mode
+  max-autotune-no-cudagraphs;
 - `dynamic_shapes`: recompiles from size mismatches → `dynamic=True` or `mark_dynamic`;
 - `dynamo_config`: torch's graph-break hints that name a `torch._dynamo.config` setting
   (allow_rnn, capture_scalar_outputs, ...) not yet set;
@@ -44,12 +46,13 @@ from core.decide.advice import (
 from core.decide.cudagraph_rules import cudagraphs_on_cpu, cudagraphs_skipped
 from core.decide.dynamo_rules import dynamic_shapes, dynamo_config, fullgraph_failed
 from core.decide.recommend import CANNOT_TELL, DEFAULT_CALLS, NOT_COMPILED, REFERENCE_BACKENDS
-from core.decide.speed_rules import compile_cache, freezing, page_faults, time_outside_graphs
+from core.decide.speed_rules import autotune, compile_cache, freezing, page_faults, time_outside_graphs
 
 RULES = (
     fullgraph_failed,
     page_faults,
     freezing,
+    autotune,
     dynamic_shapes,
     dynamo_config,
     cudagraphs_on_cpu,
@@ -83,7 +86,9 @@ def suggestions_heading(rec) -> str:
     return SUGGESTIONS_HEADING
 
 
-TIMED_RULES = "freezing, compile caches, time outside compiled graphs"  # the rules that need a usable timing
+TIMED_RULES = (
+    "freezing, autotuning, compile caches, time outside compiled graphs"  # the rules that need a usable timing
+)
 
 
 def held_back_note(results) -> str:

@@ -307,3 +307,20 @@ def test_every_config_slower_a_call_says_do_not_compile_here_and_names_the_close
     assert "the one config tried was slower than eager on every call" in one.sentence
     faster = recommend([fake_result(INDUCTOR, eager_ms=10.0, compiled_ms=5.0, compile_s=10.0)], calls=100)
     assert faster.sentence.startswith("Do not compile: at 100 calls eager takes 1.0 s in all")
+
+
+def test_one_compiled_config_measured_says_other_settings_may_be_faster():
+    """The verdicts bench: plain inductor 'clear' where the autotuning mode or freezing was faster a
+    call on three of five small CNNs; the sentence says the run measured one compiled config and
+    names what measures the others, in the words of where it is read."""
+    from core.analysis.quality_advice import FORM_FIELDS
+
+    one = [fake_result(INDUCTOR, eager_ms=10.0, compiled_ms=5.0, compile_s=10.0)]
+    rec = recommend(one, calls=10_000)
+    assert rec.confidence == "clear" and rec.sentence.endswith(
+        "clearly ahead of eager beyond the noise, the one compiled config this run measured (tune measures "
+        "other settings)."
+    )
+    assert "(Find best settings measures other settings)" in recommend(one, calls=10_000, fields=FORM_FIELDS).sentence
+    two = one + [fake_result(FREEZING, eager_ms=10.0, compiled_ms=7.0, compile_s=10.0, seed=3)]
+    assert "the one compiled config" not in recommend(two, calls=10_000).sentence
