@@ -408,13 +408,21 @@ def _sentence(
         if all(o.speedup_ci_high < 1.0 for o in compiled):
             # slower a call too: no number of calls, and no compile cache, pays the compile back
             closest = max(compiled, key=lambda o: o.speedup)
-            tried = "the one config tried was" if len(compiled) == 1 else f"all {len(compiled)} configs tried were"
+            # one config tried says nothing of the others (timm's convnext_atto: plain inductor 0.96x,
+            # max-autotune-no-cudagraphs 1.60x on the verdicts bench)
+            head = (
+                f"Do not compile with these settings: the one config tried, {closest.label}, was"
+                if len(compiled) == 1
+                else f"Do not compile this model here: all {len(compiled)} configs tried were"
+            )
+            other = f" Other settings may be faster ({fields.tune} measures them)." if len(compiled) == 1 else ""
+            name = "" if len(compiled) == 1 else f"the closest, {closest.label}, "
             return (
-                f"Do not compile this model here: {tried} slower than eager on every call, beyond the noise "
-                f"(the closest, {closest.label}, {closest.speedup:.2f}x [95% CI {closest.speedup_ci_low:.2f}-"
+                f"{head} slower than eager on every call, beyond the noise "
+                f"({name}{closest.speedup:.2f}x [95% CI {closest.speedup_ci_low:.2f}-"
                 f"{closest.speedup_ci_high:.2f}]: {closest.per_call_ms:.3f} ms a call against "
                 f"{eager.per_call_ms:.3f} ms); at {calls:,} calls eager takes {duration(eager.total_s)} in all, "
-                f"{closest.label} {duration(closest.total_s)} with its {closest.compile_time_s:.1f} s compile."
+                f"{closest.label} {duration(closest.total_s)} with its {closest.compile_time_s:.1f} s compile.{other}"
             )
         return (
             f"Do not compile: {at} eager takes {duration(eager.total_s)} in all, the best compiled config, "

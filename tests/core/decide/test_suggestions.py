@@ -90,18 +90,17 @@ def test_freezing_not_suggested_when_the_run_already_measured_it():
 
 
 def test_autotune_is_suggested_where_plain_inductor_already_pays_on_the_cpu():
-    """The verdicts bench: max-autotune-no-cudagraphs beat plain inductor beyond the noise on two
-    small CNNs where compiling already paid (2.48x against 2.29x, 1.99x against 1.70x), and moved
-    no model where compiled lost."""
+    """The verdicts bench: max-autotune-no-cudagraphs beat plain inductor beyond the noise on small
+    CNNs (2.48x against 2.29x, 1.99x against 1.70x), and turned timm's convnext_atto from 0.96x
+    into 1.60x: said whether or not compiled already pays."""
     plain = fake_result("inductor", eager_ms=10.0, compiled_ms=5.0)
     s = only([plain], "autotune")
     assert s.changes[0].apply(plain.config) == CompileConfig("inductor", mode="max-autotune-no-cudagraphs")
     assert "only a re-run here measures it" in s.evidence and "measured in this run" in s.evidence
-    assert s.premise.startswith("plain inductor on the CPU, measurably faster than eager")
+    assert s.premise.startswith("plain inductor on the CPU for inference; dynamo compiled 1 graph")
+    assert "autotune" in rules([fake_result("inductor", eager_ms=10.0, compiled_ms=13.0)])  # compiled lost
     assert 'mode="max-autotune-no-cudagraphs"' in s.code
     quiet = [
-        fake_result("inductor", eager_ms=10.0, compiled_ms=13.0),  # compiled lost: autotuning moved none
-        fake_result("inductor", eager_ms=10.0, compiled_ms=10.0, noise=0.2),  # within the noise
         fake_result("inductor", device="cuda"),
         fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),))),  # no mode beside options
         fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs")),
@@ -471,3 +470,12 @@ def test_suggestions_held_back_for_an_unusable_timing_are_said():
     assert held_back_note([fake_result("inductor")]) == ""
     assert held_back_note([fake_result("inductor", status="failed", others_cores=1.6)]) == ""
     assert held_back_note([fake_result("eager", others_cores=1.6)]) == ""  # a reference: nothing to hold back
+
+
+def test_autotune_ranks_above_freezing_by_the_time_in_graphs_it_may_retune():
+    """Both are said for plain inductor on the CPU; autotuning may retune the generated kernels and
+    the operators in the graphs, freezing acts on the operators: the bench found autotuning the more
+    often useful (5 of 13 models against 1), and it comes first."""
+    r = _profiled(compiled_ms=4.0, outside_ms=0.1, guard_ms=0.05)
+    found = [s.rule for s in suggest([r], calls=10_000)]
+    assert "autotune" in found and "freezing" in found and found.index("autotune") < found.index("freezing")
