@@ -455,7 +455,7 @@ def _sentence(
         )
         if not rest and len([o for o in options if o.config is not None]) == 1:
             # one compiled config measured: settings it did not try may be faster a call (the
-            # verdicts bench: the autotuning mode or freezing, on three of five small CNNs)
+            # verdicts bench: the autotuning mode or freezing, on 5 of 13 models)
             sure += f", the one compiled config this run measured ({fields.tune} measures other settings)"
     caveat = ""
     if chosen.accuracy and chosen.accuracy != AccuracyStatus.PASS.value:

@@ -27,18 +27,27 @@ from core.decide.recommend import REFERENCE_BACKENDS, reference_note
 from core.vocab.source_paths import display_path
 
 
+def _inductor_cpu_inference(result) -> bool:
+    """A completed inductor job on the CPU, inference without a sweep (freezing is inference-only),
+    whose timing can carry advice: where the freezing and autotune rules may speak."""
+    spec = result.spec
+    return (
+        completed(result)
+        and result.config.backend == "inductor"
+        and spec.device == "cpu"
+        and not spec.sweep_shapes
+        and not spec.sweep_batch
+        and spec.task != "training"
+        and timing_trusted(result)
+    )
+
+
 def freezing(result, results, calls: int) -> list[Suggestion]:
     cfg = result.config
     if (
-        not completed(result)
-        or cfg.backend != "inductor"
-        or result.spec.device != "cpu"
+        not _inductor_cpu_inference(result)
         or dict(cfg.inductor_options).get("freezing")
-        or result.spec.sweep_shapes
-        or result.spec.sweep_batch
-        or result.spec.task == "training"  # freezing is inference-only
         or (result.model_info is not None and result.model_info.parameters == 0)
-        or not timing_trusted(result)
     ):
         return []
     compiled, where = work_in_graphs(result)
@@ -91,18 +100,11 @@ def autotune(result, results, calls: int) -> list[Suggestion]:
     be faster (the verdicts bench: beyond the noise of plain inductor on 5 of 13 models, timm's
     convnext_atto from 0.96x to 1.60x), with no options to fold a mode into."""
     cfg = result.config
-    s = result.summary()
     if (
-        not completed(result)
-        or cfg.backend != "inductor"
+        not _inductor_cpu_inference(result)
         or cfg.mode != "default"
         or cfg.inductor_options
-        or result.spec.device != "cpu"
-        or result.spec.sweep_shapes
-        or result.spec.sweep_batch
-        or result.spec.task == "training"
-        or s["speedup"] is None
-        or not timing_trusted(result)
+        or result.summary()["speedup"] is None
     ):
         return []
     compiled, where = work_in_graphs(result)
