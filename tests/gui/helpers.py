@@ -18,6 +18,10 @@ DATA = os.path.join(os.path.dirname(__file__), "data")
 GRAPH_BREAK_MODEL = os.path.join(DATA, "graph_break_model.py")
 
 
+# Every call sleeps: a job takes a known least time on any host (the tune-budget test).
+SLOW_MODEL = os.path.join(DATA, "slow_model.py")
+
+
 TORCH_INFO_TIMEOUT_MS = 90_000  # the first window of a session imports torch (~3-5 s, more on a busy box)
 
 

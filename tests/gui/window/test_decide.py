@@ -196,10 +196,11 @@ def test_compare_with_a_report_of_another_model_says_so_and_compares_nothing(qtb
 def test_find_best_settings_for_real_keeps_to_a_short_budget(qtbot, window):
     """Real jobs: with half a minute, the first candidate that could be recommended (inductor)
     runs first, and core.decide.tune's BudgetListener cuts what no longer fits; the references
-    (never recommended) come last."""
-    from tests.gui.helpers import RUN_TIMEOUT_MS
+    (never recommended) come last. The model sleeps in every call, so the five candidates need
+    more than the half minute on any host (on a fast one a tiny model's five all fit)."""
+    from tests.gui.helpers import RUN_TIMEOUT_MS, SLOW_MODEL
 
-    window.set_model(GRAPH_BREAK_MODEL, trusted=True)
+    window.set_model(SLOW_MODEL, trusted=True)
     window.config_panel.warmup.setValue(1)
     window.config_panel.iters.setValue(5)
     panel = window.view("decision")
