@@ -173,7 +173,7 @@ class Automation:
             )
             panel.set_config(configs[0])
             panel.queue.clear()
-            if len(configs) > 1:
+            if len(configs) > 1 or a.backend or a.mode:  # queued: what was named runs, alone (as `profile`)
                 for config in configs:
                     panel.queue.add(config)
         for value, box in (

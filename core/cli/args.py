@@ -167,8 +167,13 @@ def _option_adder(parser: argparse.ArgumentParser, command: str):
 def _add_compile_options(add, command: str) -> None:
     """What torch.compile is given: backend, mode, dynamic shapes, fullgraph, config overrides, marks."""
     if command in COMPILE_OPTION_COMMANDS + ("app",):
-        add("--backend", action="append", help="torch.compile backend (repeatable; default inductor)")
-        add("--mode", action="append", help="inductor mode (repeatable; default 'default')")
+        add(
+            "--backend",
+            action="append",
+            help="torch.compile backend (repeatable; default inductor, with neither --backend nor --mode given on "
+            "the CPU for inference also inductor max-autotune-no-cudagraphs)",
+        )
+        add("--mode", action="append", help="inductor mode (repeatable; default 'default', see --backend)")
         add(
             "--dynamic",
             action="append",

@@ -13,9 +13,12 @@ import sys
 from core.capture.compile_log import CompileLogError
 from core.capture.compile_log import parse_settings as parse_compile_log
 from core.cli.args import AUTO
+from core.cli.output import say
 from core.vocab.config import (
     JobSpec,
     ModelSpec,
+    default_configs,
+    default_configs_note,
     dynamo_config_defaults,
     expand_configs,
     inductor_config_defaults,
@@ -32,13 +35,24 @@ def iteration_settings(args: argparse.Namespace) -> dict:
     return iteration_fields(None if args.iters == AUTO else args.iters, args.precision, args.max_time, args.processes)
 
 
-def build_specs(args: argparse.Namespace, configs: list | None = None, device_here: bool = True) -> list[JobSpec]:
+def build_specs(
+    args: argparse.Namespace, configs: list | None = None, device_here: bool = True, announce: bool = False
+) -> list[JobSpec]:
     """Validate everything and build the jobs (one per config: `configs`, or every
-    combination of the command line's); raises ConfigError before any work. `device_here`
-    False: the jobs run on other machines (zoo on a Ray cluster), so --device cuda and a
-    model's memory fit are not checked against this one."""
+    combination of the command line's, with what the default adds when no backend or mode was
+    given: core.vocab.config.default_configs, said on stderr when `announce`); raises
+    ConfigError before any work. `device_here` False: the jobs run on other machines (zoo on a
+    Ray cluster), so --device cuda and a model's memory fit are not checked against this one."""
     device = args.device if device_here else "cpu"
-    from core.models import ModelLoadError, check_source, defines_variants, normalize_source, source_kind
+    from core.models import (
+        TORCHSCRIPT_SUFFIXES,
+        ModelLoadError,
+        check_source,
+        defines_variants,
+        normalize_source,
+        source_kind,
+        split_factory,
+    )
 
     check_limits(
         warmup=args.warmup,
@@ -92,6 +106,13 @@ def build_specs(args: argparse.Namespace, configs: list | None = None, device_he
         )
         if getattr(args, "compile_optimizer", False):
             configs = [dataclasses.replace(c, compile_optimizer=True) for c in configs]
+        scripted = split_factory(args.model)[0].endswith(TORCHSCRIPT_SUFFIXES)  # compiled not at all
+        if not args.backend and not args.mode and not scripted:  # no choice made: the default's configs
+            chosen = configs
+            configs = default_configs(chosen, device, task, bool(args.sweep_shapes or sweep_batch))
+            added = [c for c in configs if c not in chosen]
+            if added and announce:
+                say(default_configs_note(added, app=False), file=sys.stderr)
     else:
         configs = [
             dataclasses.replace(c, dynamo_config=tuple(sorted({**dict(c.dynamo_config), **dict(dynamo)}.items())))

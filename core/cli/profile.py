@@ -32,7 +32,9 @@ def main(argv: list[str]) -> int:
         from core.cli.generate import main as generate_main
 
         return generate_main(argv)
-    return run_command(argv, build_parser(), lambda args, argv: run_and_report(args, argv, lambda: build_specs(args)))
+    return run_command(
+        argv, build_parser(), lambda args, argv: run_and_report(args, argv, lambda: build_specs(args, announce=True))
+    )
 
 
 def run_and_report(

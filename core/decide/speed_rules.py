@@ -24,6 +24,7 @@ from core.decide.advice import (
     work_in_graphs,
 )
 from core.decide.recommend import REFERENCE_BACKENDS, reference_note
+from core.vocab.config import AUTOTUNE_MODE
 from core.vocab.source_paths import display_path
 
 
@@ -90,9 +91,6 @@ def freezing(result, results, calls: int) -> list[Suggestion]:
             explains_ms=explains,
         )
     ]
-
-
-AUTOTUNE_MODE = "max-autotune-no-cudagraphs"
 
 
 def autotune(result, results, calls: int) -> list[Suggestion]:

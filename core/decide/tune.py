@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from core.analysis.results import JobResult
 from core.run.runner import JobRunner, RunListener
 from core.vocab import events as ev
-from core.vocab.config import CompileConfig, JobSpec
+from core.vocab.config import AUTOTUNE_MODE, CompileConfig, JobSpec
 from core.vocab.records import JobStatus
 
 DEFAULT_BUDGET_MIN = 10.0
@@ -68,9 +68,7 @@ def candidates(device: str, has_variants: bool) -> list[Candidate]:
             Candidate(dataclasses.replace(inductor, mode="reduce-overhead"), "CUDA graphs: less launch overhead", 1.5)
         ]
     found.append(
-        Candidate(
-            dataclasses.replace(inductor, mode="max-autotune-no-cudagraphs"), "autotuned kernels (slow to compile)", 3.0
-        )
+        Candidate(dataclasses.replace(inductor, mode=AUTOTUNE_MODE), "autotuned kernels (slow to compile)", 3.0)
     )
     if device == "cuda":
         found.append(

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.vocab import dynamo_overrides
-from core.vocab.config import CompileConfig, validate_config
+from core.vocab.config import CompileConfig, default_configs, default_configs_note, validate_config
 from core.vocab.limits import ConfigError, iteration_fields
 from gui.form.config_fields import (
     combo,
@@ -72,6 +72,11 @@ class ConfigPanel(QGroupBox):
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {error_color()}")
         self.error.hide()
+        # what the default profiles beside the config being edited (core.vocab.config.default_configs)
+        self.workload = ("inference", False)  # the next run's task, and whether it sweeps (set_workload)
+        self.default_note = plain(QLabel(""))
+        self.default_note.setWordWrap(True)
+        self.default_note.hide()
         # a dynamo setting the chosen model needs to compile at all, with its button
         self.suggestion = plain(QLabel(""))  # quotes torch's hint from a run or a report
         self.suggestion_button = QPushButton()
@@ -89,6 +94,7 @@ class ConfigPanel(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addLayout(self._form())
         layout.addWidget(self.error)
+        layout.addWidget(self.default_note)
         layout.addWidget(self.suggestion_box)
         layout.addWidget(self.queue_box, 1)  # where the window does not place it apart (a panel alone)
         self._connect()
@@ -119,6 +125,8 @@ class ConfigPanel(QGroupBox):
         self.fullgraph.toggled.connect(self._on_edited)
         self.compile_optimizer.toggled.connect(self._on_edited)
         self.dynamo_config.textChanged.connect(self._on_edited)
+        for changed in (self.queue.rowsInserted, self.queue.rowsRemoved, self.queue.modelReset):
+            changed.connect(lambda *_: self._refresh_default_note())
 
     # ---------------------------------------------------------------- torch info
     def set_torch_info(
@@ -182,8 +190,21 @@ class ConfigPanel(QGroupBox):
         self.dynamo_config.setText(dynamo_overrides.as_text(config.dynamo_config))
 
     def run_configs(self) -> list[CompileConfig]:
-        """What Run profiles: the queue, or the config being edited when the queue is empty."""
-        return self.queue.configs or [self.current_config()]
+        """What Run profiles: the queue, or when the queue is empty the config being edited and what
+        the default adds to it for the workload (core.vocab.config.default_configs)."""
+        if self.queue.configs:
+            return self.queue.configs
+        return default_configs([self.current_config()], self.device.currentText(), *self.workload)
+
+    def set_workload(self, task: str, sweep: bool) -> None:
+        """The next run's task and whether it sweeps: what the default profiles depends on them."""
+        self.workload = (task, sweep)
+        self._refresh_default_note()
+
+    def _refresh_default_note(self) -> None:
+        added = self.run_configs()[1:] if not self.queue.configs else []
+        self.default_note.setText(default_configs_note(added, app=True) if added else "")
+        self.default_note.setVisible(bool(added))
 
     def validate(self, configs: list[CompileConfig] | None = None) -> str:
         """Check `configs` (default: the one being edited); show and return the problem
@@ -277,6 +298,7 @@ class ConfigPanel(QGroupBox):
     # ---------------------------------------------------------------- slots
     def _on_edited(self, *args) -> None:
         self.validate()
+        self._refresh_default_note()
         self.sig_config_edited.emit()
 
     def _on_add_clicked(self) -> None:

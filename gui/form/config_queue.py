@@ -60,12 +60,15 @@ class QueueModel(QAbstractTableModel):
         self.endInsertRows()
         return True
 
-    def show_last_run(self, config: CompileConfig, status: JobStatus | str = JobStatus.PENDING) -> None:
-        """Show the config a run without a queue profiles (replacing an earlier one)."""
+    def show_last_run(self, configs: list[CompileConfig], status: JobStatus | str = JobStatus.PENDING) -> None:
+        """Show the configs a run without a queue profiles (replacing earlier ones): the one being
+        edited, and what the default adds to it (core.vocab.config.default_configs)."""
         self._drop_last_run()
+        if not configs:
+            return
         row = len(self._entries)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._entries.append(QueueEntry(config, status, last_run=True))
+        self.beginInsertRows(QModelIndex(), row, row + len(configs) - 1)
+        self._entries += [QueueEntry(config, status, last_run=True) for config in configs]
         self.endInsertRows()
 
     def _drop_last_run(self) -> None:

@@ -247,6 +247,11 @@ class ModelPanel(QGroupBox):
     def hf_overrides(self) -> tuple[str, ...]:
         return tuple(self.hf_config.text().split())
 
+    def sweeps(self) -> bool:
+        """The next run sweeps shapes or batch sizes (a batch list that does not parse counts: the
+        run refuses it with the reason)."""
+        return self.sweep_shapes() or bool(self.sweep_batch_edit.text().strip())
+
     def sweep_shapes(self) -> bool:
         """Whether the next run sweeps the model's input variants."""
         return self.sweep.isEnabled() and self.sweep.isChecked()

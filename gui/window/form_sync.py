@@ -24,6 +24,7 @@ def model_chosen(window: AppWindow, source: str) -> None:
 
 def refresh_next_workload(window: AppWindow, *_) -> None:
     mp = window.model_panel
+    window.config_panel.set_workload(mp.task_value(), mp.sweeps())  # what the default profiles depends on it
     source = mp.source()
     if not source:
         window.results_header.set_next_workload({})

@@ -181,6 +181,8 @@ class MainWindow(QMainWindow):
             changed.connect(lambda *_: form_sync.refresh_next_workload(self))
         mp.hf_config.textChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
         mp.task.currentIndexChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
+        mp.sweep.toggled.connect(lambda *_: form_sync.refresh_next_workload(self))
+        mp.sweep_batch_edit.textChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
         self.config_panel.device.currentIndexChanged.connect(lambda *_: form_sync.refresh_next_workload(self))
 
     # ================================================================ public API

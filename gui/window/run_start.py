@@ -30,6 +30,7 @@ def start_run(window: AppWindow, arrange=None, keep=(), applied: dict | None = N
         return False
     if window.model_panel.task_value() == "generate":
         return _start_generation(window, source)
+    window.config_panel.set_workload(window.model_panel.task_value(), window.model_panel.sweeps())
     configs = window.config_panel.run_configs()
     if not _form_accepted(window, source, configs):
         return False
@@ -145,7 +146,7 @@ def _show_queued(window: AppWindow, configs, options: dict) -> None:
     """The queue says each config is pending; a sweep's own tab comes forward."""
     queue = window.config_panel.queue
     if not queue.configs:
-        queue.show_last_run(configs[0])
+        queue.show_last_run(list(configs))
     for config in configs:
         queue.set_status(config, JobStatus.PENDING)
     if (options["sweep_shapes"] or options["sweep_batch"]) and window.tabs.currentIndex() == 0:

@@ -535,8 +535,10 @@ def truth_candidates(names: list[str] | None) -> list:
     return [by_label[n] for n in names]
 
 
-def run_model(name: str, extra: list[str], settings: dict, folder: str) -> dict:
-    """Everything for one model: the product's answer, the truth, the verdict, the suggestion."""
+def run_model(name: str, extra: list[str], settings: dict, folder: str, kept: dict | None = None) -> dict:
+    """Everything for one model: the product's answer, the truth, the verdict, the suggestion.
+    `kept`: this model's earlier record, whose truth is kept (--product-again: the product's
+    answer measured anew after a change to the product, against the same truth)."""
     from tests.bench.trust import model_source
 
     os.makedirs(folder, exist_ok=True)
@@ -568,6 +570,11 @@ def run_model(name: str, extra: list[str], settings: dict, folder: str) -> dict:
         f"[{name}] product: {product['pick'] or '-'} ({product['confidence']}); "
         + "; ".join(_fmt_row(r) + f" {r['timing']}" for r in product["rows"])
     )
+    if kept is not None:
+        record["earlier_product"] = kept.get("product")
+        record["truth_rows"] = truth_rows = kept["truth_rows"]
+        say_line(f"[{name}] truth kept: " + "; ".join(_fmt_row(r) for r in truth_rows))
+        return _judge(record, product, truth_rows, source, product_args, settings, folder, watch, t0)
     truth_rows = []
     truth_args = [
         *extra,
@@ -592,6 +599,11 @@ def run_model(name: str, extra: list[str], settings: dict, folder: str) -> dict:
         truth_rows.append(row)
         say_line(f"[{name}] truth {_fmt_row(row)} {row.get('timing', '')} ({wall:.0f} s)")
     record["truth_rows"] = truth_rows
+    return _judge(record, product, truth_rows, source, product_args, settings, folder, watch, t0)
+
+
+def _judge(record, product, truth_rows, source, product_args, settings, folder, watch, t0) -> dict:
+    """The verdict, the suggestion applied where compiled lost, and the machine's load."""
     record["verdict"] = agreement(product, truth_rows)
     record["suggestion"] = {"lost": compiled_lost(product, truth_rows), "top": product["top_suggestion"]}
     if record["suggestion"]["lost"]:
@@ -681,6 +693,12 @@ def parse(argv) -> argparse.Namespace:
     p.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT_S, help="seconds a profile may run")
     p.add_argument("--out", help="folder for verdicts.json and every report (default: a new temporary folder)")
     p.add_argument("--resume", action="store_true", help="keep the models already in OUT/verdicts.json")
+    p.add_argument(
+        "--product-again",
+        action="store_true",
+        help="with --resume: the done models of --models get the product's answer anew, their truth kept "
+        "(after a change to the product)",
+    )
     return p.parse_args(list(argv))
 
 
@@ -719,6 +737,9 @@ def verdicts(argv: list[str]) -> int:
     if a.resume and not a.out:
         print("verdicts: --resume needs --out DIR (the folder of the run to resume)", file=sys.stderr)
         return 2
+    if a.product_again and not (a.resume and a.models):
+        print("verdicts: --product-again needs --resume and --models (the done models to answer anew)", file=sys.stderr)
+        return 2
     out = os.path.abspath(a.out) if a.out else tempfile.mkdtemp(prefix="bench-verdicts-")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, RESULT_FILE)
@@ -744,10 +765,12 @@ def verdicts(argv: list[str]) -> int:
     interrupted = False
     try:
         for name, extra in models_of(a.models):
-            if records.get(name, {}).get("complete"):
+            done = records.get(name, {}).get("complete")
+            if done and not a.product_again:
                 say_line(f"[{name}] done before: kept (--resume)")
                 continue
-            records[name] = run_model(name, list(extra), settings, os.path.join(out, slug(name)))
+            kept = records[name] if done else None
+            records[name] = run_model(name, list(extra), settings, os.path.join(out, slug(name)), kept)
             doc["summary"] = summarize(records)
             write_json(path, doc)
     except KeyboardInterrupt:

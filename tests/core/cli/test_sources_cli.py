@@ -102,3 +102,26 @@ def test_profile_a_hugging_face_type_from_the_command_line(tmp_path):
     assert job["model_info"]["description"].startswith("hf:bert (BertModel, text")
     assert job["spec"]["model"]["hf_config"][0] == "num_hidden_layers=1"
     assert "graph breaks 0 places" in proc.stdout
+
+
+def test_profile_without_backend_or_mode_measures_the_default_configs(capsys):
+    """No --backend, no --mode: inductor's default and, on the CPU for inference, its autotuned
+    kernels, said on stderr; a named backend or mode, a sweep or training keep to what was asked."""
+    from core.cli.job_specs import build_specs
+
+    def labels(*argv, announce=False):
+        args = build_parser().parse_args(["resnet18", *argv, "--out", "unused"])
+        return [s.config.label for s in build_specs(args, announce=announce)]
+
+    assert labels(announce=True) == ["inductor", "inductor/max-autotune-no-cudagraphs"]
+    assert "The run also profiles inductor/max-autotune-no-cudagraphs" in capsys.readouterr().err
+    assert labels("--dynamic", "false") == [
+        "inductor/dynamic=false",
+        "inductor/max-autotune-no-cudagraphs/dynamic=false",
+    ]
+    assert labels("--backend", "inductor") == ["inductor"]
+    assert labels("--mode", "default") == ["inductor"]
+    assert labels("--task", "training") == ["inductor"]
+    assert labels("--sweep-batch", "1,2") == ["inductor"]
+    assert labels("--inductor-option", "freezing=True") == ["inductor/freezing=True"]
+    assert capsys.readouterr().err == ""  # said only where asked (profile), once

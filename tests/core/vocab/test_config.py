@@ -91,3 +91,30 @@ def test_config_round_trip_and_kwargs():
         "dynamic": True,
         "options": {"max_autotune": True},
     }
+
+
+def test_the_default_adds_autotuned_kernels_on_the_cpu_for_inference_only():
+    """A run where the user chose no backend and no mode: on the CPU for inference, plain inductor
+    and its autotuned kernels (a plain-inductor run cannot recommend what it never measured);
+    CUDA, training, sweeps and any other config keep what they are."""
+    from core.vocab.config import AUTOTUNE_MODE, default_configs, default_configs_note
+
+    plain = CompileConfig("inductor")
+    tuned = CompileConfig("inductor", mode=AUTOTUNE_MODE)
+    assert default_configs([plain], "cpu", "inference", sweep=False) == [plain, tuned]
+    dynamic = CompileConfig("inductor", dynamic="true", dynamo_config=(("allow_rnn", True),))
+    assert default_configs([dynamic], "cpu", "inference", False)[1] == CompileConfig(
+        "inductor", mode=AUTOTUNE_MODE, dynamic="true", dynamo_config=(("allow_rnn", True),)
+    )
+    for device, task, sweep in (("cuda", "inference", False), ("cpu", "training", False), ("cpu", "inference", True)):
+        assert default_configs([plain], device, task, sweep) == [plain]
+    # a mode is not passed with options (compile_kwargs), and another backend has no modes
+    frozen = CompileConfig("inductor", inductor_options=(("freezing", True),))
+    assert default_configs([frozen, CompileConfig("eager")], "cpu", "inference", False) == [
+        frozen,
+        CompileConfig("eager"),
+    ]
+    assert default_configs([plain, tuned], "cpu", "inference", False) == [plain, tuned]  # never twice
+    note = default_configs_note([tuned], app=False)
+    assert "inductor/max-autotune-no-cudagraphs" in note and "give --backend or --mode" in note
+    assert "add the config to the queue" in default_configs_note([tuned], app=True)
