@@ -147,7 +147,9 @@ def test_eager_torch_calls_are_timed_at_the_line_that_made_them(write_model):
 def test_a_real_inductor_run_writes_lines_csv_that_adds_up_within_the_call(write_model, tmp_path):
     path = write_model(LINES_MODEL, "lines_model.py")
     out = tmp_path / "r"
-    proc = profile(path, "--iters", "20", "--processes", "1", "--op-profile", "5", "--out", str(out))
+    proc = profile(
+        path, "--backend", "inductor", "--iters", "20", "--processes", "1", "--op-profile", "5", "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(out / "lines.csv", newline="") as fh:
         rows = {int(r["line"]): r for r in csv.DictReader(fh)}

@@ -63,7 +63,7 @@ def test_stage_rows_are_exclusive_and_add_up_to_the_compile(tmp_path):
 def test_a_real_inductor_run_writes_stages_that_add_up_to_its_compile(write_model, tmp_path):
     path = write_model(TINY_BREAK_MODEL, "tiny_break.py")
     out = tmp_path / "r"
-    proc = profile_command(path, "--iters", "10", "--op-profile", "0", "--out", str(out))
+    proc = profile_command(path, "--backend", "inductor", "--iters", "10", "--op-profile", "0", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(out / "compile_stages.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))

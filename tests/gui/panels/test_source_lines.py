@@ -108,7 +108,8 @@ def test_a_real_inductor_report_opened_as_a_session_shows_its_lines(qtbot, windo
     model's lines with the breaks marked, the whole file beside them."""
     out = tmp_path / "r"
     proc = subprocess.run(
-        [sys.executable, "main.py", "profile", GRAPH_BREAK_MODEL, "--iters", "20", "--processes", "1"]
+        [sys.executable, "main.py", "profile", GRAPH_BREAK_MODEL, "--backend", "inductor", "--iters", "20"]
+        + ["--processes", "1"]
         + ["--op-profile", "3", "--out", str(out)],
         cwd=ROOT,
         capture_output=True,
