@@ -127,6 +127,24 @@ def test_not_compiling_for_the_compile_cost_is_told_apart():
     assert got["cause"] == "compile cost" and "10,000 calls" in got["why"]
 
 
+def test_a_pick_for_the_calls_asked_that_named_the_truths_best_for_a_longer_run():
+    """Plain inductor chosen for 10,000 calls, max-autotune-no-cudagraphs named faster a call (and
+    the truth's best): a disagreement for the compile, counted apart."""
+    truth = [row("inductor", 2.23, 2.14, 2.33), row(AUTOTUNE, 2.49, 2.40, 2.58)]
+    p = product("inductor", "clear", [row("inductor", 2.2, 2.1, 2.3), row(AUTOTUNE, 2.5, 2.4, 2.6)])
+    assert v.agreement(p, truth)["cause"] == "rule"  # without naming it: a wrong rule
+    p.update(faster_per_call=AUTOTUNE, overtakes_after_calls=48_000.0)
+    got = v.agreement(p, truth)
+    assert got["outcome"] == "disagree" and got["agree"] is False and got["cause"] == "compile cost"
+    assert "overtaking inductor after 48,000 calls" in got["why"] and "at 10,000 calls" in got["why"]
+    s = v.summarize({"m": {"product": p, "verdict": got}})
+    assert s["named_for_longer_run"] == 1 and s["agreement_rate"] == "0/1 (0%)"
+    assert "verdicts_truths_best_named_for_a_longer_run: 1" in v.summary_lines(s)
+    # naming a config that is not the truth's best changes nothing
+    p.update(faster_per_call=FREEZING)
+    assert v.agreement(p, truth)["cause"] == "rule"
+
+
 def test_cannot_tell_where_the_truth_could_is_counted_apart_with_its_reason():
     truth = [row("inductor", 0.80, 0.78, 0.82)]
     p = product("", "cannot tell", [row("inductor", 0.9, 0.6, 1.3, timing="unusable", reached=False)])

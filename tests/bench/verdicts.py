@@ -146,6 +146,8 @@ def product_answer(doc: dict) -> dict:
         "tied": list(rec.get("tied") or ()),
         "sentence": rec.get("sentence") or "",
         "calls": rec.get("calls"),
+        "faster_per_call": rec.get("faster_per_call") or "",
+        "overtakes_after_calls": rec.get("overtakes_after_calls"),
         "rows": [job_row(doc, i) for i in range(len(doc.get("jobs") or ()))],
         "top_suggestion": f"[{suggestions[0]['rule']}] {suggestions[0]['title']}" if suggestions else "",
         "suggestions": [
@@ -268,6 +270,17 @@ def agreement(product: dict, truth_rows: list[dict]) -> dict:
         return result("agree", True, "", why)
     best = truth["best"]
     head = f"the truth's best is {best} ({_ranked(truth, best)})"
+    named = product.get("faster_per_call") or ""
+    if named and named in truth["ties"]:
+        # the product chose for the calls it was asked about and named the truth's best for more
+        return result(
+            "disagree",
+            False,
+            "compile cost",
+            f"{head}; the product named it faster a call too, overtaking {pick} after "
+            f"{product.get('overtakes_after_calls') or 0:,.0f} calls, and chose {pick} for the compile at "
+            f"{product.get('calls') or 10000:,} calls",
+        )
     if pick == NOT_COMPILED and best != NOT_COMPILED and _per_call_faster(product):
         return result(
             "disagree",
@@ -400,6 +413,11 @@ def summarize(records: dict) -> dict:
         "agreement_rate": _rate(sum(r["verdict"]["agree"] is True for r in judged), len(judged)),
         "firm_agreement_rate": _rate(sum(r["verdict"]["agree"] is True for r in firm), len(firm)),
         "product_cannot_tell_truth_could": outcomes.count("product cannot tell"),
+        # a pick that lost to the truth's best only by the compile at the calls asked, the
+        # product naming that best for a longer run: right per call, if not at those calls
+        "named_for_longer_run": sum(
+            r["verdict"]["cause"] == "compile cost" and bool(r["product"].get("faster_per_call")) for r in done
+        ),
         "both_cannot_tell": outcomes.count("both cannot tell"),
         "no_truth": outcomes.count("no truth") + outcomes.count("pick not in the truth"),
         "causes": causes,
@@ -465,6 +483,7 @@ def summary_lines(summary: dict) -> list[str]:
         f"verdicts_models: {s['models']}",
         f"verdicts_agreement_rate: {s['agreement_rate']} (firm answers: {s['firm_agreement_rate']})",
         f"verdicts_product_cannot_tell_where_truth_could: {s['product_cannot_tell_truth_could']}",
+        f"verdicts_truths_best_named_for_a_longer_run: {s.get('named_for_longer_run', 0)}",
         f"verdicts_both_cannot_tell: {s['both_cannot_tell']}; no truth: {s['no_truth']}",
         f"verdicts_disagreement_causes: {causes}",
         f"verdicts_suggestion_hit_rate: {s['suggestion_hit_rate']} (compiled lost for {s['compiled_lost']} models)",

@@ -59,6 +59,34 @@ def test_clearly_faster_config_is_clear_and_names_the_runner_up():
     assert "clearly ahead of the next best, inductor" in rec.sentence
 
 
+def test_a_config_faster_a_call_that_lost_on_its_compile_is_named_for_a_longer_run():
+    """The verdicts bench: plain inductor chosen for 10,000 calls where max-autotune-no-cudagraphs
+    ran faster a call beyond the noise; the user running longer learns which and from when."""
+    results = [
+        fake_result("inductor", eager_ms=5.0, compiled_ms=2.25, compile_s=10.0, seed=1),
+        fake_result(AUTOTUNE, eager_ms=5.0, compiled_ms=2.0, compile_s=40.0, seed=2),
+    ]
+    rec = recommend(results, calls=10_000)
+    plain, tuned = option(rec, "inductor"), option(rec, AUTOTUNE.label)
+    assert rec.choice == "inductor" and rec.confidence == "clear" and tuned.speedup_ci_low > plain.speedup_ci_high
+    overtakes = 30.0 * 1000 / (plain.per_call_ms - tuned.per_call_ms)
+    assert rec.faster_per_call == AUTOTUNE.label and rec.overtakes_after_calls == pytest.approx(overtakes)
+    assert f"For a longer run: {AUTOTUNE.label} is faster a call ({tuned.speedup:.2f}x" in rec.sentence
+    assert f"overtakes it after {overtakes:,.0f} calls (its compile 40.0 s against 10.0 s)." in rec.sentence
+    assert rec.to_dict()["overtakes_after_calls"] == pytest.approx(overtakes)
+    # past that many calls the same measurements choose it, and name nothing faster
+    longer = recommend(results, calls=int(overtakes * 1.5))
+    assert longer.choice == AUTOTUNE.label and longer.faster_per_call == "" and "longer run" not in longer.sentence
+    # not compiling chosen while a config is faster a call: when its compile pays back
+    few = recommend(results[:1], calls=100)
+    assert few.choice == NOT_COMPILED and few.faster_per_call == "inductor"
+    paid = 10.0 * 1000 / (option(few, NOT_COMPILED).per_call_ms - option(few, "inductor").per_call_ms)
+    assert f"pays its compile back after {paid:,.0f} calls (its compile 10.0 s)." in few.sentence
+    # within the noise of the choice: nothing to name
+    tied = recommend([results[0], fake_result(AUTOTUNE, eager_ms=5.0, compiled_ms=2.25, compile_s=40.0, seed=3)])
+    assert tied.faster_per_call == "" and tied.overtakes_after_calls is None
+
+
 def test_no_config_measurably_faster_than_eager_cannot_tell():
     rec = recommend(
         [fake_result("inductor", eager_ms=10.0, compiled_ms=9.9, compile_s=1.0, noise=0.3)], calls=1_000_000
