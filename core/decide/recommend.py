@@ -375,7 +375,7 @@ def _longer_run(chosen: Option, eligible: list[Option]) -> tuple[str, float | No
     if not faster:
         return "", None, ""
     rival = max(faster, key=lambda o: o.speedup)
-    calls = (rival.compile_time_s - chosen.compile_time_s) * 1000.0 / (chosen.per_call_ms - rival.per_call_ms)
+    calls = _calls_to_overtake(chosen, rival)
     if chosen.config is None:
         what, compiles = "pays its compile back", f"its compile {rival.compile_time_s:.1f} s"
     else:
@@ -505,10 +505,15 @@ def _sentence(
 
 def _break_even(chosen: Option, eager: Option) -> float | None:
     """Calls after which the compile has paid for itself; only for a speedup measurably above 1."""
-    saving = eager.per_call_ms - chosen.per_call_ms
-    if chosen.config is None or saving <= 0 or not chosen.measurably_faster:
+    if chosen.config is None or eager.per_call_ms <= chosen.per_call_ms or not chosen.measurably_faster:
         return None
-    return chosen.compile_time_s * 1000.0 / saving
+    return _calls_to_overtake(eager, chosen)
+
+
+def _calls_to_overtake(slower: Option, faster: Option) -> float:
+    """Calls after which `faster` (a shorter time a call) has made up its longer compile over
+    `slower`: the compile difference over the saving a call."""
+    return (faster.compile_time_s - slower.compile_time_s) * 1000.0 / (slower.per_call_ms - faster.per_call_ms)
 
 
 def _memory(result) -> tuple[str, float | None]:

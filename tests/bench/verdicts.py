@@ -483,7 +483,7 @@ def summary_lines(summary: dict) -> list[str]:
         f"verdicts_models: {s['models']}",
         f"verdicts_agreement_rate: {s['agreement_rate']} (firm answers: {s['firm_agreement_rate']})",
         f"verdicts_product_cannot_tell_where_truth_could: {s['product_cannot_tell_truth_could']}",
-        f"verdicts_truths_best_named_for_a_longer_run: {s.get('named_for_longer_run', 0)}",
+        f"verdicts_truths_best_named_for_a_longer_run: {s['named_for_longer_run']}",
         f"verdicts_both_cannot_tell: {s['both_cannot_tell']}; no truth: {s['no_truth']}",
         f"verdicts_disagreement_causes: {causes}",
         f"verdicts_suggestion_hit_rate: {s['suggestion_hit_rate']} (compiled lost for {s['compiled_lost']} models)",
