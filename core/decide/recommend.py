@@ -5,9 +5,11 @@ Total time = compile time + calls × time per call, for each config and for not 
 at all. Per-call times come from each job's speedup over its own eager side (the ratio is
 what a job measures best: drift between jobs cancels out) applied to one eager reference
 (the median of the jobs' eager medians), so the options are costed on one scale; the
-speedup's 95% bootstrap interval gives each total an interval. Options whose intervals
-overlap the best one's cannot be told apart; among them the cheapest compile wins (not
-compiling costs nothing). A config whose outputs fail the accuracy check is never chosen,
+speedup's 95% bootstrap interval gives each total an interval, widened by the compile's own
+uncertainty (COMPILE_SPREAD: a compile is timed once). Options whose intervals overlap the best
+one's cannot be told apart, nor can two configs tied a call whose compiles found the FX-graph
+cache in different states (one hit, one cold: the compile times measure different things);
+among them the cheapest compile wins (not compiling costs nothing). A config whose outputs fail the accuracy check is never chosen,
 nor are the debugging backends (eager, aot_eager), which serve as references only.
 
 No Qt; any thread. `recommend(results, calls)` is what the CLI and the app call.
@@ -30,6 +32,12 @@ from core.vocab.formatting import duration, fmt_ms
 from core.vocab.records import AccuracyStatus, JobStatus
 
 DEFAULT_CALLS = 10_000
+# A compile is timed once (in the job's first process), so the run cannot give its spread. Three
+# cold compiles each of mnasnet0_5 here, each in an empty cache, with inductor and with
+# max-autotune-no-cudagraphs, spread 24.7-33.2 s and 23.2-29.4 s: about ±15% of their middle on a
+# 2-core machine. A total's interval takes its compile as that uncertain, so a compile difference
+# smaller than that never decides a verdict alone (it had made a tie a call read "clear").
+COMPILE_SPREAD = 0.15
 NOT_COMPILED = "not compiled"
 CANNOT_TELL = "cannot tell"
 REFERENCE_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner")
@@ -61,6 +69,7 @@ class Option:
     accuracy: str = ""
     timing: str = ""  # the job's measurement-quality grade (core.analysis.quality)
     timing_reason: str = ""
+    cache: str = ""  # the FX-graph cache state of its compile ("hit", "miss", "partial"; "" or "n/a": none)
 
     @property
     def measurably_faster(self) -> bool:
@@ -212,8 +221,9 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
     eager_ref = float(np.median(judged or [pc[0] for _, pc in same]))
     options = [Option(NOT_COMPILED, None, 0.0, eager_ref, 1.0, 1.0, 1.0, *([calls * eager_ref / 1000] * 3))]
     for r, (_, _, sp, low, high) in measured:
-        compile_s = r.summary()["compile_time_s"] or 0.0
-        cost = lambda s: compile_s + calls * eager_ref / s / 1000  # noqa: E731
+        summary = r.summary()
+        compile_s = summary["compile_time_s"] or 0.0
+        cost = lambda s, c=compile_s: c + calls * eager_ref / s / 1000  # noqa: E731
         why = _why_not(r) or (
             "measured on the shape sweep's inputs, not the example inputs the others ran"
             if workload and r.variants
@@ -231,13 +241,14 @@ def options_for(results, calls: int = DEFAULT_CALLS) -> list[Option]:
                 low,
                 high,
                 cost(sp),
-                cost(high),
-                cost(low),
+                cost(high, compile_s * (1 - COMPILE_SPREAD)),
+                cost(low, compile_s * (1 + COMPILE_SPREAD)),
                 eligible=not why,
                 why_not=why,
                 accuracy=accuracy.status if accuracy else "",
                 timing=quality.grade,
                 timing_reason="; ".join(quality.reasons),
+                cache=summary["cache_state"] or "",
             )
         )
     return options
@@ -294,7 +305,11 @@ def recommend(results, calls: int = DEFAULT_CALLS, fields: RerunFields = CLI_FIE
     tied = [
         o
         for o in eligible
-        if o is not best and o.total_low_s <= best.total_high_s and best.total_low_s <= o.total_high_s
+        if o is not best
+        and (
+            (o.total_low_s <= best.total_high_s and best.total_low_s <= o.total_high_s)
+            or (_tied_a_call(o, best) and not _compiles_comparable(o, best))
+        )
     ]
     chosen = min([best, *tied], key=lambda o: (o.compile_time_s, o.total_s))
     others = [o for o in [best, *tied] if o is not chosen]
@@ -355,6 +370,30 @@ def recommend(results, calls: int = DEFAULT_CALLS, fields: RerunFields = CLI_FIE
         faster_per_call=faster,
         overtakes_after_calls=overtakes,
     )
+
+
+_CACHE_WORDS = {
+    "hit": "read the FX-graph cache (hit)",
+    "miss": "compiled cold (FX-graph cache miss)",
+    "partial": "partly read the FX-graph cache (partial)",
+}
+
+
+def _tied_a_call(a: Option, b: Option) -> bool:
+    """Two compiled configs whose speedups' intervals overlap."""
+    return (
+        a.config is not None
+        and b.config is not None
+        and a.speedup_ci_low <= b.speedup_ci_high
+        and b.speedup_ci_low <= a.speedup_ci_high
+    )
+
+
+def _compiles_comparable(a: Option, b: Option) -> bool:
+    """Their compile times measure the same thing: both found the FX-graph cache in the same state
+    (a hit against a cold miss compares a cache read with a compile)."""
+    known = {a.cache, b.cache} - {"", "n/a"}
+    return len(known) <= 1 or a.cache == b.cache
 
 
 def _longer_run(chosen: Option, eligible: list[Option]) -> tuple[str, float | None, str]:
@@ -476,7 +515,15 @@ def _sentence(
     )
     if tied:
         names = ", ".join(o.label for o in tied)
-        if chosen.total_s <= min(o.total_s for o in tied):
+        apart = [o for o in tied if not _compiles_comparable(o, chosen)]
+        if apart:
+            sure = (
+                f"; tied a call with {names} (their speedups' intervals overlap), and their compiles are not "
+                f"comparable: {chosen.label}'s {_CACHE_WORDS.get(chosen.cache, chosen.cache)}, "
+                + ", ".join(f"{o.label}'s {_CACHE_WORDS.get(o.cache, o.cache)}" for o in apart)
+                + "; the cheaper compile is chosen, and a re-run with both cached, or both cold, compares them"
+            )
+        elif chosen.total_s <= min(o.total_s for o in tied):
             sure = (
                 f"; the best measured, but within the noise of {names} (their intervals overlap), and the "
                 "cheapest of them to compile"

@@ -66,6 +66,8 @@ def main(argv: list[str]) -> None:
     except ImportError:
         pass  # the job reports what is missing
     spec = pickle.load(sys.stdin.buffer)
+    if spec.compile_cache_dir:  # read by inductor when it first compiles (JobSpec.compile_cache_dir)
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = spec.compile_cache_dir
 
     try:
         run_job(spec, conn.send, sample_log_path=sample_log)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from core.analysis.results import JobResult
+from core.run.compile_cache import with_config_cache
 from core.run.job_endings import TIMEOUT_GUESSES, FinishReason, event_problem, reason_of, unreadable_event_reason
 from core.run.job_process import (
     ChildProcess,
@@ -279,7 +280,7 @@ class JobRunner:
         started = t_zero if started is None else started
         try:
             child = self._take_child()
-            child.send(spec)
+            child.send(with_config_cache(spec))  # the config's own inductor cache (core.run.compile_cache)
         except OSError as exc:
             failed = ev.JobFailed(spec.job_id, reason=f"could not start the job process: {exc}", phase="start-up")
             return failed, FinishReason.FAILED

@@ -231,6 +231,10 @@ class JobSpec:
     # When the accuracy check fails: compile the submodules one at a time to name the one whose
     # compiled outputs diverge (core.measure.localize_modules), after everything else.
     localize: bool = False
+    # The inductor cache this job compiles in (TORCHINDUCTOR_CACHE_DIR, set in its processes before
+    # anything compiles): set by the runner to its config's own folder (core.run.compile_cache), so a
+    # config's compile never reuses kernels another config compiled; None: the machine's default.
+    compile_cache_dir: str | None = None
 
     def uses_cudagraphs(self) -> bool:
         """CUDA-graph modes on a GPU: each call needs a step mark, and recording needs warm-up."""

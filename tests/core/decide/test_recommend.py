@@ -356,3 +356,47 @@ def test_one_compiled_config_measured_says_other_settings_may_be_faster():
     assert "(Find best settings measures other settings)" in recommend(one, calls=10_000, fields=FORM_FIELDS).sentence
     two = one + [fake_result(FREEZING, eager_ms=10.0, compiled_ms=7.0, compile_s=10.0, seed=3)]
     assert "the one compiled config" not in recommend(two, calls=10_000).sentence
+
+
+def test_a_compile_difference_within_its_spread_does_not_make_a_tie_a_call_clear():
+    """The verdicts bench: shufflenet's two configs tied a call read "clear" on compile times that
+    differed by less than one config's cold compiles differ from each other (COMPILE_SPREAD)."""
+    from core.decide.recommend import COMPILE_SPREAD
+
+    results = [
+        fake_result("inductor", eager_ms=5.0, compiled_ms=2.30, compile_s=22.0, seed=1),
+        fake_result(AUTOTUNE, eager_ms=5.0, compiled_ms=2.31, compile_s=20.0, seed=2),
+    ]
+    rec = recommend(results, calls=10_000)
+    assert rec.confidence == "indistinguishable" and rec.choice == AUTOTUNE.label and rec.tied == ("inductor",)
+    tuned = option(rec, AUTOTUNE.label)
+    assert tuned.total_low_s < 20.0 * (1 - COMPILE_SPREAD) + 10_000 * tuned.per_call_ms / 1000
+    # a compile three times as long is beyond that spread: the compile decides, clearly
+    results[0] = fake_result("inductor", eager_ms=5.0, compiled_ms=2.30, compile_s=60.0, seed=1)
+    rec = recommend(results, calls=10_000)
+    assert rec.confidence == "clear" and rec.choice == AUTOTUNE.label
+
+
+def test_a_cached_compile_is_not_weighed_against_a_cold_one():
+    """One config found its FX-graph cache (2 s), the other compiled cold (25 s): tied a call,
+    the compile times measure different things, so the verdict is not clear and says why."""
+    results = [
+        fake_result("inductor", eager_ms=5.0, compiled_ms=2.30, compile_s=2.0, cache_state="hit", seed=1),
+        fake_result(AUTOTUNE, eager_ms=5.0, compiled_ms=2.30, compile_s=25.0, cache_state="miss", seed=2),
+    ]
+    rec = recommend(results, calls=10_000)
+    assert rec.confidence == "indistinguishable" and rec.choice == "inductor" and rec.tied == (AUTOTUNE.label,)
+    assert (
+        f"tied a call with {AUTOTUNE.label} (their speedups' intervals overlap), and their compiles are not "
+        f"comparable: inductor's read the FX-graph cache (hit), {AUTOTUNE.label}'s compiled cold (FX-graph cache "
+        "miss); the cheaper compile is chosen" in rec.sentence
+    )
+    # both cold: the same figures make a clear choice
+    results[0] = fake_result("inductor", eager_ms=5.0, compiled_ms=2.30, compile_s=2.0, cache_state="miss", seed=1)
+    rec = recommend(results, calls=10_000)
+    assert rec.confidence == "clear" and rec.choice == "inductor" and "not comparable" not in rec.sentence
+    # faster a call beyond the noise: the cache states do not matter, the calls decide
+    results[1] = fake_result(AUTOTUNE, eager_ms=5.0, compiled_ms=1.0, compile_s=25.0, cache_state="miss", seed=2)
+    results[0] = fake_result("inductor", eager_ms=5.0, compiled_ms=2.30, compile_s=2.0, cache_state="hit", seed=1)
+    rec = recommend(results, calls=100_000)
+    assert rec.confidence == "clear" and rec.choice == AUTOTUNE.label

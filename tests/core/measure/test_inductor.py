@@ -1,6 +1,10 @@
 """One real end-to-end inductor job (C++ codegen with g++): ~22 s cold, ~4 s with a warm cache."""
 
+import os
+
+from core.run.compile_cache import config_cache_dir
 from core.run.runner import JobRunner
+from core.vocab.config import CompileConfig
 from tests.core.helpers import MLP_MODEL, make_spec
 
 
@@ -16,3 +20,20 @@ def test_inductor_end_to_end(write_model):
     s = result.summary()
     assert s["speedup"] > 0 and s["speedup_ci_low"] <= s["speedup"] <= s["speedup_ci_high"]
     assert len(result.latencies("compiled")) == 20
+    # it compiled in its config's own inductor cache (core.run.compile_cache), which kept its kernels
+    own = config_cache_dir(result.spec.config)
+    assert result.environment["inductor_cache_dir"] == own
+    assert os.path.isdir(own) and os.listdir(own)
+
+
+def test_each_inductor_config_has_its_own_cache_folder_under_the_products():
+    from core.run.torch_info import cache_folder
+
+    plain, autotune = CompileConfig("inductor"), CompileConfig("inductor", mode="max-autotune-no-cudagraphs")
+    freezing = CompileConfig("inductor", inductor_options=(("freezing", True),))
+    folders = [config_cache_dir(c) for c in (plain, autotune, freezing)]
+    assert len(set(folders)) == 3
+    assert all(f.startswith(os.path.join(cache_folder(), "inductor") + os.sep) for f in folders)
+    assert config_cache_dir(CompileConfig("inductor")) == folders[0]  # the same config, the same folder
+    # the backends that compile no kernels keep the machine's default cache
+    assert config_cache_dir(CompileConfig("eager")) is None and config_cache_dir(CompileConfig("aot_eager")) is None
