@@ -277,6 +277,12 @@ def test_a_report_read_as_the_product_answered():
         and p["confidence"] == "clear"
         and p["top_suggestion"] == "[freezing] freeze the weights"
     )
+    # a setting the run did not try, with nothing measured for it, is no suggestion from the measurements
+    untried = {"rule": "freezing", "title": "Not tried: freezing", "config": "inductor", "untried": True}
+    cache = {"rule": "compile_cache", "title": "cache", "config": "inductor", "changes": [{"rerun_only": True}]}
+    p = v.product_answer(json.loads(json.dumps(report(suggestions=[untried | {"changes": [{"x": 1}]}, cache]))))
+    assert p["top_suggestion"] == "[compile_cache] cache" and p["untried"] == ["[freezing] inductor"]
+    assert [s["rule"] for s in p["suggestions"]] == ["compile_cache"] and v.suggestion_to_apply(p) is None
     (r,) = p["rows"]
     assert (
         r["label"] == "inductor" and r["eligible"] and r["timing"] == "noisy" and r["timing_reason"] == "spread; drift"

@@ -82,6 +82,8 @@ class Suggestion:
     premise: str = ""  # what this run measured that makes the rule apply
     blocking: bool = False  # it keeps the model from compiling (ranked first)
     explains_ms: float = 0.0  # the time per call it accounts for (ranks the rest)
+    # a setting this run did not try, which nothing it measured points to: said last, as such
+    untried: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -28,7 +28,8 @@ this run measured that makes it apply), and a rule that needs the timing stays s
 the job's timing was unusable (core.analysis.quality) or its speedup is within the noise. No figure
 measured elsewhere is ever cited. `suggest` ranks what blocks compilation first (a skipped
 frame's hint such as allow_rnn, a fullgraph failure, the recompile limit), then the rest by
-the time each explains per call (`explains_ms`).
+the time each explains per call (`explains_ms`), and last what only names a setting the run did
+not try (`untried`: freezing with nothing measured for it).
 
 No Qt; any thread (the `dynamo_config` rule reads the installed torch's config keys when
 torch is importable).
@@ -121,4 +122,4 @@ def suggest(results, calls: int = DEFAULT_CALLS) -> list[Suggestion]:
             except UnknownModeError:  # a report's mode this torch does not know costs that suggestion,
                 continue  # never the report
     order = {rule.__name__: i for i, rule in enumerate(RULES)}
-    return sorted(out, key=lambda s: (not s.blocking, -s.explains_ms, order.get(s.rule, 99)))
+    return sorted(out, key=lambda s: (not s.blocking, s.untried, -s.explains_ms, order.get(s.rule, 99)))

@@ -140,6 +140,9 @@ def product_answer(doc: dict) -> dict:
     the configs tied with it, its sentence, every config it profiled (`rows`) and its suggestions."""
     rec = doc.get("recommendation") or {}
     suggestions = doc.get("suggestions") or []
+    # a setting the run did not try, which nothing it measured points to (the product says so and
+    # lists it last), is no suggestion from the measurements: not the top one, never applied
+    said = [s for s in suggestions if not s.get("untried")]
     return {
         "pick": rec.get("choice") or "",
         "confidence": rec.get("confidence") or "none",
@@ -149,11 +152,12 @@ def product_answer(doc: dict) -> dict:
         "faster_per_call": rec.get("faster_per_call") or "",
         "overtakes_after_calls": rec.get("overtakes_after_calls"),
         "rows": [job_row(doc, i) for i in range(len(doc.get("jobs") or ()))],
-        "top_suggestion": f"[{suggestions[0]['rule']}] {suggestions[0]['title']}" if suggestions else "",
+        "top_suggestion": f"[{said[0]['rule']}] {said[0]['title']}" if said else "",
         "suggestions": [
             {"rule": s["rule"], "title": s["title"], "config": s["config"], "changes": s.get("changes") or []}
-            for s in suggestions
+            for s in said
         ],
+        "untried": [f"[{s['rule']}] {s['config']}" for s in suggestions if s.get("untried")],
     }
 
 

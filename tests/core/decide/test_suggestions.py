@@ -479,3 +479,33 @@ def test_autotune_ranks_above_freezing_by_the_time_in_graphs_it_may_retune():
     r = _profiled(compiled_ms=4.0, outside_ms=0.1, guard_ms=0.05)
     found = [s.rule for s in suggest([r], calls=10_000)]
     assert "autotune" in found and "freezing" in found and found.index("autotune") < found.index("freezing")
+
+
+def test_freezing_with_nothing_measured_for_it_is_said_once_and_last_as_not_tried():
+    """Issue 45: on the verdicts bench freezing was the top suggestion on 6 of 6 models and never
+    beat plain inductor beyond the noise. With nothing this run measured pointing to it, it is said
+    as a setting not tried, after every suggestion with evidence, once: for the fastest config."""
+    plain = fake_result("inductor", eager_ms=5.0, compiled_ms=3.0, compile_s=60.0, seed=1)
+    tuned = fake_result(
+        CompileConfig("inductor", mode="max-autotune-no-cudagraphs"),
+        eager_ms=5.0,
+        compiled_ms=2.5,
+        compile_s=60.0,
+        seed=2,
+    )
+    found = suggest([plain, tuned], calls=1_000)
+    frozen = [s for s in found if s.rule == "freezing"]
+    assert (
+        len(frozen) == 1
+        and frozen[0].config == CompileConfig("inductor", mode="max-autotune-no-cudagraphs").label
+        and frozen[0].untried
+    )
+    assert frozen[0].title.startswith("Not tried: freezing") and frozen[0].explains_ms == 0.0
+    assert "Nothing this run measured says whether freezing would help" in frozen[0].evidence
+    assert frozen[0].changes  # the app can still try it
+    # the compile dominates 1,000 calls: that suggestion has evidence and comes first
+    assert [s.rule for s in found][0] == "compile_cache" and found[-1].rule == "freezing"
+    # freezing measured faster than another config: evidence, no longer "not tried"
+    measured = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=2.0, seed=3)
+    s = only([tuned, measured], "freezing")
+    assert not s.untried and s.title.startswith("Try freezing") and "measurably faster" in s.evidence
