@@ -38,11 +38,19 @@ def config_cache_dir(config: CompileConfig) -> str | None:
 
 
 def with_config_cache(spec: JobSpec) -> JobSpec:
-    """`spec` with its config's cache folder (JobSpec.compile_cache_dir), unless it names one."""
+    """`spec` with its config's cache folder (JobSpec.compile_cache_dir), unless it names one. A
+    folder that cannot be made or written (a read-only home) leaves the machine's default cache:
+    inductor would otherwise fail the compile on it."""
     if spec.compile_cache_dir:
         return spec
     folder = config_cache_dir(spec.config)
     if folder is None:
+        return spec
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return spec
+    if not os.access(folder, os.W_OK | os.X_OK):
         return spec
     import dataclasses
 

@@ -37,3 +37,17 @@ def test_each_inductor_config_has_its_own_cache_folder_under_the_products():
     assert config_cache_dir(CompileConfig("inductor")) == folders[0]  # the same config, the same folder
     # the backends that compile no kernels keep the machine's default cache
     assert config_cache_dir(CompileConfig("eager")) is None and config_cache_dir(CompileConfig("aot_eager")) is None
+
+
+def test_a_cache_folder_that_cannot_be_made_leaves_the_machines_default(tmp_path, monkeypatch):
+    from core.run.compile_cache import with_config_cache
+
+    spec = make_spec("m.py", backend="inductor")
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(tmp_path / "cache"))
+    assert with_config_cache(spec).compile_cache_dir == config_cache_dir(spec.config)
+    assert os.path.isdir(config_cache_dir(spec.config))
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(blocked))
+    assert with_config_cache(spec).compile_cache_dir is None
+    assert with_config_cache(make_spec("m.py", backend="eager")).compile_cache_dir is None
