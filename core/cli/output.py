@@ -358,7 +358,7 @@ def print_lines(r: JobResult, top: int = 3, out: Callable[[str], None] = say) ->
 
 def print_decision(results: list[JobResult], calls: int) -> None:
     """The recommendation, its code and the suggestions, as report.json and recommendation.txt hold them."""
-    from core.decide.suggestions import held_back_note, suggestions_heading
+    from core.decide.suggestions import held_back_note, suggestion_sections
     from core.report.report_contents import decision
 
     rec, suggestions = decision(results, calls)
@@ -372,9 +372,9 @@ def print_decision(results: list[JobResult], calls: int) -> None:
         say(f"  {rec.per_call_basis}")
     if rec.code:
         say("\n" + rec.code.rstrip())
-    if suggestions:
-        say(f"\n{suggestions_heading(rec)}:")
-        for s in suggestions:
+    for heading, group in suggestion_sections(rec, suggestions):
+        say(f"\n{heading}:")
+        for s in group:
             say(s.text())
     held = held_back_note(results)
     if held:

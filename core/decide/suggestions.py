@@ -86,6 +86,19 @@ def suggestions_heading(rec) -> str:
     return SUGGESTIONS_HEADING
 
 
+UNTRIED_HEADING = "Settings this run did not try (nothing it measured points to them; only a re-run measures them)"
+
+
+def suggestion_sections(rec, suggestions) -> list[tuple[str, list[Suggestion]]]:
+    """The suggestions under their headings, as every front end shows them: those from the
+    measurements (suggestions_heading), then the settings not tried (UNTRIED_HEADING); an empty
+    section is left out. "Suggestions from the measurements" over "Not tried: freezing ...;
+    nothing this run measured points to it" contradicted itself."""
+    said = [s for s in suggestions if not s.untried]
+    untried = [s for s in suggestions if s.untried]
+    return [(h, group) for h, group in ((suggestions_heading(rec), said), (UNTRIED_HEADING, untried)) if group]
+
+
 TIMED_RULES = (
     "freezing, autotuning, compile caches, time outside compiled graphs"  # the rules that need a usable timing
 )

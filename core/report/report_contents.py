@@ -203,12 +203,12 @@ def decision(results: list[JobResult], calls: int | None = None):
 
 def decision_files(results: list[JobResult], calls: int | None = None) -> tuple[dict, dict[str, str]]:
     """(report.json sections, {"recommendation.txt": text}) of the decision."""
-    from core.decide.suggestions import suggestions_heading
+    from core.decide.suggestions import suggestion_sections
 
     rec, suggestions = decision(results, calls)
     text = rec.text()
-    if suggestions:
-        text += f"\n{suggestions_heading(rec)}:\n" + "\n".join(s.text() for s in suggestions) + "\n"
+    for heading, group in suggestion_sections(rec, suggestions):
+        text += f"\n{heading}:\n" + "\n".join(s.text() for s in group) + "\n"
     return (
         {"recommendation": rec.to_dict(), "suggestions": [s.to_dict() for s in suggestions]},
         {"recommendation.txt": text},

@@ -30,7 +30,13 @@ from PySide6.QtWidgets import (
 
 from core.analysis.quality_advice import FORM_FIELDS
 from core.decide.recommend import DEFAULT_CALLS, recommend
-from core.decide.suggestions import SUGGESTIONS_HEADING, held_back_note, suggest, suggestions_heading
+from core.decide.suggestions import (
+    SUGGESTIONS_HEADING,
+    UNTRIED_HEADING,
+    held_back_note,
+    suggest,
+    suggestions_heading,
+)
 from core.decide.tune import DEFAULT_BUDGET_MIN
 from core.vocab.limits import LIMITS
 from gui.widgets.safe_text import plain
@@ -169,6 +175,8 @@ class DecisionPanel(QWidget, ResultsView):
         self.suggestions_title = _label("Suggestions", bold=True)
         self.held_back = _label()  # suggestions left out for lack of a usable timing (core: held_back_note)
         self.held_back.hide()
+        self.untried_title = _label(UNTRIED_HEADING, bold=True)  # over the settings not tried, in the cards
+        self.untried_title.hide()
         self.cards_box = QWidget()
         self.cards = QVBoxLayout(self.cards_box)
         self.cards.setContentsMargins(0, 0, 0, 0)
@@ -305,14 +313,20 @@ class DecisionPanel(QWidget, ResultsView):
         for card in self.card_widgets:
             self.cards.removeWidget(card)
             card.deleteLater()
-        self.card_widgets = [SuggestionCard(s, self.sig_change_requested.emit) for s in self.suggestions]
-        for card in self.card_widgets:
+        self.cards.removeWidget(self.untried_title)
+        said = [s for s in self.suggestions if not s.untried]
+        untried = [s for s in self.suggestions if s.untried]  # after their own heading (core: suggestion_sections)
+        self.card_widgets = [SuggestionCard(s, self.sig_change_requested.emit) for s in said + untried]
+        for i, card in enumerate(self.card_widgets):
+            if i == len(said) and untried:
+                self.cards.addWidget(self.untried_title)
             self.cards.addWidget(card)
             for button in card.buttons:
                 button.setEnabled(not self._busy)
+        self.untried_title.setVisible(bool(untried))
         self.suggestions_title.setText(
             suggestions_heading(self.recommendation)
-            if self.suggestions
+            if said
             else f"{SUGGESTIONS_HEADING}: none."
             if self.recommendation
             else ""

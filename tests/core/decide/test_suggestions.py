@@ -509,3 +509,21 @@ def test_freezing_with_nothing_measured_for_it_is_said_once_and_last_as_not_trie
     measured = fake_result(CompileConfig("inductor", inductor_options=(("freezing", True),)), compiled_ms=2.0, seed=3)
     s = only([tuned, measured], "freezing")
     assert not s.untried and s.title.startswith("Try freezing") and "measurably faster" in s.evidence
+
+
+def test_the_settings_not_tried_come_under_their_own_heading_in_every_front_end(tmp_path):
+    from core.decide.recommend import recommend
+    from core.decide.suggestions import SUGGESTIONS_HEADING, UNTRIED_HEADING, suggestion_sections
+    from core.report.report_contents import decision_files
+
+    results = [fake_result("inductor", eager_ms=5.0, compiled_ms=2.3)]
+    found = suggest(results)
+    sections = suggestion_sections(recommend(results), found)
+    assert [h for h, _ in sections] == [SUGGESTIONS_HEADING, UNTRIED_HEADING]
+    assert [s.rule for s in sections[1][1]] == ["freezing"] and "freezing" not in [s.rule for s in sections[0][1]]
+    text = decision_files(results)[1]["recommendation.txt"]
+    assert text.index(f"{SUGGESTIONS_HEADING}:") < text.index("Try mode=") < text.index(f"{UNTRIED_HEADING}:")
+    assert text.index(f"{UNTRIED_HEADING}:") < text.index("Not tried: freezing")
+    # only a setting not tried: no empty "from the measurements" heading
+    results.append(fake_result(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), compiled_ms=2.0, seed=3))
+    assert [h for h, _ in suggestion_sections(recommend(results), suggest(results))] == [UNTRIED_HEADING]

@@ -190,3 +190,29 @@ def test_an_applied_change_is_shown_before_and_after(qtbot):
     text = panel.applied.text()
     assert text.startswith("Applied add freezing (freezing suggestion): inductor → inductor/freezing=True: compiled")
     assert "within the noise" in text and "speedup 1.11x → 1.12x (intervals overlap)" in text
+
+
+def test_a_setting_not_tried_stands_under_its_own_heading_after_the_suggestions(qtbot):
+    """Freezing with nothing measured for it (core: `untried`) read under "Suggestions from the
+    measurements" while its title said nothing measured points to it."""
+    from core.decide.suggestions import SUGGESTIONS_HEADING, UNTRIED_HEADING
+
+    panel = _decision(qtbot, [measured("inductor", eager_ms=5.0, compiled_ms=2.3)])
+    rules = [c.suggestion.rule for c in panel.card_widgets]
+    assert rules[-1] == "freezing" and panel.card_widgets[-1].suggestion.untried and "autotune" in rules
+    assert panel.suggestions_title.text() == SUGGESTIONS_HEADING
+    assert panel.untried_title.isVisibleTo(panel) and panel.untried_title.text() == UNTRIED_HEADING
+    layout = panel.cards
+    assert layout.indexOf(panel.untried_title) == layout.indexOf(panel.card_widgets[-1]) - 1
+    assert layout.indexOf(panel.untried_title) > layout.indexOf(panel.card_widgets[0])
+    # nothing else to say: "none" from the measurements, and the setting not tried under its heading
+    from core.vocab.config import CompileConfig
+
+    tuned = measured(
+        CompileConfig("inductor", mode="max-autotune-no-cudagraphs"), eager_ms=5.0, compiled_ms=2.0, seed=3
+    )
+    panel.show_results([measured("inductor", eager_ms=5.0, compiled_ms=2.3), tuned])
+    assert [c.suggestion.rule for c in panel.card_widgets] == ["freezing"]
+    assert panel.suggestions_title.text() == f"{SUGGESTIONS_HEADING}: none." and panel.untried_title.isVisibleTo(panel)
+    panel.show_results([measured(CompileConfig("inductor", inductor_options=(("freezing", True),)))])
+    assert not panel.untried_title.isVisibleTo(panel) and panel.cards.indexOf(panel.untried_title) == -1
