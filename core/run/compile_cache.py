@@ -16,6 +16,7 @@ Only the inductor backend compiles kernels; the others keep the machine's defaul
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -39,8 +40,8 @@ def config_cache_dir(config: CompileConfig) -> str | None:
 
 def with_config_cache(spec: JobSpec) -> JobSpec:
     """`spec` with its config's cache folder (JobSpec.compile_cache_dir), unless it names one. A
-    folder that cannot be made or written (a read-only home) leaves the machine's default cache:
-    inductor would otherwise fail the compile on it."""
+    folder that cannot be made or written (a read-only home; inductor would fail the compile on it)
+    or that a symlink leads out of the product's cache folder leaves the machine's default cache."""
     if spec.compile_cache_dir:
         return spec
     folder = config_cache_dir(spec.config)
@@ -52,6 +53,8 @@ def with_config_cache(spec: JobSpec) -> JobSpec:
         return spec
     if not os.access(folder, os.W_OK | os.X_OK):
         return spec
-    import dataclasses
-
+    # a folder linked elsewhere (a planted symlink) would have inductor write outside the product's
+    # cache folder: it keeps the machine's default instead
+    if os.path.realpath(folder) != os.path.join(os.path.realpath(cache_folder()), "inductor", os.path.basename(folder)):
+        return spec
     return dataclasses.replace(spec, compile_cache_dir=folder)

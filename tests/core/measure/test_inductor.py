@@ -51,3 +51,22 @@ def test_a_cache_folder_that_cannot_be_made_leaves_the_machines_default(tmp_path
     monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(blocked))
     assert with_config_cache(spec).compile_cache_dir is None
     assert with_config_cache(make_spec("m.py", backend="eager")).compile_cache_dir is None
+
+
+def test_a_cache_folder_linked_elsewhere_is_not_written_through(tmp_path, monkeypatch):
+    from core.run.compile_cache import with_config_cache
+
+    spec = make_spec("m.py", backend="inductor")
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(tmp_path / "cache"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "cache" / "inductor").mkdir(parents=True)
+    os.symlink(outside, config_cache_dir(spec.config))
+    assert with_config_cache(spec).compile_cache_dir is None and os.listdir(outside) == []
+    # a linked cache folder itself (the product's whole folder elsewhere, on purpose) is followed
+    os.unlink(config_cache_dir(spec.config))
+    real = tmp_path / "real"
+    (real / "inductor").mkdir(parents=True)
+    os.symlink(real, tmp_path / "linked")
+    monkeypatch.setenv("COMPILE_PROFILER_CACHE", str(tmp_path / "linked"))
+    assert with_config_cache(spec).compile_cache_dir == config_cache_dir(spec.config)
