@@ -242,9 +242,14 @@ def side_spread(by_process: dict[int, np.ndarray]) -> SideSpread | None:
     )
 
 
-def others_during_benchmark(resources) -> list[float]:
-    """What the rest of the machine used (cores) in each reading taken while calls were timed."""
-    return [s.others_cores for s in resources if s.phase == "benchmark" and s.others_cores is not None]
+def others_during_benchmark(resources) -> tuple[list[float], bool]:
+    """What the rest of the machine used (cores) in each reading taken while calls were timed, and
+    True; when the timed calls took less than one reading's interval (a tiny model: 40 calls of
+    10 µs), those of the whole job, the load around them, and False: two busy loops on this 2-core
+    machine went unseen and a firm "do not compile" came from a timing graded only noisy."""
+    known = [s for s in resources if s.others_cores is not None]
+    timed = [s.others_cores for s in known if s.phase == "benchmark"]
+    return (timed, True) if timed else ([s.others_cores for s in known], False)
 
 
 def grade(result, ci: bool = True) -> MeasurementQuality:
@@ -257,7 +262,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
     n_e = int(sum(len(v) for v in eager_by.values()))
     n_c = int(sum(len(v) for v in compiled_by.values()))
     cores = result.environment.get("cpu_count")
-    others = others_during_benchmark(result.resources)
+    others, while_timed = others_during_benchmark(result.resources)
     others_median = float(np.median(others)) if others else None
     others_p90 = float(np.percentile(others, 90)) if others else None
     eager = None if sweep else side_spread(eager_by)
@@ -273,7 +278,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         precision = 100.0 * (sp.ci_high - sp.ci_low) / (2.0 * sp.value)
     target = spec.precision_pct if spec.auto_iters else None
 
-    problems = _load_problems(others_median, cores)  # (grade, reason)
+    problems = _load_problems(others_median, cores, while_timed)  # (grade, reason)
     for side, figures in (("eager", eager), ("compiled", compiled)):
         if figures is not None:
             problems += _spread_problems(side, figures)
@@ -313,12 +318,14 @@ def _timed_calls(result) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     return {0: eager}, {0: compiled}
 
 
-def _load_problems(others_median: float | None, cores) -> list[tuple[str, str]]:
-    """The machine's other load while calls were timed, graded."""
+def _load_problems(others_median: float | None, cores, while_timed: bool = True) -> list[tuple[str, str]]:
+    """The machine's other load while calls were timed (or, `while_timed` False, while the job
+    ran: its timed calls were shorter than one reading), graded."""
     if others_median is None:
         return []
     cores_text = f" of {cores}" if cores else ""
-    what = f"other processes used {others_median:.1f}{cores_text} cores while calls were timed"
+    when = "while calls were timed" if while_timed else "while the job ran (its timed calls were too short to read)"
+    what = f"other processes used {others_median:.1f}{cores_text} cores {when}"
     if others_median >= OTHERS_UNUSABLE_CORES:
         return [(UNUSABLE, what)]
     if others_median >= OTHERS_NOISY_CORES:

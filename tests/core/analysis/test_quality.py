@@ -314,3 +314,27 @@ def test_the_rerun_advice_can_name_the_apps_fields_not_flags_the_form_lacks():
     assert "more Iterations (or Iterations auto" in rerun_advice([fixed], FORM_FIELDS)
     unusable = made(normal(10, 0.01), normal(5, 0.01, seed=1), others=1.6)
     assert "--" not in banner([unusable], fields=FORM_FIELDS) and "--processes" in banner([unusable])
+
+
+def test_timed_calls_shorter_than_one_reading_are_graded_on_the_jobs_load():
+    """Two busy loops on 2 cores went unseen behind 40 calls of 10 µs (no reading fell in the
+    benchmark), and a firm verdict came from a timing graded only noisy."""
+    r = made(normal(10, 0.01), normal(5, 0.01, seed=1))
+    for i, phase in enumerate(("load", "eager", "compile", "compile", "accuracy")):
+        r.apply(
+            ev.ResourceSampled(
+                "q", sample=rec.ResourceSample(i * 0.2, phase, 200.0, 1.0, machine_cpu_percent=200.0 + 100 * 1.7)
+            )
+        )
+    q = grade(r)
+    assert q.grade == UNUSABLE and q.others_cores == pytest.approx(1.7)
+    assert (
+        q.reasons[0] == "other processes used 1.7 of 2 cores while the job ran (its timed calls were too short to read)"
+    )
+    # readings in the benchmark are what counts when there are some
+    r.apply(
+        ev.ResourceSampled(
+            "q", sample=rec.ResourceSample(2.0, "benchmark", 200.0, 1.0, machine_cpu_percent=200.0 + 100 * 0.05)
+        )
+    )
+    assert grade(r).grade == QUIET
