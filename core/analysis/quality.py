@@ -97,6 +97,9 @@ class MeasurementQuality:
     # unusable by the calls alone, noisy because the direction holds (`direction_held`): which side
     # is faster is known, a figure set against another report's is not (core.decide.compare)
     direction_only: bool = False
+    # False: the timed calls were shorter than one resource reading, so `others_cores` is the
+    # whole job's load (others_during_benchmark), and the words say "while the job ran"
+    load_while_timed: bool = True
 
     @property
     def trusted(self) -> bool:
@@ -306,6 +309,7 @@ def grade(result, ci: bool = True) -> MeasurementQuality:
         samples_per_side=(n_e, n_c),
         notes=tuple(notes),
         direction_only=direction_only,
+        load_while_timed=while_timed,
     )
 
 
@@ -318,13 +322,19 @@ def _timed_calls(result) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     return {0: eager}, {0: compiled}
 
 
+def load_when(while_timed: bool) -> str:
+    """When the machine's load was read: while calls were timed, or (timed calls shorter than
+    one reading) while the job ran."""
+    return "while calls were timed" if while_timed else "while the job ran (its timed calls were too short to read)"
+
+
 def _load_problems(others_median: float | None, cores, while_timed: bool = True) -> list[tuple[str, str]]:
     """The machine's other load while calls were timed (or, `while_timed` False, while the job
     ran: its timed calls were shorter than one reading), graded."""
     if others_median is None:
         return []
     cores_text = f" of {cores}" if cores else ""
-    when = "while calls were timed" if while_timed else "while the job ran (its timed calls were too short to read)"
+    when = load_when(while_timed)
     what = f"other processes used {others_median:.1f}{cores_text} cores {when}"
     if others_median >= OTHERS_UNUSABLE_CORES:
         return [(UNUSABLE, what)]

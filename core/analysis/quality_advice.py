@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.analysis.quality import NOISY, OTHERS_NOISY_CORES, OUTLIER_RULE, UNUSABLE, MeasurementQuality
+from core.analysis.quality import NOISY, OTHERS_NOISY_CORES, OUTLIER_RULE, UNUSABLE, MeasurementQuality, load_when
 
 
 def machine_was_busy(quality: MeasurementQuality | None) -> bool:
@@ -55,19 +55,20 @@ def rerun_advice(qualities, fields: RerunFields = CLI_FIELDS) -> str:
     on an idle machine too, and "close other programs" then sent the user after nothing).
     `fields`: how the settings are named (the command line's flags, or the app's fields)."""
     qualities = [q for q in qualities if q is not None]
-    busy = [q.others_cores for q in qualities if machine_was_busy(q)]
+    busy = [q for q in qualities if machine_was_busy(q)]
+    # "while calls were timed" only where every reading it rests on was (a tiny model's calls are
+    # shorter than a reading: its grade read the whole job's load)
+    when = load_when(all(q.load_while_timed for q in (busy or qualities)))
     more = fields.more_auto
     if any(q.precision_target_pct is None for q in qualities):  # a fixed --iters: those two do nothing
         more = fields.more_fixed
     if busy:
         return (
-            f"re-run on a quiet machine, with {more}: other programs used up to {max(busy):.1f} cores "
-            "while calls were timed"
+            f"re-run on a quiet machine, with {more}: other programs used up to "
+            f"{max(q.others_cores for q in busy):.1f} cores {when}"
         )
     if qualities and all(q.others_cores is not None for q in qualities):
-        return (
-            f"re-run with {more} (the machine was quiet while calls were timed: closing other programs will not help)"
-        )
+        return f"re-run with {more} (the machine was quiet {when}: closing other programs will not help)"
     return f"re-run with {more}"
 
 

@@ -331,6 +331,11 @@ def test_timed_calls_shorter_than_one_reading_are_graded_on_the_jobs_load():
     assert (
         q.reasons[0] == "other processes used 1.7 of 2 cores while the job ran (its timed calls were too short to read)"
     )
+    from core.analysis.quality_advice import rerun_advice
+
+    advice = rerun_advice([q])  # the advice names when the load was read, as the reason does
+    assert advice.endswith("1.7 cores while the job ran (its timed calls were too short to read)")
+    assert "while calls were timed" not in advice
     # readings in the benchmark are what counts when there are some
     r.apply(
         ev.ResourceSampled(
