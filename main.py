@@ -9,6 +9,7 @@
     python3 main.py zoo MODEL... [--executor local|ray] [--resume] --out DIR  many models x configs
     python3 main.py bundle REPORT [--config LABEL] [--out FILE.zip]        a reproducer to hand over
     python3 main.py localize REPORT [--config LABEL]                       where outputs diverge
+    python3 main.py cache [--clear [LABEL ...]]                            the configs' compile caches
     python3 main.py test [pytest arguments]                                the test suite
     python3 main.py bench [NAME] [options]                                 the benchmarks (python -m tests.bench)
 
@@ -76,6 +77,7 @@ HEADLESS_COMMANDS = {
     "compare": "core.cli.compare",
     "bundle": "core.cli.bundle",
     "localize": "core.cli.localize",
+    "cache": "core.cli.cache",
     "bench": "tests.bench.__main__",  # the benchmarks, as `python -m tests.bench ARGS` runs them
 }
 

@@ -37,6 +37,7 @@ COMMANDS = {
     "zoo": "many models x configs, here or on a Ray cluster",
     "localize": "find where a config's outputs diverge from eager (a report's failed accuracy check)",
     "bundle": "a reproducer to hand over: one zip with repro.py",
+    "cache": "the compile caches each config compiles in: their size, and --clear",
     "test": "the test suite",
     "bench": "the benchmarks",
 }

@@ -68,6 +68,9 @@ def main(argv: list[str]) -> None:
     spec = pickle.load(sys.stdin.buffer)
     if spec.compile_cache_dir:  # read by inductor when it first compiles (JobSpec.compile_cache_dir)
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = spec.compile_cache_dir
+        from core.measure.cache_hold import hold_cache_folder
+
+        hold_cache_folder(spec.compile_cache_dir)  # kept for the process's life: no clear removes it meanwhile
 
     try:
         run_job(spec, conn.send, sample_log_path=sample_log)

@@ -12,6 +12,10 @@ a later one finds its own FX-graph entries (the cache state the report shows: hi
 no config's compile time depends on which other config ran first.
 
 Only the inductor backend compiles kernels; the others keep the machine's default cache.
+
+The folders grow with every model profiled. `config_caches` lists them (size, files, last used)
+and `clear_config_caches` removes them (all, or the configs named), for `main.py cache` and the
+app's Compile caches dialog; a folder a running job holds (core.measure.cache_hold) is kept.
 """
 
 from __future__ import annotations
@@ -20,11 +24,21 @@ import dataclasses
 import hashlib
 import os
 import re
+import shutil
+import time
 
+from core.measure.cache_hold import IN_USE_FILE, try_exclusive
 from core.run.torch_info import cache_folder
 from core.vocab.config import CompileConfig, JobSpec
+from core.vocab.formatting import disk_size
 
 CACHED_BACKENDS = ("inductor",)
+LABEL_FILE = "config.txt"  # the config label a folder belongs to (its name holds only a slug of it)
+CACHE_COLUMNS = ("config", "size", "files", "last used", "")
+IN_USE = "in use by a running job"
+AFTER_CLEAR = (
+    "they only make later profiles of the same models compile faster: each config's next profile compiles cold"
+)
 
 
 def config_cache_dir(config: CompileConfig) -> str | None:
@@ -57,4 +71,162 @@ def with_config_cache(spec: JobSpec) -> JobSpec:
     # cache folder: it keeps the machine's default instead
     if os.path.realpath(folder) != os.path.join(os.path.realpath(cache_folder()), "inductor", os.path.basename(folder)):
         return spec
+    _name_folder(folder, spec.config.label)
     return dataclasses.replace(spec, compile_cache_dir=folder)
+
+
+def _name_folder(folder: str, label: str) -> None:
+    """Write the config's label into its folder (once), for the listing."""
+    path = os.path.join(folder, LABEL_FILE)
+    if os.path.lexists(path):
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        return
+    with os.fdopen(fd, "w") as f:
+        f.write(label + "\n")
+
+
+def caches_root() -> str:
+    """The folder the configs' inductor caches are in."""
+    return os.path.join(cache_folder(), "inductor")
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigCache:
+    """One config's inductor cache folder as it stands: its label (the folder's name where it
+    has none recorded), size in bytes, files, and when anything in it last changed (epoch s)."""
+
+    label: str
+    path: str
+    size_bytes: int
+    files: int
+    last_used: float | None
+    in_use: bool = False
+
+    def cells(self) -> tuple[str, str, str, str, str]:
+        """Its row, as CACHE_COLUMNS name them (the CLI's listing and the app's dialog)."""
+        when = "-" if self.last_used is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last_used))
+        return self.label, disk_size(self.size_bytes), f"{self.files:,}", when, IN_USE if self.in_use else ""
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """What names it for a clear: its label, or its folder's name."""
+        return self.label, os.path.basename(self.path)
+
+
+def _label_of(folder: str) -> str:
+    try:
+        with open(os.path.join(folder, LABEL_FILE), encoding="utf-8", errors="replace") as f:
+            label = f.read(500).strip()
+    except OSError:
+        label = ""
+    return label or os.path.basename(folder)
+
+
+def _measure(folder: str) -> tuple[int, int, float | None]:
+    """(bytes, files, newest modification) of a folder's files, links not followed."""
+    size = files = 0
+    newest = None
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        for name in names:
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue  # removed while being counted (a job compiling)
+            if name in (IN_USE_FILE, LABEL_FILE) and root == folder:
+                continue
+            size += st.st_size
+            files += 1
+            newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
+    return size, files, newest
+
+
+def _config_folders() -> list[str]:
+    """The configs' cache folders: real folders directly under caches_root() (a link there is
+    not the product's, and is neither counted nor removed)."""
+    root = caches_root()
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [
+        os.path.join(root, n)
+        for n in names
+        if os.path.isdir(os.path.join(root, n)) and not os.path.islink(os.path.join(root, n))
+    ]
+
+
+def _held(folder: str) -> bool:
+    """A running job holds `folder` (its lock cannot be taken now)."""
+    fd = try_exclusive(folder)
+    if fd is None:
+        return os.path.exists(os.path.join(folder, IN_USE_FILE))
+    os.close(fd)
+    return False
+
+
+def config_caches() -> list[ConfigCache]:
+    """Every config's inductor cache folder, largest first."""
+    caches = []
+    for folder in _config_folders():
+        size, files, newest = _measure(folder)
+        caches.append(ConfigCache(_label_of(folder), folder, size, files, newest, _held(folder)))
+    return sorted(caches, key=lambda c: (-c.size_bytes, c.label))
+
+
+@dataclasses.dataclass(frozen=True)
+class Cleared:
+    """What a clear did: the caches removed, those kept because a running job holds them, and
+    those that could not be removed (with why)."""
+
+    removed: tuple[ConfigCache, ...] = ()
+    in_use: tuple[ConfigCache, ...] = ()
+    failed: tuple[tuple[ConfigCache, str], ...] = ()
+
+    @property
+    def freed_bytes(self) -> int:
+        return sum(c.size_bytes for c in self.removed)
+
+    def lines(self) -> list[tuple[bool, str]]:
+        """What it did, a line each: (whether it went wrong, the line)."""
+        said = [(False, f"removed {c.label} ({disk_size(c.size_bytes)})") for c in self.removed]
+        said += [
+            (False, f"kept {c.label}: a running job compiles into it (clear it when the job has ended)")
+            for c in self.in_use
+        ]
+        said += [(True, f"could not remove {c.label} ({c.path}): {why}") for c, why in self.failed]
+        if said:
+            said.append((False, f"{disk_size(self.freed_bytes)} freed"))
+        return said
+
+
+def unknown_labels(labels) -> list[str]:
+    """The labels among `labels` that name no cache folder."""
+    known = {name for c in config_caches() for name in c.names}
+    return [label for label in labels if label not in known]
+
+
+def clear_config_caches(labels=None) -> Cleared:
+    """Remove the configs' cache folders (all, or those of `labels`), each while holding its
+    exclusive lock, so that no job starts compiling into it meanwhile; one a job holds is kept."""
+    removed, in_use, failed = [], [], []
+    for cache in config_caches():
+        if labels is not None and not set(cache.names) & set(labels):
+            continue
+        fd = try_exclusive(cache.path)
+        if fd is None:
+            in_use.append(cache)
+            continue
+        try:
+            # renamed first, so a job starting now makes a fresh folder, never half of this one
+            doomed = f"{cache.path}.removing-{os.getpid()}-{time.monotonic_ns()}"
+            os.rename(cache.path, doomed)
+            shutil.rmtree(doomed)
+            removed.append(cache)
+        except OSError as exc:
+            failed.append((cache, exc.strerror or str(exc)))
+        finally:
+            os.close(fd)
+    return Cleared(tuple(removed), tuple(in_use), tuple(failed))

@@ -46,6 +46,17 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def disk_size(n_bytes: int) -> str:
+    """Space on disk: KiB below a MiB, MiB below a GiB, else GiB ("0 B" for nothing)."""
+    if n_bytes <= 0:
+        return "0 B"
+    if n_bytes < MB:
+        return f"{n_bytes / 1024:.0f} KiB" if n_bytes >= 1024 else f"{n_bytes} B"
+    if n_bytes < 1024 * MB:
+        return f"{n_bytes / MB:.1f} MiB"
+    return f"{n_bytes / (1024 * MB):.2f} GiB"
+
+
 def number(value: float) -> str:
     """A setting's value in a message: whole numbers with thousands separators ("1,000,000"),
     others as short as they are exact ("0.5")."""

@@ -60,6 +60,7 @@ class WindowActions:
     open_zoo: QAction
     run_zoo: QAction
     profile_script: QAction
+    compile_caches: QAction
     quit: QAction
     about: QAction
     add_config: QAction

@@ -177,6 +177,14 @@ def build_actions(w: AppWindow) -> WindowActions:
             "against the script's own eager run (as `main.py run` does)",
             lambda: w.open_script_window(),
         ),
+        compile_caches=make_action(
+            w,
+            "Compile caches…",
+            None,
+            "The inductor cache each compile config compiles in: size, files, last use; remove them to free the "
+            "space (as `main.py cache` does)",
+            lambda: _show_caches(w),
+        ),
         quit=make_action(w, "Quit", QKeySequence.StandardKey.Quit, "Close the app", w.close),
         about=make_action(w, "About compile-profiler", None, "Versions of torch, CUDA and the app", w.show_about),
         add_config=make_action(
@@ -238,6 +246,12 @@ def _open_zoo(window: AppWindow) -> None:
     open_zoo(window)
 
 
+def _show_caches(window: AppWindow) -> None:
+    from gui.window.cache_dialog import show_caches
+
+    show_caches(window)
+
+
 def _run_zoo(window: AppWindow) -> None:
     from gui.window.zoo_run_dialog import run_zoo
 
@@ -259,6 +273,8 @@ def build_menus(w: AppWindow, a: WindowActions) -> WindowMenus:
     file_menu.addAction(a.open_zoo)
     file_menu.addAction(a.run_zoo)
     file_menu.addAction(a.profile_script)
+    file_menu.addSeparator()
+    file_menu.addAction(a.compile_caches)
     file_menu.addSeparator()
     file_menu.addAction(a.quit)
     run_menu = w.menuBar().addMenu("&Run")
