@@ -26,6 +26,8 @@ def hold_cache_folder(folder: str, attempts: int = 5) -> int | None:
         try:
             os.makedirs(folder, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except FileNotFoundError:
+            continue  # a clear renamed the folder away between the two: make it again
         except OSError:
             return None
         try:
