@@ -310,11 +310,13 @@ class LatencyChart(QWidget, ResultsView):
         if hidden:
             self.legend.addItem(self._more_configs, more_configs_text(hidden))
         self.legend.setBrush(self._backdrop())
-        self._compiles.set_fill(self._backdrop())  # and placed clear of the legend as it is now
+        # the compile labels always have one: stacked down the view's left, clear of the legend,
+        # they sit among the curves (two configs' 2,000 calls each hid the second's label)
+        self._compiles.set_fill(pg.mkBrush(text_backdrop()))  # and placed clear of the legend as it is now
 
     def _backdrop(self) -> QBrush:
-        """What the legend and the compile labels are drawn on: nothing while a few configs
-        leave the curves readable through them; with more (CROWDED_CONFIGS), the charts'
+        """What the legend is drawn on: nothing while a few configs leave the curves readable
+        through it (it sits in the view's top corner); with more (CROWDED_CONFIGS), the charts'
         background, mostly opaque."""
         return pg.mkBrush(text_backdrop() if len(self._specs) > CROWDED_CONFIGS else None)
 
