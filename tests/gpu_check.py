@@ -15,7 +15,15 @@ Prints one `name: value` line per figure, for docs/BENCHMARKS.md:
     verdict, recompiles, as `profile hf:llama --task generate` reports them;
   - a script (core.cli.run_script): a compiled function on cuda timed against its eager run
     (calls synchronised);
-Exits 0 with "gpu: none" where there is no GPU.
+  - precision (issue 43): bfloat16, float16 and float32 under autocast bfloat16 complete and pass
+    the accuracy check with the dtype said; a dtype the device cannot run fails naming it;
+  - the two timing methods (--timing both, CUDA events): the engine's latency medians against
+    triton's do_bench (an event pair a call, L2 flushed between) and its throughput medians
+    against torch.utils.benchmark.Timer (blocks of calls), in the same process; --flush-cache
+    completes and reads no faster than without it.
+Exits 0 with "gpu: none" where there is no GPU. `--only NAME,...` runs some checks (CHECKS), so a
+session short of device time can split them over calls. The precision and timing checks also run
+on the CPU with a tiny model (tests/core/test_gpu_check.py), so a typo never spends a lent GPU.
 """
 
 from __future__ import annotations
@@ -209,14 +217,171 @@ def check_script() -> int:
     return 0
 
 
-def main() -> int:
+def profile_job(source: str, device: str, backend: str, batch: int, iters: int, **fields):
+    """One job of `source` on `device` (JobSpec `fields`: dtype, autocast, timing, flush_cache,
+    threads)."""
+    from core.run.runner import JobRunner
+    from core.vocab.config import CompileConfig, JobSpec, ModelSpec
+
+    spec = JobSpec(
+        uuid.uuid4().hex[:8],
+        ModelSpec(source, batch_size=batch),
+        CompileConfig(backend=backend),
+        warmup=5,
+        iters=iters,
+        device=device,
+        timeout_s=900,
+        op_profile_calls=0,
+        **fields,
+    )
+    return JobRunner(sample_interval_s=0.5).run(spec)
+
+
+# (tag, dtype, autocast, whether the device must run it)
+PRECISIONS = (
+    ("bf16", "bfloat16", "", True),
+    ("fp16", "float16", "", False),
+    ("autocast_bf16", "float32", "bfloat16", True),
+)
+
+
+def check_precision(
+    source="resnet18", device="cuda", backend="inductor", batch=32, iters=50, precisions=PRECISIONS
+) -> int:
+    """Each low precision completes and passes the accuracy check with its dtype said; one the
+    device cannot run (float16 on some CPUs) fails naming the dtype, never a float32 run."""
+    failures = 0
+    for tag, dtype, autocast, must_run in precisions:
+        r = profile_job(source, device, backend, batch, iters, dtype=dtype, autocast=autocast)
+        say(f"{tag}_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
+        if r.status != "completed":
+            named = dtype in r.failure_reason or bool(autocast) and autocast in r.failure_reason
+            failures += must_run or not named
+            continue
+        s = r.summary()
+        for key in ("dtype", "autocast", "speedup", "speedup_ci_low", "speedup_ci_high", "accuracy", "max_abs_error"):
+            say(f"{tag}_{key}", s[key])
+        failures += s["dtype"] != dtype or s["autocast"] != autocast or s["accuracy"] != "pass"
+    return failures
+
+
+def reference_medians(source: str, device: str, backend: str, batch: int, threads: int | None = None) -> dict:
+    """Eager and compiled medians (ms) of the same model in this process by torch.utils.benchmark
+    Timer (blocks of calls, one synchronisation a block: throughput) and, on cuda, by triton's
+    do_bench (an event pair a call, L2 flushed between: latency). `threads`: torch's for them
+    (restored after), as the job's."""
     import torch
 
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        return _reference_medians(torch, source, device, backend, batch)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _reference_medians(torch, source: str, device: str, backend: str, batch: int) -> dict:
+    from torch.utils.benchmark import Timer
+
+    from core.models import load_model
+    from core.vocab.config import ModelSpec
+
+    loaded = load_model(ModelSpec(source, batch_size=batch))
+    model = loaded.model.to(device).eval()
+    inputs = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in loaded.inputs)
+    found = {}
+    with torch.inference_mode():
+        compiled = torch.compile(model, backend=backend)
+        for fn, name in ((model, "eager"), (compiled, "compiled")):
+            for _ in range(10):
+                fn(*inputs)
+            t = Timer("fn(*x)", globals={"fn": fn, "x": inputs}).blocked_autorange(min_run_time=2)
+            found[f"timer_{name}"] = t.median * 1000
+            if device == "cuda":
+                from triton.testing import do_bench
+
+                # do_bench's median, its L2 flush between repetitions as --flush-cache's
+                found[f"do_bench_{name}"] = do_bench(lambda fn=fn: fn(*inputs), return_mode="median")
+    return found
+
+
+def check_timing_methods(
+    source="resnet18", device="cuda", backend="inductor", batch=32, iters=100, threads: int | None = None
+) -> int:
+    """--timing both against the references, in the same process: the throughput method within
+    3% of Timer is the target (said, not failed: one run is one reading); latency against
+    do_bench, and --flush-cache, on cuda. `threads`: torch's in the job and the references."""
+    r = profile_job(source, device, backend, batch, iters, timing="both", threads=threads)
+    s = r.summary()
+    say("timing_status", r.status + (f" ({r.failure_reason})" if r.failure_reason else ""))
+    if r.status != "completed":
+        return 1
+    for key in ("timing_method", "speedup", "throughput_speedup", "eager_median_ms", "compiled_median_ms"):
+        say(f"timing_{key}", s[key])
+    say("timing_throughput_eager_ms", s["throughput_eager_ms"])
+    say("timing_throughput_compiled_ms", s["throughput_compiled_ms"])
+    refs = reference_medians(source, device, backend, batch, threads)
+    for name in ("eager", "compiled"):
+        timer = refs[f"timer_{name}"]
+        say(f"timing_{name}_timer_ms", timer)
+        say(f"timing_{name}_throughput_over_timer", s[f"throughput_{name}_ms"] / timer)
+        say(f"timing_{name}_latency_over_timer", s[f"{name}_median_ms"] / timer)
+    failures = int(s["throughput_speedup"] is None or s["timing_method"] != "both")
+    if device != "cuda":
+        return failures
+    flushed = profile_job(source, device, backend, batch, iters, flush_cache=True)
+    f = flushed.summary()
+    say("flush_status", flushed.status + (f" ({flushed.failure_reason})" if flushed.failure_reason else ""))
+    for name in ("eager", "compiled"):
+        bench = refs[f"do_bench_{name}"]
+        say(f"timing_{name}_do_bench_ms", bench)
+        if flushed.status == "completed":
+            say(f"flush_{name}_median_ms", f[f"{name}_median_ms"])
+            say(f"flush_{name}_latency_over_do_bench", f[f"{name}_median_ms"] / bench)
+            # a flushed L2 never makes a call faster (within 2% of noise)
+            failures += f[f"{name}_median_ms"] < 0.98 * s[f"{name}_median_ms"]
+    return failures + (flushed.status != "completed")
+
+
+CHECKS = ("jobs", "skip", "generation", "script", "precision", "timing")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    import torch
+
+    parser = argparse.ArgumentParser(prog="python -m tests.gpu_check")
+    parser.add_argument("--only", default=",".join(CHECKS), help=f"checks to run, of {', '.join(CHECKS)}")
+    only = set(parser.parse_args(argv).only.split(","))
+    unknown = only - set(CHECKS)
+    if unknown:
+        parser.error(f"no check named {', '.join(sorted(unknown))}; the checks: {', '.join(CHECKS)}")
     if not torch.cuda.is_available():
         say("gpu", "none")
         return 0
     say("gpu", torch.cuda.get_device_name(0))
     say("torch", torch.__version__)
+    failures = 0
+    if "precision" in only:
+        failures += check_precision()
+    if "timing" in only:
+        failures += check_timing_methods()
+    if "jobs" in only:
+        failures += check_jobs()
+    failures += check_cudagraph_skip() if "skip" in only else 0
+    failures += check_generation() if "generation" in only else 0
+    failures += check_script() if "script" in only else 0
+    say("gpu_check_failures", failures)
+    return 1 if failures else 0
+
+
+def check_jobs() -> int:
+    """resnet18 batch 32 in default and reduce-overhead: the timing, NVML, memory, CUDA-graph
+    coverage, the engine against Timer, time per line."""
+    import torch
+
     failures = 0
     for mode in ("default", "reduce-overhead"):
         runner, r = run_job(mode)
@@ -280,11 +445,7 @@ def main() -> int:
             failures += not triton
             samples = r.latencies("compiled")
             say("cuda_compiled_cv", statistics.pstdev(samples) / statistics.mean(samples))
-    failures += check_cudagraph_skip()
-    failures += check_generation()
-    failures += check_script()
-    say("gpu_check_failures", failures)
-    return 1 if failures else 0
+    return failures
 
 
 if __name__ == "__main__":
