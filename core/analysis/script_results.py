@@ -37,6 +37,10 @@ from core.vocab.records import GraphBreak
 from core.vocab.script_job import STANCE_EAGER
 
 MIN_STEADY_CALLS = q.MIN_CALLS  # steady calls a side needed for a speedup
+ITERATION_WORDS = (
+    "per iteration (from a call's start to the next call's: what the script does between calls, "
+    "such as the backward pass, the optimizer step and loading data, included)"
+)
 RECOMPILE_STORM = 8  # recompiles of one entry point past which the run names a recompile storm
 
 FASTER, SLOWER, CANNOT_TELL, NOT_TIMED = "faster", "slower", "cannot tell", "not timed"
@@ -61,6 +65,7 @@ def grade_timing(
     c_runs: list[np.ndarray],
     e_runs: list[np.ndarray],
     pair_speedups: list[float] = (),
+    what: str = "calls",
 ) -> TimingGrade:
     """quality's limits on a script's runs: the machine's other load during each run (and its
     difference between the two sides of a pair, which run at different times), the spread of
@@ -94,9 +99,9 @@ def grade_timing(
             continue
         spread = max(spreads)
         if spread >= q.IQR_UNUSABLE:
-            reasons_unusable.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
+            reasons_unusable.append(f"the {side} {what} vary (interquartile range {spread:.0%} of the median)")
         elif spread >= q.IQR_NOISY:
-            reasons_noisy.append(f"the {side} calls vary (interquartile range {spread:.0%} of the median)")
+            reasons_noisy.append(f"the {side} {what} vary (interquartile range {spread:.0%} of the median)")
     speeds = [v for v in pair_speedups if v > 0]
     if len(speeds) > 1:
         gmean = math.exp(sum(math.log(v) for v in speeds) / len(speeds))
@@ -112,6 +117,59 @@ def grade_timing(
     if reasons_noisy:
         return TimingGrade(q.NOISY, "; ".join(reasons_noisy))
     return TimingGrade(q.QUIET)
+
+
+@dataclass
+class Timed:
+    """One figure timed on both sides (a steady call, or the loop's iteration around it): the
+    medians, the speedup with its interval, the grade and the verdict with why."""
+
+    compiled_ms: float | None = None
+    eager_ms: float | None = None
+    speedup: Speedup | None = None
+    grade: TimingGrade = field(default_factory=lambda: TimingGrade(q.UNKNOWN))
+    verdict: str = NOT_TIMED
+    why: str = ""
+    pair_speedups: list[float] = field(default_factory=list)
+
+
+def time_sides(full: list, c_runs: list[np.ndarray], e_runs: list[np.ndarray], what: str = "calls") -> Timed:
+    """The speedup of eager's pooled values over compiled's (`c_runs`, `e_runs`: each run pair's
+    values), graded on the runs `full` and the values' spread, with its verdict: faster or
+    slower only when the interval says so, every pair agrees and the timing is usable."""
+    t = Timed()
+    c_all = np.concatenate(c_runs) if c_runs else np.asarray([], dtype=float)
+    e_all = np.concatenate(e_runs) if e_runs else np.asarray([], dtype=float)
+    t.compiled_ms = float(np.median(c_all)) if c_all.size else None
+    t.eager_ms = float(np.median(e_all)) if e_all.size else None
+    for cs, es in zip(c_runs, e_runs):
+        if cs.size >= MIN_STEADY_CALLS and es.size >= MIN_STEADY_CALLS:
+            t.pair_speedups.append(float(np.median(es) / np.median(cs)))
+    if c_all.size < MIN_STEADY_CALLS or e_all.size < MIN_STEADY_CALLS:
+        t.verdict = NOT_TIMED
+        t.why = (
+            f"too few steady {what} to time ({c_all.size} compiled, {e_all.size} eager; "
+            f"{MIN_STEADY_CALLS} a side needed: calls that compiled or met new input shapes are set apart)"
+        )
+        return t
+    t.speedup = speedup(e_all, c_all)
+    t.grade = grade_timing(full, c_runs, e_runs, t.pair_speedups, what)
+    t.verdict, t.why = _verdict(t.speedup, t.grade, t.pair_speedups)
+    return t
+
+
+def _verdict(sp: Speedup, grade: TimingGrade, pair_speedups: list[float]) -> tuple[str, str]:
+    """faster or slower only when the interval says so, every pair agrees and the timing is
+    usable; else cannot tell, and why."""
+    if grade.grade == q.UNUSABLE:
+        return CANNOT_TELL, f"the timing is unusable: {grade.reason}"
+    if sp.ci_low > 1.0 and all(v > 1.0 for v in pair_speedups):
+        return FASTER, ""
+    if sp.ci_high < 1.0 and all(v < 1.0 for v in pair_speedups):
+        return SLOWER, ""
+    if len(pair_speedups) > 1 and (sp.ci_low > 1.0 or sp.ci_high < 1.0):
+        return CANNOT_TELL, "the runs put different sides ahead"
+    return CANNOT_TELL, "its interval spans 1 (no measurable difference)"
 
 
 @dataclass
@@ -131,6 +189,14 @@ class FunctionResult:
     payback_calls: int | None = None
     runs: int = 1  # run pairs whose steady calls are pooled (--repeat)
     pair_speedups: list[float] = field(default_factory=list)  # each pair's own speedup
+    # the loop's iteration around the steady calls (EntryCalls.steady_iterations): from one
+    # call's start to the next, what the script does between calls (backward, optimizer step,
+    # loading data) included; None where it cannot be measured
+    iteration: Timed | None = None
+    # the first iterations' extra time (core.analysis.script_results): the first calls' and what
+    # ran between them and the next calls (torch compiles a compiled forward's backward pass in
+    # the first backward, outside any call); the pay-back rests on it where the iteration is timed
+    first_iterations_extra_s: float | None = None
 
     @property
     def name(self) -> str:
@@ -164,21 +230,58 @@ class FunctionResult:
         short = self.why.split(":")[0].split(" (")[0]  # the reason's first clause; verdict_line has it whole
         return f"{self.verdict}: {short}" if short else self.verdict
 
+    def iteration_line(self) -> str:
+        """The loop's iteration around the calls, compiled against eager ("" where not measured)."""
+        it = self.iteration
+        if it is None:
+            return ""
+        head = f"{ITERATION_WORDS}: "
+        if it.speedup is None:
+            return head + f"{it.verdict}: {it.why}"
+        figures = f"{speedup_interval(it.speedup)} ({ms_or_missing(it.compiled_ms)} against eager's {ms_or_missing(it.eager_ms)})"
+        said = f"{it.verdict}: {figures}" if it.verdict in (FASTER, SLOWER) else f"cannot tell: {figures}; {it.why}"
+        shares = []
+        for side, call, whole in (
+            ("compiled", self.compiled_median_ms, it.compiled_ms),
+            ("eager", self.eager_median_ms, it.eager_ms),
+        ):
+            if call is not None and whole:
+                shares.append(f"{min(1.0, call / whole):.0%} of {'a' if side == 'compiled' else 'an'} {side} iteration")
+        if shares:
+            said += "; the call is " + ", ".join(shares)
+        if it.grade.reason and it.speedup is not None and it.grade.grade != q.UNUSABLE:
+            said += f"; timing {it.grade.grade} ({it.grade.reason})"
+        return head + said
+
+    @property
+    def by_iteration(self) -> bool:
+        """The pay-back rests on the loop's iteration (its first iterations and their saving),
+        which the first calls and their saving leave part of out: a training loop's backward."""
+        return (
+            self.iteration is not None
+            and self.iteration.speedup is not None
+            and self.first_iterations_extra_s is not None
+        )
+
     def payback_cell(self) -> str:
         """The pay-back in a table cell (payback_line says it whole)."""
         calls = self.compiled.calls
-        if self.first_calls_extra_s is None:
+        verdict = self.iteration.verdict if self.by_iteration else self.verdict
+        if self.first_calls_extra_s is None and not self.by_iteration:
             return "not known"
-        if self.verdict == SLOWER:
+        if verdict == SLOWER:
             return "never (slower)"
-        if self.verdict != FASTER or self.payback_calls is None:
+        if verdict != FASTER or self.payback_calls is None:
             return "cannot tell"
+        unit = "iteration" if self.by_iteration else "call"
         if self.payback_calls <= calls:
-            return f"after call {self.payback_calls:,} of {calls:,}"
-        return f"not in this run (needs {self.payback_calls:,} of {calls:,} calls)"
+            return f"after {unit} {self.payback_calls:,} of {calls:,}"
+        return f"not in this run (needs {self.payback_calls:,} of {calls:,} {unit}s)"
 
     def payback_line(self) -> str:
         """Whether compiling paid for itself within this run, in calls."""
+        if self.by_iteration:
+            return self._payback_by_iteration()
         calls = self.compiled.calls
         extra = self.first_calls_extra_s
         if extra is None:
@@ -194,8 +297,27 @@ class FunctionResult:
             return f"paid back after call {self.payback_calls:,}; this run made {calls:,} calls ({cost})"
         return f"not paid back within this run: at this speedup it would need {self.payback_calls:,} calls; this run made {calls:,} ({cost})"
 
+    def _payback_by_iteration(self) -> str:
+        """The pay-back counted in whole iterations of the loop (each begins with a call)."""
+        it, calls, extra = self.iteration, self.compiled.calls, self.first_iterations_extra_s
+        cost = f"its first iterations took {_s(extra)} more than steady ones"
+        between = extra - (self.first_calls_extra_s or 0.0)
+        if between >= max(BETWEEN_CALLS_SAID_S, 0.1 * extra):
+            cost += f", {_s(between)} of it between calls (torch compiles a compiled forward's backward pass in the first backward)"
+        cost += f" (torch's compile time: {_s(self.compiled.compile_s)})"
+        if it.verdict == SLOWER:
+            return f"pay-back: never, an iteration is slower compiled; {cost}"
+        if it.verdict != FASTER or self.payback_calls is None:
+            return f"pay-back: cannot tell without a measurable speedup of the iteration; {cost}"
+        saved = (it.eager_ms or 0.0) - (it.compiled_ms or 0.0)
+        cost += f"; it saves {ms_or_missing(saved)} a steady iteration, {_s(saved * calls / 1000.0)} over {calls:,} iterations"
+        if self.payback_calls <= calls:
+            return f"paid back after iteration {self.payback_calls:,}; this run made {calls:,} ({cost})"
+        return f"not paid back within this run: at this speedup it would need {self.payback_calls:,} iterations; this run made {calls:,} ({cost})"
+
 
 _s = seconds
+BETWEEN_CALLS_SAID_S = 0.05  # first iterations' extra time outside the calls that is worth a word
 
 
 def _pooled(entries: list[EntryCalls]) -> np.ndarray:
@@ -243,17 +365,13 @@ def compare_function(key: tuple, pairs: list[tuple[ScriptRun, ScriptRun | None]]
     else:
         r.speedup = speedup(e_steady, c_steady)
         r.grade = grade_timing(full, c_runs, e_runs, r.pair_speedups)
-        sp = r.speedup
-        if r.grade.grade == q.UNUSABLE:
-            r.verdict, r.why = CANNOT_TELL, f"the timing is unusable: {r.grade.reason}"
-        elif sp.ci_low > 1.0 and all(v > 1.0 for v in r.pair_speedups):
-            r.verdict = FASTER
-        elif sp.ci_high < 1.0 and all(v < 1.0 for v in r.pair_speedups):
-            r.verdict = SLOWER
-        elif len(r.pair_speedups) > 1 and (sp.ci_low > 1.0 or sp.ci_high < 1.0):
-            r.verdict, r.why = CANNOT_TELL, "the runs put different sides ahead"
-        else:
-            r.verdict, r.why = CANNOT_TELL, "its interval spans 1 (no measurable difference)"
+        r.verdict, r.why = _verdict(r.speedup, r.grade, r.pair_speedups)
+    # the loop's iteration around the calls, where both runs recorded the calls' starts
+    both = [(c, e) for c, e in full if key in c.entries and key in e.entries]
+    c_iter = [c.entries[key].steady_iterations() for c, _ in both]
+    e_iter = [e.entries[key].steady_iterations() for _, e in both]
+    if all(x.size for x in c_iter + e_iter) and both:
+        r.iteration = time_sides(both, c_iter, e_iter, "iterations")
     c_first, e_first = entry.first_calls(), eager.first_calls()
     if r.compiled_median_ms is not None and r.eager_median_ms is not None and c_first.size:
         c_extra = float(np.sum(c_first - r.compiled_median_ms))
@@ -262,7 +380,26 @@ def compare_function(key: tuple, pairs: list[tuple[ScriptRun, ScriptRun | None]]
         saved = r.saved_ms_per_call
         if r.verdict == FASTER and saved and saved > 0:
             r.payback_calls = int(c_first.size + math.ceil(r.first_calls_extra_s * 1000.0 / saved))
+    if r.iteration is not None and r.iteration.speedup is not None:
+        _pay_back_by_iteration(r, both, key)
     return r
+
+
+def _pay_back_by_iteration(r: FunctionResult, both: list, key: tuple) -> None:
+    """The first iterations' extra time over the steady iteration's, less eager's (the first pair
+    of runs), and the pay-back in iterations where the iteration is faster."""
+    it = r.iteration
+    c_first = both[0][0].entries[key].first_iterations()
+    e_first = both[0][1].entries[key].first_iterations()
+    if not c_first.size:
+        return
+    c_extra = float(np.sum(c_first - it.compiled_ms))
+    e_extra = float(np.sum(e_first - it.eager_ms)) if e_first.size else 0.0
+    r.first_iterations_extra_s = max(0.0, c_extra - e_extra) / 1000.0
+    saved = (it.eager_ms or 0.0) - (it.compiled_ms or 0.0)
+    r.payback_calls = None
+    if it.verdict == FASTER and saved > 0:
+        r.payback_calls = int(c_first.size + math.ceil(r.first_iterations_extra_s * 1000.0 / saved))
 
 
 @dataclass
@@ -306,7 +443,14 @@ class ScriptResult:
         for f in self.functions:
             counts[f.verdict] = counts.get(f.verdict, 0) + 1
         parts = [f"{n} {v}" for v, n in counts.items()]
-        return f"{len(self.functions)} compiled function(s): " + ", ".join(parts)
+        line = f"{len(self.functions)} compiled function(s): " + ", ".join(parts)
+        iterations = {}
+        for f in self.functions:
+            if f.iteration is not None:
+                iterations[f.iteration.verdict] = iterations.get(f.iteration.verdict, 0) + 1
+        if iterations:  # a training loop's backward and optimizer step are in it, not in the call
+            line += "; the loop's iteration around them: " + ", ".join(f"{n} {v}" for v, n in iterations.items())
+        return line
 
     def whole_run_lines(self) -> list[str]:
         """The whole run, eager against compiled: wall time, compile time, time in the compiled
@@ -413,6 +557,8 @@ def function_lines(f: FunctionResult) -> list[str]:
         lines.append(
             f"  {f.runs} run pairs pooled; each pair's speedup: " + ", ".join(f"{v:.2f}x" for v in f.pair_speedups)
         )
+    if f.iteration is not None:
+        lines.append("  " + f.iteration_line())
     lines.append("  " + f.payback_line())
     ordinary = [gb for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed]
     skipped = [gb for gb in c.graph_breaks if gb.frame_skipped]

@@ -30,6 +30,9 @@ class EntryCalls:
     settings: dict = field(default_factory=dict)
     ms: list[float] = field(default_factory=list)
     flags: list[int] = field(default_factory=list)
+    # each call's start (ms since the run's profiler was installed); empty in a report from
+    # before it was recorded, when no iteration is measured
+    at: list[float] = field(default_factory=list)
     calls: int = 0  # every call, those past core.vocab.script_job.CALLS_KEPT included
     total_ms: float = 0.0
     frames: list[dict] = field(default_factory=list)  # compiled frames, each with the call it came in
@@ -53,6 +56,25 @@ class EntryCalls:
         if ms.size == 0:
             return ms
         return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0]
+
+    def steady_iterations(self) -> np.ndarray:
+        """The loop's iterations around the steady calls: from a steady call's start to the next
+        call's (whatever the script does between them, its backward pass and optimizer step
+        included); none where the calls' starts were not recorded."""
+        if len(self.at) != len(self.ms) or len(self.at) < 2:
+            return np.asarray([], dtype=float)
+        at = np.asarray(self.at, dtype=float)
+        flags = np.asarray(self.flags[:-1], dtype=int)
+        gaps = np.diff(at)
+        return gaps[((flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0) & (gaps > 0)]
+
+    def first_iterations(self) -> np.ndarray:
+        """The iterations that began with a first call (it compiled or met new input shapes):
+        from its start to the next call's (what compiled between them included)."""
+        if len(self.at) != len(self.ms) or len(self.at) < 2:
+            return np.asarray([], dtype=float)
+        flags = np.asarray(self.flags[:-1], dtype=int)
+        return np.diff(np.asarray(self.at, dtype=float))[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) != 0]
 
     def first_calls(self) -> np.ndarray:
         ms = np.asarray(self.ms, dtype=float)
@@ -182,6 +204,11 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
         flags = [int(x) for x in e["flags"]]
         if len(ms) != len(flags):
             raise ValueError("calls and flags differ in length")
+        at = [float(x) for x in e.get("at") or ()]
+        if at and len(at) != len(ms):
+            raise ValueError("calls and their starts differ in length")
+        if len(entry.at) == len(entry.ms):  # every batch so far had its starts
+            entry.at += at
         entry.ms += ms
         entry.flags += flags
     elif kind == "compile":
@@ -242,6 +269,9 @@ def entry_from_dict(d: dict) -> EntryCalls:
     flags = [int(x) for x in d.get("flags") or ()]
     if len(ms) != len(flags):
         raise ValueError("an entry point's calls and flags differ in length")
+    at = [float(x) for x in d.get("at") or ()]
+    if at and len(at) != len(ms):
+        raise ValueError("an entry point's calls and their starts differ in length")
     frames = [dict(f) for f in d.get("frames") or ()]
     for f in frames:
         f["call"] = int(f.get("call", 0))
@@ -260,6 +290,7 @@ def entry_from_dict(d: dict) -> EntryCalls:
         },
         ms=ms,
         flags=flags,
+        at=at,
         calls=int(d.get("calls", len(ms))),
         total_ms=float(d.get("total_ms", 0.0)),
         frames=frames,

@@ -77,6 +77,7 @@ class Entry:
         self.written = 0  # calls already sent in `calls` events
         self.ms: list[float] = []
         self.flags: list[int] = []
+        self.at: list[float] = []  # each call's start, ms since the profiler was installed
         self.shapes: set = set()
 
 
@@ -129,6 +130,7 @@ class ScriptProfiler:
         self.records = 0
         self.dropped = 0
         self._done = threading.Event()
+        self.t_start = time.perf_counter()  # the calls' `at` count from here
         self.torch = None
         self.capture = None
         self.watch = None  # the compiler at work (core.capture.compile_watch), once installed
@@ -319,9 +321,9 @@ class ScriptProfiler:
                 metrics = self.capture.metrics_since(mark)
             finally:
                 self.stack.pop()
-            self._record(entry, ms, new, metrics)
+            self._record(entry, ms, new, metrics, (t0 - self.t_start) * 1000.0)
 
-    def _record(self, entry: Entry, ms: float, new: bool, metrics: list) -> None:
+    def _record(self, entry: Entry, ms: float, new: bool, metrics: list, at: float = 0.0) -> None:
         flags = (FLAG_NEW_SHAPE if new else 0) | (FLAG_COMPILED if metrics else 0)
         with self.lock:
             index = entry.calls
@@ -330,6 +332,7 @@ class ScriptProfiler:
             if index < CALLS_KEPT:
                 entry.ms.append(round(ms, 6))
                 entry.flags.append(flags)
+                entry.at.append(round(at, 3))
         if metrics:
             self.writer.write(
                 {"t": "compile", "id": entry.index, "call": index, "frames": [_frame(m) for m in metrics]}
@@ -360,11 +363,11 @@ class ScriptProfiler:
             batches = []
             for entry in self.entries.values():
                 if entry.ms:
-                    batches.append((entry, entry.written, entry.ms, entry.flags))
+                    batches.append((entry, entry.written, entry.ms, entry.flags, entry.at))
                     entry.written += len(entry.ms)
-                    entry.ms, entry.flags = [], []
-        for entry, first, ms, flags in batches:
-            self.writer.write({"t": "calls", "id": entry.index, "first": first, "ms": ms, "flags": flags})
+                    entry.ms, entry.flags, entry.at = [], [], []
+        for entry, first, ms, flags, at in batches:
+            self.writer.write({"t": "calls", "id": entry.index, "first": first, "ms": ms, "flags": flags, "at": at})
 
     def _flush_loop(self) -> None:
         while not self._done.wait(FLUSH_S):

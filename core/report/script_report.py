@@ -59,8 +59,15 @@ FUNCTION_COLUMNS = [
     "verdict",
     "timing_grade",
     "timing_reason",
+    "iteration_compiled_ms",
+    "iteration_eager_ms",
+    "iteration_speedup",
+    "iteration_speedup_ci_low",
+    "iteration_speedup_ci_high",
+    "iteration_verdict",
     "compile_s",
     "first_calls_extra_s",
+    "first_iterations_extra_s",
     "payback_calls",
     "payback",
     "graph_break_places",
@@ -106,6 +113,20 @@ def _run_from_dict(d) -> ScriptRun | None:
     return run
 
 
+def _iteration_cells(it) -> dict:
+    """The loop's iteration around the calls (core.analysis.script_results.Timed), empty cells
+    where it was not measured."""
+    sp = it.speedup if it is not None else None
+    return {
+        "iteration_compiled_ms": _round(it.compiled_ms) if it is not None else None,
+        "iteration_eager_ms": _round(it.eager_ms) if it is not None else None,
+        "iteration_speedup": _round(sp.value) if sp else None,
+        "iteration_speedup_ci_low": _round(sp.ci_low) if sp else None,
+        "iteration_speedup_ci_high": _round(sp.ci_high) if sp else None,
+        "iteration_verdict": it.verdict if it is not None else None,
+    }
+
+
 def function_row(f) -> dict:
     c, e = f.compiled, f.eager
     sp = f.speedup
@@ -128,8 +149,10 @@ def function_row(f) -> dict:
         "verdict": f.verdict,
         "timing_grade": f.grade.grade,
         "timing_reason": f.grade.reason or f.why,
+        **_iteration_cells(f.iteration),
         "compile_s": _round(c.compile_s),
         "first_calls_extra_s": _round(f.first_calls_extra_s),
+        "first_iterations_extra_s": _round(f.first_iterations_extra_s),
         "payback_calls": f.payback_calls,
         "payback": f.payback_line(),
         "graph_break_places": sum(1 for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed),

@@ -14,7 +14,9 @@ Events (`"t"` names the kind):
   torch.compile was called), `kind` (function, module, method), `settings` (the compile's
   keyword arguments as they ran, overrides applied);
 - `calls`: a batch of an entry point's calls: `id`, `first` (the index of the first call in the
-  batch, from 0), `ms` (each call's wall time), `flags` (FLAG_NEW_SHAPE, FLAG_COMPILED);
+  batch, from 0), `ms` (each call's wall time), `flags` (FLAG_NEW_SHAPE, FLAG_COMPILED), `at`
+  (each call's start, ms since the profiler was installed: the time from one call to the next
+  is the loop's iteration);
 - `compile`: the frames compiled during one call: `id`, `call`, `frames` (torch's compilation
   metrics, slimmed: compile id, function, file, line, seconds per stage, failure);
 - `break`: a graph break (core.vocab.records.GraphBreak as a dict) and the entry point it came in;

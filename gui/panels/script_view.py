@@ -32,7 +32,7 @@ from core.analysis.script_breaks import function_breaks
 from core.analysis.script_results import ScriptResult, summary_lines
 from core.analysis.script_runs import LiveFold
 from core.capture.compile_watch import STALL_S, stalled_text
-from core.vocab.formatting import fmt_ms
+from core.vocab.formatting import fmt_ms, speedup_interval
 from gui.panels.graph_breaks import GraphBreaksPanel
 from gui.widgets.safe_text import plain
 from gui.widgets.table_model import RowTableModel, make_table
@@ -56,6 +56,11 @@ class FunctionsModel(RowTableModel):
         ("Calls", "Calls as written / in the eager run"),
         ("Steady median", "The median of calls that compiled nothing and met no new input shapes: compiled / eager"),
         ("Speedup", "Eager's steady median over compiled's, with its 95% interval"),
+        (
+            "Per iteration",
+            "The loop's iteration around the calls (from a call's start to the next call's: the backward pass, "
+            "the optimizer step and loading data between calls included): its speedup with its 95% interval",
+        ),
         ("Verdict", "faster / slower only when the interval and the timing say so; else why not"),
         ("Pay-back", "Whether compiling paid for itself within this run"),
         ("Graph breaks", "Places where the graph broke (skipped frames apart)"),
@@ -145,6 +150,7 @@ def live_rows(compiled: LiveFold, eager: LiveFold | None) -> list[tuple[str, ...
                 f"{e.calls or len(e.ms):,}" + (f" / {b.calls or len(b.ms):,}" if b is not None else ""),
                 _median(e.steady()) + (f" / {_median(b.steady())}" if b is not None else ""),
                 "…",
+                "…",
                 "running",
                 "",
                 str(breaks),
@@ -168,6 +174,7 @@ def result_rows(result: ScriptResult) -> list[tuple[str, ...]]:
                 f"{c.calls:,}" + (f" / {e.calls:,}" if e is not None else ""),
                 medians,
                 f.speedup_text(),
+                speedup_interval(f.iteration.speedup) if f.iteration is not None else "–",
                 f.verdict_cell(),
                 f.payback_cell(),
                 str(sum(1 for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed)),
@@ -266,7 +273,12 @@ class ScriptView(QWidget):
         self._dirty = True
         self._redraw()
         self.model.set_rows(result_rows(result))
-        self.model.set_tooltips([{4: f.verdict_line(), 5: f.payback_line()} for f in result.functions])
+        self.model.set_tooltips(
+            [
+                {4: f.iteration_line() or "Not measured", 5: f.verdict_line(), 6: f.payback_line()}
+                for f in result.functions
+            ]
+        )
         self.summary.setPlainText("\n".join(summary_lines(result)))
         self._show_breaks([f.compiled for f in result.functions], ended=True)
         self.headline.setText(result.headline())

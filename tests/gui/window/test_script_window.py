@@ -57,9 +57,11 @@ def test_a_trusted_script_runs_twice_and_its_function_is_compared_then_saved(qtb
     row = [w.view.model.data(w.view.model.index(0, c)) for c in range(w.view.model.columnCount())]
     assert row[0] == "<lambda> (loop.py:5)" and row[1] == "30 / 30"
     f = result.functions[0]
-    assert row[4] == f.verdict_cell() and row[5] == f.payback_cell()  # core's words, as they are
-    tip = w.view.model.data(w.view.model.index(0, 5), Qt.ItemDataRole.ToolTipRole)
+    assert row[5] == f.verdict_cell() and row[6] == f.payback_cell()  # core's words, as they are
+    tip = w.view.model.data(w.view.model.index(0, 6), Qt.ItemDataRole.ToolTipRole)
     assert tip == f.payback_line()
+    iteration = w.view.model.data(w.view.model.index(0, 4), Qt.ItemDataRole.ToolTipRole)
+    assert iteration == f.iteration_line() and iteration.startswith("per iteration")
     assert "args ['30']" in w.view.output.toPlainText()
     assert "1 compiled function(s)" in w.view.summary.toPlainText()
     assert w.save_button.isEnabled() and w.save_report(str(tmp_path / "report"))
