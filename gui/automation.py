@@ -314,7 +314,13 @@ class Automation:
     def _save_screenshot(self) -> None:
         path = os.path.abspath(self.args.screenshot)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        picture = self.window.grab()
+        shown = self.window
+        script = getattr(self.window, "script_window", None)
+        if script is not None and script.isVisible():  # a script's report opened with --session
+            shown = script
+            width, height = (int(x) for x in (self.args.size or "1400x900").split("x"))
+            script.resize(width, height)
+        picture = shown.grab()
         ok = picture.save(path)
         print(
             f"screenshot: {path}" if ok else f"compile-profiler: could not write {path}",

@@ -35,6 +35,18 @@ class ReportError(OSError):
     """The report could not be written or read; the message names the path and the fix."""
 
 
+class OtherKindError(ReportError):
+    """The file is a report of another kind than a model's (`kind`: "script" for `main.py run`,
+    "generation" for `profile --task generate`): its reader is another."""
+
+    def __init__(self, message: str, kind: str, path: str):
+        super().__init__(message)
+        self.kind, self.path = kind, path
+
+
+OTHER_KINDS = {"script": "a script run (main.py run)", "generation": "a text generation (profile --task generate)"}
+
+
 class FolderInUseError(ReportError):
     """The output folder holds another run's report (or another run is writing it)."""
 
@@ -439,6 +451,10 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
     from core.vocab.schema import SchemaError
 
     doc, path = read_json_file(path, "report.json")
+    if isinstance(doc, dict) and "jobs" not in doc and doc.get("kind") in OTHER_KINDS:
+        raise OtherKindError(
+            f"{path} is the report of {OTHER_KINDS[doc['kind']]}, not of a model's profile.", doc["kind"], path
+        )
     if not isinstance(doc, dict) or "jobs" not in doc:
         raise ReportError(f"{path} is not a compile-profiler report (no 'jobs').")
     warnings = []

@@ -239,6 +239,22 @@ class ScriptView(QWidget):
         self.tabs.setCurrentWidget(self.output)
         self._timer.start()
 
+    def show_report(self, result: ScriptResult) -> None:
+        """A saved script report (core.report.script_report): its runs drawn, the tail of the
+        script's output each run kept, and core's comparison, as at the end of a run."""
+        self.start()
+        self._timer.stop()
+        for side, run in (("compiled", result.compiled), ("eager", result.eager)):
+            if run is None:
+                continue
+            fold = LiveFold(side)
+            fold.run = run
+            self.folds[side] = fold
+            tail = (run.stdout_tail + run.stderr_tail).strip()
+            title = "compiled run (as written)" if side == "compiled" else "eager run (force_eager)"
+            self.add_output(side, "", f"───── the {title}: the end of its output as saved ─────\n{tail}\n")
+        self.finish(result)
+
     def run_started(self, side: str) -> None:
         """A run began (a repeated pair's runs replace the live view's earlier ones)."""
         self.folds[side] = LiveFold(side)

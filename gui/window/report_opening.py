@@ -16,13 +16,18 @@ from PySide6.QtWidgets import QDialog, QFileDialog
 
 from core.models import is_file_source, split_factory
 from core.models.examples import is_bundled
-from core.report.files import ReportError, load_report
+from core.report.files import OtherKindError, ReportError, load_report
 from gui.window.app_window import AppWindow
 
 
 def open_report(window: AppWindow, path: str | None) -> bool:
-    """Show a report.json in `window` (asks for one when `path` is None); True when shown."""
-    loaded = read_report(window, path, window.folders.get("report"))
+    """Show a report.json in `window` (asks for one when `path` is None); True when shown. A
+    script run's report (`main.py run`) opens in the script window; a text generation's is
+    refused with where its figures are."""
+    try:
+        loaded = read_report(window, path, window.folders.get("report"), other_kinds=True)
+    except OtherKindError as exc:
+        return open_other_kind(window, exc)
     if loaded is None:
         return False
     results, header, path = loaded
@@ -65,6 +70,33 @@ def open_report(window: AppWindow, path: str | None) -> bool:
         f"Opened {path}: {len(results)} job(s)"
         + (f" — {len(warnings)} warning(s) above the results" if warnings else "")
     )
+    return True
+
+
+def open_other_kind(window: AppWindow, found: OtherKindError) -> bool:
+    """A report of another kind than a model's: a script run's shown in the script window
+    (True), a text generation's refused saying where its figures are (False)."""
+    from core.report.script_report import load_script_report
+
+    where = found.path
+    if found.kind != "script":
+        window.show_error(
+            f"Cannot open {os.path.basename(where)}",
+            f"{found} The app shows text generation live (Task → Generate) but cannot reopen its report yet: its "
+            f"figures are in {os.path.join(os.path.dirname(where), 'summary.txt')} and summary.csv.{_kept(window, ' ')}",
+        )
+        return False
+    try:
+        result = load_script_report(where)
+    except Exception as exc:  # noqa: BLE001 - an untrusted report: said, no traceback
+        window.show_error(
+            f"Cannot open {os.path.basename(where)}",
+            f"{where} is not a script report this version can read ({describe(exc)}).{_kept(window, ' ')}",
+        )
+        return False
+    window.folders.remember("report", where)
+    window.open_script_window().show_report(result, where)
+    window.status_label.setText(f"Opened {where} in the script window: {result.headline()}")
     return True
 
 
@@ -114,9 +146,10 @@ def ask_report(parent, title: str, folder: str) -> str:
     return dialog.chosen if dialog.exec() == QDialog.DialogCode.Accepted else ""
 
 
-def read_report(parent, path: str | None, folder: str, title: str = "Open session"):
+def read_report(parent, path: str | None, folder: str, title: str = "Open session", other_kinds: bool = False):
     """(results, header, path) from a report.json, or None (cancelled, or the error shown);
-    the file dialog (when `path` is None) is titled `title` and starts in `folder`."""
+    the file dialog (when `path` is None) is titled `title` and starts in `folder`.
+    `other_kinds`: a script's or a generation's report raises OtherKindError for the caller."""
     if path is None:
         path = ask_report(parent, title, folder)
         if not path:
@@ -124,6 +157,8 @@ def read_report(parent, path: str | None, folder: str, title: str = "Open sessio
     try:
         results, header = load_report(path)
     except ReportError as exc:
+        if other_kinds and isinstance(exc, OtherKindError):
+            raise
         text = str(exc)
         parent.show_error(
             f"Cannot open {os.path.basename(path)}",

@@ -222,6 +222,19 @@ class ScriptWindow(ProfileWindow):
         self._update_buttons()
         self.sig_finished.emit(result)
 
+    def show_report(self, result, path: str) -> None:
+        """A saved script report shown as a finished run's (File → Open session… with a script's
+        report.json); nothing runs."""
+        import shlex
+
+        self.result = result
+        if not result.module and os.path.isfile(result.target):  # in the form, for Run (which asks trust first)
+            self.set_script(result.target)
+            self.arguments.setText(shlex.join(result.args))
+        self.view.show_report(result)
+        self.statusBar().showMessage(f"Opened {path}: {result.headline()}")
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         busy = self.controller.busy
         self.run_button.setEnabled(not busy)

@@ -186,3 +186,42 @@ def test_the_window_title_leaves_the_apps_name_to_the_platform(qtbot, window):
     assert window.windowTitle() == "resnet18"
     window.set_model("")
     assert window.windowTitle() == ""  # the platform shows the app's name alone
+
+
+def test_a_script_runs_report_opens_in_the_script_window_and_a_generations_says_where_to_look(qtbot, window, tmp_path):
+    """File → Open session with the report of `main.py run` said only "not a compile-profiler
+    report (no 'jobs')", though this product wrote it."""
+    import numpy as np
+
+    from core.report.script_report import write_script_report
+    from tests.core.analysis.test_script_results import compared, events, noisy
+
+    rng = np.random.default_rng(0)
+    result = compared(
+        events(800.0, noisy(2.0, 60, rng), between=noisy(6.0, 60, rng)),
+        events(4.0, noisy(4.0, 60, rng), between=noisy(6.0, 60, rng)),
+    )
+    from core.report.files import OutputFolder
+
+    folder = tmp_path / "run-report"
+    claimed = OutputFolder(str(folder)).claim()
+    try:
+        write_script_report(claimed, result)
+    finally:
+        claimed.release()
+    _shown_before(window)
+    assert window.open_session(str(folder))
+    view = window.script_window.view
+    assert window.script_window.isVisible() and view.model.rowCount() == 1
+    assert view.model.data(view.model.index(0, 0)) == "step (train.py:12)"
+    from core.vocab.formatting import speedup_interval
+
+    assert view.model.data(view.model.index(0, 4)) == speedup_interval(view.result.functions[0].iteration.speedup)
+    assert view.headline.text() == result.headline() and "the loop's iteration around them" in result.headline()
+    assert "Opened" in window.status_label.text() and "script window" in window.status_label.text()
+    _still_shown(window)  # the main window's results are another session's: untouched
+    generation = _write(tmp_path, {"kind": "generation", "configs": []})
+    assert not window.open_session(generation)
+    text = _error_box(window).text()
+    assert "is the report of a text generation (profile --task generate)" in text and "summary.txt" in text
+    _still_shown(window)
