@@ -7,7 +7,9 @@ is its compiled calls against the eager calls of its own run, so a slower or bus
 as a whole is not a regression:
 
 - REGRESSION: the new speedup is below the baseline's by more than the threshold, and the two
-  intervals do not overlap; or the function now breaks the graph at more places;
+  intervals do not overlap; or the function now breaks the graph at more places. Where both
+  runs timed the loop's iteration around a function's calls (core.analysis.script_results), it
+  is judged the same way on a row of its own ("NAME, per iteration");
 - MISSING: compiled in the baseline, not in the new run (not measured: no pass either);
 - cannot tell: either side has no speedup it can stand on (no eager run, too few steady calls,
   an unusable timing);
@@ -107,6 +109,19 @@ def _match(base: list[FunctionResult], new: list[FunctionResult]):
     return pairs, [f for fs in by_key.values() for f in fs]
 
 
+def _judged(name: str, bs, ns, threshold_pct: float) -> FunctionComparison:
+    """A speedup against the baseline's: a regression or an improvement only beyond the
+    threshold with the two intervals apart."""
+    change = ns.value / bs.value - 1.0
+    detail = f"speedup {bs.value:.2f}x -> {ns.value:.2f}x ({change:+.1%})"
+    apart = ns.ci_high < bs.ci_low or ns.ci_low > bs.ci_high
+    if change < -threshold_pct / 100.0 and apart:
+        return FunctionComparison(name, REGRESSION, detail)
+    if change > threshold_pct / 100.0 and apart:
+        return FunctionComparison(name, IMPROVED, detail)
+    return FunctionComparison(name, SAME, detail + f"; within {threshold_pct:g}% or the noise")
+
+
 def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float) -> ScriptComparison:
     out = ScriptComparison()
     if tuple(base.args) != tuple(new.args):
@@ -128,18 +143,19 @@ def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float)
             which = "baseline" if _usable(b) else "new"
             out.functions.append(FunctionComparison(name, CANNOT_TELL, f"{which}: {why}"))
             continue
-        bs, ns = b.speedup, n.speedup
-        change = ns.value / bs.value - 1.0
-        detail = f"speedup {bs.value:.2f}x -> {ns.value:.2f}x ({change:+.1%})"
-        apart = ns.ci_high < bs.ci_low or ns.ci_low > bs.ci_high
-        if change < -threshold_pct / 100.0 and apart:
-            status = REGRESSION
-        elif change > threshold_pct / 100.0 and apart:
-            status = IMPROVED
-        else:
-            status = SAME
-            detail += f"; within {threshold_pct:g}% or the noise"
-        out.functions.append(FunctionComparison(name, status, detail))
+        out.functions.append(_judged(name, b.speedup, n.speedup, threshold_pct))
+        # the loop's iteration around the calls, where both runs timed it: a training loop's
+        # backward and optimizer step regress there, not in the call
+        bi, ni = b.iteration, n.iteration
+        if bi is not None and ni is not None and bi.speedup is not None and ni.speedup is not None:
+            label = f"{name}, per iteration"
+            if UNUSABLE in (bi.grade.grade, ni.grade.grade):
+                which, it = ("baseline", bi) if bi.grade.grade == UNUSABLE else ("new", ni)
+                out.functions.append(
+                    FunctionComparison(label, CANNOT_TELL, f"{which}: timing unusable: {it.grade.reason}")
+                )
+            else:
+                out.functions.append(_judged(label, bi.speedup, ni.speedup, threshold_pct))
     for n in added:
         out.functions.append(FunctionComparison(f"{n.compiled.name} ({n.compiled.where})", NEW, "not in the baseline"))
     return out

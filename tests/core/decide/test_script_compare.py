@@ -135,3 +135,28 @@ def test_a_crafted_script_report_is_refused_with_a_sentence(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "error:" in proc.stderr
+
+
+def test_a_training_loops_iteration_that_regressed_is_its_own_row():
+    """The forward call as fast as before, the backward between calls slower: only the
+    iteration's row says so."""
+    from tests.core.analysis.test_script_results import compared, events, noisy
+
+    rng = np.random.default_rng(11)
+
+    def run(between_compiled: float):
+        return compared(
+            events(500.0, noisy(2.0, 200, rng), between=noisy(between_compiled, 200, rng)),
+            events(5.0, noisy(4.0, 200, rng), between=noisy(8.0, 200, rng)),
+        )
+
+    base, slower_backward = run(6.0), run(9.0)
+    c = compare_scripts(base, slower_backward, 5.0)
+    rows = {f.name: f for f in c.functions}
+    assert rows["step (train.py:12)"].status == SAME
+    it = rows["step (train.py:12), per iteration"]
+    assert it.status == REGRESSION and it.detail.startswith("speedup 1.50x -> 1.09x") and c.exit_code == 1
+    old = run(6.0)
+    for f in old.functions:  # a baseline from before iterations were recorded: no such row
+        f.iteration = None
+    assert [f.name for f in compare_scripts(old, base, 5.0).functions] == ["step (train.py:12)"]
