@@ -240,7 +240,7 @@ def profile_job(source: str, device: str, backend: str, batch: int, iters: int, 
 # (tag, dtype, autocast, whether the device must run it)
 PRECISIONS = (
     ("bf16", "bfloat16", "", True),
-    ("fp16", "float16", "", False),
+    ("fp16", "float16", "", True),
     ("autocast_bf16", "float32", "bfloat16", True),
 )
 
@@ -339,8 +339,8 @@ def check_timing_methods(
         if flushed.status == "completed":
             say(f"flush_{name}_median_ms", f[f"{name}_median_ms"])
             say(f"flush_{name}_latency_over_do_bench", f[f"{name}_median_ms"] / bench)
-            # a flushed L2 never makes a call faster (within 2% of noise)
-            failures += f[f"{name}_median_ms"] < 0.98 * s[f"{name}_median_ms"]
+            # a flushed L2 never makes a call faster: two processes apart, 10% for their noise
+            failures += f[f"{name}_median_ms"] < 0.9 * s[f"{name}_median_ms"]
     return failures + (flushed.status != "completed")
 
 

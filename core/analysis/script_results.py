@@ -303,7 +303,10 @@ class FunctionResult:
         cost = f"its first iterations took {_s(extra)} more than steady ones"
         between = extra - (self.first_calls_extra_s or 0.0)
         if between >= max(BETWEEN_CALLS_SAID_S, 0.1 * extra):
-            cost += f", {_s(between)} of it between calls (torch compiles a compiled forward's backward pass in the first backward)"
+            cost += (
+                f", {_s(between)} of it between calls (what ran there for the first time: torch compiles a compiled "
+                "forward's backward pass in the first backward; other compiled functions' first calls are theirs)"
+            )
         cost += f" (torch's compile time: {_s(self.compiled.compile_s)})"
         if it.verdict == SLOWER:
             return f"pay-back: never, an iteration is slower compiled; {cost}"
@@ -371,7 +374,12 @@ def compare_function(key: tuple, pairs: list[tuple[ScriptRun, ScriptRun | None]]
     c_iter = [c.entries[key].steady_iterations() for c, _ in both]
     e_iter = [e.entries[key].steady_iterations() for _, e in both]
     if all(x.size for x in c_iter + e_iter) and both:
-        r.iteration = time_sides(both, c_iter, e_iter, "iterations")
+        iteration = time_sides(both, c_iter, e_iter, "iterations")
+        # a loop that does little besides the call (an inference loop, a compiled whole step)
+        # has nothing for the iteration to add; nor has a function called back to back several
+        # times a step (regional compilation), whose "iterations" are the gaps between blocks
+        if not _mostly_the_call(r, iteration):
+            r.iteration = iteration
     c_first, e_first = entry.first_calls(), eager.first_calls()
     if r.compiled_median_ms is not None and r.eager_median_ms is not None and c_first.size:
         c_extra = float(np.sum(c_first - r.compiled_median_ms))
@@ -385,16 +393,39 @@ def compare_function(key: tuple, pairs: list[tuple[ScriptRun, ScriptRun | None]]
     return r
 
 
+CALL_SHARE_MOSTLY = 0.9  # a call this much of its iteration, on both sides: the iteration adds nothing
+
+
+def _mostly_the_call(r: FunctionResult, it: Timed) -> bool:
+    """The steady call is CALL_SHARE_MOSTLY or more of the iteration on both sides."""
+    pairs = ((r.compiled_median_ms, it.compiled_ms), (r.eager_median_ms, it.eager_ms))
+    return all(call is not None and whole and call / whole >= CALL_SHARE_MOSTLY for call, whole in pairs)
+
+
+def _others_first_calls_ms(run: ScriptRun, key: tuple) -> float:
+    """What other compiled functions' first calls (their compiles) took inside `key`'s first
+    iterations: theirs to pay back, not this function's."""
+    entry = run.entries[key]
+    return sum(
+        other.first_call_ms_within(start, end)
+        for start, end in entry.first_iteration_spans()
+        for k, other in run.entries.items()
+        if k != key
+    )
+
+
 def _pay_back_by_iteration(r: FunctionResult, both: list, key: tuple) -> None:
     """The first iterations' extra time over the steady iteration's, less eager's (the first pair
-    of runs), and the pay-back in iterations where the iteration is faster."""
+    of runs) and less the other compiled functions' first calls inside them, and the pay-back
+    in iterations where the iteration is faster."""
     it = r.iteration
-    c_first = both[0][0].entries[key].first_iterations()
-    e_first = both[0][1].entries[key].first_iterations()
+    compiled_run, eager_run = both[0]
+    c_first = compiled_run.entries[key].first_iterations()
+    e_first = eager_run.entries[key].first_iterations()
     if not c_first.size:
         return
-    c_extra = float(np.sum(c_first - it.compiled_ms))
-    e_extra = float(np.sum(e_first - it.eager_ms)) if e_first.size else 0.0
+    c_extra = float(np.sum(c_first - it.compiled_ms)) - _others_first_calls_ms(compiled_run, key)
+    e_extra = float(np.sum(e_first - it.eager_ms)) - _others_first_calls_ms(eager_run, key) if e_first.size else 0.0
     r.first_iterations_extra_s = max(0.0, c_extra - e_extra) / 1000.0
     saved = (it.eager_ms or 0.0) - (it.compiled_ms or 0.0)
     r.payback_calls = None

@@ -8,6 +8,7 @@ Events of unknown kinds or shapes are counted, never raised. No torch, no Qt.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -57,24 +58,53 @@ class EntryCalls:
             return ms
         return ms[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0]
 
+    def _gaps(self) -> tuple[np.ndarray, np.ndarray]:
+        """(each call's start to the next call's, whether that call was a first call: it
+        compiled or met new input shapes), for the calls but the last, the gaps that cannot
+        be times (not finite, not positive: a damaged report) left out; empty where the calls'
+        starts were not recorded."""
+        if len(self.at) != len(self.ms) or len(self.at) < 2:
+            return np.asarray([], dtype=float), np.asarray([], dtype=bool)
+        gaps = np.diff(np.asarray(self.at, dtype=float))
+        first = (np.asarray(self.flags[:-1], dtype=int) & (FLAG_NEW_SHAPE | FLAG_COMPILED)) != 0
+        ok = np.isfinite(gaps) & (gaps > 0)
+        return gaps[ok], first[ok]
+
     def steady_iterations(self) -> np.ndarray:
         """The loop's iterations around the steady calls: from a steady call's start to the next
         call's (whatever the script does between them, its backward pass and optimizer step
         included); none where the calls' starts were not recorded."""
-        if len(self.at) != len(self.ms) or len(self.at) < 2:
-            return np.asarray([], dtype=float)
-        at = np.asarray(self.at, dtype=float)
-        flags = np.asarray(self.flags[:-1], dtype=int)
-        gaps = np.diff(at)
-        return gaps[((flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) == 0) & (gaps > 0)]
+        gaps, first = self._gaps()
+        return gaps[~first]
 
     def first_iterations(self) -> np.ndarray:
         """The iterations that began with a first call (it compiled or met new input shapes):
         from its start to the next call's (what compiled between them included)."""
+        gaps, first = self._gaps()
+        return gaps[first]
+
+    def first_iteration_spans(self) -> list[tuple[float, float]]:
+        """(start, end) of each first iteration, in the run's clock (ms)."""
         if len(self.at) != len(self.ms) or len(self.at) < 2:
-            return np.asarray([], dtype=float)
-        flags = np.asarray(self.flags[:-1], dtype=int)
-        return np.diff(np.asarray(self.at, dtype=float))[(flags & (FLAG_NEW_SHAPE | FLAG_COMPILED)) != 0]
+            return []
+        spans = []
+        for i, flags in enumerate(self.flags[:-1]):
+            if flags & (FLAG_NEW_SHAPE | FLAG_COMPILED):
+                start, end = float(self.at[i]), float(self.at[i + 1])
+                if math.isfinite(start) and math.isfinite(end) and end > start:
+                    spans.append((start, end))
+        return spans
+
+    def first_call_ms_within(self, start: float, end: float) -> float:
+        """The time this entry point's first calls (those that compiled or met new shapes) that
+        began within [start, end) took: another function's compile inside an iteration."""
+        if len(self.at) != len(self.ms):
+            return 0.0
+        total = 0.0
+        for at, ms, flags in zip(self.at, self.ms, self.flags):
+            if flags & (FLAG_NEW_SHAPE | FLAG_COMPILED) and start <= at < end and math.isfinite(ms):
+                total += ms
+        return total
 
     def first_calls(self) -> np.ndarray:
         ms = np.asarray(self.ms, dtype=float)
@@ -207,8 +237,10 @@ def _fold_event(run: ScriptRun, by_index: dict[int, EntryCalls], e: dict) -> Non
         at = [float(x) for x in e.get("at") or ()]
         if at and len(at) != len(ms):
             raise ValueError("calls and their starts differ in length")
-        if len(entry.at) == len(entry.ms):  # every batch so far had its starts
+        if at and len(entry.at) == len(entry.ms):  # every batch so far had its starts
             entry.at += at
+        else:  # a batch without them (another version, a damaged line): none are used
+            entry.at = []
         entry.ms += ms
         entry.flags += flags
     elif kind == "compile":
@@ -270,8 +302,8 @@ def entry_from_dict(d: dict) -> EntryCalls:
     if len(ms) != len(flags):
         raise ValueError("an entry point's calls and flags differ in length")
     at = [float(x) for x in d.get("at") or ()]
-    if at and len(at) != len(ms):
-        raise ValueError("an entry point's calls and their starts differ in length")
+    if len(at) != len(ms):  # starts missing or damaged: the calls stand, no iteration is timed
+        at = []
     frames = [dict(f) for f in d.get("frames") or ()]
     for f in frames:
         f["call"] = int(f.get("call", 0))

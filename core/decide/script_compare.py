@@ -142,10 +142,11 @@ def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float)
         if why:
             which = "baseline" if _usable(b) else "new"
             out.functions.append(FunctionComparison(name, CANNOT_TELL, f"{which}: {why}"))
-            continue
-        out.functions.append(_judged(name, b.speedup, n.speedup, threshold_pct))
-        # the loop's iteration around the calls, where both runs timed it: a training loop's
-        # backward and optimizer step regress there, not in the call
+        else:
+            out.functions.append(_judged(name, b.speedup, n.speedup, threshold_pct))
+        # the loop's iteration around the calls, where both runs timed it, judged on its own (a
+        # tiny forward's calls may be too noisy to judge while a slower backward is plain): a
+        # training loop's backward and optimizer step regress there, not in the call
         bi, ni = b.iteration, n.iteration
         if bi is not None and ni is not None and bi.speedup is not None and ni.speedup is not None:
             label = f"{name}, per iteration"

@@ -70,7 +70,9 @@ def main(argv: list[str]) -> None:
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = spec.compile_cache_dir
         from core.measure.cache_hold import hold_cache_folder
 
-        hold_cache_folder(spec.compile_cache_dir)  # kept for the process's life: no clear removes it meanwhile
+        hold_cache_folder(
+            spec.compile_cache_dir, spec.config.label
+        )  # kept for the process's life: no clear removes it meanwhile
 
     try:
         run_job(spec, conn.send, sample_log_path=sample_log)

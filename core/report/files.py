@@ -451,7 +451,7 @@ def load_report(path: str) -> tuple[list[JobResult], dict]:
     from core.vocab.schema import SchemaError
 
     doc, path = read_json_file(path, "report.json")
-    if isinstance(doc, dict) and "jobs" not in doc and doc.get("kind") in OTHER_KINDS:
+    if isinstance(doc, dict) and "jobs" not in doc and isinstance(doc.get("kind"), str) and doc["kind"] in OTHER_KINDS:
         raise OtherKindError(
             f"{path} is the report of {OTHER_KINDS[doc['kind']]}, not of a model's profile.", doc["kind"], path
         )

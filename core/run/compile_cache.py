@@ -27,13 +27,12 @@ import re
 import shutil
 import time
 
-from core.measure.cache_hold import IN_USE_FILE, try_exclusive
+from core.measure.cache_hold import IN_USE_FILE, LABEL_FILE, name_folder, try_exclusive
 from core.run.torch_info import cache_folder
 from core.vocab.config import CompileConfig, JobSpec
 from core.vocab.formatting import disk_size
 
 CACHED_BACKENDS = ("inductor",)
-LABEL_FILE = "config.txt"  # the config label a folder belongs to (its name holds only a slug of it)
 CACHE_COLUMNS = ("config", "size", "files", "last used", "")
 IN_USE = "in use by a running job"
 AFTER_CLEAR = (
@@ -68,24 +67,12 @@ def with_config_cache(spec: JobSpec) -> JobSpec:
     if not os.access(folder, os.W_OK | os.X_OK):
         return spec
     # a folder linked elsewhere (a planted symlink) would have inductor write outside the product's
-    # cache folder: it keeps the machine's default instead
-    if os.path.realpath(folder) != os.path.join(os.path.realpath(cache_folder()), "inductor", os.path.basename(folder)):
+    # cache folder: it keeps the machine's default instead (the caches' folder itself may be a
+    # link the user made, to a larger disk: followed)
+    if os.path.realpath(folder) != os.path.join(os.path.realpath(caches_root()), os.path.basename(folder)):
         return spec
-    _name_folder(folder, spec.config.label)
+    name_folder(folder, spec.config.label)
     return dataclasses.replace(spec, compile_cache_dir=folder)
-
-
-def _name_folder(folder: str, label: str) -> None:
-    """Write the config's label into its folder (once), for the listing."""
-    path = os.path.join(folder, LABEL_FILE)
-    if os.path.lexists(path):
-        return
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    except OSError:
-        return
-    with os.fdopen(fd, "w") as f:
-        f.write(label + "\n")
 
 
 def caches_root() -> str:
@@ -159,10 +146,14 @@ def _config_folders() -> list[str]:
 
 
 def _held(folder: str) -> bool:
-    """A running job holds `folder` (its lock cannot be taken now)."""
-    fd = try_exclusive(folder)
+    """A running job holds `folder` (its lock cannot be taken now); a folder no job ever held
+    is not given a lock file by being listed."""
+    try:
+        fd = try_exclusive(folder, create=False)
+    except OSError:
+        return False  # no lock file (never held), or none that can be opened: no job holds it
     if fd is None:
-        return os.path.exists(os.path.join(folder, IN_USE_FILE))
+        return True
     os.close(fd)
     return False
 
@@ -215,18 +206,28 @@ def clear_config_caches(labels=None) -> Cleared:
     for cache in config_caches():
         if labels is not None and not set(cache.names) & set(labels):
             continue
-        fd = try_exclusive(cache.path)
+        try:
+            fd = try_exclusive(cache.path)
+        except OSError as exc:
+            failed.append((cache, f"its lock file cannot be opened: {exc.strerror or exc}"))
+            continue
         if fd is None:
             in_use.append(cache)
             continue
+        # renamed first, under the lock, so a job starting now makes a fresh folder, never half of
+        # this one; the lock is let go once renamed (a job waiting for it finds its lock file gone,
+        # and holds a fresh folder at once, not after the whole removal)
+        doomed = f"{cache.path}.removing-{os.getpid()}-{time.monotonic_ns()}"
         try:
-            # renamed first, so a job starting now makes a fresh folder, never half of this one
-            doomed = f"{cache.path}.removing-{os.getpid()}-{time.monotonic_ns()}"
             os.rename(cache.path, doomed)
+        except OSError as exc:
+            failed.append((cache, exc.strerror or str(exc)))
+            continue
+        finally:
+            os.close(fd)
+        try:
             shutil.rmtree(doomed)
             removed.append(cache)
         except OSError as exc:
-            failed.append((cache, exc.strerror or str(exc)))
-        finally:
-            os.close(fd)
+            failed.append((cache, f"{exc.strerror or exc} (what is left is at {doomed})"))
     return Cleared(tuple(removed), tuple(in_use), tuple(failed))

@@ -174,7 +174,7 @@ def result_rows(result: ScriptResult) -> list[tuple[str, ...]]:
                 f"{c.calls:,}" + (f" / {e.calls:,}" if e is not None else ""),
                 medians,
                 f.speedup_text(),
-                speedup_interval(f.iteration.speedup) if f.iteration is not None else "–",
+                speedup_interval(f.iteration.speedup) if f.iteration is not None and f.iteration.speedup else "–",
                 f.verdict_cell(),
                 f.payback_cell(),
                 str(sum(1 for gb in c.graph_breaks if not gb.frame_skipped and not gb.compile_failed)),

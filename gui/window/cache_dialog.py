@@ -6,7 +6,9 @@ and sentence is core's; removal is asked first. GUI thread only.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+import threading
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout
 
 from core.run.compile_cache import AFTER_CLEAR, CACHE_COLUMNS, caches_root, clear_config_caches, config_caches
@@ -65,6 +67,12 @@ class CacheDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Compile caches")
         self._confirm = confirm or self._ask
+        self.busy = False  # a removal is going on
+        self._worker: threading.Thread | None = None
+        self._done = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(100)
+        self._poll.timeout.connect(self._check_done)
         self.model = CacheModel(self)
         self.table = make_table(self.model, "One row per compile config's inductor cache folder")
         self.head = plain(QLabel())
@@ -110,8 +118,8 @@ class CacheDialog(QDialog):
         self._enable()
 
     def _enable(self) -> None:
-        self.remove_all.setEnabled(bool(self.model.caches))
-        self.remove_selected.setEnabled(bool(self.table.selectionModel().selectedRows()))
+        self.remove_all.setEnabled(bool(self.model.caches) and not self.busy)
+        self.remove_selected.setEnabled(bool(self.table.selectionModel().selectedRows()) and not self.busy)
 
     def selected(self) -> list:
         return [self.model.caches[i.row()] for i in self.table.selectionModel().selectedRows()]
@@ -136,8 +144,30 @@ class CacheDialog(QDialog):
             f"Remove the compile caches of {names} ({size})? {AFTER_CLEAR[0].upper()}{AFTER_CLEAR[1:]}."
         ):
             return
-        done = clear_config_caches([c.label for c in chosen])
-        lines = done.lines()
+        # removed on a thread of its own: gigabytes of kernels take a while, the app goes on
+        labels = [c.label for c in chosen]
+        self._done = None
+        self._worker = threading.Thread(
+            target=lambda: setattr(self, "_done", clear_config_caches(labels)), name="clear-caches", daemon=True
+        )
+        self.busy = True
+        self.outcome.setStyleSheet("")
+        self.outcome.setText(f"Removing {names} ({size})…")
+        self._enable()
+        self._worker.start()
+        self._poll.start()
+
+    def _check_done(self) -> None:
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._poll.stop()
+        self.busy = False
+        done = self._done
+        lines = (
+            done.lines()
+            if done is not None
+            else [(True, "The removal stopped with an error; nothing more was removed.")]
+        )
         self.outcome.setText("\n".join(line for _, line in lines) or "Nothing was removed.")
         self.outcome.setStyleSheet(f"color: {error_color()}" if any(bad for bad, _ in lines) else "")
         self.refresh()

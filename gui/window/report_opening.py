@@ -94,8 +94,13 @@ def open_other_kind(window: AppWindow, found: OtherKindError) -> bool:
             f"{where} is not a script report this version can read ({describe(exc)}).{_kept(window, ' ')}",
         )
         return False
+    if not window.open_script_window().show_report(result, where):
+        window.show_error(
+            f"Cannot open {os.path.basename(where)} now",
+            f"A script is being profiled in the script window; open {where} when it has ended (or cancel it).",
+        )
+        return False
     window.folders.remember("report", where)
-    window.open_script_window().show_report(result, where)
     window.status_label.setText(f"Opened {where} in the script window: {result.headline()}")
     return True
 

@@ -222,18 +222,25 @@ class ScriptWindow(ProfileWindow):
         self._update_buttons()
         self.sig_finished.emit(result)
 
-    def show_report(self, result, path: str) -> None:
+    def show_report(self, result, path: str) -> bool:
         """A saved script report shown as a finished run's (File → Open session… with a script's
-        report.json); nothing runs."""
+        report.json); nothing runs. Refused (False) while a profile runs here: the two would mix."""
         import shlex
 
+        if self.controller.busy:
+            return False
         self.result = result
-        if not result.module and os.path.isfile(result.target):  # in the form, for Run (which asks trust first)
-            self.set_script(result.target)
+        target = os.path.join(result.cwd, result.target) if result.cwd else result.target
+        if not result.module and os.path.isfile(target):  # in the form, for Run (which asks trust first)
+            self.set_script(os.path.abspath(target))
             self.arguments.setText(shlex.join(result.args))
+            self.cwd.setText(result.cwd)
+            backend = dict(result.overrides).get("backend")
+            self.backend.setCurrentText(backend if backend and self.backend.findText(backend) >= 0 else AS_WRITTEN)
         self.view.show_report(result)
         self.statusBar().showMessage(f"Opened {path}: {result.headline()}")
         self._update_buttons()
+        return True
 
     def _update_buttons(self) -> None:
         busy = self.controller.busy

@@ -160,3 +160,21 @@ def test_a_training_loops_iteration_that_regressed_is_its_own_row():
     for f in old.functions:  # a baseline from before iterations were recorded: no such row
         f.iteration = None
     assert [f.name for f in compare_scripts(old, base, 5.0).functions] == ["step (train.py:12)"]
+
+
+def test_the_iteration_is_judged_even_where_the_calls_are_too_noisy():
+    from tests.core.analysis.test_script_results import compared, events, noisy
+
+    rng = np.random.default_rng(14)
+
+    def run(between_compiled: float, spread: float):
+        calls = list(np.abs(2.0 * (1 + spread * rng.standard_normal(200))) + 0.01)
+        return compared(
+            events(500.0, calls, between=noisy(between_compiled, 200, rng)),
+            events(5.0, noisy(4.0, 200, rng), between=noisy(12.0, 200, rng)),
+        )
+
+    c = compare_scripts(run(6.0, 0.9), run(12.0, 0.9), 5.0)
+    rows = {f.name: f.status for f in c.functions}
+    assert rows["step (train.py:12)"] == CANNOT_TELL
+    assert rows["step (train.py:12), per iteration"] == REGRESSION and c.exit_code == 1

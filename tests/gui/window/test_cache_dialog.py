@@ -44,6 +44,8 @@ def test_the_dialog_lists_asks_then_removes_and_keeps_a_held_cache(qtbot, cache,
     holder = hold_in_a_process(plain)
     try:
         dialog.remove_all.click()
+        assert dialog.busy and not dialog.remove_all.isEnabled()  # on a thread: the app goes on
+        qtbot.waitUntil(lambda: not dialog.busy, timeout=10_000)
         text = dialog.outcome.text()
         assert "removed inductor/max-autotune-no-cudagraphs (5 KiB)" in text
         assert "kept inductor: a running job compiles into it" in text
@@ -56,6 +58,7 @@ def test_the_dialog_lists_asks_then_removes_and_keeps_a_held_cache(qtbot, cache,
     assert not os.path.exists(autotune) and os.path.isdir(plain)
     dialog.refresh()
     dialog.remove_all.click()
+    qtbot.waitUntil(lambda: not dialog.busy, timeout=10_000)
     assert config_caches() == [] and "No compile caches" in dialog.head.text()
     assert not dialog.remove_all.isEnabled()
 

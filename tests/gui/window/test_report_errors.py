@@ -188,7 +188,9 @@ def test_the_window_title_leaves_the_apps_name_to_the_platform(qtbot, window):
     assert window.windowTitle() == ""  # the platform shows the app's name alone
 
 
-def test_a_script_runs_report_opens_in_the_script_window_and_a_generations_says_where_to_look(qtbot, window, tmp_path):
+def test_a_script_runs_report_opens_in_the_script_window_and_a_generations_says_where_to_look(
+    qtbot, window, tmp_path, monkeypatch
+):
     """File → Open session with the report of `main.py run` said only "not a compile-profiler
     report (no 'jobs')", though this product wrote it."""
     import numpy as np
@@ -220,6 +222,14 @@ def test_a_script_runs_report_opens_in_the_script_window_and_a_generations_says_
     assert view.headline.text() == result.headline() and "the loop's iteration around them" in result.headline()
     assert "Opened" in window.status_label.text() and "script window" in window.status_label.text()
     _still_shown(window)  # the main window's results are another session's: untouched
+    # while a script is profiled there, another report is refused, the running one untouched
+    controller = window.script_window.controller
+    monkeypatch.setattr(type(controller), "busy", property(lambda self: True))
+    shown = view.result
+    assert not window.open_session(str(folder))
+    assert "A script is being profiled in the script window" in _error_box(window).text()
+    assert view.result is shown
+    monkeypatch.undo()
     generation = _write(tmp_path, {"kind": "generation", "configs": []})
     assert not window.open_session(generation)
     text = _error_box(window).text()
