@@ -208,9 +208,29 @@ def _script_reports(args: argparse.Namespace) -> int | None:
             file=sys.stderr,
         )
         return 2
-    result = compare_scripts(base, new, args.threshold)
+    result = compare_scripts(base, new, args.threshold, relative=args.relative)
     for w in result.warnings:
         print(f"warning: {terminal_text(w)}", file=sys.stderr)
     for line in result.lines():
         print(terminal_text(line))
+    if args.require_cudagraphs:
+        print(
+            "warning: --require-cudagraphs applies to model reports; a script's report holds no CUDA-graph coverage",
+            file=sys.stderr,
+        )
+    if args.out:
+        from core.decide.script_compare import comparison_rows
+        from core.report.csv_cells import csv_text
+        from core.report.files import atomic_write
+
+        try:
+            os.makedirs(args.out, exist_ok=True)
+            atomic_write(
+                os.path.join(args.out, "compare.csv"),
+                csv_text(["function", "status", "detail"], comparison_rows(result)),
+            )
+        except OSError as exc:
+            print(f"error: cannot write compare.csv into {args.out}: {exc}", file=sys.stderr)
+            return 2
+        print(f"compare.csv written to {os.path.abspath(args.out)}", file=sys.stderr)
     return result.exit_code

@@ -2,8 +2,11 @@
 team's real training or inference script.
 
 Functions are matched by name and the script file's name (the line may move as the script is
-edited; when one name is compiled at several lines, the line decides). Each function's speedup
-is its compiled calls against the eager calls of its own run, so a slower or busier CI machine
+edited; when one name is compiled at several lines, the line decides). By default, as `compare`
+judges model reports, the compiled run's steady times are compared (a call's and, where both
+runs timed it, the iteration's: 2 ms of work added to each step is a slower step even though
+it is added to the eager run too). With `relative`, each function's speedup (its compiled calls
+against the eager calls of its own run) is compared instead, so a slower or busier CI machine
 as a whole is not a regression:
 
 - REGRESSION: the new speedup is below the baseline's by more than the threshold, and the two
@@ -25,7 +28,9 @@ import os
 from dataclasses import dataclass, field
 
 from core.analysis.quality import UNUSABLE
-from core.analysis.script_results import FunctionResult, ScriptResult
+from core.analysis.script_results import MIN_STEADY_CALLS, FunctionResult, ScriptResult
+from core.analysis.stats import median_interval
+from core.vocab.formatting import ms_or_missing
 
 REGRESSION, IMPROVED, SAME, MISSING, NEW, CANNOT_TELL = (
     "REGRESSION",
@@ -109,6 +114,22 @@ def _match(base: list[FunctionResult], new: list[FunctionResult]):
     return pairs, [f for fs in by_key.values() for f in fs]
 
 
+def _judged_time(name: str, base_ms, new_ms, threshold_pct: float, what: str) -> FunctionComparison:
+    """The compiled run's steady times (a call's, or an iteration's) against the baseline's: a
+    regression or an improvement only beyond the threshold with the two medians' 95% intervals
+    apart (what was added between calls on both sides counts: the step is slower)."""
+    bm, bl, bh = median_interval(base_ms)
+    nm, nl, nh = median_interval(new_ms)
+    change = nm / bm - 1.0 if bm > 0 else 0.0
+    detail = f"compiled {what} {ms_or_missing(bm)} -> {ms_or_missing(nm)} ({change:+.1%})"
+    apart = nl > bh or nh < bl
+    if change > threshold_pct / 100.0 and apart:
+        return FunctionComparison(name, REGRESSION, detail)
+    if change < -threshold_pct / 100.0 and apart:
+        return FunctionComparison(name, IMPROVED, detail)
+    return FunctionComparison(name, SAME, detail + f"; within {threshold_pct:g}% or the noise")
+
+
 def _judged(name: str, bs, ns, threshold_pct: float) -> FunctionComparison:
     """A speedup against the baseline's: a regression or an improvement only beyond the
     threshold with the two intervals apart."""
@@ -122,7 +143,14 @@ def _judged(name: str, bs, ns, threshold_pct: float) -> FunctionComparison:
     return FunctionComparison(name, SAME, detail + f"; within {threshold_pct:g}% or the noise")
 
 
-def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float) -> ScriptComparison:
+def compare_scripts(
+    base: ScriptResult, new: ScriptResult, threshold_pct: float, relative: bool = False
+) -> ScriptComparison:
+    """Function by function: by default the compiled run's steady times (a call's, and the
+    iteration's where both timed it), as `compare` judges model reports; `relative`: each
+    function's speedup against its own run's eager side (for shared CI runners)."""
+    if not relative:
+        return _compare_times(base, new, threshold_pct)
     out = ScriptComparison()
     if tuple(base.args) != tuple(new.args):
         out.warnings.append(f"the script ran with other arguments ({list(base.args)} against {list(new.args)})")
@@ -160,3 +188,60 @@ def compare_scripts(base: ScriptResult, new: ScriptResult, threshold_pct: float)
     for n in added:
         out.functions.append(FunctionComparison(f"{n.compiled.name} ({n.compiled.where})", NEW, "not in the baseline"))
     return out
+
+
+def _compare_times(base: ScriptResult, new: ScriptResult, threshold_pct: float) -> ScriptComparison:
+    out = ScriptComparison()
+    if tuple(base.args) != tuple(new.args):
+        out.warnings.append(f"the script ran with other arguments ({list(base.args)} against {list(new.args)})")
+    if tuple(base.overrides) != tuple(new.overrides):
+        out.warnings.append(
+            f"the runs' compile settings differ ({_settings(base)} against {_settings(new)}): a change of speed may be theirs"
+        )
+    pairs, added = _match(base.functions, new.functions)
+    for b, n in pairs:
+        name = f"{b.compiled.name} ({b.compiled.where})"
+        if n is None:
+            out.functions.append(FunctionComparison(name, MISSING, "compiled in the baseline, not in the new run"))
+            continue
+        if _breaks(n) > _breaks(b):
+            out.functions.append(
+                FunctionComparison(name, REGRESSION, f"graph-break places {_breaks(b)} -> {_breaks(n)}")
+            )
+            continue
+        for label, what, base_ms, new_ms, grades in (
+            (name, "steady call", b.compiled.steady(), n.compiled.steady(), (b.grade, n.grade)),
+            (
+                f"{name}, per iteration",
+                "iteration",
+                b.compiled.steady_iterations(),
+                n.compiled.steady_iterations(),
+                (b.iteration.grade, n.iteration.grade) if b.iteration and n.iteration else None,
+            ),
+        ):
+            if grades is None:  # no iteration timed on one side (or it adds nothing to the call)
+                continue
+            if base_ms.size < MIN_STEADY_CALLS or new_ms.size < MIN_STEADY_CALLS:
+                out.functions.append(
+                    FunctionComparison(label, CANNOT_TELL, f"too few steady {what}s ({base_ms.size}, {new_ms.size})")
+                )
+                continue
+            if UNUSABLE in (grades[0].grade, grades[1].grade):
+                which, grade = ("baseline", grades[0]) if grades[0].grade == UNUSABLE else ("new", grades[1])
+                out.functions.append(
+                    FunctionComparison(label, CANNOT_TELL, f"{which}: timing unusable: {grade.reason}")
+                )
+                continue
+            out.functions.append(_judged_time(label, base_ms, new_ms, threshold_pct, what))
+    for n in added:
+        out.functions.append(FunctionComparison(f"{n.compiled.name} ({n.compiled.where})", NEW, "not in the baseline"))
+    return out
+
+
+def _settings(result: ScriptResult) -> str:
+    return ", ".join(f"{k}={v}" for k, v in result.overrides) or "as written"
+
+
+def comparison_rows(comparison: ScriptComparison) -> list[dict]:
+    """compare.csv's rows for two script reports."""
+    return [{"function": f.name, "status": f.status, "detail": f.detail} for f in comparison.functions]

@@ -54,11 +54,15 @@ def statuses(comparison):
 def test_a_slower_function_is_a_regression_and_the_gate_fails():
     base = result({"step": 1.0, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0})
     new = result({"step": 1.6, "evaluate": 2.0}, {"step": 2.0, "evaluate": 2.0})
-    c = compare_scripts(base, new, 5.0)
+    c = compare_scripts(base, new, 5.0, relative=True)
     assert statuses(c) == {"step": REGRESSION, "evaluate": SAME} and c.exit_code == 1
     assert "speedup 2.00x -> 1.25x (-37.5%)" in c.functions[0].detail
-    better = compare_scripts(new, base, 5.0)
+    better = compare_scripts(new, base, 5.0, relative=True)
     assert statuses(better)["step"] == IMPROVED and better.exit_code == 0
+    # by default the compiled times, as model reports are judged: the same verdicts here
+    by_time = compare_scripts(base, new, 5.0)
+    assert statuses(by_time) == {"step": REGRESSION, "evaluate": SAME}
+    assert by_time.functions[0].detail.startswith("compiled steady call 1.00 ms -> 1.60 ms (+6")
 
 
 def test_a_function_gone_more_breaks_and_an_unusable_timing():
@@ -98,6 +102,9 @@ def test_the_compare_command_reads_two_script_report_folders(tmp_path):
             "compare",
             str(tmp_path / "base"),
             str(tmp_path / "new"),
+            "--relative",
+            "--out",
+            str(tmp_path / "cmp"),
         ],
         capture_output=True,
         text=True,
@@ -106,6 +113,8 @@ def test_the_compare_command_reads_two_script_report_folders(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "step (train.py:10): REGRESSION (speedup 2.00x -> 1.25x" in proc.stdout
     assert "FAILED: 1 regression(s), 0 missing function(s)" in proc.stdout
+    # --out writes compare.csv for script reports too (it was silently ignored)
+    assert "step (train.py:10),REGRESSION,speedup 2.00x -> 1.25x" in (tmp_path / "cmp" / "compare.csv").read_text()
 
 
 def test_a_crafted_script_report_is_refused_with_a_sentence(tmp_path):
@@ -151,15 +160,40 @@ def test_a_training_loops_iteration_that_regressed_is_its_own_row():
         )
 
     base, slower_backward = run(6.0), run(9.0)
-    c = compare_scripts(base, slower_backward, 5.0)
-    rows = {f.name: f for f in c.functions}
-    assert rows["step (train.py:12)"].status == SAME
-    it = rows["step (train.py:12), per iteration"]
-    assert it.status == REGRESSION and it.detail.startswith("speedup 1.50x -> 1.09x") and c.exit_code == 1
+    for relative, detail in ((True, "speedup 1.50x -> 1.09x"), (False, "compiled iteration 8.0")):
+        c = compare_scripts(base, slower_backward, 5.0, relative=relative)
+        rows = {f.name: f for f in c.functions}
+        assert rows["step (train.py:12)"].status == SAME
+        it = rows["step (train.py:12), per iteration"]
+        assert it.status == REGRESSION and it.detail.startswith(detail) and c.exit_code == 1
     old = run(6.0)
     for f in old.functions:  # a baseline from before iterations were recorded: no such row
         f.iteration = None
-    assert [f.name for f in compare_scripts(old, base, 5.0).functions] == ["step (train.py:12)"]
+    for relative in (True, False):
+        assert [f.name for f in compare_scripts(old, base, 5.0, relative=relative).functions] == ["step (train.py:12)"]
+
+
+def test_work_added_to_every_step_is_a_slower_step_by_default_not_with_relative():
+    """The new user's finding: 2 ms of work added between calls on both sides made the compiled
+    step 80% slower, and `compare` said "improved" (the speedup nearer 1) and passed."""
+    from tests.core.analysis.test_script_results import compared, events, noisy
+
+    rng = np.random.default_rng(15)
+
+    def run(added: float):
+        return compared(
+            events(500.0, noisy(1.0, 200, rng), between=noisy(2.5 + added, 200, rng)),
+            events(5.0, noisy(1.0, 200, rng), between=noisy(1.2 + added, 200, rng)),
+        )
+
+    c1, c2 = run(0.0), run(2.0)
+    by_time = {f.name: f for f in compare_scripts(c1, c2, 5.0).functions}
+    it = by_time["step (train.py:12), per iteration"]
+    assert it.status == REGRESSION and it.detail.startswith("compiled iteration 3.5") and "-> 5.5" in it.detail
+    # compiled was slower than eager (0.63x): the same work on both sides brings it nearer 1,
+    # which --relative reads as an improvement (it judges compiled against eager, by design)
+    relative = {f.name: f.status for f in compare_scripts(c1, c2, 5.0, relative=True).functions}
+    assert relative["step (train.py:12), per iteration"] == IMPROVED
 
 
 def test_the_iteration_is_judged_even_where_the_calls_are_too_noisy():
