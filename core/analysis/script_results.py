@@ -480,7 +480,9 @@ class ScriptResult:
             if f.iteration is not None:
                 iterations[f.iteration.verdict] = iterations.get(f.iteration.verdict, 0) + 1
         if iterations:  # a training loop's backward and optimizer step are in it, not in the call
-            line += "; the loop's iteration around them: " + ", ".join(f"{n} {v}" for v, n in iterations.items())
+            line += "; the loop's iteration around each one's calls: " + ", ".join(
+                f"{n} {v}" for v, n in iterations.items()
+            )
         return line
 
     def whole_run_lines(self) -> list[str]:

@@ -45,10 +45,14 @@ def config_cache_dir(config: CompileConfig) -> str | None:
     a readable slug of its label and a digest of the whole label (labels are unique per config)."""
     if config.backend not in CACHED_BACKENDS:
         return None
-    label = config.label
+    return os.path.join(cache_folder(), "inductor", folder_name(config.label))
+
+
+def folder_name(label: str) -> str:
+    """The cache folder's name of the config labelled `label`: a readable slug and a digest."""
     slug = re.sub(r"[^A-Za-z0-9._=-]+", "_", label)[:60]
     digest = hashlib.sha256(label.encode()).hexdigest()[:10]
-    return os.path.join(cache_folder(), "inductor", f"{slug}-{digest}")
+    return f"{slug}-{digest}"
 
 
 def with_config_cache(spec: JobSpec) -> JobSpec:
@@ -196,7 +200,7 @@ class Cleared:
 def unknown_labels(labels) -> list[str]:
     """The labels among `labels` that name no cache folder."""
     known = {name for c in config_caches() for name in c.names}
-    return [label for label in labels if label not in known]
+    return [label for label in labels if label not in known and folder_name(label) not in known]
 
 
 def clear_config_caches(labels=None) -> Cleared:
@@ -204,7 +208,7 @@ def clear_config_caches(labels=None) -> Cleared:
     exclusive lock, so that no job starts compiling into it meanwhile; one a job holds is kept."""
     removed, in_use, failed = [], [], []
     for cache in config_caches():
-        if labels is not None and not set(cache.names) & set(labels):
+        if labels is not None and not set(cache.names) & ({*labels} | {folder_name(x) for x in labels}):
             continue
         try:
             fd = try_exclusive(cache.path)

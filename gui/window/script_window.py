@@ -236,7 +236,9 @@ class ScriptWindow(ProfileWindow):
             self.arguments.setText(shlex.join(result.args))
             self.cwd.setText(result.cwd)
             backend = dict(result.overrides).get("backend")
-            self.backend.setCurrentText(backend if backend and self.backend.findText(backend) >= 0 else AS_WRITTEN)
+            if backend and self.backend.findText(str(backend)) < 0:  # torch's list not loaded yet: Run checks it
+                self.backend.addItem(str(backend))
+            self.backend.setCurrentText(str(backend) if backend else AS_WRITTEN)
         self.view.show_report(result)
         self.statusBar().showMessage(f"Opened {path}: {result.headline()}")
         self._update_buttons()

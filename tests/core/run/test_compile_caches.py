@@ -183,3 +183,14 @@ def test_the_cache_command_lists_clears_and_refuses_an_unknown_label(cache):
     cleared = cmd("--clear", "inductor")
     assert cleared.returncode == 0 and "removed inductor (2 KiB)" in cleared.stdout and config_caches() == []
     assert "no compile caches" in cmd().stdout
+
+
+def test_a_folder_made_before_labels_is_cleared_by_its_configs_label(cache):
+    """The new user's finding: `cache --clear inductor/max-autotune-no-cudagraphs`, as the help
+    says, was refused for a folder made before folders were labelled (listed by its name)."""
+    folder = config_cache_dir(CompileConfig("inductor", mode="max-autotune-no-cudagraphs"))
+    os.makedirs(folder)
+    from core.run.compile_cache import unknown_labels
+
+    assert unknown_labels(["inductor/max-autotune-no-cudagraphs", "nope"]) == ["nope"]
+    assert [c.path for c in clear_config_caches(["inductor/max-autotune-no-cudagraphs"]).removed] == [folder]

@@ -219,7 +219,10 @@ def test_a_script_runs_report_opens_in_the_script_window_and_a_generations_says_
     from core.vocab.formatting import speedup_interval
 
     assert view.model.data(view.model.index(0, 4)) == speedup_interval(view.result.functions[0].iteration.speedup)
-    assert view.headline.text() == result.headline() and "the loop's iteration around them" in result.headline()
+    assert (
+        view.headline.text() == result.headline()
+        and "the loop's iteration around each one's calls" in result.headline()
+    )
     assert "Opened" in window.status_label.text() and "script window" in window.status_label.text()
     _still_shown(window)  # the main window's results are another session's: untouched
     # while a script is profiled there, another report is refused, the running one untouched
