@@ -99,6 +99,16 @@ def _breaks(f: FunctionResult) -> int:
     return sum(1 for gb in f.compiled.graph_breaks if not gb.frame_skipped and not gb.compile_failed)
 
 
+def _gone_or_broken(name: str, b: FunctionResult, n: FunctionResult | None) -> FunctionComparison | None:
+    """A function missing from the new run, or breaking the graph at more places: judged before
+    (and whatever) its speed."""
+    if n is None:
+        return FunctionComparison(name, MISSING, "compiled in the baseline, not in the new run")
+    if _breaks(n) > _breaks(b):
+        return FunctionComparison(name, REGRESSION, f"graph-break places {_breaks(b)} -> {_breaks(n)}")
+    return None
+
+
 def _match(base: list[FunctionResult], new: list[FunctionResult]):
     """(baseline function, new function or None) pairs, and the new functions left over."""
     by_key: dict[tuple, list[FunctionResult]] = {}
@@ -157,14 +167,9 @@ def compare_scripts(
     pairs, added = _match(base.functions, new.functions)
     for b, n in pairs:
         name = f"{b.compiled.name} ({b.compiled.where})"
-        if n is None:
-            out.functions.append(FunctionComparison(name, MISSING, "compiled in the baseline, not in the new run"))
-            continue
-        more = _breaks(n) - _breaks(b)
-        if more > 0:
-            out.functions.append(
-                FunctionComparison(name, REGRESSION, f"graph-break places {_breaks(b)} -> {_breaks(n)}")
-            )
+        settled = _gone_or_broken(name, b, n)
+        if settled is not None:
+            out.functions.append(settled)
             continue
         why = _usable(b) or _usable(n)
         if why:
@@ -201,13 +206,9 @@ def _compare_times(base: ScriptResult, new: ScriptResult, threshold_pct: float) 
     pairs, added = _match(base.functions, new.functions)
     for b, n in pairs:
         name = f"{b.compiled.name} ({b.compiled.where})"
-        if n is None:
-            out.functions.append(FunctionComparison(name, MISSING, "compiled in the baseline, not in the new run"))
-            continue
-        if _breaks(n) > _breaks(b):
-            out.functions.append(
-                FunctionComparison(name, REGRESSION, f"graph-break places {_breaks(b)} -> {_breaks(n)}")
-            )
+        settled = _gone_or_broken(name, b, n)
+        if settled is not None:
+            out.functions.append(settled)
             continue
         for label, what, base_ms, new_ms, grades in (
             (name, "steady call", b.compiled.steady(), n.compiled.steady(), (b.grade, n.grade)),
